@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// OpenCV's headers live under /usr/include/opencv4 on Debian; only the modules
+/// facecam calls are linked, not everything `pkg-config opencv4 --libs` lists.
+let openCVFlags: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4"])]
+let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_imgcodecs"]
+    .map { .linkedLibrary($0) }
+
+let package = Package(
+    name: "facecam",
+    products: [
+        .executable(name: "facecam", targets: ["facecam"]),
+        .library(name: "FaceCam", targets: ["FaceCam"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "CFaceDetect",
+            cxxSettings: openCVFlags,
+            linkerSettings: openCVLibraries
+        ),
+        .target(
+            name: "CJPEG",
+            linkerSettings: [.linkedLibrary("jpeg")]
+        ),
+        .target(
+            name: "FaceCam",
+            dependencies: ["CFaceDetect", "CJPEG"]
+        ),
+        .executableTarget(
+            name: "facecam",
+            dependencies: [
+                "FaceCam",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "CFaceDetectTests", dependencies: ["CFaceDetect"]),
+        .testTarget(name: "CJPEGTests", dependencies: ["CJPEG"]),
+        .testTarget(name: "FaceCamTests", dependencies: ["FaceCam"]),
+        .testTarget(name: "facecamTests", dependencies: ["facecam"]),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,228 @@
+#include "cfd.h"
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/objdetect.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+struct cfd_detector {
+    cv::CascadeClassifier classifier;
+};
+
+namespace {
+
+void set_error(cfd_error *error, cfd_status status, const char *message) {
+    if (error == nullptr) return;
+    error->status = status;
+    std::snprintf(error->message, sizeof error->message, "%s", message);
+}
+
+void clear_error(cfd_error *error) {
+    if (error == nullptr) return;
+    error->status = CFD_OK;
+    error->message[0] = '\0';
+}
+
+/* Runs `body`, turning every exception into a status and message. */
+template <typename Body>
+cfd_status guarded(cfd_error *error, Body &&body) {
+    clear_error(error);
+    try {
+        return body();
+    } catch (const cv::Exception &e) {
+        set_error(error, CFD_ERROR_OPENCV, e.what());
+        return CFD_ERROR_OPENCV;
+    } catch (const std::exception &e) {
+        set_error(error, CFD_ERROR_INTERNAL, e.what());
+        return CFD_ERROR_INTERNAL;
+    } catch (...) {
+        set_error(error, CFD_ERROR_INTERNAL, "unknown C++ exception");
+        return CFD_ERROR_INTERNAL;
+    }
+}
+
+cfd_status invalid(cfd_error *error, const char *message) {
+    set_error(error, CFD_ERROR_INVALID_ARGUMENT, message);
+    return CFD_ERROR_INVALID_ARGUMENT;
+}
+
+bool valid_view(const cfd_image_view *image) {
+    return image != nullptr && image->pixels != nullptr && image->width > 0 && image->height > 0 &&
+           image->stride >= static_cast<size_t>(image->width) * 4;
+}
+
+bool aperture_inside(const cfd_image_view *image, cfd_rect aperture) {
+    return aperture.x >= 0 && aperture.y >= 0 && aperture.width > 0 && aperture.height > 0 &&
+           aperture.width <= image->width - aperture.x && aperture.height <= image->height - aperture.y;
+}
+
+/* The aperture of a BGRA view as a Mat header; no pixels are copied. */
+cv::Mat aperture_mat(const cfd_image_view *image, cfd_rect aperture) {
+    cv::Mat whole(image->height, image->width, CV_8UC4, const_cast<uint8_t *>(image->pixels), image->stride);
+    return whole(cv::Rect(aperture.x, aperture.y, aperture.width, aperture.height));
+}
+
+/*
+ * Pixel-exact reorientation for EXIF orientations 1...8: the pixel that ends
+ * up at upright (u, v) is the one the geometry module maps there.
+ */
+cv::Mat upright(const cv::Mat &buffer, int32_t orientation) {
+    cv::Mat out;
+    switch (orientation) {
+    case 1: return buffer;
+    case 2: cv::flip(buffer, out, 1); return out;
+    case 3: cv::flip(buffer, out, -1); return out;
+    case 4: cv::flip(buffer, out, 0); return out;
+    case 5: cv::transpose(buffer, out); return out;
+    case 6: cv::rotate(buffer, out, cv::ROTATE_90_CLOCKWISE); return out;
+    case 7: {
+        cv::Mat transposed;
+        cv::transpose(buffer, transposed);
+        cv::flip(transposed, out, -1);
+        return out;
+    }
+    case 8: cv::rotate(buffer, out, cv::ROTATE_90_COUNTERCLOCKWISE); return out;
+    default: return cv::Mat();
+    }
+}
+
+} // namespace
+
+extern "C" {
+
+cfd_detector *cfd_detector_create(const char *cascade_path, cfd_error *error) {
+    cfd_detector *result = nullptr;
+    guarded(error, [&]() -> cfd_status {
+        if (cascade_path == nullptr) return invalid(error, "no cascade path");
+        auto detector = new cfd_detector();
+        // load() reports a missing or malformed file by returning false, a
+        // malformed XML file also by throwing; both end up here as an error.
+        bool loaded = false;
+        try {
+            loaded = detector->classifier.load(cascade_path) && !detector->classifier.empty();
+        } catch (...) {
+            delete detector;
+            throw;
+        }
+        if (!loaded) {
+            delete detector;
+            set_error(error, CFD_ERROR_CASCADE, "not a cascade classifier OpenCV can load");
+            return CFD_ERROR_CASCADE;
+        }
+        result = detector;
+        return CFD_OK;
+    });
+    return result;
+}
+
+void cfd_detector_destroy(cfd_detector *detector) {
+    delete detector;
+}
+
+cfd_status cfd_detect(cfd_detector *detector, const cfd_image_view *image, cfd_rect aperture,
+                      int32_t orientation, const cfd_params *params, cfd_rects *faces,
+                      cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (detector == nullptr || params == nullptr || faces == nullptr) return invalid(error, "null argument");
+        faces->rects = nullptr;
+        faces->count = 0;
+        if (!valid_view(image)) return invalid(error, "empty or malformed image");
+        if (!aperture_inside(image, aperture)) return invalid(error, "aperture is not inside the image");
+        if (orientation < 1 || orientation > 8) return invalid(error, "orientation must be 1...8");
+        if (!(params->scale_factor > 1.0)) return invalid(error, "scale factor must be greater than 1");
+        if (params->min_neighbors < 0) return invalid(error, "min neighbours must not be negative");
+
+        cv::Mat grey;
+        cv::cvtColor(aperture_mat(image, aperture), grey, cv::COLOR_BGRA2GRAY);
+        cv::Mat equalized;
+        cv::equalizeHist(upright(grey, orientation), equalized);
+
+        std::vector<cv::Rect> found;
+        detector->classifier.detectMultiScale(
+            equalized, found, params->scale_factor, params->min_neighbors, 0,
+            cv::Size(params->min_width, params->min_height), cv::Size(params->max_width, params->max_height));
+
+        if (found.empty()) return CFD_OK;
+        auto rects = static_cast<cfd_rect *>(std::malloc(found.size() * sizeof(cfd_rect)));
+        if (rects == nullptr) throw std::bad_alloc();
+        for (size_t i = 0; i < found.size(); ++i) {
+            rects[i] = cfd_rect{found[i].x, found[i].y, found[i].width, found[i].height};
+        }
+        faces->rects = rects;
+        faces->count = found.size();
+        return CFD_OK;
+    });
+}
+
+void cfd_rects_free(cfd_rects *rects) {
+    if (rects == nullptr) return;
+    std::free(rects->rects);
+    rects->rects = nullptr;
+    rects->count = 0;
+}
+
+cfd_status cfd_decode_image(const uint8_t *data, size_t size, cfd_image *image, cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (image == nullptr) return invalid(error, "null argument");
+        *image = cfd_image{nullptr, 0, 0, 0};
+        if (data == nullptr || size == 0) {
+            set_error(error, CFD_ERROR_DECODE, "empty file");
+            return CFD_ERROR_DECODE;
+        }
+        cv::Mat encoded(1, static_cast<int>(size), CV_8UC1, const_cast<uint8_t *>(data));
+        cv::Mat bgr = cv::imdecode(encoded, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
+        if (bgr.empty()) {
+            set_error(error, CFD_ERROR_DECODE, "not an image OpenCV can decode, or truncated");
+            return CFD_ERROR_DECODE;
+        }
+        size_t stride = static_cast<size_t>(bgr.cols) * 4;
+        auto pixels = static_cast<uint8_t *>(std::malloc(stride * static_cast<size_t>(bgr.rows)));
+        if (pixels == nullptr) throw std::bad_alloc();
+        cv::Mat bgra(bgr.rows, bgr.cols, CV_8UC4, pixels, stride);
+        try {
+            cv::cvtColor(bgr, bgra, cv::COLOR_BGR2BGRA);
+        } catch (...) {
+            std::free(pixels);
+            throw;
+        }
+        *image = cfd_image{pixels, bgr.cols, bgr.rows, stride};
+        return CFD_OK;
+    });
+}
+
+void cfd_image_free(cfd_image *image) {
+    if (image == nullptr) return;
+    std::free(image->pixels);
+    *image = cfd_image{nullptr, 0, 0, 0};
+}
+
+cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, const double inverse_map[6],
+                           uint8_t *destination, int32_t width, int32_t height, size_t stride,
+                           cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (!valid_view(source)) return invalid(error, "empty or malformed source image");
+        if (!aperture_inside(source, aperture)) return invalid(error, "aperture is not inside the image");
+        if (inverse_map == nullptr || destination == nullptr || width <= 0 || height <= 0 ||
+            stride < static_cast<size_t>(width) * 4) {
+            return invalid(error, "malformed destination");
+        }
+        // Copy the aperture so that bilinear sampling at its edges cannot
+        // reach pixels outside it: those belong to the black border.
+        cv::Mat shown = aperture_mat(source, aperture).clone();
+        cv::Mat out(height, width, CV_8UC4, destination, stride);
+        cv::Matx23d map(inverse_map[0], inverse_map[2], inverse_map[4],
+                        inverse_map[1], inverse_map[3], inverse_map[5]);
+        cv::warpAffine(shown, out, map, out.size(), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                       cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0, 255));
+        return CFD_OK;
+    });
+}
+
+} // extern "C"

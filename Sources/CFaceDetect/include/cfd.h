@@ -1,0 +1,111 @@
+/*
+ * cfd: a plain C face-detection shim over OpenCV's CascadeClassifier.
+ *
+ * Images are 8-bit BGRA, rows `stride` bytes apart, origin top-left.
+ * Every entry point that can fail takes a `cfd_error *` out-parameter and
+ * returns a status; no C++ exception ever crosses this boundary.
+ */
+#ifndef CFD_H
+#define CFD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CFD_ERROR_MESSAGE_CAPACITY 512
+
+/* What failed, so that callers can tell bad input from a broken library. */
+typedef enum {
+    CFD_OK = 0,
+    CFD_ERROR_INVALID_ARGUMENT = 1, /* the caller passed something out of range */
+    CFD_ERROR_CASCADE = 2,          /* the cascade file could not be loaded */
+    CFD_ERROR_DECODE = 3,           /* the bytes are not an image OpenCV can decode */
+    CFD_ERROR_OPENCV = 4,           /* OpenCV raised cv::Exception */
+    CFD_ERROR_INTERNAL = 5          /* std::exception or anything else */
+} cfd_status;
+
+typedef struct {
+    cfd_status status;
+    char message[CFD_ERROR_MESSAGE_CAPACITY];
+} cfd_error;
+
+typedef struct {
+    int32_t x;
+    int32_t y;
+    int32_t width;
+    int32_t height;
+} cfd_rect;
+
+/* A borrowed BGRA image. */
+typedef struct {
+    const uint8_t *pixels;
+    int32_t width;
+    int32_t height;
+    size_t stride;
+} cfd_image_view;
+
+/* A BGRA image whose pixels were allocated by the shim; release with cfd_image_free. */
+typedef struct {
+    uint8_t *pixels;
+    int32_t width;
+    int32_t height;
+    size_t stride;
+} cfd_image;
+
+typedef struct {
+    double scale_factor;   /* > 1 */
+    int32_t min_neighbors; /* >= 0 */
+    int32_t min_width;     /* 0: no lower bound */
+    int32_t min_height;
+    int32_t max_width;     /* 0: no upper bound */
+    int32_t max_height;
+} cfd_params;
+
+/* A list of rects allocated by the shim; release with cfd_rects_free. */
+typedef struct {
+    cfd_rect *rects;
+    size_t count;
+} cfd_rects;
+
+typedef struct cfd_detector cfd_detector;
+
+/* Loads a cascade XML file. Returns NULL and fills `error` on failure. */
+cfd_detector *cfd_detector_create(const char *cascade_path, cfd_error *error);
+void cfd_detector_destroy(cfd_detector *detector);
+
+/*
+ * Detects faces in the upright aperture of `image`:
+ * crop to `aperture`, convert to grey (cv::cvtColor), reorient by the EXIF
+ * `orientation` (1...8) so the content is upright, cv::equalizeHist, then
+ * detectMultiScale with `params` and flags 0.
+ * Rects are in the upright aperture's pixel coordinates, in OpenCV's order.
+ * Returns CFD_OK and fills `faces`, or a status and `error`.
+ */
+cfd_status cfd_detect(cfd_detector *detector, const cfd_image_view *image, cfd_rect aperture,
+                      int32_t orientation, const cfd_params *params, cfd_rects *faces,
+                      cfd_error *error);
+void cfd_rects_free(cfd_rects *rects);
+
+/* Decodes any image format OpenCV reads (cv::imdecode, IMREAD_COLOR, EXIF orientation ignored) to BGRA. */
+cfd_status cfd_decode_image(const uint8_t *data, size_t size, cfd_image *image, cfd_error *error);
+void cfd_image_free(cfd_image *image);
+
+/*
+ * Renders `aperture` of `source` into `destination` through an affine map:
+ * `inverse_map` = {a, b, c, d, tx, ty} takes a destination pixel index (u, v)
+ * to the aperture pixel index (a*u + c*v + tx, b*u + d*v + ty).
+ * Bilinear sampling; destination pixels that fall outside the aperture are
+ * opaque black.
+ */
+cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, const double inverse_map[6],
+                           uint8_t *destination, int32_t width, int32_t height, size_t stride,
+                           cfd_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CFD_H */

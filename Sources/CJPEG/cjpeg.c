@@ -1,0 +1,159 @@
+#include "cjpeg.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jerror.h>
+#include <jpeglib.h>
+
+/* 2^28 pixels (1 GiB of BGRA): beyond this a file is refused rather than allocated. */
+#define CJPEG_MAX_PIXELS ((uint64_t)1 << 28)
+
+typedef struct {
+    struct jpeg_error_mgr base; /* first, so that cinfo->err points at the whole struct */
+    jmp_buf jump;
+    char *message;
+    size_t message_capacity;
+} error_manager;
+
+static void set_message(char *message, size_t capacity, const char *text) {
+    if (message != NULL && capacity > 0) snprintf(message, capacity, "%s", text);
+}
+
+static void jump_with_message(j_common_ptr cinfo) {
+    error_manager *manager = (error_manager *)cinfo->err;
+    char text[JMSG_LENGTH_MAX];
+    manager->base.format_message(cinfo, text);
+    set_message(manager->message, manager->message_capacity, text);
+    longjmp(manager->jump, 1);
+}
+
+/*
+ * Warnings are silent except one: on a truncated file libjpeg warns
+ * JWRN_JPEG_EOF and pads the rest of the image with grey, which would hide
+ * the damage, so that warning is an error here.
+ */
+static void emit_message(j_common_ptr cinfo, int level) {
+    if (level == -1 && cinfo->err->msg_code == JWRN_JPEG_EOF) jump_with_message(cinfo);
+}
+
+static void install_error_manager(error_manager *manager, char *message, size_t capacity) {
+    jpeg_std_error(&manager->base);
+    manager->base.error_exit = jump_with_message;
+    manager->base.emit_message = emit_message;
+    manager->message = message;
+    manager->message_capacity = capacity;
+}
+
+cjpeg_status cjpeg_decode(const uint8_t *data, size_t size, cjpeg_image *image,
+                          char *message, size_t message_capacity) {
+    if (image == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
+    memset(image, 0, sizeof *image);
+    if (data == NULL || size == 0) {
+        set_message(message, message_capacity, "empty file");
+        return CJPEG_ERROR_CORRUPT;
+    }
+
+    struct jpeg_decompress_struct cinfo;
+    error_manager manager;
+    uint8_t *volatile pixels = NULL;
+    volatile cjpeg_status failure = CJPEG_ERROR_CORRUPT;
+    cinfo.err = &manager.base;
+    install_error_manager(&manager, message, message_capacity);
+    if (setjmp(manager.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        free(pixels);
+        return failure;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
+
+    if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
+        set_message(message, message_capacity, "CMYK JPEG");
+        jpeg_destroy_decompress(&cinfo);
+        return CJPEG_ERROR_UNSUPPORTED;
+    }
+    if ((uint64_t)cinfo.image_width * cinfo.image_height > CJPEG_MAX_PIXELS) {
+        set_message(message, message_capacity, "image dimensions too large");
+        jpeg_destroy_decompress(&cinfo);
+        return CJPEG_ERROR_TOO_LARGE;
+    }
+    cinfo.out_color_space = JCS_EXT_BGRA;
+    jpeg_start_decompress(&cinfo);
+
+    size_t stride = (size_t)cinfo.output_width * 4;
+    pixels = malloc(stride * cinfo.output_height);
+    if (pixels == NULL) {
+        set_message(message, message_capacity, "out of memory");
+        failure = CJPEG_ERROR_OUT_OF_MEMORY;
+        longjmp(manager.jump, 1);
+    }
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW row = pixels + (size_t)cinfo.output_scanline * stride;
+        jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_decompress(&cinfo);
+    image->pixels = pixels;
+    image->width = (int32_t)cinfo.output_width;
+    image->height = (int32_t)cinfo.output_height;
+    image->stride = stride;
+    jpeg_destroy_decompress(&cinfo);
+    return CJPEG_OK;
+}
+
+void cjpeg_image_free(cjpeg_image *image) {
+    if (image == NULL) return;
+    free(image->pixels);
+    memset(image, 0, sizeof *image);
+}
+
+cjpeg_status cjpeg_encode(const uint8_t *pixels, int32_t width, int32_t height, size_t stride,
+                          int32_t quality, uint8_t **output, size_t *output_size,
+                          char *message, size_t message_capacity) {
+    if (pixels == NULL || output == NULL || output_size == NULL || width <= 0 || height <= 0 ||
+        width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION || stride < (size_t)width * 4 ||
+        quality < 1 || quality > 100) {
+        set_message(message, message_capacity, "invalid image or quality");
+        return CJPEG_ERROR_INVALID_ARGUMENT;
+    }
+    *output = NULL;
+    *output_size = 0;
+
+    struct jpeg_compress_struct cinfo;
+    error_manager manager;
+    /* Written by libjpeg through its address, so it survives the longjmp. */
+    unsigned char *buffer = NULL;
+    unsigned long buffer_size = 0;
+    cinfo.err = &manager.base;
+    install_error_manager(&manager, message, message_capacity);
+    if (setjmp(manager.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(buffer);
+        return CJPEG_ERROR_CORRUPT;
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, &buffer, &buffer_size);
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = 4;
+    cinfo.in_color_space = JCS_EXT_BGRA;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * stride);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *output = buffer;
+    *output_size = buffer_size;
+    return CJPEG_OK;
+}
+
+void cjpeg_buffer_free(uint8_t *buffer) {
+    free(buffer);
+}

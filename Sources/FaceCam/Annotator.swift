@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+internal import CFaceDetect
+
+/// Draws frames as the preview shows them, with each face's preview rect
+/// outlined, and saves them as JPEG files in a directory.
+public struct Annotator {
+    public static let outlineColour = BGRA(blue: 0, green: 255, red: 0)
+
+    public let directory: String
+    public let quality: Int
+    private var usedNames: Set<String> = []
+
+    /// Creates `directory` (and its parents) when missing.
+    public init(directory: String, quality: Int = 90) throws(SystemError) {
+        try makeDirectories(directory)
+        self.directory = directory
+        self.quality = quality
+    }
+
+    /// How thick outlines are in a preview of `size`: thicker on larger previews.
+    public static func outlineWidth(for size: PixelSize) -> Int {
+        max(2, min(size.width, size.height) / 160)
+    }
+
+    /// The frame as the preview shows it: the aperture reoriented, mirrored
+    /// and scaled by the gravity, black outside the video, with outlines drawn
+    /// just inside each face's preview rect.
+    public static func render(_ frame: Frame, faces: [Face], geometry: PreviewGeometry) throws(FaceCamError) -> Frame {
+        var preview = Frame(width: geometry.previewSize.width, height: geometry.previewSize.height)
+        // bufferToPreview maps continuous coordinates; warpAffine wants pixel
+        // indices of the destination mapped to pixel indices of the aperture,
+        // and a pixel index is its centre's coordinate less one half.
+        let aperture = geometry.aperture
+        let previewToAperture = AffineTransform.translation(x: 0.5, y: 0.5)
+            .followed(by: geometry.bufferToPreview.inverted()!)
+            .followed(by: .translation(x: -Double(aperture.x) - 0.5, y: -Double(aperture.y) - 0.5))
+        let map = [previewToAperture.a, previewToAperture.b, previewToAperture.c,
+                   previewToAperture.d, previewToAperture.tx, previewToAperture.ty]
+        var error = cfd_error()
+        let status = frame.pixels.withUnsafeBufferPointer { source in
+            preview.pixels.withUnsafeMutableBufferPointer { destination in
+                var view = cfd_image_view(
+                    pixels: source.baseAddress, width: Int32(frame.width), height: Int32(frame.height),
+                    stride: frame.bytesPerRow)
+                return cfd_warp_affine(
+                    &view,
+                    cfd_rect(x: Int32(aperture.x), y: Int32(aperture.y), width: Int32(aperture.width), height: Int32(aperture.height)),
+                    map, destination.baseAddress, Int32(preview.width), Int32(preview.height), preview.bytesPerRow, &error)
+            }
+        }
+        guard status == CFD_OK else { throw .openCV(error.text) }
+        let width = outlineWidth(for: geometry.previewSize)
+        for face in faces {
+            preview.drawOutline(face.preview, width: width, colour: outlineColour)
+        }
+        return preview
+    }
+
+    /// Renders and saves one frame as `<name>.jpg` (`<name>-2.jpg`, ... when
+    /// that name was already used) and returns the file's path.
+    @discardableResult
+    public mutating func save(
+        _ frame: Frame, faces: [Face], geometry: PreviewGeometry, name: String
+    ) throws(FaceCamError) -> String {
+        let path = directory + "/" + uniqueName(name) + ".jpg"
+        let preview = try Annotator.render(frame, faces: faces, geometry: geometry)
+        let bytes: [UInt8]
+        do {
+            bytes = try JPEG.encode(preview, quality: quality)
+        } catch {
+            throw .annotation(path: path, reason: error.reason)
+        }
+        do {
+            let file = try FileDescriptor(opening: path, flags: O_WRONLY | O_CREAT | O_TRUNC)
+            try file.write(bytes)
+        } catch {
+            throw .annotation(path: path, reason: "\(error.call) failed: \(error.reason)")
+        }
+        return path
+    }
+
+    private mutating func uniqueName(_ name: String) -> String {
+        let stem = name.isEmpty ? "frame" : name.replacingSlashes()
+        var candidate = stem
+        var counter = 1
+        while usedNames.contains(candidate) {
+            counter += 1
+            candidate = "\(stem)-\(counter)"
+        }
+        usedNames.insert(candidate)
+        return candidate
+    }
+}
+
+extension String {
+    fileprivate func replacingSlashes() -> String {
+        String(map { $0 == "/" ? "_" : $0 })
+    }
+}
+
+extension Frame {
+    /// Draws a band `width` pixels wide just inside `rect`, clipped to the frame.
+    mutating func drawOutline(_ rect: Rect, width: Int, colour: BGRA) {
+        let x0 = Int(rect.minX.rounded()), x1 = Int(rect.maxX.rounded())
+        let y0 = Int(rect.minY.rounded()), y1 = Int(rect.maxY.rounded())
+        let (left, right) = (max(x0, 0), min(x1, self.width))
+        let (top, bottom) = (max(y0, 0), min(y1, height))
+        guard left < right, top < bottom else { return }
+        for y in top..<bottom {
+            let onHorizontalEdge = y < y0 + width || y >= y1 - width
+            for x in left..<right
+            where onHorizontalEdge || x < x0 + width || x >= x1 - width {
+                setPixel(x: x, y: y, to: colour)
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// What can go wrong while processing inputs; each description is one line
+/// that says what happened and, where it helps, what to do.
+public enum FaceCamError: Error, Sendable, CustomStringConvertible {
+    /// No cascade file was found under any of the paths tried.
+    case cascadeNotFound(name: String, tried: [String])
+    /// The cascade file exists but OpenCV could not load it.
+    case cascadeUnloadable(path: String, reason: String)
+    /// A file or directory could not be read.
+    case unreadable(SystemError)
+    /// The file's bytes are not an image facecam can decode.
+    case undecodable(path: String, reason: String)
+    /// The geometry does not fit this frame (for example the aperture is larger than the image).
+    case geometry(source: String, GeometryError)
+    /// OpenCV failed while detecting or rendering.
+    case openCV(String)
+    /// An annotated JPEG could not be encoded or written.
+    case annotation(path: String, reason: String)
+    /// Results could not be written: nothing more can be reported.
+    case output(SystemError)
+
+    public var description: String {
+        switch self {
+        case .cascadeNotFound(let name, let tried):
+            return "cascade '\(name)' not found; tried \(tried.joined(separator: ", ")) "
+                + "(install opencv-data, or pass --cascade a path to a cascade XML file)"
+        case .cascadeUnloadable(let path, let reason):
+            return "cannot load cascade \(path): \(reason) (pass --cascade a valid cascade XML file)"
+        case .unreadable(let error):
+            return "\(error.path ?? ""): cannot read (\(error.call): \(error.reason))"
+        case .undecodable(let path, let reason):
+            return "\(path): not a readable image: \(reason)"
+        case .geometry(let source, let error):
+            return "\(source): --\(error.option.rawValue) does not fit: \(error.description)"
+        case .openCV(let message):
+            return "OpenCV failed: \(message)"
+        case .annotation(let path, let reason):
+            return "cannot write annotated image \(path): \(reason)"
+        case .output(let error):
+            return "cannot write results to \(error.path ?? "the output"): \(error.reason)"
+        }
+    }
+}

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+internal import CFaceDetect
+
+/// detectMultiScale's parameters.
+public struct DetectorParameters: Hashable, Sendable {
+    /// How much the search window grows between scales (> 1).
+    public var scaleFactor: Double
+    /// How many overlapping hits a face needs to be kept (>= 0).
+    public var minNeighbors: Int
+    /// Smallest face searched for.
+    public var minSize: PixelSize
+    /// Largest face searched for; nil for no limit.
+    public var maxSize: PixelSize?
+
+    public init(
+        scaleFactor: Double = 1.1, minNeighbors: Int = 3,
+        minSize: PixelSize = PixelSize(width: 30, height: 30), maxSize: PixelSize? = nil
+    ) {
+        self.scaleFactor = scaleFactor
+        self.minNeighbors = minNeighbors
+        self.minSize = minSize
+        self.maxSize = maxSize
+    }
+}
+
+/// A cascade classifier XML file.
+public struct Cascade: Hashable, Sendable {
+    public static let defaultName = "haarcascade_frontalface_alt2"
+
+    /// Where names are looked up, in order (Debian's opencv-data first).
+    public static let searchDirectories = [
+        "/usr/share/opencv4/haarcascades", "/usr/share/opencv4/lbpcascades",
+        "/usr/local/share/opencv4/haarcascades", "/usr/local/share/opencv4/lbpcascades",
+    ]
+
+    public let path: String
+
+    /// A path (anything with a `/`, or an existing file) is taken as it is; a
+    /// name such as `haarcascade_frontalface_alt2` is looked up in
+    /// `directories`, with or without `.xml`.
+    public init(resolving nameOrPath: String, directories: [String] = Cascade.searchDirectories) throws(FaceCamError) {
+        var candidates: [String] = []
+        if nameOrPath.contains("/") {
+            candidates = [nameOrPath]
+        } else {
+            let file = nameOrPath.hasSuffix(".xml") ? nameOrPath : nameOrPath + ".xml"
+            candidates = [nameOrPath] + directories.map { "\($0)/\(file)" }
+        }
+        guard let found = candidates.first(where: { (try? fileKind($0)) == .regular }) else {
+            throw .cascadeNotFound(name: nameOrPath, tried: candidates)
+        }
+        path = found
+    }
+}
+
+/// A face found in a frame.
+public struct Face: Hashable, Sendable {
+    /// Where the face is in the frame's buffer, in whole pixels.
+    public var box: PixelRect
+    /// Where the face appears in the preview (see `PreviewGeometry`).
+    public var preview: Rect
+
+    public init(box: PixelRect, preview: Rect) {
+        self.box = box
+        self.preview = preview
+    }
+}
+
+/// A Haar or LBP cascade detector. Not thread-safe: give each thread its own.
+public final class FaceDetector {
+    public let cascade: Cascade
+    public let parameters: DetectorParameters
+    private let handle: OpaquePointer
+
+    public init(cascade: Cascade, parameters: DetectorParameters = DetectorParameters()) throws(FaceCamError) {
+        var error = cfd_error()
+        guard let handle = cfd_detector_create(cascade.path, &error) else {
+            throw .cascadeUnloadable(path: cascade.path, reason: error.text)
+        }
+        self.cascade = cascade
+        self.parameters = parameters
+        self.handle = handle
+    }
+
+    deinit { cfd_detector_destroy(handle) }
+
+    /// Finds faces in the upright aperture of `frame`, as `geometry` describes it,
+    /// ordered by box y, then x, then width, then height.
+    public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
+        precondition(geometry.frameSize == frame.size, "geometry made for another frame size")
+        let aperture = geometry.aperture
+        var params = cfd_params(
+            scale_factor: parameters.scaleFactor, min_neighbors: Int32(clamping: parameters.minNeighbors),
+            min_width: Int32(clamping: parameters.minSize.width), min_height: Int32(clamping: parameters.minSize.height),
+            max_width: Int32(clamping: parameters.maxSize?.width ?? 0), max_height: Int32(clamping: parameters.maxSize?.height ?? 0))
+        var rects = cfd_rects()
+        var error = cfd_error()
+        let status = frame.pixels.withUnsafeBufferPointer { pixels in
+            var view = cfd_image_view(
+                pixels: pixels.baseAddress, width: Int32(frame.width), height: Int32(frame.height), stride: frame.bytesPerRow)
+            return cfd_detect(
+                handle, &view,
+                cfd_rect(x: Int32(aperture.x), y: Int32(aperture.y), width: Int32(aperture.width), height: Int32(aperture.height)),
+                Int32(geometry.orientation.rawValue), &params, &rects, &error)
+        }
+        guard status == CFD_OK else { throw .openCV(error.text) }
+        defer { cfd_rects_free(&rects) }
+        let upright = UnsafeBufferPointer(start: rects.rects, count: rects.count).map {
+            PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height))
+        }
+        return upright.map { rect in
+            let box = geometry.bufferRect(fromUpright: rect)
+            return Face(box: box, preview: geometry.previewRect(of: box))
+        }.sorted { ($0.box.y, $0.box.x, $0.box.width, $0.box.height) < ($1.box.y, $1.box.x, $1.box.width, $1.box.height) }
+    }
+}

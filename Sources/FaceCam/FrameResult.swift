@@ -1,0 +1,35 @@
+/// What facecam found in one frame.
+public struct FrameResult: Sendable {
+    /// The input the frame came from (a path, or a device).
+    public var source: String
+    /// The frame's index within its source (0 for a still image).
+    public var frame: Int
+    /// Seconds since the source's first frame (0 for a still image).
+    public var time: Double
+    /// The buffer's size.
+    public var size: PixelSize
+    /// The preview the `preview` rects refer to.
+    public var previewSize: PixelSize
+    public var faces: [Face]
+
+    public init(source: String, frame: Int, time: Double, size: PixelSize, previewSize: PixelSize, faces: [Face]) {
+        self.source = source
+        self.frame = frame
+        self.time = time
+        self.size = size
+        self.previewSize = previewSize
+        self.faces = faces
+    }
+}
+
+/// Plain decimal text for a number: whole numbers without a fraction, others
+/// with at most six decimals, never an exponent, never "-0".
+public func decimal(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 {
+        return String(Int64(value))
+    }
+    var text = String(format: "%.6f", value)
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return text == "-0" ? "0" : text
+}

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+internal import CFaceDetect
+
+/// Still images on disk: JPEG through libjpeg, everything else OpenCV reads
+/// (PNG, BMP, TIFF, WebP, PNM) through cv::imdecode.
+public enum ImageFile {
+    /// Files larger than this are refused rather than read into memory.
+    public static let maximumFileSize = 1 << 30
+
+    /// File name extensions picked up when a directory is listed.
+    public static let extensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "bmp", "tif", "tiff", "webp", "pbm", "pgm", "ppm", "pnm"]
+
+    public static func load(_ path: String) throws(FaceCamError) -> Frame {
+        let bytes: [UInt8]
+        do {
+            let file = try FileDescriptor(opening: path, flags: O_RDONLY)
+            bytes = try file.readAll(limit: maximumFileSize)
+        } catch {
+            throw .unreadable(error)
+        }
+        return try decode(bytes, source: path)
+    }
+
+    /// Decodes an encoded image; `source` names it in errors.
+    public static func decode(_ bytes: [UInt8], source: String) throws(FaceCamError) -> Frame {
+        if bytes.isEmpty { throw .undecodable(path: source, reason: "the file is empty") }
+        if JPEG.isJPEG(bytes) {
+            do {
+                return try JPEG.decode(bytes)
+            } catch where !error.unsupportedColourSpace {
+                throw .undecodable(path: source, reason: "damaged or truncated JPEG (\(error.reason))")
+            } catch {
+                // CMYK and YCCK JPEGs: OpenCV converts those itself.
+            }
+        }
+        return try decodeWithOpenCV(bytes, source: source)
+    }
+
+    static func decodeWithOpenCV(_ bytes: [UInt8], source: String) throws(FaceCamError) -> Frame {
+        var image = cfd_image()
+        var error = cfd_error()
+        let status = bytes.withUnsafeBufferPointer { cfd_decode_image($0.baseAddress, $0.count, &image, &error) }
+        guard status == CFD_OK, let pixels = image.pixels else {
+            let reason = status == CFD_ERROR_DECODE
+                ? "not a JPEG, PNG or other format OpenCV reads, or truncated" : error.text
+            throw .undecodable(path: source, reason: reason)
+        }
+        defer { cfd_image_free(&image) }
+        return Frame(copying: pixels, width: Int(image.width), height: Int(image.height), bytesPerRow: image.stride)
+    }
+}
+
+extension cfd_error {
+    /// The shim's message.
+    var text: String {
+        withUnsafeBytes(of: message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}

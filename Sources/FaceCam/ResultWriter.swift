@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+
+/// How results are printed.
+public enum ResultFormat: String, CaseIterable, Sendable {
+    /// One JSON object per frame and line.
+    case jsonl
+    /// One row per face, after a header row.
+    case csv
+    /// Readable lines for people.
+    case text
+
+    /// The first line of the output, if the format has one.
+    public var header: String? {
+        switch self {
+        case .csv:
+            "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height\n"
+        case .jsonl, .text:
+            nil
+        }
+    }
+
+    /// The text for one frame (possibly empty), ending in a newline when not empty.
+    public func render(_ result: FrameResult) -> String {
+        switch self {
+        case .jsonl: renderJSON(result)
+        case .csv: renderCSV(result)
+        case .text: renderText(result)
+        }
+    }
+
+    private func renderJSON(_ r: FrameResult) -> String {
+        let faces = r.faces.map { face in
+            "{\"box\":[\(face.box.x),\(face.box.y),\(face.box.width),\(face.box.height)],"
+                + "\"preview\":[\(numbers(face.preview))]}"
+        }
+        return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
+            + "\"size\":[\(r.size.width),\(r.size.height)],"
+            + "\"preview_size\":[\(r.previewSize.width),\(r.previewSize.height)],"
+            + "\"faces\":[\(faces.joined(separator: ","))]}\n"
+    }
+
+    private func renderCSV(_ r: FrameResult) -> String {
+        let prefix = "\(csvField(r.source)),\(r.frame),\(decimal(r.time))"
+        return r.faces.enumerated().map { index, face in
+            let b = face.box
+            let p = face.preview
+            return "\(prefix),\(index),\(b.x),\(b.y),\(b.width),\(b.height),"
+                + "\(decimal(p.x)),\(decimal(p.y)),\(decimal(p.width)),\(decimal(p.height))\n"
+        }.joined()
+    }
+
+    private func renderText(_ r: FrameResult) -> String {
+        let place = r.time == 0 && r.frame == 0 ? r.source : "\(r.source) frame \(r.frame) at \(decimal(r.time)) s"
+        let count = r.faces.count == 1 ? "1 face" : "\(r.faces.count) faces"
+        var text = "\(place): \(r.size), \(count)\n"
+        for (index, face) in r.faces.enumerated() {
+            let b = face.box
+            let p = face.preview
+            text += "  face \(index + 1): box \(b.width)x\(b.height) at \(b.x),\(b.y); "
+                + "preview \(decimal(p.width))x\(decimal(p.height)) at \(decimal(p.x)),\(decimal(p.y))\n"
+        }
+        return text
+    }
+
+    private func numbers(_ r: Rect) -> String {
+        [r.x, r.y, r.width, r.height].map(decimal).joined(separator: ",")
+    }
+}
+
+/// A JSON string literal for `text`.
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20:
+            out += String(format: "\\u%04x", scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+/// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+func csvField(_ text: String) -> String {
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// Writes results to standard output or a file, flushing after every frame
+/// so that a crash or Ctrl-C loses nothing already processed.
+public final class ResultWriter {
+    public let format: ResultFormat
+    private let destination: String
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+
+    /// `path` nil writes to standard output; a path is created or truncated.
+    public init(format: ResultFormat, path: String?) throws(SystemError) {
+        self.format = format
+        if let path {
+            descriptor = try blockingSyscall("open", path: path) {
+                open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            }
+            destination = path
+            ownsDescriptor = true
+        } else {
+            descriptor = STDOUT_FILENO
+            destination = "standard output"
+            ownsDescriptor = false
+        }
+        if let header = format.header { try emit(header) }
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    public func write(_ result: FrameResult) throws(SystemError) {
+        try emit(format.render(result))
+    }
+
+    private func emit(_ text: String) throws(SystemError) {
+        try writeAll(Array(text.utf8), to: descriptor, path: destination)
+    }
+}

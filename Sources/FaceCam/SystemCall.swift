@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A failed system call: which call, on which path, and errno.
+public struct SystemError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var call: String
+    public var path: String?
+    public var errno: Int32
+
+    public init(call: String, path: String?, errno: Int32) {
+        self.call = call
+        self.path = path
+        self.errno = errno
+    }
+
+    public var reason: String { String(cString: strerror(errno)) }
+
+    public var description: String {
+        "\(call)(\(path ?? "")): \(reason)"
+    }
+}
+
+/// What a system call that may not block came back with.
+public enum SyscallOutcome<Value> {
+    case completed(Value)
+    /// EAGAIN/EWOULDBLOCK: nothing to do yet, try again later.
+    case wouldBlock
+}
+
+/// Runs a system call that returns -1 and sets errno on failure, as
+/// swift-nio's wrapper does: EINTR is retried, EAGAIN comes back as
+/// `.wouldBlock`, anything else is thrown naming `call` and `path`.
+public func syscall<Value: FixedWidthInteger>(
+    _ call: String, path: String? = nil, _ body: () -> Value
+) throws(SystemError) -> SyscallOutcome<Value> {
+    while true {
+        let result = body()
+        if result != -1 { return .completed(result) }
+        let code = errno
+        switch code {
+        case EINTR: continue
+        case EAGAIN, EWOULDBLOCK: return .wouldBlock
+        default: throw SystemError(call: call, path: path, errno: code)
+        }
+    }
+}
+
+/// `syscall` for blocking descriptors, where EAGAIN cannot happen and is a failure if it does.
+@discardableResult
+func blockingSyscall<Value: FixedWidthInteger>(
+    _ call: String, path: String? = nil, _ body: () -> Value
+) throws(SystemError) -> Value {
+    switch try syscall(call, path: path, body) {
+    case .completed(let value): return value
+    case .wouldBlock: throw SystemError(call: call, path: path, errno: EAGAIN)
+    }
+}
+
+/// An open file descriptor with a single owner, closed when the owner goes away.
+struct FileDescriptor: ~Copyable {
+    let rawValue: Int32
+    let path: String
+
+    /// Files that `flags` create get mode 0644 (less the umask).
+    init(opening path: String, flags: Int32) throws(SystemError) {
+        self.rawValue = try blockingSyscall("open", path: path) { open(path, flags | O_CLOEXEC, 0o644) }
+        self.path = path
+    }
+
+    deinit { close(rawValue) }
+
+    /// Writes every byte of `bytes`.
+    func write(_ bytes: [UInt8]) throws(SystemError) {
+        try writeAll(bytes, to: rawValue, path: path)
+    }
+
+    func status() throws(SystemError) -> stat {
+        var info = stat()
+        try blockingSyscall("fstat", path: path) { fstat(rawValue, &info) }
+        return info
+    }
+
+    /// Reads until end of file, at most `limit` bytes.
+    func readAll(limit: Int) throws(SystemError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            // withUnsafeMutableBytes rethrows untyped errors: carry the typed one out in a Result.
+            let count = try chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemError) in
+                    try blockingSyscall("read", path: path) { read(rawValue, buffer.baseAddress, buffer.count) }
+                }
+            }.get()
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<count])
+            if bytes.count > limit { throw SystemError(call: "read", path: path, errno: EFBIG) }
+        }
+    }
+}
+
+/// Writes every byte, however many calls that takes.
+func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(SystemError) {
+    var offset = 0
+    while offset < bytes.count {
+        offset += try bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemError) in
+                try blockingSyscall("write", path: path) { write(descriptor, buffer.baseAddress! + offset, buffer.count - offset) }
+            }
+        }.get()
+    }
+}
+
+/// Creates `path` and any missing parents, as `mkdir -p` does.
+func makeDirectories(_ path: String) throws(SystemError) {
+    if (try? fileKind(path)) == .directory { return }
+    let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    if !parent.isEmpty { try makeDirectories(parent) }
+    if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError(call: "mkdir", path: path, errno: errno) }
+}
+
+enum FileKind {
+    case regular, directory, other
+}
+
+/// What `path` names, following symbolic links.
+func fileKind(_ path: String) throws(SystemError) -> FileKind {
+    var info = stat()
+    try blockingSyscall("stat", path: path) { stat(path, &info) }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return .regular
+    case S_IFDIR: return .directory
+    default: return .other
+    }
+}
+
+/// The names in a directory, without "." and "..", in no particular order.
+func directoryEntries(_ path: String) throws(SystemError) -> [String] {
+    guard let stream = opendir(path) else { throw SystemError(call: "opendir", path: path, errno: errno) }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while true {
+        errno = 0
+        guard let entry = readdir(stream) else {
+            if errno != 0 { throw SystemError(call: "readdir", path: path, errno: errno) }
+            return names
+        }
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        if name != "." && name != ".." { names.append(name) }
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import FaceCam
+
+struct Map: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Map a rect from frame (buffer) coordinates to preview coordinates.",
+        discussion: "Prints the preview rect as one line: x y w h.")
+
+    @Option(help: ArgumentHelp("The frame's size.", valueName: "WxH"))
+    var frame: PixelSize
+
+    @Option(help: ArgumentHelp("The rect in frame coordinates (fractions allowed).", valueName: "x,y,w,h"))
+    var rect: Rect
+
+    @OptionGroup(title: "Geometry") var geometry: GeometryOptions
+
+    func validate() throws {
+        guard frame.width > 0, frame.height > 0 else { throw ValidationError("--frame \(frame) is empty") }
+        guard rect.width >= 0, rect.height >= 0 else {
+            throw ValidationError("--rect must have a width and height of 0 or more")
+        }
+        do {
+            _ = try geometry.settings.geometry(for: frame)
+        } catch {
+            throw ValidationError("--\(error.option.rawValue): \(error.description)")
+        }
+    }
+
+    func run() throws {
+        let mapped = try geometry.settings.geometry(for: frame).bufferToPreview.apply(rect)
+        print([mapped.x, mapped.y, mapped.width, mapped.height].map(decimal).joined(separator: " "))
+    }
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""OpenCV called directly: the independent reference facecam is checked against.
+
+Nothing here uses facecam. Detection follows the contract facecam promises:
+decode (cv2.imread, EXIF orientation ignored), crop the aperture, make it
+upright with numpy, grey with cv2.cvtColor, cv2.equalizeHist, then
+detectMultiScale(scaleFactor, minNeighbors, flags=0, minSize, maxSize).
+Boxes are mapped back to buffer coordinates by carrying each pixel's buffer
+index through the same numpy reorientation, not by a formula.
+
+  opencv_faces.py detect [options] IMAGE...     one JSON object per image
+  opencv_faces.py fixtures SOURCES OUT          synthesise Fixtures/ frames and expectations
+  opencv_faces.py check FIXTURES                recompute expectations; exit 1 on any difference
+"""
+import argparse
+import json
+import os
+import sys
+
+import cv2
+import numpy as np
+
+CASCADE_DIR = "/usr/share/opencv4"
+
+# What each EXIF orientation does to the stored rows and columns to make them upright.
+UPRIGHT = {
+    1: lambda a: a,
+    2: lambda a: a[:, ::-1],
+    3: lambda a: a[::-1, ::-1],
+    4: lambda a: a[::-1, :],
+    5: lambda a: a.swapaxes(0, 1),
+    6: lambda a: np.rot90(a, -1),
+    7: lambda a: np.rot90(a, 2).swapaxes(0, 1),
+    8: lambda a: np.rot90(a, 1),
+}
+# The orientation whose upright operation undoes orientation k's.
+INVERSE = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 8, 7: 7, 8: 6}
+
+
+def cascade_path(name):
+    if os.sep in name:
+        return name
+    for sub in ("haarcascades", "lbpcascades"):
+        path = os.path.join(CASCADE_DIR, sub, name + ".xml")
+        if os.path.exists(path):
+            return path
+    raise SystemExit(f"cascade {name} not found")
+
+
+def detect(image_path, cascade="haarcascade_frontalface_alt2", scale_factor=1.1, min_neighbors=3,
+           min_size=(30, 30), max_size=(0, 0), orientation=1, aperture=None):
+    """Face boxes [x, y, w, h] in buffer coordinates, sorted by y, x, w, h."""
+    image = cv2.imread(image_path, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    if image is None:
+        raise SystemExit(f"cannot read {image_path}")
+    height, width = image.shape[:2]
+    ax, ay, aw, ah = aperture or (0, 0, width, height)
+    if not (0 <= ax and 0 <= ay and 0 < aw <= width - ax and 0 < ah <= height - ay):
+        raise SystemExit(f"aperture {aperture} is not inside the {width}x{height} image {image_path}")
+    rows, cols = np.mgrid[ay:ay + ah, ax:ax + aw]
+    upright = np.ascontiguousarray(UPRIGHT[orientation](image[ay:ay + ah, ax:ax + aw]))
+    upright_rows = UPRIGHT[orientation](rows)
+    upright_cols = UPRIGHT[orientation](cols)
+    grey = cv2.equalizeHist(cv2.cvtColor(upright, cv2.COLOR_BGR2GRAY))
+    classifier = cv2.CascadeClassifier(cascade_path(cascade))
+    found = classifier.detectMultiScale(grey, scaleFactor=scale_factor, minNeighbors=min_neighbors, flags=0,
+                                        minSize=tuple(min_size), maxSize=tuple(max_size))
+    boxes = []
+    for (x, y, w, h) in found:
+        r = upright_rows[y:y + h, x:x + w]
+        c = upright_cols[y:y + h, x:x + w]
+        boxes.append([int(c.min()), int(r.min()), int(c.max() - c.min() + 1), int(r.max() - r.min() + 1)])
+    return sorted(boxes, key=lambda b: (b[1], b[0], b[2], b[3]))
+
+
+# Fixture cases: (file, options). Options use facecam's names.
+def cases():
+    out = []
+    for name in ("astronaut.png", "grace_hopper.jpg", "camera.png", "chelsea.png", "coffee.png", "two-faces.jpg"):
+        out.append((f"images/{name}", {}))
+    for k in range(1, 9):
+        out.append((f"orientations/portrait-{k}.jpg", {"orientation": k}))
+    out.append(("images/two-faces.jpg", {"aperture": [512, 0, 512, 512]}))
+    out.append(("images/two-faces.jpg", {"aperture": [100, 40, 800, 450], "orientation": 1}))
+    out.append(("orientations/portrait-6.jpg", {"orientation": 6, "aperture": [60, 20, 400, 360]}))
+    out.append(("images/two-faces.jpg", {"scale_factor": 1.2, "min_neighbors": 5}))
+    out.append(("images/two-faces.jpg", {"min_size": [120, 120]}))
+    out.append(("images/two-faces.jpg", {"max_size": [150, 150]}))
+    out.append(("images/two-faces.jpg", {"cascade": "lbpcascade_frontalface_improved"}))
+    out.append(("images/two-faces.jpg", {"cascade": "haarcascade_frontalface_default", "min_neighbors": 4}))
+    return out
+
+
+def expectations(fixtures):
+    lines = []
+    for path, options in cases():
+        boxes = detect(os.path.join(fixtures, path), **options)
+        lines.append(json.dumps({"file": path, "options": options, "boxes": boxes}, sort_keys=True))
+    return "\n".join(lines) + "\n"
+
+
+def make_fixtures(sources, out):
+    os.makedirs(os.path.join(out, "images"), exist_ok=True)
+    os.makedirs(os.path.join(out, "orientations"), exist_ok=True)
+    read = lambda name: cv2.imread(os.path.join(sources, name), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    # Re-encoded to drop ancillary chunks (an sRGB profile libpng warns about); the pixels are unchanged.
+    for name in ("astronaut.png", "camera.png", "chelsea.png", "coffee.png"):
+        cv2.imwrite(os.path.join(out, "images", name), cv2.imread(os.path.join(sources, name), cv2.IMREAD_UNCHANGED))
+    with open(os.path.join(sources, "grace_hopper_512x512.jpg"), "rb") as src, \
+            open(os.path.join(out, "images", "grace_hopper.jpg"), "wb") as dst:
+        dst.write(src.read())
+    astronaut, hopper = read("astronaut.png"), read("grace_hopper_512x512.jpg")
+    cv2.imwrite(os.path.join(out, "images", "two-faces.jpg"), np.hstack([astronaut, hopper]),
+                [cv2.IMWRITE_JPEG_QUALITY, 92])
+    # A 400x512 portrait: not square, so a swapped width and height shows.
+    portrait = np.ascontiguousarray(astronaut[:, 40:440])
+    for k in range(1, 9):
+        stored = np.ascontiguousarray(UPRIGHT[INVERSE[k]](portrait))
+        cv2.imwrite(os.path.join(out, "orientations", f"portrait-{k}.jpg"), stored, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    with open(os.path.join(out, "expectations.jsonl"), "w") as f:
+        f.write(expectations(out))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("detect")
+    d.add_argument("images", nargs="+")
+    d.add_argument("--cascade", default="haarcascade_frontalface_alt2")
+    d.add_argument("--scale-factor", type=float, default=1.1)
+    d.add_argument("--min-neighbors", type=int, default=3)
+    d.add_argument("--min-size", type=int, nargs=2, default=[30, 30])
+    d.add_argument("--max-size", type=int, nargs=2, default=[0, 0])
+    d.add_argument("--orientation", type=int, default=1)
+    d.add_argument("--aperture", type=int, nargs=4)
+    f = sub.add_parser("fixtures")
+    f.add_argument("sources")
+    f.add_argument("out")
+    c = sub.add_parser("check")
+    c.add_argument("fixtures")
+    args = parser.parse_args()
+    if args.command == "detect":
+        for image in args.images:
+            boxes = detect(image, args.cascade, args.scale_factor, args.min_neighbors, args.min_size,
+                           args.max_size, args.orientation, args.aperture)
+            print(json.dumps({"source": image, "boxes": boxes}))
+    elif args.command == "fixtures":
+        make_fixtures(args.sources, args.out)
+    else:
+        with open(os.path.join(args.fixtures, "expectations.jsonl")) as f:
+            committed = f.read()
+        fresh = expectations(args.fixtures)
+        if committed != fresh:
+            sys.stderr.write("Fixtures/expectations.jsonl differs from what OpenCV finds now; "
+                             "run `make fixtures` and review the change\n")
+            sys.exit(1)
+        print(f"expectations: {len(cases())} cases match OpenCV")
+
+
+if __name__ == "__main__":
+    main()
