@@ -37,7 +37,26 @@ public enum ImageFile {
                 // CMYK and YCCK JPEGs: OpenCV converts those itself.
             }
         }
+        if isPNG(bytes), !reachesPNGEnd(bytes) {
+            // libpng would print its own complaint on stderr before OpenCV gives up.
+            throw .undecodable(path: source, reason: "truncated PNG (it ends before its IEND chunk)")
+        }
         return try decodeWithOpenCV(bytes, source: source)
+    }
+
+    static func isPNG(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    }
+
+    /// Walks the chunks (4-byte length, 4-byte type, data, 4-byte CRC) to IEND.
+    static func reachesPNGEnd(_ bytes: [UInt8]) -> Bool {
+        var offset = 8
+        while offset + 12 <= bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            if bytes[offset + 4..<offset + 8].elementsEqual("IEND".utf8) { return true }
+            offset += 12 + length
+        }
+        return false
     }
 
     static func decodeWithOpenCV(_ bytes: [UInt8], source: String) throws(FaceCamError) -> Frame {

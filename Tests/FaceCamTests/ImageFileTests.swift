@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import FaceCam
+
+struct ImageFileTests {
+    static func bytes(_ relative: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(relative)))
+    }
+
+    @Test(arguments: ["images/grace_hopper.jpg", "images/two-faces.jpg", "orientations/portrait-6.jpg"])
+    func libjpegDecodesExactlyAsOpenCVDoes(_ file: String) throws {
+        let data = try Self.bytes(file)
+        let ours = try ImageFile.decode(data, source: file)
+        let openCV = try ImageFile.decodeWithOpenCV(data, source: file)
+        #expect(ours.size == openCV.size)
+        #expect(ours.pixels == openCV.pixels)
+    }
+
+    @Test func greyPNGBecomesOpaqueBGRAWithEqualChannels() throws {
+        let frame = try ImageFile.load(fixture("images/camera.png"))
+        #expect(frame.size == PixelSize(width: 512, height: 512))
+        let pixel = frame.pixel(x: 100, y: 100)
+        #expect(pixel.blue == pixel.green && pixel.green == pixel.red && pixel.alpha == 255)
+    }
+
+    @Test func truncatedJPEGIsAnErrorNotAGreyImage() throws {
+        let data = try Self.bytes("images/grace_hopper.jpg")
+        #expect {
+            _ = try ImageFile.decode(Array(data.prefix(data.count / 2)), source: "half.jpg")
+        } throws: { error in
+            guard case FaceCamError.undecodable(let path, let reason) = error else { return false }
+            return path == "half.jpg" && reason.contains("truncated")
+        }
+    }
+
+    @Test func truncatedPNGIsAnError() throws {
+        let data = try Self.bytes("images/astronaut.png")
+        #expect {
+            _ = try ImageFile.decode(Array(data.prefix(data.count / 2)), source: "half.png")
+        } throws: { error in
+            "\(error)" == "half.png: not a readable image: truncated PNG (it ends before its IEND chunk)"
+        }
+    }
+
+    @Test(arguments: [[UInt8](), Array("not an image\n".utf8), [0xFF, 0xD8, 0xFF], [0x89, 0x50, 0x4E, 0x47]])
+    func garbageIsAnErrorNamingTheSource(_ bytes: [UInt8]) {
+        #expect {
+            _ = try ImageFile.decode(bytes, source: "bad.bin")
+        } throws: { error in
+            guard case FaceCamError.undecodable(let path, _) = error else { return false }
+            return path == "bad.bin" && "\(error)".hasPrefix("bad.bin: not a readable image: ")
+        }
+    }
+
+    @Test func missingFileNamesTheCallAndPath() {
+        #expect {
+            _ = try ImageFile.load("/nonexistent/face.jpg")
+        } throws: { error in
+            "\(error)" == "/nonexistent/face.jpg: cannot read (open: No such file or directory)"
+        }
+    }
+
+    @Test func directoryListingIsSortedAndFiltersByExtension() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-inputs-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        for name in ["b.PNG", "a.jpg", "notes.txt", ".hidden.jpg", "sub/c.jpeg"] {
+            try Data().write(to: directory.appendingPathComponent(name))
+        }
+        let names = { (recursive: Bool) in
+            StillImageInputs(paths: [directory.path, "/nonexistent"], recursive: recursive).map { item -> String in
+                switch item {
+                case .file(let path): String(path.dropFirst(directory.path.count + 1))
+                case .failure(let error): "\(error)"
+                }
+            }
+        }
+        let missing = "/nonexistent: cannot read (stat: No such file or directory)"
+        #expect(names(false) == ["a.jpg", "b.PNG", missing])
+        #expect(names(true) == ["a.jpg", "b.PNG", "sub/c.jpeg", missing])
+        // A file named explicitly is taken whatever its extension.
+        #expect(StillImageInputs(paths: [directory.appendingPathComponent("notes.txt").path], recursive: false).map { $0 }.count == 1)
+    }
+
+    @Test func jpegRoundTripKeepsTheImage() throws {
+        var frame = Frame(width: 64, height: 48)
+        for y in 0..<48 { for x in 0..<64 { frame.setPixel(x: x, y: y, to: BGRA(blue: UInt8(x * 4), green: UInt8(y * 5), red: 128)) } }
+        let decoded = try ImageFile.decode(try JPEG.encode(frame, quality: 95), source: "round trip")
+        #expect(decoded.size == frame.size)
+        let worst = (0..<frame.pixels.count).map { abs(Int(frame.pixels[$0]) - Int(decoded.pixels[$0])) }.max()!
+        #expect(worst <= 12)
+    }
+}
