@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceCam
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -15,6 +16,27 @@ struct FaceCamCommand: ParsableCommand {
             processed); 2 some frame had fewer faces than --min-faces; 64 usage error.
             """,
         subcommands: [Detect.self, Map.self])
+
+    /// ArgumentParser's own main, but a usage error is one line on standard error.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let status = exitCode(for: error)
+            // Help, version and statuses whose message was already reported go through unchanged.
+            guard status == Status.usage, !(error is ExitCode) else { exit(withError: error) }
+            report(oneLine(message(for: error)) + " (see 'facecam help')")
+            exit(withError: Status.usage)
+        }
+    }
+
+    /// "Please provide one of the following:" and its bulleted lines, folded into one line.
+    static func oneLine(_ message: String) -> String {
+        let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let choices = lines.dropFirst().filter { $0.hasPrefix("- ") }.map { $0.dropFirst(2) }
+        return ([lines.first ?? ""] + (choices.isEmpty ? [] : [choices.joined(separator: ", ")])).joined(separator: " ")
+    }
 }
 
 /// Exit statuses beyond ArgumentParser's own (0 success, 64 usage error).

@@ -1,0 +1,111 @@
+import CFaceDetect
+import Foundation
+import Testing
+
+let cascadePath = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml"
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+extension cfd_error {
+    var text: String { withUnsafeBytes(of: message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } }
+}
+
+/// Decodes a fixture through the shim; the caller frees the image.
+func decodeFixture(_ name: String) throws -> cfd_image {
+    let data = [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name)))
+    var image = cfd_image()
+    var error = cfd_error()
+    let status = data.withUnsafeBufferPointer { cfd_decode_image($0.baseAddress, $0.count, &image, &error) }
+    try #require(status == CFD_OK, "\(error.text)")
+    return image
+}
+
+struct ShimTests {
+    @Test func detectsTheAstronautsFaceWhereOpenCVDoes() throws {
+        var error = cfd_error()
+        let detector = try #require(cfd_detector_create(cascadePath, &error))
+        defer { cfd_detector_destroy(detector) }
+        var image = try decodeFixture("images/astronaut.png")
+        defer { cfd_image_free(&image) }
+        var view = cfd_image_view(pixels: image.pixels, width: image.width, height: image.height, stride: image.stride)
+        var params = cfd_params(scale_factor: 1.1, min_neighbors: 3, min_width: 30, min_height: 30, max_width: 0, max_height: 0)
+        var faces = cfd_rects()
+        let status = cfd_detect(detector, &view, cfd_rect(x: 0, y: 0, width: 512, height: 512), 1, &params, &faces, &error)
+        defer { cfd_rects_free(&faces) }
+        #expect(status == CFD_OK)
+        // Fixtures/expectations.jsonl: OpenCV finds [178, 69, 92, 92].
+        try #require(faces.count == 1)
+        #expect(faces.rects[0].x == 178 && faces.rects[0].y == 69 && faces.rects[0].width == 92 && faces.rects[0].height == 92)
+    }
+
+    @Test func missingAndMalformedCascadesAreErrorsNotExceptions() throws {
+        var error = cfd_error()
+        #expect(cfd_detector_create("/nonexistent/cascade.xml", &error) == nil)
+        #expect(error.status == CFD_ERROR_CASCADE)
+        // An XML file OpenCV's parser rejects raises cv::Exception inside load().
+        let broken = FileManager.default.temporaryDirectory.appendingPathComponent("broken-cascade-\(getpid()).xml")
+        try Data("<?xml version=\"1.0\"?><opencv_storage><cascade><stageType>".utf8).write(to: broken)
+        defer { try? FileManager.default.removeItem(at: broken) }
+        error = cfd_error()
+        #expect(cfd_detector_create(broken.path, &error) == nil)
+        #expect(error.status == CFD_ERROR_CASCADE || error.status == CFD_ERROR_OPENCV)
+        #expect(!error.text.isEmpty)
+    }
+
+    @Test func invalidArgumentsAreRefused() throws {
+        var error = cfd_error()
+        let detector = try #require(cfd_detector_create(cascadePath, &error))
+        defer { cfd_detector_destroy(detector) }
+        var pixels = [UInt8](repeating: 0, count: 16 * 16 * 4)
+        var faces = cfd_rects()
+        var params = cfd_params(scale_factor: 1.1, min_neighbors: 3, min_width: 0, min_height: 0, max_width: 0, max_height: 0)
+        func detect(_ aperture: cfd_rect, _ orientation: Int32) -> cfd_status {
+            pixels.withUnsafeBufferPointer { buffer in
+                var view = cfd_image_view(pixels: buffer.baseAddress, width: 16, height: 16, stride: 64)
+                return cfd_detect(detector, &view, aperture, orientation, &params, &faces, &error)
+            }
+        }
+        #expect(detect(cfd_rect(x: 8, y: 0, width: 16, height: 16), 1) == CFD_ERROR_INVALID_ARGUMENT)
+        #expect(error.text == "aperture is not inside the image")
+        #expect(detect(cfd_rect(x: 0, y: 0, width: 16, height: 16), 9) == CFD_ERROR_INVALID_ARGUMENT)
+        params.scale_factor = 1.0
+        #expect(detect(cfd_rect(x: 0, y: 0, width: 16, height: 16), 1) == CFD_ERROR_INVALID_ARGUMENT)
+        #expect(error.text == "scale factor must be greater than 1")
+        params.scale_factor = 1.1
+        #expect(detect(cfd_rect(x: 0, y: 0, width: 16, height: 16), 1) == CFD_OK)
+        #expect(faces.count == 0)
+        // maxSize smaller than minSize: OpenCV's own check raises, and it comes back as a status.
+        params.min_width = 50; params.min_height = 50; params.max_width = 20; params.max_height = 20
+        let status = detect(cfd_rect(x: 0, y: 0, width: 16, height: 16), 1)
+        #expect(status == CFD_OK || status == CFD_ERROR_OPENCV)
+    }
+
+    @Test func undecodableBytesAreADecodeError() {
+        var image = cfd_image()
+        var error = cfd_error()
+        let bytes: [UInt8] = Array("definitely not an image".utf8)
+        #expect(bytes.withUnsafeBufferPointer { cfd_decode_image($0.baseAddress, $0.count, &image, &error) } == CFD_ERROR_DECODE)
+        #expect(image.pixels == nil)
+        #expect(cfd_decode_image(nil, 0, &image, &error) == CFD_ERROR_DECODE)
+    }
+
+    @Test func warpWithTheIdentityCopiesTheApertureAndPaintsTheRestBlack() throws {
+        var image = try decodeFixture("images/chelsea.png")
+        defer { cfd_image_free(&image) }
+        var view = cfd_image_view(pixels: image.pixels, width: image.width, height: image.height, stride: image.stride)
+        // A 20x10 aperture at (5, 7), drawn into 30x10: the last 10 columns fall outside it.
+        var out = [UInt8](repeating: 7, count: 30 * 10 * 4)
+        var error = cfd_error()
+        let identity: [Double] = [1, 0, 0, 1, 0, 0]
+        let status = cfd_warp_affine(&view, cfd_rect(x: 5, y: 7, width: 20, height: 10), identity, &out, 30, 10, 120, &error)
+        #expect(status == CFD_OK, "\(error.text)")
+        for y in 0..<10 {
+            for x in 0..<30 {
+                let o = y * 120 + x * 4
+                let source = (y + 7) * image.stride + (x + 5) * 4
+                let expected: [UInt8] = x < 20 ? (0..<4).map { image.pixels[source + $0] } : [0, 0, 0, 255]
+                #expect(Array(out[o..<o + 4]) == expected, "(\(x), \(y))")
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import Testing
+
+/// One line of Fixtures/expectations.jsonl: what OpenCV, called directly by
+/// Tests/Reference/opencv_faces.py, finds in a fixture with some options.
+struct Expectation: CustomStringConvertible, Sendable {
+    var file: String
+    var arguments: [String]
+    var boxes: [[Int]]
+
+    static func all() throws -> [Expectation] {
+        let text = try String(contentsOf: repository.appendingPathComponent("Fixtures/expectations.jsonl"), encoding: .utf8)
+        return try text.split(separator: "\n").map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            let options = object["options"] as! [String: Any]
+            // The reference's option names are facecam's, with _ for -; lists are joined as facecam writes them.
+            let arguments = options.keys.sorted().flatMap { key -> [String] in
+                let value = options[key]!
+                let text: String
+                switch (key, value) {
+                case ("min_size", let size as [Int]), ("max_size", let size as [Int]): text = "\(size[0])x\(size[1])"
+                case (_, let list as [Int]): text = list.map(String.init).joined(separator: ",")
+                default: text = "\(value)"
+                }
+                return ["--" + key.replacingOccurrences(of: "_", with: "-"), text]
+            }
+            return Expectation(file: object["file"] as! String, arguments: arguments, boxes: object["boxes"] as! [[Int]])
+        }
+    }
+
+    var description: String { "\(file) \(arguments.joined(separator: " "))" }
+}
+
+func boxes(_ record: [String: Any]) -> [[Int]] {
+    (record["faces"] as! [[String: Any]]).map { $0["box"] as! [Int] }
+}
+
+struct DetectCommandTests {
+    @Test(arguments: try Expectation.all())
+    func boxesEqualOpenCVsOwn(_ expectation: Expectation) throws {
+        let result = try run(facecamBinary, ["detect"] + expectation.arguments + [fixture(expectation.file)])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        try #require(records.count == 1)
+        #expect(boxes(records[0]) == expectation.boxes)
+    }
+
+    @Test func jsonRecordsCarryTheDocumentedFields() throws {
+        let result = try facecam("detect", "--preview", "200x100", "--gravity", "fill", "Fixtures/images/astronaut.png")
+        let record = try #require(try result.records().first)
+        #expect(record["source"] as? String == "Fixtures/images/astronaut.png")
+        #expect(record["frame"] as? Int == 0)
+        #expect(record["time"] as? Int == 0)
+        #expect(record["size"] as? [Int] == [512, 512])
+        #expect(record["preview_size"] as? [Int] == [200, 100])
+        // fill: 512x512 into 200x100 scales by 200/512 and centres: y offset (100 - 200) / 2.
+        let face = try #require((record["faces"] as? [[String: Any]])?.first)
+        #expect(face["box"] as? [Int] == [178, 69, 92, 92])
+        let s = 200.0 / 512
+        let preview = try #require(face["preview"] as? [Double])
+        let expected = [178 * s, 69 * s - 50, 92 * s, 92 * s]
+        #expect(zip(preview, expected).allSatisfy { abs($0 - $1) < 1e-6 }, "\(preview)")
+    }
+
+    @Test func directoriesAreReadInNameOrder() throws {
+        let result = try facecam("detect", "Fixtures/images")
+        #expect(result.status == 0)
+        #expect(try result.records().map { $0["source"] as! String } == [
+            "Fixtures/images/astronaut.png", "Fixtures/images/camera.png", "Fixtures/images/chelsea.png",
+            "Fixtures/images/coffee.png", "Fixtures/images/grace_hopper.jpg", "Fixtures/images/two-faces.jpg",
+        ])
+        let recursive = try facecam("detect", "--recursive", "Fixtures")
+        #expect(recursive.lines.count == 14)
+    }
+
+    @Test func csvHasOneRowPerFaceAndTextIsReadable() throws {
+        let csv = try facecam("detect", "--format", "csv", "Fixtures/images/two-faces.jpg", "Fixtures/images/coffee.png")
+        #expect(csv.lines == [
+            "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height",
+            "Fixtures/images/two-faces.jpg,0,0,0,176,66,96,96,176,66,96,96",
+            "Fixtures/images/two-faces.jpg,0,0,1,673,90,215,215,673,90,215,215",
+        ])
+        let text = try facecam("detect", "--format", "text", "Fixtures/images/grace_hopper.jpg")
+        #expect(text.lines == [
+            "Fixtures/images/grace_hopper.jpg: 512x512, 1 face",
+            "  face 1: box 228x228 at 150,85; preview 228x228 at 150,85",
+        ])
+    }
+
+    @Test func outputFileHoldsWhatStandardOutputWould() throws {
+        let directory = try temporaryDirectory("output")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("faces.jsonl").path
+        let toFile = try facecam("detect", "--output", path, "Fixtures/images")
+        #expect(toFile.status == 0 && toFile.stdout.isEmpty)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == (try facecam("detect", "Fixtures/images")).stdout)
+    }
+
+    @Test func badInputsAreReportedAndTheRestStillProcessed() throws {
+        let directory = try temporaryDirectory("bad")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: fixture("images/grace_hopper.jpg")))
+        let png = try Data(contentsOf: URL(fileURLWithPath: fixture("images/astronaut.png")))
+        let truncatedJPEG = directory.appendingPathComponent("truncated.jpg").path
+        let truncatedPNG = directory.appendingPathComponent("truncated.png").path
+        let text = directory.appendingPathComponent("notes.jpg").path
+        let empty = directory.appendingPathComponent("empty.png").path
+        try jpeg.prefix(jpeg.count * 2 / 3).write(to: URL(fileURLWithPath: truncatedJPEG))
+        try png.prefix(png.count / 2).write(to: URL(fileURLWithPath: truncatedPNG))
+        try Data("not an image\n".utf8).write(to: URL(fileURLWithPath: text))
+        try Data().write(to: URL(fileURLWithPath: empty))
+        let missing = directory.appendingPathComponent("missing.jpg").path
+
+        let result = try facecam(
+            "detect", "Fixtures/images/astronaut.png", truncatedJPEG, truncatedPNG, text, empty, missing,
+            directory.path, "/dev/null", "Fixtures/images/grace_hopper.jpg")
+        #expect(result.status == 1)
+        #expect(try result.records().map { $0["source"] as! String } == ["Fixtures/images/astronaut.png", "Fixtures/images/grace_hopper.jpg"])
+        // The directory holds the four bad files again: each bad input is one line, naming it.
+        #expect(result.errorLines.count == 10, "\(result.stderr)")
+        for path in [truncatedJPEG, truncatedPNG, text, empty, missing, "/dev/null"] {
+            #expect(result.errorLines.contains { $0.hasPrefix("facecam: \(path): ") }, "\(path): \(result.stderr)")
+        }
+        #expect(result.errorLines.contains("facecam: \(missing): cannot read (stat: No such file or directory)"))
+        #expect(result.errorLines.contains { $0.hasPrefix("facecam: \(truncatedJPEG): not a readable image: damaged or truncated JPEG") })
+        #expect(result.errorLines.contains("facecam: \(truncatedPNG): not a readable image: truncated PNG (it ends before its IEND chunk)"))
+    }
+
+    @Test func minFacesSetsStatusTwo() throws {
+        #expect(try facecam("detect", "--min-faces", "1", "Fixtures/images/astronaut.png").status == 0)
+        let tooFew = try facecam("detect", "--min-faces", "1", "Fixtures/images/astronaut.png", "Fixtures/images/chelsea.png")
+        #expect(tooFew.status == 2)
+        #expect(tooFew.lines.count == 2)
+        #expect(try facecam("detect", "--min-faces", "2", "Fixtures/images/two-faces.jpg").status == 0)
+        // A failed input outranks too few faces.
+        #expect(try facecam("detect", "--min-faces", "1", "Fixtures/images/chelsea.png", "/nonexistent.jpg").status == 1)
+    }
+
+    @Test func apertureThatDoesNotFitAnImageIsThatImagesError() throws {
+        let result = try facecam("detect", "--aperture", "0,0,600,400", "Fixtures/images/coffee.png", "Fixtures/images/astronaut.png")
+        #expect(result.status == 1)
+        #expect(result.lines.count == 1)
+        #expect(result.errorLines == [
+            "facecam: Fixtures/images/astronaut.png: --aperture does not fit: aperture 0,0,600,400 is not inside the 512x512 frame",
+        ])
+    }
+
+    @Test(arguments: [
+        (["--orientation", "9"], "--orientation"),
+        (["--orientation", "sideways"], "--orientation"),
+        (["--aperture", "0,0,0,10"], "--aperture"),
+        (["--aperture", "1,2,3"], "--aperture"),
+        (["--preview", "0x10"], "--preview"),
+        (["--gravity", "stretch"], "--gravity"),
+        (["--scale-factor", "1"], "--scale-factor"),
+        (["--min-neighbors", "-1"], "--min-neighbors"),
+        (["--max-size", "10", "--min-size", "20"], "--max-size"),
+        (["--format", "xml"], "--format"),
+        (["--min-faces", "-2"], "--min-faces"),
+    ])
+    func usageErrorsNameTheOption(arguments: [String], option: String) throws {
+        let result = try run(facecamBinary, ["detect"] + arguments + ["Fixtures/images/astronaut.png"])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.errorLines.first?.contains(option) == true, "\(result.stderr)")
+    }
+
+    @Test func unknownCascadeNamesEveryPathTried() throws {
+        let result = try facecam("detect", "--cascade", "no_such_cascade", "Fixtures/images/astronaut.png")
+        #expect(result.status == 64)
+        #expect(result.errorLines == [
+            "facecam: cascade 'no_such_cascade' not found; tried no_such_cascade, "
+                + "/usr/share/opencv4/haarcascades/no_such_cascade.xml, /usr/share/opencv4/lbpcascades/no_such_cascade.xml, "
+                + "/usr/local/share/opencv4/haarcascades/no_such_cascade.xml, /usr/local/share/opencv4/lbpcascades/no_such_cascade.xml "
+                + "(install opencv-data, or pass --cascade a path to a cascade XML file)",
+        ])
+    }
+
+    @Test func annotateWritesOneJPEGPerFrame() throws {
+        let directory = try temporaryDirectory("annotate")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("nested/out").path
+        let result = try facecam(
+            "detect", "--orientation", "6", "--preview", "320x240", "--annotate", output,
+            "Fixtures/orientations/portrait-6.jpg", "Fixtures/orientations/portrait-6.jpg")
+        #expect(result.status == 0)
+        let names = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
+        #expect(names == ["portrait-6-2.jpg", "portrait-6.jpg"])
+        for name in names {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output + "/" + name)))
+            #expect(bytes.starts(with: [0xFF, 0xD8, 0xFF]) && bytes.suffix(2) == [0xFF, 0xD9])
+            // Read back by facecam itself, the annotated frame has the preview's size.
+            let size = try facecam("detect", output + "/" + name).records().first?["size"] as? [Int]
+            #expect(size == [320, 240])
+        }
+    }
+}
+
+/// facecam against OpenCV called directly, on the photographs in ../shared/data
+/// (read in place, never copied); skipped where that folder or python3-opencv is absent.
+struct SharedDataTests {
+    static let images = repository.deletingLastPathComponent().appendingPathComponent("shared/data/images")
+    static let python = "/usr/bin/python3"
+    static var available: Bool {
+        FileManager.default.fileExists(atPath: images.path) && FileManager.default.isExecutableFile(atPath: python)
+    }
+
+    @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
+    func boxesEqualOpenCVsOwnOnSharedPhotographs() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.images.path).filter { $0.hasSuffix(".jpg") }.sorted()
+            .map { Self.images.appendingPathComponent($0).path }
+        try #require(!files.isEmpty)
+        let reference = try run(
+            URL(fileURLWithPath: Self.python), [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, "detect"] + files)
+        try #require(reference.status == 0, "\(reference.stderr)")
+        let ours = try run(facecamBinary, ["detect"] + files)
+        #expect(ours.status == 0)
+        let expected = try reference.records()
+        let found = try ours.records()
+        try #require(found.count == expected.count)
+        var faces = 0
+        for (record, reference) in zip(found, expected) {
+            #expect(record["source"] as? String == reference["source"] as? String)
+            #expect(boxes(record) == reference["boxes"] as! [[Int]], "\(record["source"]!)")
+            faces += boxes(record).count
+        }
+        #expect(faces >= 9)
+    }
+}
