@@ -18,7 +18,7 @@ struct GeometryOptions: ParsableArguments {
     var aperture: PixelRect?
 
     @Option(help: ArgumentHelp(
-        "How the frame must be turned to be upright: EXIF 1-8 or up, up-mirrored, down, down-mirrored, left-mirrored, right, right-mirrored, left.",
+        "How the frame must be turned to be upright: an EXIF orientation 1-8, or its name.",
         valueName: "orientation"))
     var orientation: Orientation = .up
 
