@@ -28,7 +28,9 @@ extension Rect {
     }
 }
 
+/// "a,b,c,d" as four numbers, or nil.
 private func fourNumbers<Number: LosslessStringConvertible>(_ text: String, as: Number.Type) -> [Number]? {
-    let numbers = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Number(String($0)) }
-    return numbers.count == 4 && text.filter({ $0 == "," }).count == 3 ? numbers : nil
+    let fields = text.split(separator: ",", omittingEmptySubsequences: false)
+    let numbers = fields.compactMap { Number(String($0)) }
+    return fields.count == 4 && numbers.count == 4 ? numbers : nil
 }

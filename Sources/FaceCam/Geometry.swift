@@ -176,10 +176,6 @@ public enum Orientation: Int, CaseIterable, Sendable {
     /// Orientations 5...8 turn the buffer a quarter turn: width and height swap.
     public var swapsAxes: Bool { rawValue >= 5 }
 
-    public func uprightSize(of size: Size) -> Size {
-        swapsAxes ? Size(width: size.height, height: size.width) : size
-    }
-
     /// Maps a W x H buffer onto the upright image:
     /// 1 (x, y), 2 (W-x, y), 3 (W-x, H-y), 4 (x, H-y),
     /// 5 (y, x), 6 (H-y, x), 7 (H-y, W-x), 8 (y, W-x).
@@ -230,6 +226,8 @@ public struct PreviewGeometry: Hashable, Sendable {
     public let mirrored: Bool
     public let previewSize: PixelSize
     public let gravity: Gravity
+    /// The aperture's size once upright (W' x H').
+    public let uprightSize: PixelSize
 
     /// `aperture` defaults to the whole frame; `previewSize` to the upright aperture's size.
     public init(
@@ -246,9 +244,9 @@ public struct PreviewGeometry: Hashable, Sendable {
         guard aperture.isInside(frameSize) else {
             throw GeometryError(option: .aperture, description: "aperture \(aperture) is not inside the \(frameSize) frame")
         }
-        let upright = orientation.swapsAxes
+        let uprightSize = orientation.swapsAxes
             ? PixelSize(width: aperture.height, height: aperture.width) : aperture.size
-        let previewSize = previewSize ?? upright
+        let previewSize = previewSize ?? uprightSize
         guard previewSize.width > 0, previewSize.height > 0 else {
             throw GeometryError(option: .preview, description: "preview size \(previewSize) is empty")
         }
@@ -258,11 +256,7 @@ public struct PreviewGeometry: Hashable, Sendable {
         self.mirrored = mirrored
         self.previewSize = previewSize
         self.gravity = gravity
-    }
-
-    /// The aperture's size once upright (W' x H').
-    public var uprightSize: PixelSize {
-        orientation.swapsAxes ? PixelSize(width: aperture.height, height: aperture.width) : aperture.size
+        self.uprightSize = uprightSize
     }
 
     /// Steps 1-2: buffer coordinates to upright aperture coordinates.
