@@ -64,9 +64,8 @@ public enum ImageFile {
         var error = cfd_error()
         let status = bytes.withUnsafeBufferPointer { cfd_decode_image($0.baseAddress, $0.count, &image, &error) }
         guard status == CFD_OK, let pixels = image.pixels else {
-            let reason = status == CFD_ERROR_DECODE
-                ? "not a JPEG, PNG or other format OpenCV reads, or truncated" : error.text
-            throw .undecodable(path: source, reason: reason)
+            // OpenCV's own text for these is an assertion message; say it plainly.
+            throw .undecodable(path: source, reason: "not a JPEG, PNG or other image OpenCV reads, or damaged or too large")
         }
         defer { cfd_image_free(&image) }
         return Frame(copying: pixels, width: Int(image.width), height: Int(image.height), bytesPerRow: image.stride)
