@@ -4,7 +4,7 @@ import PackageDescription
 /// OpenCV's headers live under /usr/include/opencv4 on Debian; only the modules
 /// facecam calls are linked, not everything `pkg-config opencv4 --libs` lists.
 let openCVFlags: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4"])]
-let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_imgcodecs"]
+let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_imgcodecs", "opencv_videoio"]
     .map { .linkedLibrary($0) }
 
 let package = Package(

@@ -1,62 +1,24 @@
 #include "cfd.h"
+#include "shim.hpp"
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <exception>
-#include <string>
 #include <vector>
 
 struct cfd_detector {
     cv::CascadeClassifier classifier;
 };
 
+using cfd::fail;
+using cfd::guarded;
+using cfd::invalid;
+using cfd::valid_view;
+
 namespace {
-
-void set_error(cfd_error *error, cfd_status status, const char *message) {
-    if (error == nullptr) return;
-    error->status = status;
-    std::snprintf(error->message, sizeof error->message, "%s", message);
-}
-
-void clear_error(cfd_error *error) {
-    if (error == nullptr) return;
-    error->status = CFD_OK;
-    error->message[0] = '\0';
-}
-
-/* Runs `body`, turning every exception into a status and message. */
-template <typename Body>
-cfd_status guarded(cfd_error *error, Body &&body) {
-    clear_error(error);
-    try {
-        return body();
-    } catch (const cv::Exception &e) {
-        set_error(error, CFD_ERROR_OPENCV, e.what());
-        return CFD_ERROR_OPENCV;
-    } catch (const std::exception &e) {
-        set_error(error, CFD_ERROR_INTERNAL, e.what());
-        return CFD_ERROR_INTERNAL;
-    } catch (...) {
-        set_error(error, CFD_ERROR_INTERNAL, "unknown C++ exception");
-        return CFD_ERROR_INTERNAL;
-    }
-}
-
-cfd_status invalid(cfd_error *error, const char *message) {
-    set_error(error, CFD_ERROR_INVALID_ARGUMENT, message);
-    return CFD_ERROR_INVALID_ARGUMENT;
-}
-
-bool valid_view(const cfd_image_view *image) {
-    return image != nullptr && image->pixels != nullptr && image->width > 0 && image->height > 0 &&
-           image->stride >= static_cast<size_t>(image->width) * 4;
-}
 
 bool aperture_inside(const cfd_image_view *image, cfd_rect aperture) {
     return aperture.x >= 0 && aperture.y >= 0 && aperture.width > 0 && aperture.height > 0 &&
@@ -113,8 +75,7 @@ cfd_detector *cfd_detector_create(const char *cascade_path, cfd_error *error) {
         }
         if (!loaded) {
             delete detector;
-            set_error(error, CFD_ERROR_CASCADE, "not a cascade classifier OpenCV can load");
-            return CFD_ERROR_CASCADE;
+            return fail(error, CFD_ERROR_CASCADE, "not a cascade classifier OpenCV can load");
         }
         result = detector;
         return CFD_OK;
@@ -161,6 +122,22 @@ cfd_status cfd_detect(cfd_detector *detector, const cfd_image_view *image, cfd_r
     });
 }
 
+void cfd_set_opencv_threads(int32_t threads) {
+    try {
+        cv::setNumThreads(threads);
+    } catch (...) {
+        // Only a hint: OpenCV keeps its current pool.
+    }
+}
+
+int32_t cfd_opencv_threads(void) {
+    try {
+        return cv::getNumThreads();
+    } catch (...) {
+        return 1;
+    }
+}
+
 void cfd_rects_free(cfd_rects *rects) {
     if (rects == nullptr) return;
     std::free(rects->rects);
@@ -173,14 +150,12 @@ cfd_status cfd_decode_image(const uint8_t *data, size_t size, cfd_image *image, 
         if (image == nullptr) return invalid(error, "null argument");
         *image = cfd_image{nullptr, 0, 0, 0};
         if (data == nullptr || size == 0) {
-            set_error(error, CFD_ERROR_DECODE, "empty file");
-            return CFD_ERROR_DECODE;
+            return fail(error, CFD_ERROR_DECODE, "empty file");
         }
         cv::Mat encoded(1, static_cast<int>(size), CV_8UC1, const_cast<uint8_t *>(data));
         cv::Mat bgr = cv::imdecode(encoded, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
         if (bgr.empty()) {
-            set_error(error, CFD_ERROR_DECODE, "not an image OpenCV can decode, or truncated");
-            return CFD_ERROR_DECODE;
+            return fail(error, CFD_ERROR_DECODE, "not an image OpenCV can decode, or truncated");
         }
         size_t stride = static_cast<size_t>(bgr.cols) * 4;
         auto pixels = static_cast<uint8_t *>(std::malloc(stride * static_cast<size_t>(bgr.rows)));

@@ -6,7 +6,7 @@ import Musl
 internal import CFaceDetect
 
 /// Draws frames as the preview shows them, with each face's preview rect
-/// outlined, and saves them as JPEG files in a directory.
+/// outlined (`render`), and saves them as JPEG files in a directory (`save`).
 public struct Annotator {
     public static let outlineColour = BGRA(blue: 0, green: 255, red: 0)
 
@@ -60,14 +60,11 @@ public struct Annotator {
         return preview
     }
 
-    /// Renders and saves one frame as `<name>.jpg` (`<name>-2.jpg`, ... when
+    /// Saves a rendered preview as `<name>.jpg` (`<name>-2.jpg`, ... when
     /// that name was already used) and returns the file's path.
     @discardableResult
-    public mutating func save(
-        _ frame: Frame, faces: [Face], geometry: PreviewGeometry, name: String
-    ) throws(FaceCamError) -> String {
+    public mutating func save(_ preview: Frame, name: String) throws(FaceCamError) -> String {
         let path = directory + "/" + uniqueName(name) + ".jpg"
-        let preview = try Annotator.render(frame, faces: faces, geometry: geometry)
         let bytes: [UInt8]
         do {
             bytes = try JPEG.encode(preview, quality: quality)

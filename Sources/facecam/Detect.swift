@@ -21,30 +21,26 @@ struct Detect: ParsableCommand {
     @OptionGroup(title: "Output") var output: OutputOptions
 
     func run() throws {
-        let detector = try detector.makeDetector()
-        let (writer, annotator) = try output.makeSinks()
-        let processor = FrameProcessor(detector: detector, settings: geometry.settings, writer: writer, annotator: annotator)
-
-        var failed = false
-        var tooFewFaces = false
+        let session = try Session(detector: detector, output: output)
+        let settings = geometry.settings
         for item in StillImageInputs(paths: paths, recursive: recursive) {
+            if session.sink.stopped { break }
             do throws(FaceCamError) {
                 switch item {
                 case .failure(let error):
                     throw error
                 case .file(let path):
                     let frame = try ImageFile.load(path)
-                    let result = try processor.process(frame, source: path, index: 0, time: 0, annotationName: stem(of: path))
-                    if let minFaces = output.minFaces, result.faces.count < minFaces { tooFewFaces = true }
+                    session.pipeline.submit(FrameJob(
+                        source: path, index: 0, time: 0, frame: frame,
+                        geometry: try settings.geometry(for: frame.size, source: path),
+                        annotationName: output.annotate == nil ? nil : stem(of: path)))
                 }
             } catch {
-                report(error.description)
-                if case .output = error { throw Status.failure }
-                failed = true
+                session.pipeline.submit(failure: error)
             }
         }
-        if failed { throw Status.failure }
-        if tooFewFaces { throw Status.tooFewFaces }
+        try session.finish()
     }
 }
 

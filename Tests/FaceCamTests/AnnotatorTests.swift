@@ -74,8 +74,9 @@ struct AnnotatorTests {
         let faces = try FaceDetector(cascade: Cascade(resolving: Cascade.defaultName)).detect(in: frame, geometry: geometry)
         #expect(faces.count == 1)
         var annotator = try Annotator(directory: directory.path)
-        let first = try annotator.save(frame, faces: faces, geometry: geometry, name: "portrait-8")
-        let second = try annotator.save(frame, faces: faces, geometry: geometry, name: "portrait-8")
+        let preview = try Annotator.render(frame, faces: faces, geometry: geometry)
+        let first = try annotator.save(preview, name: "portrait-8")
+        let second = try annotator.save(preview, name: "portrait-8")
         #expect(first == directory.path + "/portrait-8.jpg")
         #expect(second == directory.path + "/portrait-8-2.jpg")
 

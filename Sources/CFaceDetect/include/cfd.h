@@ -24,7 +24,8 @@ typedef enum {
     CFD_ERROR_CASCADE = 2,          /* the cascade file could not be loaded */
     CFD_ERROR_DECODE = 3,           /* the bytes are not an image OpenCV can decode */
     CFD_ERROR_OPENCV = 4,           /* OpenCV raised cv::Exception */
-    CFD_ERROR_INTERNAL = 5          /* std::exception or anything else */
+    CFD_ERROR_INTERNAL = 5,         /* std::exception or anything else */
+    CFD_END_OF_STREAM = 6           /* a video has no more frames: not an error */
 } cfd_status;
 
 typedef struct {
@@ -103,6 +104,43 @@ void cfd_image_free(cfd_image *image);
 cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, const double inverse_map[6],
                            uint8_t *destination, int32_t width, int32_t height, size_t stride,
                            cfd_error *error);
+
+/* Sets the size of OpenCV's own thread pool (cv::setNumThreads); 0 runs OpenCV's loops on the caller's thread. */
+void cfd_set_opencv_threads(int32_t threads);
+int32_t cfd_opencv_threads(void);
+
+/* ---- Video files through cv::VideoCapture (FFmpeg back end) ---- */
+
+typedef struct cfd_video_reader cfd_video_reader;
+
+typedef struct {
+    int32_t width;            /* of the decoded frames, as stored (before any rotation) */
+    int32_t height;
+    double frames_per_second; /* 0 when the container does not say */
+    int64_t frame_count;      /* the container's count or estimate; 0 when unknown */
+    int32_t rotation;         /* clockwise degrees (0, 90, 180, 270) a player turns the frames to show them */
+} cfd_video_info;
+
+/* Opens a video file; frames come out as stored, never auto-rotated. NULL and `error` on failure. */
+cfd_video_reader *cfd_video_open(const char *path, cfd_video_info *info, cfd_error *error);
+
+/*
+ * Reads the next frame. With `decode` non-zero the frame is written as BGRA
+ * into `pixels` (info.height rows of `stride` bytes); with `decode` zero it is
+ * skipped more cheaply. `time` receives its presentation time in seconds.
+ * Returns CFD_OK, CFD_END_OF_STREAM when no frame is left, or an error.
+ */
+cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode, uint8_t *pixels, size_t stride,
+                          double *time, cfd_error *error);
+void cfd_video_close(cfd_video_reader *reader);
+
+typedef struct cfd_video_writer cfd_video_writer;
+
+/* Opens a video file for writing; the codec follows the extension (.avi: MJPEG, .mp4/.mov: MPEG-4 part 2, .mkv: MJPEG). */
+cfd_video_writer *cfd_video_writer_open(const char *path, int32_t width, int32_t height, double frames_per_second,
+                                        cfd_error *error);
+cfd_status cfd_video_writer_write(cfd_video_writer *writer, const cfd_image_view *frame, cfd_error *error);
+void cfd_video_writer_close(cfd_video_writer *writer);
 
 #ifdef __cplusplus
 }

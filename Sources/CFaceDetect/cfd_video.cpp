@@ -1,0 +1,149 @@
+#include "cfd.h"
+#include "shim.hpp"
+
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+
+#include <cctype>
+#include <memory>
+#include <string>
+
+using cfd::fail;
+using cfd::guarded;
+using cfd::invalid;
+using cfd::valid_view;
+
+struct cfd_video_reader {
+    cv::VideoCapture capture;
+    cfd_video_info info;
+    cv::Mat bgr;
+};
+
+struct cfd_video_writer {
+    cv::VideoWriter writer;
+    int32_t width;
+    int32_t height;
+    cv::Mat bgr;
+};
+
+namespace {
+
+/*
+ * The clockwise turn a player gives the frames. OpenCV 4.6.0 reports
+ * CAP_PROP_ORIENTATION_META in the opposite direction to 4.5 and to FFmpeg's
+ * own players (opencv/opencv#22088), so there it is turned back.
+ */
+int32_t clockwise_rotation(double meta) {
+    int32_t degrees = ((cvRound(meta) % 360) + 360) % 360;
+#if CV_VERSION_MAJOR == 4 && CV_VERSION_MINOR == 6
+    degrees = (360 - degrees) % 360;
+#endif
+    return degrees;
+}
+
+int fourcc_for(const std::string &path) {
+    auto dot = path.rfind('.');
+    std::string extension = dot == std::string::npos ? "" : path.substr(dot + 1);
+    for (auto &c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (extension == "mp4" || extension == "mov" || extension == "m4v") return cv::VideoWriter::fourcc('m', 'p', '4', 'v');
+    return cv::VideoWriter::fourcc('M', 'J', 'P', 'G');
+}
+
+} // namespace
+
+extern "C" {
+
+cfd_video_reader *cfd_video_open(const char *path, cfd_video_info *info, cfd_error *error) {
+    cfd_video_reader *result = nullptr;
+    guarded(error, [&]() -> cfd_status {
+        if (path == nullptr || info == nullptr) return invalid(error, "null argument");
+        auto reader = std::make_unique<cfd_video_reader>();
+        if (!reader->capture.open(path, cv::CAP_FFMPEG)) {
+            return fail(error, CFD_ERROR_DECODE, "not a video FFmpeg can open");
+        }
+        // Frames come out as stored; the rotation becomes an orientation in the geometry.
+        reader->capture.set(cv::CAP_PROP_ORIENTATION_AUTO, 0);
+        auto &capture = reader->capture;
+        reader->info = cfd_video_info{
+            static_cast<int32_t>(capture.get(cv::CAP_PROP_FRAME_WIDTH)),
+            static_cast<int32_t>(capture.get(cv::CAP_PROP_FRAME_HEIGHT)),
+            capture.get(cv::CAP_PROP_FPS),
+            static_cast<int64_t>(capture.get(cv::CAP_PROP_FRAME_COUNT)),
+            clockwise_rotation(capture.get(cv::CAP_PROP_ORIENTATION_META)),
+        };
+        if (reader->info.width <= 0 || reader->info.height <= 0) {
+            return fail(error, CFD_ERROR_DECODE, "no video stream");
+        }
+        if (!(reader->info.frames_per_second > 0 && reader->info.frames_per_second < 1000)) {
+            reader->info.frames_per_second = 0;
+        }
+        if (reader->info.frame_count < 0) reader->info.frame_count = 0;
+        *info = reader->info;
+        result = reader.release();
+        return CFD_OK;
+    });
+    return result;
+}
+
+cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode, uint8_t *pixels, size_t stride,
+                          double *time, cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (reader == nullptr || time == nullptr) return invalid(error, "null argument");
+        if (decode && (pixels == nullptr || stride < static_cast<size_t>(reader->info.width) * 4)) {
+            return invalid(error, "malformed destination");
+        }
+        if (!reader->capture.grab()) return CFD_END_OF_STREAM;
+        *time = reader->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
+        if (!decode) return CFD_OK;
+        if (!reader->capture.retrieve(reader->bgr) || reader->bgr.empty()) {
+            return fail(error, CFD_ERROR_DECODE, "the frame could not be decoded");
+        }
+        if (reader->bgr.cols != reader->info.width || reader->bgr.rows != reader->info.height) {
+            return fail(error, CFD_ERROR_DECODE, "the frame size changed mid-stream");
+        }
+        cv::Mat out(reader->info.height, reader->info.width, CV_8UC4, pixels, stride);
+        cv::cvtColor(reader->bgr, out, reader->bgr.channels() == 1 ? cv::COLOR_GRAY2BGRA : cv::COLOR_BGR2BGRA);
+        return CFD_OK;
+    });
+}
+
+void cfd_video_close(cfd_video_reader *reader) {
+    delete reader;
+}
+
+cfd_video_writer *cfd_video_writer_open(const char *path, int32_t width, int32_t height, double frames_per_second,
+                                        cfd_error *error) {
+    cfd_video_writer *result = nullptr;
+    guarded(error, [&]() -> cfd_status {
+        if (path == nullptr || width <= 0 || height <= 0) return invalid(error, "null path or empty size");
+        auto writer = std::make_unique<cfd_video_writer>();
+        writer->width = width;
+        writer->height = height;
+        double fps = frames_per_second > 0 ? frames_per_second : 25;
+        if (!writer->writer.open(path, cv::CAP_FFMPEG, fourcc_for(path), fps, cv::Size(width, height), true)) {
+            return fail(error, CFD_ERROR_DECODE, "FFmpeg cannot write a video there (use .avi, .mkv or .mp4)");
+        }
+        result = writer.release();
+        return CFD_OK;
+    });
+    return result;
+}
+
+cfd_status cfd_video_writer_write(cfd_video_writer *writer, const cfd_image_view *frame, cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (writer == nullptr || !valid_view(frame)) return invalid(error, "null writer or malformed frame");
+        if (frame->width != writer->width || frame->height != writer->height) {
+            return invalid(error, "frame size differs from the video's");
+        }
+        cv::Mat bgra(frame->height, frame->width, CV_8UC4, const_cast<uint8_t *>(frame->pixels), frame->stride);
+        cv::cvtColor(bgra, writer->bgr, cv::COLOR_BGRA2BGR);
+        writer->writer.write(writer->bgr);
+        return CFD_OK;
+    });
+}
+
+void cfd_video_writer_close(cfd_video_writer *writer) {
+    delete writer;
+}
+
+} // extern "C"

@@ -1,0 +1,122 @@
+import Dispatch
+import Foundation
+
+/// One frame to find faces in, with everything needed to report it.
+public struct FrameJob: Sendable {
+    public var source: String
+    public var index: Int
+    public var time: Double
+    public var frame: Frame
+    public var geometry: PreviewGeometry
+    /// Render the preview image too (for annotated JPEGs or video).
+    public var renderPreview: Bool
+    /// The annotated JPEG's file name without extension; nil for no JPEG.
+    public var annotationName: String?
+
+    public init(
+        source: String, index: Int, time: Double, frame: Frame, geometry: PreviewGeometry,
+        renderPreview: Bool = false, annotationName: String? = nil
+    ) {
+        self.source = source
+        self.index = index
+        self.time = time
+        self.frame = frame
+        self.geometry = geometry
+        self.renderPreview = renderPreview || annotationName != nil
+        self.annotationName = annotationName
+    }
+}
+
+/// What became of a submitted frame or failure, delivered in submission order.
+public enum Completion: Sendable {
+    case frame(FrameResult, preview: Frame?, annotationName: String?)
+    case failure(FaceCamError)
+}
+
+/// Detects faces on `jobs` threads, each with its own detector, and hands
+/// completions to `deliver` one at a time on a serial queue, in the order
+/// they were submitted, whatever order the threads finish in. At most
+/// 2 x `jobs` frames are in flight: `submit` waits when that many are.
+/// One thread submits.
+public final class DetectionPipeline: @unchecked Sendable {
+    private let work = DispatchQueue(label: "facecam.detect", attributes: .concurrent)
+    private let delivery = DispatchQueue(label: "facecam.deliver")
+    private let pending = DispatchGroup()
+    private let inFlight: DispatchSemaphore
+    private let freeDetectors: DispatchSemaphore
+    private let deliver: @Sendable (Completion) -> Void
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var detectors: [FaceDetector]
+    private var finished: [Int: Completion] = [:]
+    private var nextToDeliver = 0
+    // Used by the submitting thread only.
+    private var nextSequence = 0
+
+    /// One detector per thread: `detectors.count` is the number of jobs.
+    public init(detectors: [FaceDetector], deliver: @escaping @Sendable (Completion) -> Void) {
+        precondition(!detectors.isEmpty, "a pipeline needs a detector")
+        self.detectors = detectors
+        self.deliver = deliver
+        inFlight = DispatchSemaphore(value: 2 * detectors.count)
+        freeDetectors = DispatchSemaphore(value: detectors.count)
+    }
+
+    public func submit(_ job: FrameJob) {
+        let sequence = take()
+        pending.enter()
+        work.async { [self] in
+            freeDetectors.wait()
+            let detector = lock.withLock { detectors.removeLast() }
+            let completion = Self.process(job, with: detector)
+            lock.withLock { detectors.append(detector) }
+            freeDetectors.signal()
+            complete(sequence, completion)
+            pending.leave()
+        }
+    }
+
+    /// Reports `error` in its place among the frames.
+    public func submit(failure error: FaceCamError) {
+        complete(take(), .failure(error))
+    }
+
+    /// Waits until everything submitted has been delivered.
+    public func finish() {
+        pending.wait()
+        delivery.sync {}
+    }
+
+    private func take() -> Int {
+        inFlight.wait()
+        defer { nextSequence += 1 }
+        return nextSequence
+    }
+
+    private static func process(_ job: FrameJob, with detector: FaceDetector) -> Completion {
+        do {
+            let faces = try detector.detect(in: job.frame, geometry: job.geometry)
+            let result = FrameResult(
+                source: job.source, frame: job.index, time: job.time, size: job.frame.size,
+                previewSize: job.geometry.previewSize, faces: faces)
+            let preview = job.renderPreview ? try Annotator.render(job.frame, faces: faces, geometry: job.geometry) : nil
+            return .frame(result, preview: preview, annotationName: job.annotationName)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func complete(_ sequence: Int, _ completion: Completion) {
+        lock.withLock {
+            finished[sequence] = completion
+            // Queued while holding the lock, so that runs completed on different threads stay in order.
+            while let next = finished.removeValue(forKey: nextToDeliver) {
+                nextToDeliver += 1
+                delivery.async { [self] in
+                    deliver(next)
+                    inFlight.signal()
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Where completions go, in order: results to the writer, previews to
+/// annotated JPEGs and an annotated video, failures to `report`.
+/// Used from one thread at a time (the pipeline's delivery queue); `stopped`
+/// and `summary` may be read from any thread.
+public final class ResultSink: @unchecked Sendable {
+    public struct Summary: Sendable {
+        public var frames = 0
+        public var faces = 0
+        public var failures = 0
+        /// Frames with fewer faces than the sink's minimum.
+        public var framesBelowMinimum = 0
+    }
+
+    private let writer: ResultWriter
+    private var annotator: Annotator?
+    private let videoOutput: (path: String, framesPerSecond: Double)?
+    private var video: VideoWriter?
+    private let minimumFaces: Int
+    private let report: @Sendable (String) -> Void
+    private let progress: (@Sendable (FrameResult) -> Void)?
+    private let lock = NSLock()
+    private var state = (summary: Summary(), stopped: false)
+
+    /// `report` receives one line per failure; `progress` sees every result after it is written.
+    public init(
+        writer: ResultWriter, annotator: Annotator? = nil, videoOutput: (path: String, framesPerSecond: Double)? = nil,
+        minimumFaces: Int = 0, report: @escaping @Sendable (String) -> Void,
+        progress: (@Sendable (FrameResult) -> Void)? = nil
+    ) {
+        self.writer = writer
+        self.annotator = annotator
+        self.videoOutput = videoOutput
+        self.minimumFaces = minimumFaces
+        self.report = report
+        self.progress = progress
+    }
+
+    /// True once results can no longer be written: stop submitting.
+    public var stopped: Bool { lock.withLock { state.stopped } }
+    public var summary: Summary { lock.withLock { state.summary } }
+
+    public func consume(_ completion: Completion) {
+        if stopped { return }
+        switch completion {
+        case .failure(let error):
+            fail(error)
+        case .frame(let result, let preview, let annotationName):
+            do {
+                try writer.write(result)
+            } catch {
+                fail(.output(error))
+                return
+            }
+            lock.withLock {
+                state.summary.frames += 1
+                state.summary.faces += result.faces.count
+                if result.faces.count < minimumFaces { state.summary.framesBelowMinimum += 1 }
+            }
+            if let preview {
+                do {
+                    try save(preview, annotationName: annotationName)
+                } catch {
+                    fail(error)
+                }
+            }
+            progress?(result)
+        }
+    }
+
+    private func save(_ preview: Frame, annotationName: String?) throws(FaceCamError) {
+        if let annotationName {
+            try annotator?.save(preview, name: annotationName)
+        }
+        if let videoOutput {
+            if video == nil {
+                video = try VideoWriter(path: videoOutput.path, size: preview.size, framesPerSecond: videoOutput.framesPerSecond)
+            }
+            try video?.append(preview)
+        }
+    }
+
+    private func fail(_ error: FaceCamError) {
+        report(error.description)
+        lock.withLock {
+            state.summary.failures += 1
+            if case .output = error { state.stopped = true }
+        }
+    }
+}
