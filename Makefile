@@ -5,13 +5,17 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD := .build/debug
 FACECAM := $(BUILD)/facecam
 DEMO := .build/demo
+BENCH := .build/bench
+OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
 # What facecam needs to build and run, and what its tests need beside that
 # (python3-opencv runs the independent OpenCV reference).
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev
 TEST_PACKAGES := $(PACKAGES) python3-opencv
+# make bench compares with GStreamer's facedetect element too.
+BENCH_PACKAGES := $(TEST_PACKAGES) g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good
 
-.PHONY: all deps test-deps build demo test fixtures clean
+.PHONY: all deps test-deps bench-deps build demo test bench fixtures clean
 
 all: build
 
@@ -29,6 +33,9 @@ deps:
 
 test-deps:
 	$(call install-missing,$(TEST_PACKAGES))
+
+bench-deps:
+	$(call install-missing,$(BENCH_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -53,6 +60,14 @@ test: test-deps
 	$(PYTHON) Tests/Reference/opencv_faces.py check Fixtures
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# facecam video beside OpenCV alone and GStreamer on a 300-frame 640x480 clip made from Fixtures/.
+bench: bench-deps
+	$(SWIFT) build -c release
+	@mkdir -p $(BENCH)
+	g++ -O2 -o $(BENCH)/reference_loop Tests/Bench/reference_loop.cpp $(OPENCV_FLAGS)
+	@test -f $(BENCH)/clip.avi || $(PYTHON) Tests/Reference/opencv_faces.py clip Fixtures $(BENCH)/clip.avi 300
+	$(PYTHON) Tests/Bench/bench.py --facecam .build/release/facecam --reference $(BENCH)/reference_loop --clip $(BENCH)/clip.avi
 
 # Rebuilds Fixtures/ from ../shared/fixture-sources and recomputes the expectations with OpenCV.
 fixtures: test-deps

@@ -5,6 +5,7 @@
 #include <opencv2/videoio.hpp>
 
 #include <cctype>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -41,6 +42,16 @@ int32_t clockwise_rotation(double meta) {
     return degrees;
 }
 
+/*
+ * FFmpeg logs damaged input on stderr ("moov atom not found", "overread");
+ * facecam reports each bad file itself, as one line. OpenCV reads this
+ * variable once, before its first capture; a user's own setting is kept.
+ */
+void quiet_ffmpeg_logging() {
+    static const bool done = [] { return setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0) == 0; }();
+    (void)done;
+}
+
 int fourcc_for(const std::string &path) {
     auto dot = path.rfind('.');
     std::string extension = dot == std::string::npos ? "" : path.substr(dot + 1);
@@ -57,9 +68,10 @@ cfd_video_reader *cfd_video_open(const char *path, cfd_video_info *info, cfd_err
     cfd_video_reader *result = nullptr;
     guarded(error, [&]() -> cfd_status {
         if (path == nullptr || info == nullptr) return invalid(error, "null argument");
+        quiet_ffmpeg_logging();
         auto reader = std::make_unique<cfd_video_reader>();
         if (!reader->capture.open(path, cv::CAP_FFMPEG)) {
-            return fail(error, CFD_ERROR_DECODE, "not a video FFmpeg can open");
+            return fail(error, CFD_ERROR_DECODE, "FFmpeg cannot open it");
         }
         // Frames come out as stored; the rotation becomes an orientation in the geometry.
         reader->capture.set(cv::CAP_PROP_ORIENTATION_AUTO, 0);
@@ -116,6 +128,7 @@ cfd_video_writer *cfd_video_writer_open(const char *path, int32_t width, int32_t
     cfd_video_writer *result = nullptr;
     guarded(error, [&]() -> cfd_status {
         if (path == nullptr || width <= 0 || height <= 0) return invalid(error, "null path or empty size");
+        quiet_ffmpeg_logging();
         auto writer = std::make_unique<cfd_video_writer>();
         writer->width = width;
         writer->height = height;

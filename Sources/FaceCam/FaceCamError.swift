@@ -9,6 +9,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case unreadable(SystemError)
     /// The file's bytes are not an image facecam can decode.
     case undecodable(path: String, reason: String)
+    /// The file is not a video FFmpeg can open.
+    case undecodableVideo(path: String, reason: String)
     /// A video frame could not be decoded, or the video ended early.
     case videoFrame(path: String, frame: Int, reason: String)
     /// The geometry does not fit this frame (for example the aperture is larger than the image).
@@ -31,6 +33,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             return "\(error.path ?? ""): cannot read (\(error.call): \(error.reason))"
         case .undecodable(let path, let reason):
             return "\(path): not a readable image: \(reason)"
+        case .undecodableVideo(let path, let reason):
+            return "\(path): not a video facecam can read: \(reason)"
         case .videoFrame(let path, let frame, let reason):
             return "\(path): frame \(frame): \(reason)"
         case .geometry(let source, let error):

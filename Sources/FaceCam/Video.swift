@@ -26,11 +26,11 @@ public final class VideoReader {
         } catch {
             throw .unreadable(error)
         }
-        guard kind == .regular else { throw .undecodable(path: path, reason: "not a regular file") }
+        guard kind == .regular else { throw .undecodableVideo(path: path, reason: "not a regular file") }
         var info = cfd_video_info()
         var error = cfd_error()
         guard let handle = cfd_video_open(path, &info, &error) else {
-            throw .undecodable(path: path, reason: "\(error.text); not a video facecam can read")
+            throw .undecodableVideo(path: path, reason: error.text)
         }
         self.path = path
         self.handle = handle

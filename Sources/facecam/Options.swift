@@ -72,10 +72,17 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Frames detected in parallel (default: the number of cores).", valueName: "N"))
     var jobs = ProcessInfo.processInfo.activeProcessorCount
 
-    /// OpenCV's own pool would split each frame's search over the cores the
-    /// jobs already use; measured with `make bench`, one job per core with
-    /// OpenCV single-threaded is the faster arrangement (see README).
-    var openCVThreads: Int { jobs > 1 ? 1 : ProcessInfo.processInfo.activeProcessorCount }
+    @Option(name: .customLong("opencv-threads"), help: ArgumentHelp(
+        "Threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, else the number of cores).",
+        valueName: "N"))
+    var openCVThreadsOption: Int?
+
+    /// With several jobs OpenCV's pool would split each frame's search over
+    /// cores the jobs already use; `make bench` measures the arrangements side
+    /// by side, and one job per core with OpenCV on one thread came out faster.
+    var openCVThreads: Int {
+        openCVThreadsOption ?? (jobs > 1 ? 1 : ProcessInfo.processInfo.activeProcessorCount)
+    }
 
     func validate() throws {
         guard scaleFactor > 1, scaleFactor.isFinite else {
@@ -83,6 +90,9 @@ struct DetectorOptions: ParsableArguments {
         }
         guard minNeighbors >= 0 else { throw ValidationError("--min-neighbors must be 0 or more") }
         guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 256") }
+        if let openCVThreadsOption, !(1...256).contains(openCVThreadsOption) {
+            throw ValidationError("--opencv-threads must be from 1 to 256")
+        }
         guard minSize.width >= 0, minSize.height >= 0 else { throw ValidationError("--min-size must not be negative") }
         if let maxSize {
             guard maxSize.width > 0, maxSize.height > 0 else { throw ValidationError("--max-size must be positive") }

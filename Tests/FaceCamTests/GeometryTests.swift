@@ -206,3 +206,27 @@ struct GeometryPropertyTests {
         #expect(AffineTransform(a: 0, b: 0, c: 0, d: 0, tx: 1, ty: 1).inverted() == nil)
     }
 }
+
+struct OrientationCompositionTests {
+    @Test func handWorkedCompositions() {
+        // Two quarter turns clockwise are a half turn; a quarter each way cancels.
+        #expect(Orientation.right.followed(by: .right) == .down)
+        #expect(Orientation.right.followed(by: .left) == .up)
+        #expect(Orientation.down.followed(by: .down) == .up)
+        // 6 then 2: (x, y) -> (H - y, x) -> (H - (H - y), x) = (y, x), which is 5.
+        #expect(Orientation.right.followed(by: .upMirrored) == .leftMirrored)
+        #expect(Orientation.upMirrored.followed(by: .upMirrored) == .up)
+        for orientation in Orientation.allCases {
+            #expect(Orientation.up.followed(by: orientation) == orientation)
+            #expect(orientation.followed(by: .up) == orientation)
+        }
+    }
+
+    @Test func clockwiseRotations() {
+        #expect(Orientation(clockwiseRotation: 0) == .up)
+        #expect(Orientation(clockwiseRotation: 90) == .right)
+        #expect(Orientation(clockwiseRotation: 180) == .down)
+        #expect(Orientation(clockwiseRotation: 270) == .left)
+        #expect(Orientation(clockwiseRotation: 45) == nil)
+    }
+}

@@ -9,12 +9,15 @@ Boxes are mapped back to buffer coordinates by carrying each pixel's buffer
 index through the same numpy reorientation, not by a formula.
 
   opencv_faces.py detect [options] IMAGE...     one JSON object per image
-  opencv_faces.py fixtures SOURCES OUT          synthesise Fixtures/ frames and expectations
+  opencv_faces.py video [options] VIDEO...      one JSON object per frame
+  opencv_faces.py fixtures SOURCES OUT          synthesise Fixtures/ frames, clips and expectations
+  opencv_faces.py clip FIXTURES OUT FRAMES      synthesise a 640x480 MJPEG clip (for make bench)
   opencv_faces.py check FIXTURES                recompute expectations; exit 1 on any difference
 """
 import argparse
 import json
 import os
+import struct
 import sys
 
 import cv2
@@ -47,22 +50,61 @@ def cascade_path(name):
     raise SystemExit(f"cascade {name} not found")
 
 
-def detect(image_path, cascade="haarcascade_frontalface_alt2", scale_factor=1.1, min_neighbors=3,
-           min_size=(30, 30), max_size=(0, 0), orientation=1, aperture=None):
-    """Face boxes [x, y, w, h] in buffer coordinates, sorted by y, x, w, h."""
-    image = cv2.imread(image_path, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+def read_image(path):
+    image = cv2.imread(path, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
     if image is None:
-        raise SystemExit(f"cannot read {image_path}")
+        raise SystemExit(f"cannot read {path}")
+    return image
+
+
+_classifiers = {}
+
+
+def classifier_for(cascade):
+    if cascade not in _classifiers:
+        _classifiers[cascade] = cv2.CascadeClassifier(cascade_path(cascade))
+    return _classifiers[cascade]
+
+
+# The clockwise turn a player gives a video's frames. OpenCV 4.6.0 reports
+# CAP_PROP_ORIENTATION_META the other way round (opencv/opencv#22088).
+def clockwise_rotation(meta):
+    degrees = int(round(meta)) % 360
+    return (360 - degrees) % 360 if cv2.__version__.startswith("4.6.") else degrees
+
+
+ORIENTATION_FOR_ROTATION = {0: 1, 90: 6, 180: 3, 270: 8}
+
+
+def video_frames(path):
+    """(index, seconds, BGR frame, orientation) for every frame, decoded as stored."""
+    capture = cv2.VideoCapture(path, cv2.CAP_FFMPEG)
+    if not capture.isOpened():
+        raise SystemExit(f"cannot open {path}")
+    capture.set(cv2.CAP_PROP_ORIENTATION_AUTO, 0)
+    orientation = ORIENTATION_FOR_ROTATION[clockwise_rotation(capture.get(cv2.CAP_PROP_ORIENTATION_META))]
+    index = 0
+    while True:
+        ok, frame = capture.read()
+        if not ok:
+            return
+        yield index, capture.get(cv2.CAP_PROP_POS_MSEC) / 1000, frame, orientation
+        index += 1
+
+
+def detect(image, cascade="haarcascade_frontalface_alt2", scale_factor=1.1, min_neighbors=3,
+           min_size=(30, 30), max_size=(0, 0), orientation=1, aperture=None):
+    """Face boxes [x, y, w, h] in the BGR image's buffer coordinates, sorted by y, x, w, h."""
     height, width = image.shape[:2]
     ax, ay, aw, ah = aperture or (0, 0, width, height)
     if not (0 <= ax and 0 <= ay and 0 < aw <= width - ax and 0 < ah <= height - ay):
-        raise SystemExit(f"aperture {aperture} is not inside the {width}x{height} image {image_path}")
+        raise SystemExit(f"aperture {aperture} is not inside the {width}x{height} image")
     rows, cols = np.mgrid[ay:ay + ah, ax:ax + aw]
     upright = np.ascontiguousarray(UPRIGHT[orientation](image[ay:ay + ah, ax:ax + aw]))
     upright_rows = UPRIGHT[orientation](rows)
     upright_cols = UPRIGHT[orientation](cols)
     grey = cv2.equalizeHist(cv2.cvtColor(upright, cv2.COLOR_BGR2GRAY))
-    classifier = cv2.CascadeClassifier(cascade_path(cascade))
+    classifier = classifier_for(cascade)
     found = classifier.detectMultiScale(grey, scaleFactor=scale_factor, minNeighbors=min_neighbors, flags=0,
                                         minSize=tuple(min_size), maxSize=tuple(max_size))
     boxes = []
@@ -94,9 +136,56 @@ def cases():
 def expectations(fixtures):
     lines = []
     for path, options in cases():
-        boxes = detect(os.path.join(fixtures, path), **options)
+        boxes = detect(read_image(os.path.join(fixtures, path)), **options)
         lines.append(json.dumps({"file": path, "options": options, "boxes": boxes}, sort_keys=True))
+    for clip in VIDEO_CLIPS:
+        for index, seconds, frame, orientation in video_frames(os.path.join(fixtures, clip)):
+            boxes = detect(frame, orientation=orientation)
+            lines.append(json.dumps({"file": clip, "frame": index, "time": seconds, "boxes": boxes}, sort_keys=True))
     return "\n".join(lines) + "\n"
+
+
+VIDEO_CLIPS = ("video/pan-zoom.avi", "video/rotated.mp4")
+
+
+def render_clip(source, path, size, frames, fps, fourcc, centre, zoom, angle):
+    """Writes `frames` views of `source`: at frame i, the window around centre(t) scaled by zoom(t) and
+    turned by angle(t) degrees, t = i / (frames - 1); returns the frames written."""
+    writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*fourcc), fps, size)
+    if not writer.isOpened():
+        raise SystemExit(f"cannot write {path}")
+    written = []
+    for i in range(frames):
+        t = i / max(frames - 1, 1)
+        cx, cy = centre(t)
+        m = cv2.getRotationMatrix2D((cx, cy), angle(t), zoom(t))
+        m[0, 2] += size[0] / 2 - cx
+        m[1, 2] += size[1] / 2 - cy
+        frame = cv2.warpAffine(source, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        writer.write(frame)
+        written.append(frame)
+    writer.release()
+    return written
+
+
+def pan_zoom_clip(fixtures, path, size, frames, fps):
+    """The two-faces frame panned left to right, zoomed in and out, swaying by up to 6 degrees."""
+    source = read_image(os.path.join(fixtures, "images", "two-faces.jpg"))
+    render_clip(source, path, size, frames, fps, "MJPG",
+                centre=lambda t: (330 + 360 * t, 250), zoom=lambda t: 0.75 + 0.25 * np.sin(np.pi * t) ** 2,
+                angle=lambda t: 6 * np.sin(2 * np.pi * t))
+
+
+def set_clockwise_rotation(path, degrees):
+    """Writes a display matrix into an MP4's track header, as a phone does for a portrait video."""
+    data = bytearray(open(path, "rb").read())
+    tkhd = data.find(b"tkhd")
+    matrix = tkhd + 4 + 4 + (32 if data[tkhd + 4] == 1 else 20) + 16
+    one, minus, w = 0x00010000, 0xFFFF0000, 0x40000000
+    data[matrix:matrix + 36] = struct.pack(">9I", *{
+        90: (0, one, 0, minus, 0, 0, 0, 0, w), 180: (minus, 0, 0, 0, minus, 0, 0, 0, w),
+        270: (0, minus, 0, one, 0, 0, 0, 0, w)}[degrees])
+    open(path, "wb").write(data)
 
 
 def make_fixtures(sources, out):
@@ -117,6 +206,15 @@ def make_fixtures(sources, out):
     for k in range(1, 9):
         stored = np.ascontiguousarray(UPRIGHT[INVERSE[k]](portrait))
         cv2.imwrite(os.path.join(out, "orientations", f"portrait-{k}.jpg"), stored, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    os.makedirs(os.path.join(out, "video"), exist_ok=True)
+    pan_zoom_clip(out, os.path.join(out, "video", "pan-zoom.avi"), (480, 360), 36, 12)
+    # A portrait stored turned a quarter to the left, as a phone held upright stores it, with the
+    # rotation metadata that tells players to turn it a quarter clockwise.
+    stored = np.ascontiguousarray(np.rot90(portrait, 1))
+    rotated = os.path.join(out, "video", "rotated.mp4")
+    render_clip(stored, rotated, (512, 400), 24, 12, "mp4v",
+                centre=lambda t: (256, 200), zoom=lambda t: 1 + 0.15 * t, angle=lambda t: 0)
+    set_clockwise_rotation(rotated, 90)
     with open(os.path.join(out, "expectations.jsonl"), "w") as f:
         f.write(expectations(out))
 
@@ -133,6 +231,13 @@ def main():
     d.add_argument("--max-size", type=int, nargs=2, default=[0, 0])
     d.add_argument("--orientation", type=int, default=1)
     d.add_argument("--aperture", type=int, nargs=4)
+    v = sub.add_parser("video")
+    v.add_argument("videos", nargs="+")
+    v.add_argument("--every", type=int, default=1)
+    k = sub.add_parser("clip")
+    k.add_argument("fixtures")
+    k.add_argument("out")
+    k.add_argument("frames", type=int)
     f = sub.add_parser("fixtures")
     f.add_argument("sources")
     f.add_argument("out")
@@ -141,9 +246,17 @@ def main():
     args = parser.parse_args()
     if args.command == "detect":
         for image in args.images:
-            boxes = detect(image, args.cascade, args.scale_factor, args.min_neighbors, args.min_size,
+            boxes = detect(read_image(image), args.cascade, args.scale_factor, args.min_neighbors, args.min_size,
                            args.max_size, args.orientation, args.aperture)
             print(json.dumps({"source": image, "boxes": boxes}))
+    elif args.command == "video":
+        for video in args.videos:
+            for index, seconds, frame, orientation in video_frames(video):
+                if index % args.every == 0:
+                    print(json.dumps({"source": video, "frame": index, "time": seconds,
+                                      "boxes": detect(frame, orientation=orientation)}))
+    elif args.command == "clip":
+        pan_zoom_clip(args.fixtures, args.out, (640, 480), args.frames, 30)
     elif args.command == "fixtures":
         make_fixtures(args.sources, args.out)
     else:

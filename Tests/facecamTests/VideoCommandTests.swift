@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// The per-frame lines of Fixtures/expectations.jsonl for one clip: what OpenCV's VideoCapture and
+/// detectMultiScale, called directly by Tests/Reference/opencv_faces.py, give for each frame.
+func videoExpectations(_ clip: String) throws -> [(frame: Int, time: Double, boxes: [[Int]])] {
+    let text = try String(contentsOf: repository.appendingPathComponent("Fixtures/expectations.jsonl"), encoding: .utf8)
+    return try text.split(separator: "\n").compactMap { line in
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+        guard object["file"] as? String == clip, let frame = object["frame"] as? Int else { return nil }
+        return (frame, (object["time"] as! NSNumber).doubleValue, object["boxes"] as! [[Int]])
+    }
+}
+
+struct VideoCommandTests {
+    @Test(arguments: ["video/pan-zoom.avi", "video/rotated.mp4"])
+    func everyFrameMatchesOpenCV(_ clip: String) throws {
+        let expected = try videoExpectations(clip)
+        try #require(expected.count > 20)
+        let result = try facecam("video", "Fixtures/" + clip)
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        try #require(records.count == expected.count)
+        for (record, expectation) in zip(records, expected) {
+            #expect(record["source"] as? String == "Fixtures/" + clip)
+            #expect(record["frame"] as? Int == expectation.frame)
+            #expect(abs((record["time"] as! NSNumber).doubleValue - expectation.time) < 1e-6)
+            #expect(boxes(record) == expectation.boxes, "frame \(expectation.frame)")
+        }
+    }
+
+    @Test func rotationMetadataIsAppliedThenOrientation() throws {
+        // rotated.mp4 stores a 400x512 portrait turned a quarter left, as 512x400, and says "turn 90 clockwise".
+        let upright = try facecam("video", "--every", "100", "Fixtures/video/rotated.mp4").records()
+        #expect(upright.first?["size"] as? [Int] == [512, 400])
+        #expect(upright.first?["preview_size"] as? [Int] == [400, 512])
+        #expect(!boxes(upright[0]).isEmpty)
+        // A further half turn: the preview is upside down, still 400x512, and the box maps to its mirror image.
+        let turned = try facecam("video", "--every", "100", "--orientation", "down", "Fixtures/video/rotated.mp4").records()
+        #expect(turned.first?["preview_size"] as? [Int] == [400, 512])
+    }
+
+    @Test func outputIsByteIdenticalWhateverTheJobs() throws {
+        let one = try facecam("video", "--jobs", "1", "Fixtures/video/pan-zoom.avi")
+        let two = try facecam("video", "--jobs", "2", "Fixtures/video/pan-zoom.avi")
+        let three = try facecam("video", "--jobs", "3", "--opencv-threads", "2", "Fixtures/video/pan-zoom.avi")
+        #expect(one.status == 0 && !one.stdout.isEmpty)
+        #expect(one.stdout == two.stdout)
+        #expect(one.stdout == three.stdout)
+    }
+
+    @Test func everyNthFrameOnly() throws {
+        let expected = try videoExpectations("video/pan-zoom.avi").filter { $0.frame % 5 == 0 }
+        let records = try facecam("video", "--every", "5", "Fixtures/video/pan-zoom.avi").records()
+        #expect(records.map { $0["frame"] as! Int } == expected.map(\.frame))
+        #expect(records.map(boxes) == expected.map(\.boxes))
+    }
+
+    @Test func truncatedFileReportsItsFramesThenOneErrorThenGoesOn() throws {
+        let directory = try temporaryDirectory("truncated")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clip = try Data(contentsOf: URL(fileURLWithPath: fixture("video/pan-zoom.avi")))
+        let truncated = directory.appendingPathComponent("truncated.avi").path
+        try clip.prefix(clip.count * 6 / 10).write(to: URL(fileURLWithPath: truncated))
+        let notVideo = directory.appendingPathComponent("notes.mp4").path
+        try Data("not a video\n".utf8).write(to: URL(fileURLWithPath: notVideo))
+
+        let result = try facecam("video", truncated, notVideo, "Fixtures/video/rotated.mp4")
+        #expect(result.status == 1)
+        let records = try result.records()
+        let fromTruncated = records.filter { $0["source"] as? String == truncated }
+        let expected = try videoExpectations("video/pan-zoom.avi")
+        #expect(fromTruncated.count > 5 && fromTruncated.count < expected.count)
+        #expect(fromTruncated.map(boxes) == expected.prefix(fromTruncated.count).map(\.boxes))
+        #expect(records.filter { $0["source"] as? String == "Fixtures/video/rotated.mp4" }.count == 24)
+        #expect(result.errorLines == [
+            "facecam: \(truncated): frame \(fromTruncated.count): no frame can be read here, but the file announces 36: truncated or damaged",
+            "facecam: \(notVideo): not a video facecam can read: FFmpeg cannot open it",
+        ], "\(result.stderr)")
+    }
+
+    @Test func annotatedFramesAndVideo() throws {
+        let directory = try temporaryDirectory("annotate-video")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let frames = directory.appendingPathComponent("frames").path
+        let video = directory.appendingPathComponent("annotated.avi").path
+        let result = try facecam(
+            "video", "--every", "2", "--annotate", frames, "--annotate-every", "5", "--annotate-video", video,
+            "--preview", "320x240", "Fixtures/video/pan-zoom.avi")
+        #expect(result.status == 0, "\(result.stderr)")
+        // Detected frames are 0, 2, 4, ...; every fifth of those is saved.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: frames).sorted() == [
+            "pan-zoom-000000.jpg", "pan-zoom-000010.jpg", "pan-zoom-000020.jpg", "pan-zoom-000030.jpg",
+        ])
+        // The annotated video holds every detected frame's preview, at the preview's size.
+        let replay = try facecam("video", video).records()
+        #expect(replay.count == 18)
+        #expect(replay.first?["size"] as? [Int] == [320, 240])
+    }
+
+    @Test func annotateVideoTakesOneFile() throws {
+        let result = try facecam("video", "--annotate-video", "/tmp/x.avi", "Fixtures/video/pan-zoom.avi", "Fixtures/video/rotated.mp4")
+        #expect(result.status == 64)
+        #expect(result.errorLines.first?.contains("--annotate-video") == true)
+    }
+}
