@@ -9,6 +9,8 @@ final class ProgressBar: @unchecked Sendable {
     private let lock = NSLock()
     private var file = ""
     private var total = 0
+    /// Frames to come and when reading began, per file.
+    private var expected: [String: (frames: Int, since: Date)] = [:]
     private var done = 0
     private var started = Date()
     private var lastDrawn = Date.distantPast
@@ -17,19 +19,20 @@ final class ProgressBar: @unchecked Sendable {
         self.every = every
     }
 
-    /// A new file whose container announces `frames` frames (0: unknown).
-    func start(file: String, frames: Int) {
-        lock.withLock {
-            if done > 0 { draw(force: true, newline: true) }
-            self.file = file
-            total = frames == 0 ? 0 : (frames + every - 1) / every
-            done = 0
-            started = Date()
-        }
+    /// Registers a file whose container announces `frames` frames (0: unknown).
+    func expect(file: String, frames: Int) {
+        lock.withLock { expected[file] = (frames == 0 ? 0 : (frames + every - 1) / every, Date()) }
     }
 
+    /// Counts a written result; results arrive in order, so a new source means the last one is done.
     func advance(_ result: FrameResult) {
         lock.withLock {
+            if result.source != file {
+                if done > 0 { draw(force: true, newline: true) }
+                file = result.source
+                (total, started) = expected[file] ?? (0, Date())
+                done = 0
+            }
             done += 1
             draw(force: false, newline: false)
         }

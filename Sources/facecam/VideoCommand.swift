@@ -72,7 +72,7 @@ struct Video: ParsableCommand {
         var settings = geometry.settings
         settings.orientation = reader.info.rotation.followed(by: settings.orientation)
         let geometry = try settings.geometry(for: reader.info.size, source: file)
-        progress?.start(file: file, frames: reader.info.frameCount)
+        progress?.expect(file: file, frames: reader.info.frameCount)
         var detected = 0
         while !session.sink.stopped {
             let index = reader.nextIndex
