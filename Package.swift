@@ -27,8 +27,12 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
         .target(
+            name: "CV4L2",
+            linkerSettings: [.linkedLibrary("v4l2")]
+        ),
+        .target(
             name: "FaceCam",
-            dependencies: ["CFaceDetect", "CJPEG"]
+            dependencies: ["CFaceDetect", "CJPEG", "CV4L2"]
         ),
         .executableTarget(
             name: "facecam",
@@ -39,6 +43,7 @@ let package = Package(
         ),
         .testTarget(name: "CFaceDetectTests", dependencies: ["CFaceDetect"]),
         .testTarget(name: "CJPEGTests", dependencies: ["CJPEG"]),
+        .testTarget(name: "CV4L2Tests", dependencies: ["CV4L2"]),
         .testTarget(name: "FaceCamTests", dependencies: ["FaceCam"]),
         .testTarget(name: "facecamTests", dependencies: ["facecam"]),
     ],

@@ -122,6 +122,31 @@ cfd_status cfd_detect(cfd_detector *detector, const cfd_image_view *image, cfd_r
     });
 }
 
+cfd_status cfd_convert_to_bgra(const uint8_t *source, size_t source_stride, cfd_pixel_layout layout,
+                               int32_t width, int32_t height, uint8_t *destination, size_t destination_stride,
+                               cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (source == nullptr || destination == nullptr || width <= 0 || height <= 0 ||
+            destination_stride < static_cast<size_t>(width) * 4) {
+            return invalid(error, "malformed frame");
+        }
+        int type = CV_8UC3, code = cv::COLOR_BGR2BGRA;
+        size_t bytes_per_pixel = 3;
+        switch (layout) {
+        case CFD_PIXELS_BGR24: break;
+        case CFD_PIXELS_RGB24: code = cv::COLOR_RGB2BGRA; break;
+        case CFD_PIXELS_YUYV: type = CV_8UC2; bytes_per_pixel = 2; code = cv::COLOR_YUV2BGRA_YUYV; break;
+        case CFD_PIXELS_UYVY: type = CV_8UC2; bytes_per_pixel = 2; code = cv::COLOR_YUV2BGRA_UYVY; break;
+        default: return invalid(error, "unknown pixel layout");
+        }
+        if (source_stride < static_cast<size_t>(width) * bytes_per_pixel) return invalid(error, "source rows too short");
+        cv::Mat in(height, width, type, const_cast<uint8_t *>(source), source_stride);
+        cv::Mat out(height, width, CV_8UC4, destination, destination_stride);
+        cv::cvtColor(in, out, code);
+        return CFD_OK;
+    });
+}
+
 void cfd_set_opencv_threads(int32_t threads) {
     try {
         cv::setNumThreads(threads);

@@ -11,14 +11,20 @@ public struct FrameResult: Sendable {
     /// The preview the `preview` rects refer to.
     public var previewSize: PixelSize
     public var faces: [Face]
+    /// The capture device's frame counter (live capture only): gaps are dropped frames.
+    public var sequence: Int?
 
-    public init(source: String, frame: Int, time: Double, size: PixelSize, previewSize: PixelSize, faces: [Face]) {
+    public init(
+        source: String, frame: Int, time: Double, size: PixelSize, previewSize: PixelSize, faces: [Face],
+        sequence: Int? = nil
+    ) {
         self.source = source
         self.frame = frame
         self.time = time
         self.size = size
         self.previewSize = previewSize
         self.faces = faces
+        self.sequence = sequence
     }
 }
 

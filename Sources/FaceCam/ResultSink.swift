@@ -2,7 +2,7 @@ import Foundation
 
 /// Where completions go, in order: results to the writer, previews to
 /// annotated JPEGs and an annotated video, failures to `report`.
-/// Used from one thread at a time (the pipeline's delivery queue); `stopped`
+/// Frames come from one thread at a time (the pipeline's delivery queue), failures from any; `stopped`
 /// and `summary` may be read from any thread.
 public final class ResultSink: @unchecked Sendable {
     public struct Summary: Sendable {

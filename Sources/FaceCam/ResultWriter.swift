@@ -39,6 +39,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 + "\"preview\":[\(numbers(face.preview))]}"
         }
         return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
+            + (r.sequence.map { "\"sequence\":\($0)," } ?? "")
             + "\"size\":[\(r.size.width),\(r.size.height)],"
             + "\"preview_size\":[\(r.previewSize.width),\(r.previewSize.height)],"
             + "\"faces\":[\(faces.joined(separator: ","))]}\n"
@@ -73,7 +74,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
 }
 
 /// A JSON string literal for `text`.
-func jsonString(_ text: String) -> String {
+public func jsonString(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
         switch scalar {

@@ -15,7 +15,7 @@ struct FaceCamCommand: ParsableCommand {
             Exit statuses: 0 success; 1 an input or output failed (the others were still \
             processed); 2 some frame had fewer faces than --min-faces; 64 usage error.
             """,
-        subcommands: [Detect.self, Video.self, Map.self])
+        subcommands: [Detect.self, Video.self, Live.self, Devices.self, Map.self])
 
     /// ArgumentParser's own main, but a usage error is one line on standard error.
     static func main() {

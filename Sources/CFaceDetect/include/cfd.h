@@ -109,6 +109,19 @@ cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, cons
 void cfd_set_opencv_threads(int32_t threads);
 int32_t cfd_opencv_threads(void);
 
+/* Uncompressed camera pixel layouts cfd_convert_to_bgra understands. */
+typedef enum {
+    CFD_PIXELS_BGR24 = 1,
+    CFD_PIXELS_RGB24 = 2,
+    CFD_PIXELS_YUYV = 3,
+    CFD_PIXELS_UYVY = 4
+} cfd_pixel_layout;
+
+/* Converts one camera frame (`height` rows of `source_stride` bytes) to BGRA with cv::cvtColor. */
+cfd_status cfd_convert_to_bgra(const uint8_t *source, size_t source_stride, cfd_pixel_layout layout,
+                               int32_t width, int32_t height, uint8_t *destination, size_t destination_stride,
+                               cfd_error *error);
+
 /* ---- Video files through cv::VideoCapture (FFmpeg back end) ---- */
 
 typedef struct cfd_video_reader cfd_video_reader;

@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+
+/// A frame from a camera (or a video played as one), with when it was taken.
+public struct LiveFrame: Sendable {
+    public var frame: Frame
+    /// The capture counter (the V4L2 sequence, or the video's frame index).
+    public var sequence: Int
+    /// Seconds since the first frame, from the capture timestamps.
+    public var time: Double
+    /// When the frame was taken, on CLOCK_MONOTONIC: the start of its latency.
+    public var capturedAt: Double
+
+    public init(frame: Frame, sequence: Int, time: Double, capturedAt: Double) {
+        self.frame = frame
+        self.sequence = sequence
+        self.time = time
+        self.capturedAt = capturedAt
+    }
+}
+
+/// Seconds on CLOCK_MONOTONIC, the clock V4L2 stamps buffers with.
+public func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Counts and latencies of a live run.
+public struct LiveSummary: Sendable, CustomStringConvertible {
+    public var captured: Int
+    public var processed: Int
+    /// Frames replaced while waiting for the detector.
+    public var dropped: Int
+    /// Buffers the driver flagged as damaged or empty.
+    public var skipped: Int
+    /// Capture to result written, in seconds.
+    public var meanLatency: Double
+    public var percentile95Latency: Double
+
+    public var description: String {
+        "captured \(captured) frames, processed \(processed), dropped \(dropped) while the detector was busy"
+            + (skipped > 0 ? ", skipped \(skipped) damaged buffers" : "")
+            + String(format: "; latency from capture to result: mean %.0f ms, 95th percentile %.0f ms",
+                     meanLatency * 1000, percentile95Latency * 1000)
+    }
+}
+
+/// Detects faces in live frames on one serial queue, newest frame first:
+/// while the detector is busy a newer frame replaces the waiting one.
+/// Results are written as soon as each frame is done; annotated JPEGs are
+/// rendered on a queue of their own, which drops in the same way, so they
+/// never slow detection.
+public final class LiveProcessor: @unchecked Sendable {
+    private let detector: FaceDetector
+    private let settings: GeometrySettings
+    private let sink: ResultSink
+    private let source: String
+    private let annotateEvery: Int
+    private var frames: LatestFrameQueue<LiveFrame>!
+    private let annotations: LatestFrameQueue<(Frame, [Face], PreviewGeometry, String)>?
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var offered = 0
+    private var latencies: [Double] = []
+
+    public init(
+        detector: FaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
+        annotator: Annotator?, annotateEvery: Int = 1
+    ) {
+        self.detector = detector
+        self.settings = settings
+        self.sink = sink
+        self.source = source
+        self.annotateEvery = annotateEvery
+        if let annotator {
+            // Used on the annotation queue only.
+            final class Saver: @unchecked Sendable {
+                var annotator: Annotator
+                init(_ annotator: Annotator) { self.annotator = annotator }
+            }
+            let saver = Saver(annotator)
+            annotations = LatestFrameQueue(label: "facecam.annotate") { frame, faces, geometry, name in
+                do throws(FaceCamError) {
+                    try saver.annotator.save(Annotator.render(frame, faces: faces, geometry: geometry), name: name)
+                } catch {
+                    sink.consume(.failure(error))
+                }
+            }
+        } else {
+            annotations = nil
+        }
+        frames = LatestFrameQueue(label: "facecam.live") { [unowned self] in process($0) }
+    }
+
+    public func offer(_ frame: LiveFrame) {
+        lock.withLock { offered += 1 }
+        frames.offer(frame)
+    }
+
+    /// Waits for the frames still queued, then tells what happened.
+    public func finish(skipped: Int) -> LiveSummary {
+        frames.drain()
+        annotations?.drain()
+        return lock.withLock {
+            let sorted = latencies.sorted()
+            let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.95).rounded(.up)) - 1)]
+            return LiveSummary(
+                captured: offered, processed: frames.processed, dropped: frames.dropped, skipped: skipped,
+                meanLatency: sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count), percentile95Latency: p95)
+        }
+    }
+
+    private func process(_ live: LiveFrame) {
+        do throws(FaceCamError) {
+            let geometry = try settings.geometry(for: live.frame.size, source: source)
+            let faces = try detector.detect(in: live.frame, geometry: geometry)
+            let result = FrameResult(
+                source: source, frame: live.sequence, time: live.time, size: live.frame.size,
+                previewSize: geometry.previewSize, faces: faces, sequence: live.sequence)
+            sink.consume(.frame(result, preview: nil, annotationName: nil))
+            let latency = monotonicSeconds() - live.capturedAt
+            let count = lock.withLock {
+                latencies.append(latency)
+                return latencies.count
+            }
+            if let annotations, (count - 1) % annotateEvery == 0 {
+                annotations.offer((live.frame, faces, geometry, String(format: "frame-%08d", live.sequence)))
+            }
+        } catch {
+            sink.consume(.failure(error))
+        }
+    }
+}

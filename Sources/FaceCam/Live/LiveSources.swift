@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where live frames come from: a camera, or a video file played as one.
+public protocol LiveSource: AnyObject {
+    /// The next frame, or nil when the source ended or `shouldStop` said stop.
+    func next(shouldStop: () -> Bool) throws -> LiveFrame?
+    /// Buffers the source skipped as damaged.
+    var skipped: Int { get }
+}
+
+/// A V4L2 camera.
+public final class CameraSource: LiveSource {
+    public let capture: V4L2Capture
+    private let timeout: Double
+    private var firstTimestamp: Double?
+
+    public init(capture: V4L2Capture, timeout: Double) {
+        self.capture = capture
+        self.timeout = timeout
+    }
+
+    public var skipped: Int { capture.skippedBuffers }
+
+    public func next(shouldStop: () -> Bool) throws -> LiveFrame? {
+        guard let captured = try capture.nextFrame(timeout: timeout, shouldStop: shouldStop) else { return nil }
+        let first = firstTimestamp ?? captured.timestamp
+        firstTimestamp = first
+        return LiveFrame(
+            frame: captured.frame, sequence: captured.sequence, time: captured.timestamp - first,
+            capturedAt: captured.monotonic ? captured.timestamp : monotonicSeconds())
+    }
+}
+
+/// A video file played through the live path: at its own frame rate when
+/// `realtime`, else as fast as it decodes (a camera faster than the detector).
+public final class FileSource: LiveSource {
+    private let reader: VideoReader
+    private let realtime: Bool
+    private var start: Double?
+
+    public init(reader: VideoReader, realtime: Bool) {
+        self.reader = reader
+        self.realtime = realtime
+    }
+
+    public var skipped: Int { 0 }
+
+    public func next(shouldStop: () -> Bool) throws -> LiveFrame? {
+        let index = reader.nextIndex
+        guard let (frame, time) = try reader.next(decode: true), let frame else { return nil }
+        let now = monotonicSeconds()
+        let start = self.start ?? now - time
+        self.start = start
+        guard realtime else { return LiveFrame(frame: frame, sequence: index, time: time, capturedAt: now) }
+        // Present the frame at its time, waking often enough to notice a stop.
+        let due = start + time
+        while monotonicSeconds() < due {
+            if shouldStop() { return nil }
+            sleepSeconds(min(0.05, due - monotonicSeconds()))
+        }
+        return LiveFrame(frame: frame, sequence: index, time: time, capturedAt: due)
+    }
+}
+
+private func sleepSeconds(_ seconds: Double) {
+    guard seconds > 0 else { return }
+    var remaining = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+    var left = timespec()
+    while nanosleep(&remaining, &left) != 0 && errno == EINTR { remaining = left }
+}

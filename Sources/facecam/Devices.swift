@@ -1,0 +1,45 @@
+import ArgumentParser
+import FaceCam
+
+struct Devices: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the V4L2 capture devices: path, card, driver, bus, and each pixel format with its sizes and rates.")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case jsonl, text
+    }
+
+    @Option(help: "jsonl (one JSON object per device) or text.")
+    var format: Format = .jsonl
+
+    func run() throws {
+        for device in CaptureDevice.all() {
+            print(format == .jsonl ? device.json : device.text, terminator: "")
+        }
+    }
+}
+
+extension CaptureDevice {
+    var json: String {
+        let formats = formats.map { format in
+            let sizes = format.sizes.map { size in
+                "{\"width\":\(size.width),\"height\":\(size.height),\"fps\":[\(size.framesPerSecond.map(decimal).joined(separator: ","))]}"
+            }
+            return "{\"fourcc\":\(jsonString(format.fourcc)),\"description\":\(jsonString(format.description)),\"sizes\":[\(sizes.joined(separator: ","))]}"
+        }
+        return "{\"path\":\(jsonString(path)),\"card\":\(jsonString(card)),\"driver\":\(jsonString(driver)),\"bus\":\(jsonString(bus)),"
+            + "\"formats\":[\(formats.joined(separator: ","))]}\n"
+    }
+
+    var text: String {
+        var lines = ["\(path): \(card) (driver \(driver), bus \(bus))"]
+        for format in formats {
+            lines.append("  \(format.fourcc) \(format.description)")
+            for size in format.sizes {
+                let rates = size.framesPerSecond.map(decimal).joined(separator: ", ")
+                lines.append("    \(size.width)x\(size.height)" + (rates.isEmpty ? "" : " at \(rates) frames/s"))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,158 @@
+import ArgumentParser
+import Dispatch
+import FaceCam
+import Foundation
+
+extension CapturePixelFormat: ExpressibleByArgument {}
+
+struct Live: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Log faces from a V4L2 camera as they happen (or from a video played as a camera).",
+        discussion: """
+            Frames are captured on this thread and detected on a serial queue; while the detector \
+            is busy, a newer frame replaces the waiting one, so the log stays about one frame \
+            behind the camera. Ctrl-C or SIGTERM stops: the frames in hand are finished, the \
+            output flushed and a summary printed on standard error. Exit statuses beyond 0, 1, \
+            2 and 64: 3 camera busy, 4 no such device, 5 permission denied, 6 camera unplugged \
+            while capturing, 7 no frame within --timeout, 8 not a V4L2 capture device.
+            """)
+
+    @Option(help: ArgumentHelp("The V4L2 capture device (default: /dev/video0).", valueName: "path"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("Play this video file through the live path instead of a camera.", valueName: "file"))
+    var source: String?
+
+    @Flag(help: "With --source, present frames at the file's own frame rate (else as fast as they decode).")
+    var realtime = false
+
+    @Option(help: ArgumentHelp("Frame size to ask the camera for.", valueName: "WxH"))
+    var size: PixelSize?
+
+    @Option(help: ArgumentHelp("Frame rate to ask the camera for.", valueName: "N"))
+    var fps: Int?
+
+    @Option(help: "The camera's pixel format: auto (libv4l2 converts whatever it offers), mjpeg, yuyv, uyvy.")
+    var pixelFormat: CapturePixelFormat = .auto
+
+    @Option(help: ArgumentHelp("Stop after this many frames captured.", valueName: "N"))
+    var frames: Int?
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(help: ArgumentHelp("Give up when the camera sends no frame for this long.", valueName: "seconds"))
+    var timeout = 5.0
+
+    @Option(help: ArgumentHelp("With --annotate, save every Nth processed frame (on a queue of its own; it never slows detection).", valueName: "N"))
+    var annotateEvery = 1
+
+    @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Geometry") var geometry: GeometryOptions
+    @OptionGroup(title: "Output") var output: OutputOptions
+
+    func validate() throws {
+        if device != nil, source != nil { throw ValidationError("--device and --source exclude each other") }
+        if source != nil, size != nil || fps != nil || pixelFormat != .auto {
+            throw ValidationError("--size, --fps and --pixel-format are for cameras, not --source")
+        }
+        if realtime, source == nil { throw ValidationError("--realtime goes with --source") }
+        if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
+        if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
+        if let fps, fps < 1 { throw ValidationError("--fps must be 1 or more") }
+        if let size, size.width < 1 || size.height < 1 { throw ValidationError("--size must be positive") }
+        if annotateEvery < 1 { throw ValidationError("--annotate-every must be 1 or more") }
+    }
+
+    func run() throws {
+        let stop = StopRequest()
+        let input = try openSource()
+        let detector = try detector.makeDetector()
+        OpenCVThreads.count = self.detector.openCVThreadsOption ?? ProcessInfo.processInfo.activeProcessorCount
+        let (writer, annotator) = try output.makeSinks()
+        let sink = ResultSink(writer: writer, minimumFaces: output.minFaces ?? 0, report: { report($0) })
+        let processor = LiveProcessor(
+            detector: detector, settings: geometry.settings, sink: sink, source: input.name,
+            annotator: annotator, annotateEvery: annotateEvery)
+
+        let deadline = duration.map { monotonicSeconds() + $0 }
+        let finished = { stop.requested || deadline.map { monotonicSeconds() >= $0 } == true || sink.stopped }
+        var captured = 0
+        var failure: Error?
+        while !finished(), frames.map({ captured < $0 }) ?? true {
+            do {
+                guard let frame = try input.source.next(shouldStop: finished) else { break }
+                processor.offer(frame)
+                captured += 1
+            } catch {
+                failure = error
+                break
+            }
+        }
+        report(processor.finish(skipped: input.source.skipped).description)
+        if let failure {
+            report("\(failure)")
+            throw (failure as? CaptureError)?.exitCode ?? Status.failure
+        }
+        if sink.summary.failures > 0 { throw Status.failure }
+        if sink.summary.framesBelowMinimum > 0 { throw Status.tooFewFaces }
+    }
+
+    /// The camera or file, opened; on failure one line and the error's status.
+    private func openSource() throws -> (source: LiveSource, name: String) {
+        if let source {
+            do {
+                return (FileSource(reader: try VideoReader(path: source), realtime: realtime), source)
+            } catch {
+                report(error.description)
+                throw Status.failure
+            }
+        }
+        let path = device ?? "/dev/video0"
+        do {
+            let capture = try V4L2Capture(
+                path: path, request: CaptureRequest(size: size, framesPerSecond: fps, pixelFormat: pixelFormat))
+            for adjustment in capture.adjustments { report("warning: \(adjustment)") }
+            return (CameraSource(capture: capture, timeout: timeout), path)
+        } catch {
+            report(error.description)
+            throw error.exitCode
+        }
+    }
+}
+
+extension CaptureError {
+    /// The documented exit status for each failure.
+    var exitCode: ExitCode {
+        switch self {
+        case .busy: ExitCode(3)
+        case .notFound: ExitCode(4)
+        case .permissionDenied: ExitCode(5)
+        case .deviceGone: ExitCode(6)
+        case .timeout: ExitCode(7)
+        case .notACaptureDevice: ExitCode(8)
+        case .unsupportedFormat: Status.usage
+        case .system: Status.failure
+        }
+    }
+}
+
+/// Set by SIGINT or SIGTERM; the capture loop looks at it between frames.
+final class StopRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [unowned self] in lock.withLock { flag = true } }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    var requested: Bool { lock.withLock { flag } }
+}
