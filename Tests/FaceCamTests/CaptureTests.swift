@@ -1,0 +1,307 @@
+import CV4L2
+import Foundation
+import Testing
+@testable import FaceCam
+
+/// A V4L2 driver played from a script: it answers the ioctls capture makes
+/// like a BGR24 camera, and its DQBUF and poll replies can be scripted to
+/// interrupt, come up empty, flag errors or lose the device.
+final class ScriptedDriver: VideoDeviceDriver, @unchecked Sendable {
+    enum Dequeue { case frame(flags: UInt32 = 0, bytesUsed: UInt32? = nil), fail(Int32) }
+
+    var size = PixelSize(width: 8, height: 4)
+    /// The size the driver gives whatever is asked; nil grants the request.
+    var forcedSize: PixelSize?
+    var formats: [UInt32] = [CV4L2_PIX_FMT_BGR24]
+    var failures: [UInt: Int32] = [:]
+    var openFailure: Int32?
+    var dequeues: [Dequeue] = []
+    var polls: [Int32] = []
+    private(set) var log: [String] = []
+    private var pixelFormat = CV4L2_PIX_FMT_BGR24
+    private var queued: [UInt32] = []
+    private var memory: [UnsafeMutableRawPointer] = []
+    private var sequence: UInt32 = 0
+
+    deinit { memory.forEach { $0.deallocate() } }
+
+    func open(_ path: String, flags: Int32) -> Int32 {
+        log.append("open")
+        if let openFailure { errno = openFailure; return -1 }
+        return 7
+    }
+
+    func attach(_ descriptor: Int32) -> Int32 { descriptor }
+
+    func close(_ descriptor: Int32) -> Int32 {
+        log.append("close")
+        return 0
+    }
+
+    func ioctl(_ descriptor: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer) -> Int32 {
+        if let failure = failures[request] {
+            errno = failure
+            return -1
+        }
+        switch request {
+        case CV4L2_VIDIOC_QUERYCAP:
+            let capability = argument.assumingMemoryBound(to: v4l2_capability.self)
+            capability.pointee.capabilities = CV4L2_CAP_VIDEO_CAPTURE | CV4L2_CAP_STREAMING | CV4L2_CAP_DEVICE_CAPS
+            capability.pointee.device_caps = CV4L2_CAP_VIDEO_CAPTURE | CV4L2_CAP_STREAMING
+        case CV4L2_VIDIOC_G_FMT:
+            let format = argument.assumingMemoryBound(to: v4l2_format.self)
+            format.pointee.fmt.pix.width = UInt32(size.width)
+            format.pointee.fmt.pix.height = UInt32(size.height)
+            format.pointee.fmt.pix.pixelformat = pixelFormat
+            format.pointee.fmt.pix.bytesperline = UInt32(size.width * 3)
+        case CV4L2_VIDIOC_S_FMT:
+            let pix = argument.assumingMemoryBound(to: v4l2_format.self).pointee.fmt.pix
+            size = forcedSize ?? PixelSize(width: Int(pix.width), height: Int(pix.height))
+            pixelFormat = formats.contains(pix.pixelformat) ? pix.pixelformat : formats[0]
+        case CV4L2_VIDIOC_G_PARM, CV4L2_VIDIOC_S_PARM:
+            let parameters = argument.assumingMemoryBound(to: v4l2_streamparm.self)
+            parameters.pointee.parm.capture.capability = CV4L2_CAP_TIMEPERFRAME
+            parameters.pointee.parm.capture.timeperframe = v4l2_fract(numerator: 1, denominator: 30)
+        case CV4L2_VIDIOC_REQBUFS:
+            let request = argument.assumingMemoryBound(to: v4l2_requestbuffers.self)
+            log.append("REQBUFS \(request.pointee.count)")
+        case CV4L2_VIDIOC_QUERYBUF:
+            let buffer = argument.assumingMemoryBound(to: v4l2_buffer.self)
+            buffer.pointee.length = UInt32(size.width * size.height * 3)
+            buffer.pointee.m.offset = buffer.pointee.index * buffer.pointee.length
+        case CV4L2_VIDIOC_QBUF:
+            queued.append(argument.assumingMemoryBound(to: v4l2_buffer.self).pointee.index)
+        case CV4L2_VIDIOC_DQBUF:
+            guard !dequeues.isEmpty else { errno = EAGAIN; return -1 }
+            switch dequeues.removeFirst() {
+            case .fail(let code):
+                errno = code
+                return -1
+            case .frame(let flags, let bytesUsed):
+                let buffer = argument.assumingMemoryBound(to: v4l2_buffer.self)
+                buffer.pointee.index = queued.removeFirst()
+                buffer.pointee.flags = flags | CV4L2_BUF_FLAG_TIMESTAMP_MONOTONIC
+                buffer.pointee.bytesused = bytesUsed ?? UInt32(size.width * size.height * 3)
+                buffer.pointee.sequence = sequence
+                buffer.pointee.timestamp = timeval(tv_sec: 100, tv_usec: Int(sequence) * 33_333)
+                sequence += 1
+            }
+        case CV4L2_VIDIOC_STREAMON: log.append("STREAMON")
+        case CV4L2_VIDIOC_STREAMOFF: log.append("STREAMOFF")
+        default: break
+        }
+        return 0
+    }
+
+    /// Each buffer holds solid BGR (10, 20, 30 + its index).
+    func mmap(_ descriptor: Int32, length: Int, offset: Int64) -> UnsafeMutableRawPointer? {
+        let address = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 16)
+        let index = memory.count
+        for pixel in 0..<length / 3 {
+            address.storeBytes(of: 10, toByteOffset: pixel * 3, as: UInt8.self)
+            address.storeBytes(of: 20, toByteOffset: pixel * 3 + 1, as: UInt8.self)
+            address.storeBytes(of: UInt8(30 + index), toByteOffset: pixel * 3 + 2, as: UInt8.self)
+        }
+        memory.append(address)
+        log.append("mmap")
+        return address
+    }
+
+    func munmap(_ address: UnsafeMutableRawPointer, length: Int) -> Int32 {
+        log.append("munmap")
+        return 0
+    }
+
+    func poll(_ descriptor: Int32, timeoutMilliseconds: Int32) -> Int32 {
+        guard !polls.isEmpty else { return 1 }
+        let result = polls.removeFirst()
+        if result < 0 { errno = -result; return -1 }
+        return result
+    }
+}
+
+/// A character device that exists on every Linux machine; the scripted driver plays the camera.
+let devicePath = "/dev/null"
+
+struct CaptureTests {
+    static let teardown = ["STREAMOFF", "munmap", "munmap", "munmap", "munmap", "REQBUFS 0", "close"]
+
+    @Test func framesArriveConvertedAndTeardownMirrorsSetup() throws {
+        let driver = ScriptedDriver()
+        driver.dequeues = [.frame(), .frame()]
+        do {
+            let capture = try V4L2Capture(path: devicePath, request: CaptureRequest(), driver: driver)
+            #expect(driver.log == ["open", "REQBUFS 4", "mmap", "mmap", "mmap", "mmap", "STREAMON"])
+            let first = try #require(try capture.nextFrame(timeout: 1) { false })
+            let second = try #require(try capture.nextFrame(timeout: 1) { false })
+            #expect(first.frame.size == PixelSize(width: 8, height: 4))
+            #expect(first.frame.pixel(x: 3, y: 2) == BGRA(blue: 10, green: 20, red: 30))
+            #expect(second.frame.pixel(x: 0, y: 0) == BGRA(blue: 10, green: 20, red: 31))
+            #expect((first.sequence, second.sequence) == (0, 1))
+            #expect(first.monotonic && abs(second.timestamp - first.timestamp - 0.033333) < 1e-9)
+            #expect(capture.framesPerSecond == 30)
+        }
+        #expect(Array(driver.log.suffix(7)) == Self.teardown)
+    }
+
+    @Test func interruptedAndEmptyCallsAreRetriedOrWaitedOut() throws {
+        let driver = ScriptedDriver()
+        driver.polls = [-EINTR, 0, 1, 1]
+        driver.dequeues = [.fail(EINTR), .fail(EAGAIN), .frame()]
+        let capture = try V4L2Capture(path: devicePath, request: CaptureRequest(), driver: driver)
+        let frame = try capture.nextFrame(timeout: 1, slice: 0.01) { false }
+        #expect(frame?.sequence == 0)
+        #expect(driver.dequeues.isEmpty && driver.polls.isEmpty)
+    }
+
+    @Test func flaggedAndEmptyBuffersAreRequeuedAndSkipped() throws {
+        let driver = ScriptedDriver()
+        driver.dequeues = [.frame(flags: CV4L2_BUF_FLAG_ERROR), .frame(bytesUsed: 0), .frame()]
+        let capture = try V4L2Capture(path: devicePath, request: CaptureRequest(), driver: driver)
+        let frame = try capture.nextFrame(timeout: 1) { false }
+        #expect(frame?.sequence == 2)
+        #expect(capture.skippedBuffers == 2)
+        // All four buffers went back to the driver: four more frames can come.
+        driver.dequeues = Array(repeating: .frame(), count: 4)
+        for _ in 0..<4 { #expect(try capture.nextFrame(timeout: 1) { false } != nil) }
+    }
+
+    @Test func theDriversSizeWinsAndTheDifferenceIsReported() throws {
+        let driver = ScriptedDriver()
+        driver.forcedSize = PixelSize(width: 6, height: 2)
+        driver.dequeues = [.frame()]
+        let capture = try V4L2Capture(
+            path: devicePath, request: CaptureRequest(size: PixelSize(width: 1000, height: 1000), framesPerSecond: 60),
+            driver: driver)
+        #expect(capture.size == PixelSize(width: 6, height: 2))
+        #expect(capture.adjustments == [
+            "/dev/null captures 6x2, not the 1000x1000 asked for",
+            "/dev/null captures at 30 frames/s, not the 60 asked for",
+        ])
+        #expect(try capture.nextFrame(timeout: 1) { false }?.frame.size == PixelSize(width: 6, height: 2))
+    }
+
+    @Test func unpluggedMidStreamIsDeviceGoneAndStillTornDown() throws {
+        let driver = ScriptedDriver()
+        driver.dequeues = [.frame(), .fail(ENODEV)]
+        do {
+            let capture = try V4L2Capture(path: devicePath, request: CaptureRequest(), driver: driver)
+            #expect(try capture.nextFrame(timeout: 1) { false } != nil)
+            #expect {
+                try capture.nextFrame(timeout: 1) { false }
+            } throws: { error in
+                guard case CaptureError.deviceGone(let path) = error else { return false }
+                return path == devicePath
+            }
+        }
+        #expect(Array(driver.log.suffix(7)) == Self.teardown)
+    }
+
+    @Test func setupFailingHalfWayReleasesWhatItTook() {
+        let driver = ScriptedDriver()
+        driver.failures[CV4L2_VIDIOC_STREAMON] = EBUSY
+        #expect {
+            _ = try V4L2Capture(path: devicePath, request: CaptureRequest(), driver: driver)
+        } throws: { error in
+            guard case CaptureError.busy = error else { return false }
+            return true
+        }
+        #expect(driver.log == ["open", "REQBUFS 4", "mmap", "mmap", "mmap", "mmap", "munmap", "munmap", "munmap", "munmap", "REQBUFS 0", "close"])
+    }
+
+    @Test(arguments: [
+        (EBUSY, "/dev/null is in use by another program"), (EACCES, "no permission to open /dev/null"),
+        (ENOENT, "/dev/null does not exist"), (ENODEV, "/dev/null does not exist"),
+    ])
+    func openFailuresSayWhatToDo(code: Int32, expected: String) {
+        let driver = ScriptedDriver()
+        driver.openFailure = code
+        #expect {
+            _ = try V4L2Capture(path: devicePath, request: CaptureRequest(), driver: driver)
+        } throws: { error in
+            "\(error)".hasPrefix(expected)
+        }
+        #expect(driver.log == ["open"])
+    }
+
+    @Test func noFrameWithinTheTimeoutIsATimeout() throws {
+        let driver = ScriptedDriver()
+        driver.polls = Array(repeating: 0, count: 100)
+        let capture = try V4L2Capture(path: devicePath, request: CaptureRequest(), driver: driver)
+        #expect {
+            try capture.nextFrame(timeout: 0.05, slice: 0.01) { false }
+        } throws: { error in
+            "\(error)" == "/dev/null sent no frame for 0.05 s: check the camera works (`facecam devices`), or raise --timeout"
+        }
+    }
+
+    @Test func aFormatTheCameraLacksIsRefusedNamingWhatItHas() {
+        let driver = ScriptedDriver()
+        driver.formats = [CV4L2_PIX_FMT_YUYV]
+        #expect {
+            _ = try V4L2Capture(path: devicePath, request: CaptureRequest(pixelFormat: .mjpeg), driver: driver)
+        } throws: { error in
+            guard case CaptureError.unsupportedFormat(_, let requested, _) = error else { return false }
+            return requested == "MJPG"
+        }
+        #expect(driver.log.last == "close")
+    }
+
+    @Test func aPlainFileIsNotACaptureDevice() {
+        #expect {
+            _ = try V4L2Capture(path: "/etc/hostname", request: CaptureRequest(), driver: ScriptedDriver())
+        } throws: { error in
+            "\(error)".hasPrefix("/etc/hostname is not a V4L2 capture device (not a character device)")
+        }
+    }
+}
+
+struct LatestFrameQueueTests {
+    /// Counts how many exist at once, to show the queue holds no backlog.
+    final class Tracked: @unchecked Sendable {
+        static let lock = NSLock()
+        nonisolated(unsafe) static var alive = 0
+        nonisolated(unsafe) static var mostAlive = 0
+        let index: Int
+        init(_ index: Int) {
+            self.index = index
+            Self.lock.withLock {
+                Self.alive += 1
+                Self.mostAlive = max(Self.mostAlive, Self.alive)
+            }
+        }
+        deinit { Self.lock.withLock { Self.alive -= 1 } }
+    }
+
+    @Test func aSlowConsumerSeesTheNewestFramesInOrderAndDropsAreCounted() {
+        let seen = NSLock()
+        nonisolated(unsafe) var order: [Int] = []
+        let queue = LatestFrameQueue<Tracked>(label: "test") { item in
+            usleep(20_000)
+            seen.withLock { order.append(item.index) }
+        }
+        for index in 0..<50 {
+            queue.offer(Tracked(index))
+            usleep(2_000)
+        }
+        queue.drain()
+        #expect(order == order.sorted())
+        #expect(Set(order).count == order.count)
+        #expect(order.last == 49)
+        #expect(queue.processed == order.count)
+        #expect(queue.processed + queue.dropped == 50)
+        #expect(queue.dropped > 25)
+        // At most: one finishing, one taken next, one waiting, one being offered. Never a backlog.
+        #expect(Tracked.mostAlive <= 4)
+    }
+
+    @Test func aFastConsumerDropsNothing() {
+        let queue = LatestFrameQueue<Int>(label: "fast") { _ in }
+        for index in 0..<20 {
+            queue.offer(index)
+            usleep(1_000)
+        }
+        queue.drain()
+        #expect(queue.processed == 20 && queue.dropped == 0)
+    }
+}
