@@ -12,10 +12,12 @@ OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_o
 # (python3-opencv runs the independent OpenCV reference).
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev
 TEST_PACKAGES := $(PACKAGES) python3-opencv
+# make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
+V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod
 # make bench compares with GStreamer's facedetect element too.
 BENCH_PACKAGES := $(TEST_PACKAGES) g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good
 
-.PHONY: all deps test-deps bench-deps build demo test bench fixtures clean
+.PHONY: all deps test-deps bench-deps build demo test test-v4l2 bench fixtures clean
 
 all: build
 
@@ -60,6 +62,12 @@ test: test-deps
 	$(PYTHON) Tests/Reference/opencv_faces.py check Fixtures
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
+test-v4l2: build
+	$(call install-missing,$(V4L2_PACKAGES))
+	@command -v vng > /dev/null || python3 -m pip install --quiet virtme-ng
+	bash Tests/V4L2/run.sh
 
 # facecam video beside OpenCV alone and GStreamer on a 300-frame 640x480 clip made from Fixtures/.
 bench: bench-deps

@@ -36,6 +36,8 @@ public struct LiveSummary: Sendable, CustomStringConvertible {
     public var processed: Int
     /// Frames replaced while waiting for the detector.
     public var dropped: Int
+    /// Frames the driver never delivered: gaps in the sequence numbers.
+    public var missed: Int
     /// Buffers the driver flagged as damaged or empty.
     public var skipped: Int
     /// Capture to result written, in seconds.
@@ -44,7 +46,8 @@ public struct LiveSummary: Sendable, CustomStringConvertible {
 
     public var description: String {
         "captured \(captured) frames, processed \(processed), dropped \(dropped) while the detector was busy"
-            + (skipped > 0 ? ", skipped \(skipped) damaged buffers" : "")
+            + (missed > 0 ? "; \(missed) more never left the driver (sequence gaps)" : "")
+            + (skipped > 0 ? "; skipped \(skipped) damaged buffers" : "")
             + String(format: "; latency from capture to result: mean %.0f ms, 95th percentile %.0f ms",
                      meanLatency * 1000, percentile95Latency * 1000)
     }
@@ -66,6 +69,7 @@ public final class LiveProcessor: @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`.
     private var offered = 0
+    private var sequences: ClosedRange<Int>?
     private var latencies: [Double] = []
 
     public init(
@@ -98,7 +102,11 @@ public final class LiveProcessor: @unchecked Sendable {
     }
 
     public func offer(_ frame: LiveFrame) {
-        lock.withLock { offered += 1 }
+        lock.withLock {
+            offered += 1
+            sequences = sequences.map { min($0.lowerBound, frame.sequence)...max($0.upperBound, frame.sequence) }
+                ?? frame.sequence...frame.sequence
+        }
         frames.offer(frame)
     }
 
@@ -110,7 +118,8 @@ public final class LiveProcessor: @unchecked Sendable {
             let sorted = latencies.sorted()
             let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.95).rounded(.up)) - 1)]
             return LiveSummary(
-                captured: offered, processed: frames.processed, dropped: frames.dropped, skipped: skipped,
+                captured: offered, processed: frames.processed, dropped: frames.dropped,
+                missed: sequences.map { $0.count - offered } ?? 0, skipped: skipped,
                 meanLatency: sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count), percentile95Latency: p95)
         }
     }

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""Judges what in-vm.sh recorded against vivid, and makes the looped frame beforehand.
+
+  check.py frame FIXTURES OUT    writes OUT/face.yuyv (720x480 YUYV) and OUT/expected.json
+  check.py judge OUT             prints one line per check and 'N passed, M failed'; exit 1 on a failure
+"""
+import json
+import os
+import re
+import sys
+
+SUMMARY = re.compile(r"captured (\d+) frames, processed (\d+), dropped (\d+)")
+
+
+def make_frame(fixtures, out):
+    """astronaut.png letterboxed into 720x480 (scaled by 480/512, centred), as packed YUYV."""
+    import cv2
+    import numpy as np
+    image = cv2.imread(os.path.join(fixtures, "images", "astronaut.png"))
+    scale = 480 / 512
+    frame = np.zeros((480, 720, 3), np.uint8)
+    frame[:, 120:600] = cv2.resize(image, (480, 480), interpolation=cv2.INTER_AREA)
+    yuv = cv2.cvtColor(frame, cv2.COLOR_BGR2YUV).astype(np.int32)
+    packed = np.empty((480, 720, 2), np.uint8)
+    packed[:, :, 0] = yuv[:, :, 0]
+    # 4:2:2: each pair of pixels shares the mean of their U (even place) and V (odd place).
+    u = (yuv[:, 0::2, 1] + yuv[:, 1::2, 1] + 1) // 2
+    v = (yuv[:, 0::2, 2] + yuv[:, 1::2, 2] + 1) // 2
+    packed[:, 0::2, 1] = u
+    packed[:, 1::2, 1] = v
+    packed.tofile(os.path.join(out, "face.yuyv"))
+    # The fixture's own expectation (OpenCV on astronaut.png), carried through the same letterboxing.
+    with open(os.path.join(fixtures, "expectations.jsonl")) as f:
+        case = next(json.loads(l) for l in f if '"images/astronaut.png"' in l and '"options": {}' in l)
+    x, y, w, h = case["boxes"][0]
+    expected = [x * scale + 120, y * scale, w * scale, h * scale]
+    with open(os.path.join(out, "expected.json"), "w") as f:
+        json.dump({"box": expected}, f)
+
+
+def iou(a, b):
+    ax2, ay2, bx2, by2 = a[0] + a[2], a[1] + a[3], b[0] + b[2], b[1] + b[3]
+    w = max(0, min(ax2, bx2) - max(a[0], b[0]))
+    h = max(0, min(ay2, by2) - max(a[1], b[1]))
+    inter = w * h
+    return inter / (a[2] * a[3] + b[2] * b[3] - inter)
+
+
+def judge(out):
+    results = []
+
+    def check(name, ok, detail=""):
+        results.append(ok)
+        print(f"{'ok' if ok else 'FAIL'}: {name}" + (f" ({detail})" if detail else ""))
+
+    def read(name):
+        path = os.path.join(out, name)
+        return open(path).read() if os.path.exists(path) else ""
+
+    check("the VM ran to the end", read("finished").strip() == "done")
+    check("vivid loaded", read("modprobe.status").strip() == "0", read("modprobe.log").strip())
+
+    def live_run(name, frames, size):
+        status, err = read(f"{name}.status").strip(), read(f"{name}.err")
+        records = [json.loads(line) for line in read(f"{name}.out").splitlines()]
+        check(f"{name}: exit status 0", status == "0", f"status {status}: {err.strip()[-300:]}")
+        summary = SUMMARY.search(err)
+        check(f"{name}: summary printed", summary is not None, err.strip()[-300:])
+        if summary:
+            captured, processed, dropped = map(int, summary.groups())
+            check(f"{name}: {frames} frames captured", captured == frames, f"{captured}")
+            check(f"{name}: processed + dropped = captured", processed + dropped == captured,
+                  f"{processed} + {dropped} vs {captured}")
+            check(f"{name}: one record per processed frame", len(records) == processed, f"{len(records)} vs {processed}")
+        check(f"{name}: no error line", not any(l.startswith("facecam:") and "captured" not in l and "warning" not in l
+                                                 for l in err.splitlines()), err.strip()[-300:])
+        check(f"{name}: frames are {size[0]}x{size[1]}", bool(records) and all(r["size"] == size for r in records))
+        times = [r["time"] for r in records]
+        sequences = [r["sequence"] for r in records]
+        check(f"{name}: times start at 0 and rise", bool(times) and times[0] == 0 and times == sorted(times)
+              and len(set(times)) == len(times), f"{times}")
+        check(f"{name}: sequence numbers rise", sequences == sorted(sequences) and len(set(sequences)) == len(sequences),
+              f"{sequences}")
+        return records
+
+    for name in ("webcam-yuyv", "webcam-auto"):
+        live_run(name, 10, [640, 360])
+    records = live_run("loop", 6, [720, 480])
+    expected = json.load(open(os.path.join(out, "expected.json")))["box"] if os.path.exists(
+        os.path.join(out, "expected.json")) else None
+    found = [f["box"] for r in records for f in r["faces"]]
+    if expected:
+        best = max((iou(box, expected) for box in found), default=0)
+        check("loop: the looped face is found where the fixture's expectation says (IoU >= 0.5)",
+              len(records) > 0 and all(any(iou(f["box"], expected) >= 0.5 for f in r["faces"]) for r in records),
+              f"best IoU {best:.2f}; expected {[round(v) for v in expected]}, found {found}")
+    devices = [json.loads(line) for line in read("devices.out").splitlines()]
+    check("devices: exit status 0", read("devices.status").strip() == "0")
+    check("devices: vivid's capture node is listed with its formats",
+          any(d["driver"] == "vivid" and d["path"] == "/dev/video0" and any(f["fourcc"] == "YUYV" for f in d["formats"])
+              for d in devices), read("devices.out")[:300])
+    check("devices: the output-only node is left out", all(d["path"] != "/dev/video1" for d in devices))
+    passed = sum(results)
+    print(f"{passed} passed, {len(results) - passed} failed")
+    sys.exit(0 if passed == len(results) else 1)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "frame":
+        make_frame(sys.argv[2], sys.argv[3])
+    else:
+        judge(sys.argv[2])

@@ -1,0 +1,46 @@
+#!/bin/bash
+# Runs as root inside the virtme-ng VM that `make test-v4l2` boots: loads vivid, the kernel's
+# virtual video driver, and runs facecam against it. It only records; check.py judges on the host.
+#   in-vm.sh FACECAM OUT     (OUT is the VM's writable folder, shared with the host)
+set -u
+FACECAM=$1
+OUT=$2
+CAPTURE=/dev/video0
+OUTPUT=/dev/video1
+
+run() {  # run NAME COMMAND...: stdout, stderr and status into OUT/NAME.*
+    local name=$1
+    shift
+    "$@" > "$OUT/$name.out" 2> "$OUT/$name.err"
+    echo $? > "$OUT/$name.status"
+}
+
+modprobe vivid n_devs=1 node_types=0x101 > "$OUT/modprobe.log" 2>&1
+echo $? > "$OUT/modprobe.status"
+for _ in $(seq 50); do [ -e $OUTPUT ] && break; sleep 0.1; done
+# Clean frames: no on-screen text.
+v4l2-ctl -d $CAPTURE --set-ctrl osd_text_mode=2 >> "$OUT/setup.log" 2>&1
+
+# (1) The webcam input in two pixel formats: YUYV (converted by facecam through OpenCV) and
+# auto (libv4l2 picks the camera's format and converts it to BGR24).
+v4l2-ctl -d $CAPTURE -i 0 >> "$OUT/setup.log" 2>&1
+for format in yuyv auto; do
+    run "webcam-$format" "$FACECAM" live --device $CAPTURE --pixel-format $format --size 640x360 \
+        --frames 10 --timeout 30 --min-size 80
+done
+
+# (2) A fixture photograph looped from the output device back into the capture device.
+v4l2-ctl -d $CAPTURE -i 2 -s ntsc --set-fmt-video width=720,height=480,pixelformat=YUYV \
+    --set-ctrl loop_video=1 >> "$OUT/setup.log" 2>&1
+v4l2-ctl -d $OUTPUT -o 0 -s ntsc --set-fmt-video-out width=720,height=480,pixelformat=YUYV >> "$OUT/setup.log" 2>&1
+v4l2-ctl -d $OUTPUT --stream-out-mmap --stream-from "$OUT/face.yuyv" --stream-loop > "$OUT/stream-out.log" 2>&1 &
+streamer=$!
+sleep 2
+run loop "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 6 --timeout 30 --min-size 60 \
+    --annotate "$OUT/loop-frames"
+kill $streamer 2> /dev/null
+wait $streamer 2> /dev/null
+
+# (3) The device list.
+run devices "$FACECAM" devices
+echo done > "$OUT/finished"

@@ -1,0 +1,13 @@
+#!/bin/bash
+# make test-v4l2: boots Debian's kernel under QEMU (virtme-ng, no KVM), loads vivid, runs
+# facecam against it (in-vm.sh), then judges the results here (check.py).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+kernel=$(ls /boot/vmlinuz-* | sort -V | tail -n 1)
+out=$(mktemp -d /tmp/facecam-v4l2.XXXXXX)
+/usr/bin/python3 Tests/V4L2/check.py frame Fixtures "$out"
+echo "test-v4l2: booting $kernel (about a minute without KVM)"
+timeout 900 vng --run "$kernel" --disable-kvm --memory 2G --rwdir "$out" \
+    --exec "bash $PWD/Tests/V4L2/in-vm.sh $PWD/.build/debug/facecam $out" > "$out/vng.log" 2>&1 \
+    || echo "test-v4l2: the VM exited with status $? (see $out/vng.log)"
+/usr/bin/python3 Tests/V4L2/check.py judge "$out"

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// captured, processed and dropped from the summary line on standard error.
+func summaryCounts(_ run: Run) -> (captured: Int, processed: Int, dropped: Int)? {
+    guard let line = run.errorLines.first(where: { $0.contains("captured") }) else { return nil }
+    let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+    return numbers.count >= 3 ? (numbers[0], numbers[1], numbers[2]) : nil
+}
+
+struct LiveCommandTests {
+    @Test func aVideoPlayedInRealTimeIsLoggedFrameByFrame() throws {
+        let result = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime")
+        #expect(result.status == 0, "\(result.stderr)")
+        let counts = try #require(summaryCounts(result))
+        #expect(counts.captured == 36)
+        #expect(counts.processed + counts.dropped == 36)
+        let records = try result.records()
+        #expect(records.count == counts.processed)
+        let sequences = records.map { $0["sequence"] as! Int }
+        #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count)
+        // Each processed frame has OpenCV's boxes for that frame of the file.
+        let expected = Dictionary(uniqueKeysWithValues: try videoExpectations("video/pan-zoom.avi").map { ($0.frame, $0.boxes) })
+        for record in records {
+            #expect(boxes(record) == expected[record["sequence"] as! Int], "frame \(record["sequence"]!)")
+            #expect(record["frame"] as? Int == record["sequence"] as? Int)
+        }
+    }
+
+    @Test func aSourceFasterThanTheDetectorDropsToTheNewestFrame() throws {
+        let result = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--frames", "30")
+        #expect(result.status == 0, "\(result.stderr)")
+        let counts = try #require(summaryCounts(result))
+        #expect(counts.captured == 30)
+        #expect(counts.processed + counts.dropped == 30)
+        let sequences = try result.records().map { $0["sequence"] as! Int }
+        #expect(sequences.first == 0 && sequences.last == 29)
+        #expect(sequences == sequences.sorted())
+    }
+
+    @Test func interruptFlushesEverythingAndSummarises() throws {
+        let scratch = try temporaryDirectory("interrupt")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let out = scratch.appendingPathComponent("out"), err = scratch.appendingPathComponent("err")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        process.executableURL = facecamBinary
+        process.arguments = ["live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime"]
+        process.currentDirectoryURL = repository
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.2)
+        process.interrupt()
+        process.waitUntilExit()
+        let run = Run(
+            status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
+            stderr: try String(contentsOf: err, encoding: .utf8))
+        #expect(run.status == 0)
+        #expect(process.terminationReason == .exit)
+        let counts = try #require(summaryCounts(run), "\(run.stderr)")
+        #expect(counts.captured > 3 && counts.captured < 36)
+        #expect(counts.processed + counts.dropped == counts.captured)
+        // Every processed frame's record is there, whole.
+        #expect(try run.records().count == counts.processed)
+        #expect(run.stdout.hasSuffix("\n"))
+    }
+
+    @Test(arguments: [
+        ("/dev/null", Int32(8), "/dev/null is not a V4L2 capture device (it does not answer VIDIOC_QUERYCAP)"),
+        ("/etc/hostname", Int32(8), "/etc/hostname is not a V4L2 capture device (not a character device)"),
+        ("/nonexistent/video0", Int32(4), "/nonexistent/video0 does not exist"),
+    ])
+    func devicesThatCannotBeUsedGetTheirStatus(device: String, status: Int32, message: String) throws {
+        let result = try facecam("live", "--device", device)
+        #expect(result.status == status)
+        #expect(result.stdout.isEmpty)
+        #expect(result.errorLines.count == 1)
+        #expect(result.errorLines.first?.hasPrefix("facecam: " + message) == true, "\(result.stderr)")
+    }
+
+    @Test(arguments: [
+        ["--device", "/dev/video0", "--source", "x.avi"], ["--realtime"], ["--source", "x.avi", "--fps", "30"],
+        ["--frames", "0"], ["--timeout", "0"], ["--pixel-format", "h264"],
+    ])
+    func contradictoryOptionsAreUsageErrors(arguments: [String]) throws {
+        let result = try run(facecamBinary, ["live"] + arguments)
+        #expect(result.status == 64)
+        #expect(result.errorLines.count == 1, "\(result.stderr)")
+    }
+
+    @Test func annotatedFramesAreSavedAlongside() throws {
+        let directory = try temporaryDirectory("live-annotate")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try facecam(
+            "live", "--source", "Fixtures/video/rotated.mp4", "--realtime", "--annotate", directory.path, "--annotate-every", "4")
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(!names.isEmpty && names.allSatisfy { $0.hasPrefix("frame-") && $0.hasSuffix(".jpg") })
+        let processed = try #require(summaryCounts(result)).processed
+        #expect(names.count <= (processed + 3) / 4)
+    }
+}
