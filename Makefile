@@ -55,6 +55,10 @@ demo: build
 		$(FACECAM) detect --orientation right --mirror --preview 640x360 --gravity $$g \
 			--annotate $(DEMO)/gravity-$$g Fixtures/orientations/portrait-6.jpg || exit 1; \
 	done
+	@echo "== a video clip, every 6th frame, with an annotated video of the preview"
+	$(FACECAM) video --quiet --every 6 --annotate-video $(DEMO)/pan-zoom-annotated.avi Fixtures/video/pan-zoom.avi
+	@echo "== the same clip played as a live camera at its own frame rate (summary on stderr)"
+	$(FACECAM) live --source Fixtures/video/pan-zoom.avi --realtime --format text | tail -n 4
 	@echo "== annotated JPEGs (faces outlined in green) are in $(DEMO):"
 	@find $(DEMO) -name '*.jpg' | sort
 

@@ -22,8 +22,9 @@ struct Run {
     }
 }
 
-/// Runs `executable` with `arguments`, standard output and error going to files (no pipe can fill up).
-func run(_ executable: URL, _ arguments: [String]) throws -> Run {
+/// Runs `executable` with `arguments`, standard output and error going to files (no pipe can fill up);
+/// with `interruptAfter`, sends SIGINT that many seconds after the start.
+func run(_ executable: URL, _ arguments: [String], interruptAfter: TimeInterval? = nil) throws -> Run {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-run-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
@@ -38,6 +39,10 @@ func run(_ executable: URL, _ arguments: [String]) throws -> Run {
     process.standardOutput = try FileHandle(forWritingTo: out)
     process.standardError = try FileHandle(forWritingTo: err)
     try process.run()
+    if let interruptAfter {
+        Thread.sleep(forTimeInterval: interruptAfter)
+        process.interrupt()
+    }
     process.waitUntilExit()
     return Run(
         status: process.terminationStatus,

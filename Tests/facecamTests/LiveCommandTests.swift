@@ -39,26 +39,9 @@ struct LiveCommandTests {
     }
 
     @Test func interruptFlushesEverythingAndSummarises() throws {
-        let scratch = try temporaryDirectory("interrupt")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let out = scratch.appendingPathComponent("out"), err = scratch.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = facecamBinary
-        process.arguments = ["live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime"]
-        process.currentDirectoryURL = repository
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        Thread.sleep(forTimeInterval: 1.2)
-        process.interrupt()
-        process.waitUntilExit()
-        let run = Run(
-            status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
-            stderr: try String(contentsOf: err, encoding: .utf8))
+        let run = try run(facecamBinary, ["live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime"], interruptAfter: 1.2)
+        // Exited normally with 0 (a process killed by SIGINT would report the signal instead).
         #expect(run.status == 0)
-        #expect(process.terminationReason == .exit)
         let counts = try #require(summaryCounts(run), "\(run.stderr)")
         #expect(counts.captured > 3 && counts.captured < 36)
         #expect(counts.processed + counts.dropped == counts.captured)
