@@ -11,6 +11,8 @@
 
 struct cfd_detector {
     cv::CascadeClassifier classifier;
+    /* The last frame cfd_prepare made: equalised upright grey, searched by cfd_search. */
+    cv::Mat prepared;
 };
 
 using cfd::fail;
@@ -87,39 +89,69 @@ void cfd_detector_destroy(cfd_detector *detector) {
     delete detector;
 }
 
-cfd_status cfd_detect(cfd_detector *detector, const cfd_image_view *image, cfd_rect aperture,
-                      int32_t orientation, const cfd_params *params, cfd_rects *faces,
-                      cfd_error *error) {
+cfd_status cfd_prepare(cfd_detector *detector, const cfd_image_view *image, cfd_rect aperture,
+                       int32_t orientation, cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (detector == nullptr) return invalid(error, "null argument");
+        detector->prepared.release();
+        if (!valid_view(image)) return invalid(error, "empty or malformed image");
+        if (!aperture_inside(image, aperture)) return invalid(error, "aperture is not inside the image");
+        if (orientation < 1 || orientation > 8) return invalid(error, "orientation must be 1...8");
+        cv::Mat grey;
+        cv::cvtColor(aperture_mat(image, aperture), grey, cv::COLOR_BGRA2GRAY);
+        cv::equalizeHist(upright(grey, orientation), detector->prepared);
+        return CFD_OK;
+    });
+}
+
+cfd_status cfd_search(cfd_detector *detector, const cfd_rect *region, double shrink, const cfd_params *params,
+                      cfd_rects *faces, cfd_error *error) {
     return guarded(error, [&]() -> cfd_status {
         if (detector == nullptr || params == nullptr || faces == nullptr) return invalid(error, "null argument");
         faces->rects = nullptr;
         faces->count = 0;
-        if (!valid_view(image)) return invalid(error, "empty or malformed image");
-        if (!aperture_inside(image, aperture)) return invalid(error, "aperture is not inside the image");
-        if (orientation < 1 || orientation > 8) return invalid(error, "orientation must be 1...8");
+        const cv::Mat &prepared = detector->prepared;
+        if (prepared.empty()) return invalid(error, "no prepared frame");
         if (!(params->scale_factor > 1.0)) return invalid(error, "scale factor must be greater than 1");
         if (params->min_neighbors < 0) return invalid(error, "min neighbours must not be negative");
+        if (!(shrink >= 1.0)) return invalid(error, "shrink must be 1 or more");
+        cv::Rect area(0, 0, prepared.cols, prepared.rows);
+        if (region != nullptr) area &= cv::Rect(region->x, region->y, region->width, region->height);
+        if (area.empty()) return CFD_OK;
 
-        cv::Mat grey;
-        cv::cvtColor(aperture_mat(image, aperture), grey, cv::COLOR_BGRA2GRAY);
-        cv::Mat equalized;
-        cv::equalizeHist(upright(grey, orientation), equalized);
-
+        cv::Mat searched = prepared(area);
+        if (shrink > 1.0) {
+            cv::Mat smaller;
+            cv::resize(searched, smaller, cv::Size(), 1 / shrink, 1 / shrink, cv::INTER_AREA);
+            searched = smaller;
+        }
+        auto scaled = [shrink](int32_t length) { return static_cast<int>(length / shrink); };
         std::vector<cv::Rect> found;
         detector->classifier.detectMultiScale(
-            equalized, found, params->scale_factor, params->min_neighbors, 0,
-            cv::Size(params->min_width, params->min_height), cv::Size(params->max_width, params->max_height));
+            searched, found, params->scale_factor, params->min_neighbors, 0,
+            cv::Size(scaled(params->min_width), scaled(params->min_height)),
+            cv::Size(scaled(params->max_width), scaled(params->max_height)));
 
         if (found.empty()) return CFD_OK;
         auto rects = static_cast<cfd_rect *>(std::malloc(found.size() * sizeof(cfd_rect)));
         if (rects == nullptr) throw std::bad_alloc();
         for (size_t i = 0; i < found.size(); ++i) {
-            rects[i] = cfd_rect{found[i].x, found[i].y, found[i].width, found[i].height};
+            // Back to the prepared frame's coordinates (exact when shrink is 1).
+            rects[i] = cfd_rect{area.x + cvRound(found[i].x * shrink), area.y + cvRound(found[i].y * shrink),
+                                cvRound(found[i].width * shrink), cvRound(found[i].height * shrink)};
         }
         faces->rects = rects;
         faces->count = found.size();
         return CFD_OK;
     });
+}
+
+cfd_status cfd_detect(cfd_detector *detector, const cfd_image_view *image, cfd_rect aperture,
+                      int32_t orientation, const cfd_params *params, cfd_rects *faces,
+                      cfd_error *error) {
+    if (faces != nullptr) *faces = cfd_rects{nullptr, 0};
+    cfd_status status = cfd_prepare(detector, image, aperture, orientation, error);
+    return status == CFD_OK ? cfd_search(detector, nullptr, 1.0, params, faces, error) : status;
 }
 
 cfd_status cfd_convert_to_bgra(const uint8_t *source, size_t source_stride, cfd_pixel_layout layout,

@@ -37,9 +37,10 @@ public enum Completion: Sendable {
 /// completions to `deliver` one at a time on a serial queue, in the order
 /// they were submitted, whatever order the threads finish in. At most
 /// 2 x `jobs` frames are in flight: `submit` waits when that many are.
+/// With one detector, frames reach it in order (fast mode relies on that).
 /// One thread submits.
 public final class DetectionPipeline: @unchecked Sendable {
-    private let work = DispatchQueue(label: "facecam.detect", attributes: .concurrent)
+    private let work: DispatchQueue
     private let delivery = DispatchQueue(label: "facecam.deliver")
     private let pending = DispatchGroup()
     private let inFlight: DispatchSemaphore
@@ -47,15 +48,17 @@ public final class DetectionPipeline: @unchecked Sendable {
     private let deliver: @Sendable (Completion) -> Void
     private let lock = NSLock()
     // Guarded by `lock`.
-    private var detectors: [FaceDetector]
+    private var detectors: [any FrameFaceDetector]
     private var finished: [Int: Completion] = [:]
     private var nextToDeliver = 0
     // Used by the submitting thread only.
     private var nextSequence = 0
 
     /// One detector per thread: `detectors.count` is the number of jobs.
-    public init(detectors: [FaceDetector], deliver: @escaping @Sendable (Completion) -> Void) {
+    public init(detectors: [any FrameFaceDetector], deliver: @escaping @Sendable (Completion) -> Void) {
         precondition(!detectors.isEmpty, "a pipeline needs a detector")
+        work = detectors.count == 1
+            ? DispatchQueue(label: "facecam.detect") : DispatchQueue(label: "facecam.detect", attributes: .concurrent)
         self.detectors = detectors
         self.deliver = deliver
         inFlight = DispatchSemaphore(value: 2 * detectors.count)
@@ -93,7 +96,7 @@ public final class DetectionPipeline: @unchecked Sendable {
         return nextSequence
     }
 
-    private static func process(_ job: FrameJob, with detector: FaceDetector) -> Completion {
+    private static func process(_ job: FrameJob, with detector: any FrameFaceDetector) -> Completion {
         do {
             let faces = try detector.detect(in: job.frame, geometry: job.geometry)
             let result = FrameResult(

@@ -63,15 +63,24 @@ public struct Face: Hashable, Sendable {
     public var box: PixelRect
     /// Where the face appears in the preview (see `PreviewGeometry`).
     public var preview: Rect
+    /// The track the face belongs to, from `FaceTracker`; nil when not tracked.
+    public var id: Int?
 
-    public init(box: PixelRect, preview: Rect) {
+    public init(box: PixelRect, preview: Rect, id: Int? = nil) {
         self.box = box
         self.preview = preview
+        self.id = id
     }
 }
 
+/// Finds faces in one frame at a time. Implementations may remember earlier
+/// frames (fast mode does), so each belongs to one thread and sees frames in order.
+public protocol FrameFaceDetector: AnyObject {
+    func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face]
+}
+
 /// A Haar or LBP cascade detector. Not thread-safe: give each thread its own.
-public final class FaceDetector {
+public final class FaceDetector: FrameFaceDetector {
     public let cascade: Cascade
     public let parameters: DetectorParameters
     private let handle: OpaquePointer
@@ -91,28 +100,55 @@ public final class FaceDetector {
     /// Finds faces in the upright aperture of `frame`, as `geometry` describes it,
     /// ordered by box y, then x, then width, then height.
     public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
+        try prepare(frame, geometry: geometry)
+        return faces(fromUpright: try search(region: nil, shrink: 1, minSize: parameters.minSize, maxSize: parameters.maxSize),
+                     geometry: geometry)
+    }
+
+    /// Makes `frame`'s equalised upright grey image, which `search` then looks in.
+    func prepare(_ frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) {
         precondition(geometry.frameSize == frame.size, "geometry made for another frame size")
         let aperture = geometry.aperture
-        var params = cfd_params(
-            scale_factor: parameters.scaleFactor, min_neighbors: Int32(clamping: parameters.minNeighbors),
-            min_width: Int32(clamping: parameters.minSize.width), min_height: Int32(clamping: parameters.minSize.height),
-            max_width: Int32(clamping: parameters.maxSize?.width ?? 0), max_height: Int32(clamping: parameters.maxSize?.height ?? 0))
-        var rects = cfd_rects()
         var error = cfd_error()
         let status = frame.pixels.withUnsafeBufferPointer { pixels in
             var view = cfd_image_view(
                 pixels: pixels.baseAddress, width: Int32(frame.width), height: Int32(frame.height), stride: frame.bytesPerRow)
-            return cfd_detect(
+            return cfd_prepare(
                 handle, &view,
                 cfd_rect(x: Int32(aperture.x), y: Int32(aperture.y), width: Int32(aperture.width), height: Int32(aperture.height)),
-                Int32(geometry.orientation.rawValue), &params, &rects, &error)
+                Int32(geometry.orientation.rawValue), &error)
+        }
+        guard status == CFD_OK else { throw .openCV(error.text) }
+    }
+
+    /// Searches `region` (nil: everything) of the prepared image, shrunk by
+    /// `shrink` first; rects in upright pixels, in OpenCV's order.
+    func search(region: PixelRect?, shrink: Double, minSize: PixelSize, maxSize: PixelSize?) throws(FaceCamError) -> [PixelRect] {
+        var params = cfd_params(
+            scale_factor: parameters.scaleFactor, min_neighbors: Int32(clamping: parameters.minNeighbors),
+            min_width: Int32(clamping: minSize.width), min_height: Int32(clamping: minSize.height),
+            max_width: Int32(clamping: maxSize?.width ?? 0), max_height: Int32(clamping: maxSize?.height ?? 0))
+        var rects = cfd_rects()
+        var error = cfd_error()
+        let status: cfd_status
+        if let region {
+            var area = cfd_rect(
+                x: Int32(clamping: region.x), y: Int32(clamping: region.y),
+                width: Int32(clamping: region.width), height: Int32(clamping: region.height))
+            status = cfd_search(handle, &area, shrink, &params, &rects, &error)
+        } else {
+            status = cfd_search(handle, nil, shrink, &params, &rects, &error)
         }
         guard status == CFD_OK else { throw .openCV(error.text) }
         defer { cfd_rects_free(&rects) }
-        let upright = UnsafeBufferPointer(start: rects.rects, count: rects.count).map {
+        return UnsafeBufferPointer(start: rects.rects, count: rects.count).map {
             PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height))
         }
-        return upright.map { rect in
+    }
+
+    /// Upright rects as faces: boxes in the buffer, rects in the preview, in facecam's order.
+    func faces(fromUpright upright: [PixelRect], geometry: PreviewGeometry) -> [Face] {
+        upright.map { rect in
             let box = geometry.bufferRect(fromUpright: rect)
             return Face(box: box, preview: geometry.previewRect(of: box))
         }.sorted { ($0.box.y, $0.box.x, $0.box.width, $0.box.height) < ($1.box.y, $1.box.x, $1.box.width, $1.box.height) }

@@ -14,6 +14,7 @@ public final class ResultSink: @unchecked Sendable {
     }
 
     private let writer: ResultWriter
+    private let tracker: FaceTracker?
     private var annotator: Annotator?
     private let videoOutput: (path: String, framesPerSecond: Double)?
     private var video: VideoWriter?
@@ -24,12 +25,15 @@ public final class ResultSink: @unchecked Sendable {
     private var state = (summary: Summary(), stopped: false)
 
     /// `report` receives one line per failure; `progress` sees every result after it is written.
+    /// With a `tracker`, faces get ids (and smoothing) before they are written.
     public init(
-        writer: ResultWriter, annotator: Annotator? = nil, videoOutput: (path: String, framesPerSecond: Double)? = nil,
+        writer: ResultWriter, tracker: FaceTracker? = nil, annotator: Annotator? = nil,
+        videoOutput: (path: String, framesPerSecond: Double)? = nil,
         minimumFaces: Int = 0, report: @escaping @Sendable (String) -> Void,
         progress: (@Sendable (FrameResult) -> Void)? = nil
     ) {
         self.writer = writer
+        self.tracker = tracker
         self.annotator = annotator
         self.videoOutput = videoOutput
         self.minimumFaces = minimumFaces
@@ -46,7 +50,8 @@ public final class ResultSink: @unchecked Sendable {
         switch completion {
         case .failure(let error):
             fail(error)
-        case .frame(let result, let preview, let annotationName):
+        case .frame(var result, let preview, let annotationName):
+            tracker?.track(&result)
             do {
                 try writer.write(result)
             } catch {

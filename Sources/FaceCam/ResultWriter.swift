@@ -18,7 +18,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     public var header: String? {
         switch self {
         case .csv:
-            "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height\n"
+            "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id\n"
         case .jsonl, .text:
             nil
         }
@@ -35,7 +35,8 @@ public enum ResultFormat: String, CaseIterable, Sendable {
 
     private func renderJSON(_ r: FrameResult) -> String {
         let faces = r.faces.map { face in
-            "{\"box\":[\(face.box.x),\(face.box.y),\(face.box.width),\(face.box.height)],"
+            "{" + (face.id.map { "\"id\":\($0)," } ?? "")
+                + "\"box\":[\(face.box.x),\(face.box.y),\(face.box.width),\(face.box.height)],"
                 + "\"preview\":[\(numbers(face.preview))]}"
         }
         return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
@@ -51,7 +52,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             let b = face.box
             let p = face.preview
             return "\(prefix),\(index),\(b.x),\(b.y),\(b.width),\(b.height),"
-                + "\(decimal(p.x)),\(decimal(p.y)),\(decimal(p.width)),\(decimal(p.height))\n"
+                + "\(decimal(p.x)),\(decimal(p.y)),\(decimal(p.width)),\(decimal(p.height)),\(face.id.map(String.init) ?? "")\n"
         }.joined()
     }
 
@@ -62,7 +63,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         for (index, face) in r.faces.enumerated() {
             let b = face.box
             let p = face.preview
-            text += "  face \(index + 1): box \(b.width)x\(b.height) at \(b.x),\(b.y); "
+            text += "  face \(index + 1)" + (face.id.map { " (id \($0))" } ?? "") + ": box \(b.width)x\(b.height) at \(b.x),\(b.y); "
                 + "preview \(decimal(p.width))x\(decimal(p.height)) at \(decimal(p.x)),\(decimal(p.y))\n"
         }
         return text

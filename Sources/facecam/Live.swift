@@ -48,6 +48,7 @@ struct Live: ParsableCommand {
     var annotateEvery = 1
 
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
 
@@ -68,10 +69,13 @@ struct Live: ParsableCommand {
     func run() throws {
         let stop = StopRequest()
         let input = try openSource()
-        let detector = try detector.makeDetector()
-        OpenCVThreads.count = self.detector.openCVThreadsOption ?? ProcessInfo.processInfo.activeProcessorCount
+        // One detector on one serial queue: frames are detected one by one, in order.
+        var options = detector
+        options.jobs = 1
+        let detector = try options.makeDetectors()[0]
         let (writer, annotator) = try output.makeSinks()
-        let sink = ResultSink(writer: writer, minimumFaces: output.minFaces ?? 0, report: { report($0) })
+        let sink = ResultSink(
+            writer: writer, tracker: tracking.makeTracker(), minimumFaces: output.minFaces ?? 0, report: { report($0) })
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
             annotator: annotator, annotateEvery: annotateEvery)

@@ -69,19 +69,31 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest face searched for (default: no limit).", valueName: "N|WxH"))
     var maxSize: PixelSize?
 
-    @Option(help: ArgumentHelp("Frames detected in parallel (default: the number of cores).", valueName: "N"))
+    @Option(help: ArgumentHelp("Frames detected in parallel (default: the number of cores; fast mode uses one).", valueName: "N"))
     var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(help: "Fast mode: full searches on a shrunk frame every few frames, and between them only around the faces already found (see README).")
+    var fast = false
+
+    @Option(help: ArgumentHelp("In fast mode, the width full searches shrink the frame to.", valueName: "W"))
+    var detectWidth = FastSettings().detectWidth
+
+    @Option(help: ArgumentHelp("In fast mode, a full search at least every N frames (and whenever a face is lost).", valueName: "N"))
+    var fullSearchEvery = FastSettings().fullSearchEvery
 
     @Option(name: .customLong("opencv-threads"), help: ArgumentHelp(
         "Threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, else the number of cores).",
         valueName: "N"))
     var openCVThreadsOption: Int?
 
+    /// Frames detected at once: fast mode follows faces from frame to frame, so it takes them one by one.
+    var effectiveJobs: Int { fast ? 1 : jobs }
+
     /// With several jobs OpenCV's pool would split each frame's search over
     /// cores the jobs already use; `make bench` measures the arrangements side
     /// by side, and one job per core with OpenCV on one thread came out faster.
     var openCVThreads: Int {
-        openCVThreadsOption ?? (jobs > 1 ? 1 : ProcessInfo.processInfo.activeProcessorCount)
+        openCVThreadsOption ?? (effectiveJobs > 1 ? 1 : ProcessInfo.processInfo.activeProcessorCount)
     }
 
     func validate() throws {
@@ -93,6 +105,8 @@ struct DetectorOptions: ParsableArguments {
         if let openCVThreadsOption, !(1...256).contains(openCVThreadsOption) {
             throw ValidationError("--opencv-threads must be from 1 to 256")
         }
+        guard detectWidth >= 40 else { throw ValidationError("--detect-width must be 40 or more") }
+        guard fullSearchEvery >= 1 else { throw ValidationError("--full-search-every must be 1 or more") }
         guard minSize.width >= 0, minSize.height >= 0 else { throw ValidationError("--min-size must not be negative") }
         if let maxSize {
             guard maxSize.width > 0, maxSize.height > 0 else { throw ValidationError("--max-size must be positive") }
@@ -104,6 +118,16 @@ struct DetectorOptions: ParsableArguments {
 
     var parameters: DetectorParameters {
         DetectorParameters(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minSize, maxSize: maxSize)
+    }
+
+    /// One detector per job, exact or fast; sets OpenCV's pool to match.
+    func makeDetectors() throws -> [any FrameFaceDetector] {
+        OpenCVThreads.count = openCVThreads
+        let settings = FastSettings(detectWidth: detectWidth, fullSearchEvery: fullSearchEvery)
+        return try (0..<effectiveJobs).map { _ in
+            let detector = try makeDetector()
+            return fast ? FastFaceDetector(detector: detector, settings: settings) : detector
+        }
     }
 
     /// Loads the cascade, or reports why not and exits with the usage status.
@@ -145,5 +169,22 @@ struct OutputOptions: ParsableArguments {
             report("cannot open \(error.path ?? "output"): \(error.reason)")
             throw Status.failure
         }
+    }
+}
+
+/// Face ids from frame to frame (video and live).
+struct TrackingOptions: ParsableArguments {
+    @Flag(help: "Smooth each face's box over time (an exponential moving average keeping half of the last box).")
+    var smooth = false
+
+    @Option(help: ArgumentHelp("Frames a face may go undetected before its id ends.", valueName: "N"))
+    var trackGrace = TrackerSettings().grace
+
+    func validate() throws {
+        guard trackGrace >= 0 else { throw ValidationError("--track-grace must be 0 or more") }
+    }
+
+    func makeTracker() -> FaceTracker {
+        FaceTracker(settings: TrackerSettings(grace: trackGrace, smoothing: smooth ? 0.5 : nil))
     }
 }

@@ -10,15 +10,15 @@ struct Session {
     /// Loads the cascade once per job and opens the outputs, or reports why
     /// not and exits (64 for the cascade, 1 for the outputs).
     init(
-        detector options: DetectorOptions, output: OutputOptions,
+        detector options: DetectorOptions, output: OutputOptions, tracker: FaceTracker? = nil,
         videoOutput: (path: String, framesPerSecond: Double)? = nil,
         progress: (@Sendable (FrameResult) -> Void)? = nil
     ) throws {
-        let detectors = try (0..<options.jobs).map { _ in try options.makeDetector() }
-        OpenCVThreads.count = options.openCVThreads
+        let detectors = try options.makeDetectors()
         let (writer, annotator) = try output.makeSinks()
         let sink = ResultSink(
-            writer: writer, annotator: annotator, videoOutput: videoOutput, minimumFaces: output.minFaces ?? 0,
+            writer: writer, tracker: tracker, annotator: annotator, videoOutput: videoOutput,
+            minimumFaces: output.minFaces ?? 0,
             report: { report($0) }, progress: progress)
         self.sink = sink
         self.pipeline = DetectionPipeline(detectors: detectors) { sink.consume($0) }

@@ -29,6 +29,7 @@ struct Video: ParsableCommand {
     var quiet = false
 
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
 
@@ -54,7 +55,8 @@ struct Video: ParsableCommand {
         }
         var advance: (@Sendable (FrameResult) -> Void)?
         if let progress { advance = { progress.advance($0) } }
-        let session = try Session(detector: detector, output: output, videoOutput: videoOutput, progress: advance)
+        let session = try Session(
+            detector: detector, output: output, tracker: tracking.makeTracker(), videoOutput: videoOutput, progress: advance)
         for file in files where !session.sink.stopped {
             do throws(FaceCamError) {
                 try submitFrames(of: file, to: session, progress: progress)

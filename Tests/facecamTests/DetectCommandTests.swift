@@ -77,9 +77,9 @@ struct DetectCommandTests {
     @Test func csvHasOneRowPerFaceAndTextIsReadable() throws {
         let csv = try facecam("detect", "--format", "csv", "Fixtures/images/two-faces.jpg", "Fixtures/images/coffee.png")
         #expect(csv.lines == [
-            "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height",
-            "Fixtures/images/two-faces.jpg,0,0,0,176,66,96,96,176,66,96,96",
-            "Fixtures/images/two-faces.jpg,0,0,1,673,90,215,215,673,90,215,215",
+            "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id",
+            "Fixtures/images/two-faces.jpg,0,0,0,176,66,96,96,176,66,96,96,",
+            "Fixtures/images/two-faces.jpg,0,0,1,673,90,215,215,673,90,215,215,",
         ])
         let text = try facecam("detect", "--format", "text", "Fixtures/images/grace_hopper.jpg")
         #expect(text.lines == [

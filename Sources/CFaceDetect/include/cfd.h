@@ -90,6 +90,19 @@ cfd_status cfd_detect(cfd_detector *detector, const cfd_image_view *image, cfd_r
                       cfd_error *error);
 void cfd_rects_free(cfd_rects *rects);
 
+/*
+ * cfd_detect in two steps, so that one frame can be searched several times:
+ * cfd_prepare keeps the frame's equalised upright grey image in the detector,
+ * cfd_search runs detectMultiScale on `region` of it (NULL: all of it, in
+ * upright pixels), shrunk by `shrink` (>= 1, with the size limits shrunk
+ * alike) first. Rects come back in the prepared image's coordinates.
+ * cfd_detect(...) is cfd_prepare(...) then cfd_search(NULL, 1, ...).
+ */
+cfd_status cfd_prepare(cfd_detector *detector, const cfd_image_view *image, cfd_rect aperture,
+                       int32_t orientation, cfd_error *error);
+cfd_status cfd_search(cfd_detector *detector, const cfd_rect *region, double shrink, const cfd_params *params,
+                      cfd_rects *faces, cfd_error *error);
+
 /* Decodes any image format OpenCV reads (cv::imdecode, IMREAD_COLOR, EXIF orientation ignored) to BGRA. */
 cfd_status cfd_decode_image(const uint8_t *data, size_t size, cfd_image *image, cfd_error *error);
 void cfd_image_free(cfd_image *image);

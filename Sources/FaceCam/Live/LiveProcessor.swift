@@ -59,7 +59,7 @@ public struct LiveSummary: Sendable, CustomStringConvertible {
 /// rendered on a queue of their own, which drops in the same way, so they
 /// never slow detection.
 public final class LiveProcessor: @unchecked Sendable {
-    private let detector: FaceDetector
+    private let detector: any FrameFaceDetector
     private let settings: GeometrySettings
     private let sink: ResultSink
     private let source: String
@@ -73,7 +73,7 @@ public final class LiveProcessor: @unchecked Sendable {
     private var latencies: [Double] = []
 
     public init(
-        detector: FaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
+        detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
         annotator: Annotator?, annotateEvery: Int = 1
     ) {
         self.detector = detector
