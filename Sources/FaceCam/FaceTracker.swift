@@ -13,8 +13,9 @@ public struct TrackerSettings: Hashable, Sendable {
 
 /// Gives each face an `id` that stays the same while the face stays in view.
 ///
-/// Frame by frame, faces are matched to the tracks of the frame before by
-/// overlap: the pairs with the highest intersection over union (at least
+/// Frame by frame, faces are matched to the tracks by overlap with where
+/// each track's face is predicted to be (its last box moved on at its last
+/// speed): the pairs with the highest intersection over union (at least
 /// 0.3) first, one face per track. A face left over starts a new track with
 /// the next id (1, 2, ... per source). A track left over waits: it ends once
 /// it has gone unmatched for more than `grace` frames in a row, so one
@@ -22,11 +23,21 @@ public struct TrackerSettings: Hashable, Sendable {
 public final class FaceTracker {
     private struct Track {
         var id: Int
-        /// The last detected box, which the next frame's faces are matched against.
+        /// The last detected box.
         var box: PixelRect
+        /// How far the box moved per frame lately, to predict where a face went while missed.
+        var velocity: (x: Double, y: Double) = (0, 0)
         var smoothedBox: Rect
         var smoothedPreview: Rect
         var missed: Int
+
+        /// The last box moved on by the velocity for each frame since it was seen.
+        var predicted: PixelRect {
+            let frames = Double(missed + 1)
+            return PixelRect(
+                x: box.x + Int((velocity.x * frames).rounded()), y: box.y + Int((velocity.y * frames).rounded()),
+                width: box.width, height: box.height)
+        }
     }
 
     public let settings: TrackerSettings
@@ -47,8 +58,9 @@ public final class FaceTracker {
         }
         var pairs: [(overlap: Double, track: Int, face: Int)] = []
         for (t, track) in tracks.enumerated() {
+            let predicted = track.predicted
             for (f, face) in result.faces.enumerated() {
-                let overlap = track.box.overlap(with: face.box)
+                let overlap = predicted.overlap(with: face.box)
                 if overlap >= 0.3 { pairs.append((overlap, t, f)) }
             }
         }
@@ -70,6 +82,8 @@ public final class FaceTracker {
     }
 
     private func update(_ track: inout Track, with face: inout Face) {
+        let frames = Double(track.missed + 1)
+        track.velocity = (Double(face.box.x - track.box.x) / frames, Double(face.box.y - track.box.y) / frames)
         track.box = face.box
         track.missed = 0
         face.id = track.id

@@ -145,7 +145,45 @@ def expectations(fixtures):
     return "\n".join(lines) + "\n"
 
 
-VIDEO_CLIPS = ("video/pan-zoom.avi", "video/rotated.mp4")
+VIDEO_CLIPS = ("video/pan-zoom.avi", "video/rotated.mp4", "video/crossing.avi", "video/leave-enter.avi")
+
+
+def face_patch(image, box, size):
+    """The face `box` of `image` with a margin of half its size around it, scaled to `size` square."""
+    x, y, w, h = box
+    m = w // 2
+    return cv2.resize(image[max(y - m, 0):y + h + m, max(x - m, 0):x + w + m], (size, size), interpolation=cv2.INTER_AREA)
+
+
+def moving_faces_clip(fixtures, path, frames, paths):
+    """Face patches (astronaut, hopper) moving over a still background along `paths` (per frame
+    top-left corners, None when out of view); writes the clip and returns the ground truth: per
+    frame, each visible patch's rect by name."""
+    astronaut = read_image(os.path.join(fixtures, "images", "astronaut.png"))
+    hopper = read_image(os.path.join(fixtures, "images", "grace_hopper.jpg"))
+    patches = {"astronaut": face_patch(astronaut, (178, 69, 92, 92), 150),
+               "hopper": face_patch(hopper, (150, 85, 228, 228), 150)}
+    background = cv2.GaussianBlur(cv2.resize(read_image(os.path.join(fixtures, "images", "coffee.png")), (640, 360)), (0, 0), 9)
+    writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"MJPG"), 10, (640, 360))
+    truth = []
+    for i in range(frames):
+        frame = background.copy()
+        visible = {}
+        for name, patch in patches.items():
+            corner = paths[name](i)
+            if corner is None:
+                continue
+            x, y = corner
+            # Paste the part of the patch inside the frame.
+            x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + 150, 640), min(y + 150, 360)
+            if x1 <= x0 or y1 <= y0:
+                continue
+            frame[y0:y1, x0:x1] = patch[y0 - y:y1 - y, x0 - x:x1 - x]
+            visible[name] = [x, y, 150, 150]
+        writer.write(frame)
+        truth.append(visible)
+    writer.release()
+    return truth
 
 
 def render_clip(source, path, size, frames, fps, fourcc, centre, zoom, angle):
@@ -215,6 +253,18 @@ def make_fixtures(sources, out):
     render_clip(stored, rotated, (512, 400), 24, 12, "mp4v",
                 centre=lambda t: (256, 200), zoom=lambda t: 1 + 0.15 * t, angle=lambda t: 0)
     set_clockwise_rotation(rotated, 90)
+    # Two faces passing each other (at different heights), and one leaving before another enters;
+    # the patch rects are the ground truth the tracking tests check ids against.
+    truth = {
+        "video/crossing.avi": moving_faces_clip(out, os.path.join(out, "video", "crossing.avi"), 40, {
+            "astronaut": lambda i: (20 + 11 * i, 20 + 2 * i), "hopper": lambda i: (470 - 11 * i, 200 - 2 * i)}),
+        "video/leave-enter.avi": moving_faces_clip(out, os.path.join(out, "video", "leave-enter.avi"), 40, {
+            "astronaut": lambda i: (300 + 20 * i, 100) if i < 18 else None,
+            "hopper": lambda i: (-150 + 15 * (i - 22), 100) if i >= 22 else None}),
+    }
+    with open(os.path.join(out, "video", "tracks.json"), "w") as f:
+        json.dump(truth, f, sort_keys=True)
+        f.write("\n")
     with open(os.path.join(out, "expectations.jsonl"), "w") as f:
         f.write(expectations(out))
 
