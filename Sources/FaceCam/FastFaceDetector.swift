@@ -5,12 +5,20 @@ public struct FastSettings: Hashable, Sendable {
     /// Between full searches, only the regions around known faces are searched;
     /// a full search comes at least every this many frames, and whenever a known face is lost.
     public var fullSearchEvery: Int
+    /// Run full searches on a queue of their own, so that following faces
+    /// never waits for them (live capture); their faces join a frame or two
+    /// later. Off, results depend only on the frames (video files).
+    public var searchInBackground: Bool
 
-    public init(detectWidth: Int = 320, fullSearchEvery: Int = 5) {
+    public init(detectWidth: Int = 640, fullSearchEvery: Int = 5, searchInBackground: Bool = false) {
         self.detectWidth = detectWidth
         self.fullSearchEvery = fullSearchEvery
+        self.searchInBackground = searchInBackground
     }
 }
+
+import Dispatch
+import Foundation
 
 /// Fast mode. Each face of the last frame is followed by searching its
 /// surroundings at full resolution and nearby scales. A full search runs on
@@ -18,9 +26,15 @@ public struct FastSettings: Hashable, Sendable {
 /// `fullSearchEvery` frames; each face it finds is confirmed and sharpened
 /// the same way, and joins the faces still followed. Frames must come in
 /// order: it remembers the last frame's faces.
-public final class FastFaceDetector: FrameFaceDetector {
+public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
     public let detector: FaceDetector
     public let settings: FastSettings
+    /// Full searches in the background, with a cascade of their own.
+    private let background: (detector: FaceDetector, queue: DispatchQueue)?
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var searching = false
+    private var finishedSearch: [PixelRect]?
     /// Faces of the last frame, in upright pixels.
     private var known: [PixelRect] = []
     private var framesSinceFullSearch = 0
@@ -28,9 +42,12 @@ public final class FastFaceDetector: FrameFaceDetector {
     public private(set) var frames = 0
     public private(set) var fullSearches = 0
 
-    public init(detector: FaceDetector, settings: FastSettings = FastSettings()) {
+    public init(detector: FaceDetector, settings: FastSettings = FastSettings()) throws(FaceCamError) {
         self.detector = detector
         self.settings = settings
+        background = settings.searchInBackground
+            ? (try FaceDetector(cascade: detector.cascade, parameters: detector.parameters), DispatchQueue(label: "facecam.full-search"))
+            : nil
     }
 
     public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
@@ -41,9 +58,39 @@ public final class FastFaceDetector: FrameFaceDetector {
         for box in known {
             if let next = try refine(box) { found.append(next) } else { lost = true }
         }
-        if lost || known.isEmpty || framesSinceFullSearch + 1 >= settings.fullSearchEvery {
+        let due = lost || known.isEmpty || framesSinceFullSearch + 1 >= settings.fullSearchEvery
+        if let background {
+            // Faces a background search found (in an earlier frame) are sought again here.
+            for candidate in lock.withLock({ defer { finishedSearch = nil }; return finishedSearch ?? [] }) {
+                if let face = try refine(candidate) { found.append(face) }
+            }
+            framesSinceFullSearch += 1
+            if due, claimBackgroundSearch() {
+                framesSinceFullSearch = 0
+                fullSearches += 1
+                background.queue.async { [self] in
+                    // Only this queue uses the background detector, one search at a time.
+                    let searcher = self.background!.detector
+                    let candidates = try? { () throws(FaceCamError) -> [PixelRect] in
+                        try searcher.prepare(frame, geometry: geometry)
+                        return try Self.fullSearch(upright: geometry.uprightSize, with: searcher, settings: settings).faces
+                    }()
+                    lock.withLock {
+                        finishedSearch = candidates
+                        searching = false
+                    }
+                }
+            }
+        } else if due {
             // Faces still followed stay: a shrunk search can miss what following keeps.
-            found += try fullSearch(upright: geometry.uprightSize)
+            let search = try Self.fullSearch(upright: geometry.uprightSize, with: detector, settings: settings)
+            for candidate in search.faces {
+                if !search.shrunk {
+                    found.append(candidate)
+                } else if let face = try refine(candidate) {
+                    found.append(face)
+                }
+            }
             framesSinceFullSearch = 0
             fullSearches += 1
         } else {
@@ -53,16 +100,24 @@ public final class FastFaceDetector: FrameFaceDetector {
         return detector.faces(fromUpright: known, geometry: geometry)
     }
 
-    private func fullSearch(upright: PixelSize) throws(FaceCamError) -> [PixelRect] {
+    /// A full search of `detector`'s prepared frame, shrunk to `settings.detectWidth`:
+    /// faces in upright pixels. Found in a shrunk frame, they are candidates for `refine` to confirm.
+    private static func fullSearch(
+        upright: PixelSize, with detector: FaceDetector, settings: FastSettings
+    ) throws(FaceCamError) -> (faces: [PixelRect], shrunk: Bool) {
         let parameters = detector.parameters
         let shrink = max(1, Double(upright.width) / Double(settings.detectWidth))
-        let candidates = try detector.search(region: nil, shrink: shrink, minSize: parameters.minSize, maxSize: parameters.maxSize)
-        guard shrink > 1 else { return candidates }
-        var confirmed: [PixelRect] = []
-        for candidate in candidates {
-            if let face = try refine(candidate) { confirmed.append(face) }
+        let faces = try detector.search(region: nil, shrink: shrink, minSize: parameters.minSize, maxSize: parameters.maxSize)
+        return (faces, shrink > 1)
+    }
+
+    /// True when no background search is running; the caller then starts one.
+    private func claimBackgroundSearch() -> Bool {
+        lock.withLock {
+            if searching { return false }
+            searching = true
+            return true
         }
-        return confirmed
     }
 
     /// Searches around `box`, at full resolution and at 0.8 to 1.25 times its

@@ -72,7 +72,7 @@ struct Live: ParsableCommand {
         // One detector on one serial queue: frames are detected one by one, in order.
         var options = detector
         options.jobs = 1
-        let detector = try options.makeDetectors()[0]
+        let detector = try options.makeDetectors(live: true)[0]
         let (writer, annotator) = try output.makeSinks()
         let sink = ResultSink(
             writer: writer, tracker: tracking.makeTracker(), minimumFaces: output.minFaces ?? 0, report: { report($0) })

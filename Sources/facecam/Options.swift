@@ -120,13 +120,21 @@ struct DetectorOptions: ParsableArguments {
         DetectorParameters(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minSize, maxSize: maxSize)
     }
 
-    /// One detector per job, exact or fast; sets OpenCV's pool to match.
-    func makeDetectors() throws -> [any FrameFaceDetector] {
-        OpenCVThreads.count = openCVThreads
-        let settings = FastSettings(detectWidth: detectWidth, fullSearchEvery: fullSearchEvery)
+    /// One detector per job, exact or fast; sets OpenCV's pool to match. Live
+    /// fast mode runs its full searches in the background, on a core of their own.
+    func makeDetectors(live: Bool = false) throws -> [any FrameFaceDetector] {
+        let background = live && fast
+        OpenCVThreads.count = openCVThreadsOption ?? (background ? 1 : openCVThreads)
+        let settings = FastSettings(detectWidth: detectWidth, fullSearchEvery: fullSearchEvery, searchInBackground: background)
         return try (0..<effectiveJobs).map { _ in
             let detector = try makeDetector()
-            return fast ? FastFaceDetector(detector: detector, settings: settings) : detector
+            guard fast else { return detector }
+            do throws(FaceCamError) {
+                return try FastFaceDetector(detector: detector, settings: settings)
+            } catch {
+                report(error.description)
+                throw Status.usage
+            }
         }
     }
 
