@@ -20,6 +20,12 @@ struct Detect: ParsableCommand {
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
 
+    func validate() throws {
+        if detector.fast {
+            throw ValidationError("--fast follows faces from frame to frame: use it with facecam video or live")
+        }
+    }
+
     func run() throws {
         let session = try Session(detector: detector, output: output)
         let settings = geometry.settings

@@ -158,6 +158,7 @@ struct DetectCommandTests {
         (["--max-size", "10", "--min-size", "20"], "--max-size"),
         (["--format", "xml"], "--format"),
         (["--min-faces", "-2"], "--min-faces"),
+        (["--fast"], "--fast"),
     ])
     func usageErrorsNameTheOption(arguments: [String], option: String) throws {
         let result = try run(facecamBinary, ["detect"] + arguments + ["Fixtures/images/astronaut.png"])
