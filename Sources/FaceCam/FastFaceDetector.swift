@@ -38,9 +38,6 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
     /// Faces of the last frame, in upright pixels.
     private var known: [PixelRect] = []
     private var framesSinceFullSearch = 0
-    /// Frames seen and full searches run, for measuring.
-    public private(set) var frames = 0
-    public private(set) var fullSearches = 0
 
     public init(detector: FaceDetector, settings: FastSettings = FastSettings()) throws(FaceCamError) {
         self.detector = detector
@@ -52,7 +49,6 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
 
     public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
         try detector.prepare(frame, geometry: geometry)
-        frames += 1
         var found: [PixelRect] = []
         var lost = false
         for box in known {
@@ -67,7 +63,6 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
             framesSinceFullSearch += 1
             if due, claimBackgroundSearch() {
                 framesSinceFullSearch = 0
-                fullSearches += 1
                 background.queue.async { [self] in
                     // Only this queue uses the background detector, one search at a time.
                     let searcher = self.background!.detector
@@ -92,7 +87,6 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
                 }
             }
             framesSinceFullSearch = 0
-            fullSearches += 1
         } else {
             framesSinceFullSearch += 1
         }
