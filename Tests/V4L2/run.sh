@@ -7,7 +7,9 @@ kernel=$(ls /boot/vmlinuz-* | sort -V | tail -n 1)
 out=$(mktemp -d /tmp/facecam-v4l2.XXXXXX)
 /usr/bin/python3 Tests/V4L2/check.py frame Fixtures "$out"
 echo "test-v4l2: booting $kernel (about a minute without KVM)"
-timeout 900 vng --run "$kernel" --disable-kvm --memory 2G --rwdir "$out" \
+# vng is virtme-ng's command; where pip put no command on PATH, its module runs the same.
+vng=$(command -v vng || echo "python3 -m virtme_ng.run")
+timeout 900 $vng --run "$kernel" --disable-kvm --memory 2G --rwdir "$out" \
     --exec "bash $PWD/Tests/V4L2/in-vm.sh $PWD/.build/debug/facecam $out" > "$out/vng.log" 2>&1 \
     || echo "test-v4l2: the VM exited with status $? (see $out/vng.log)"
 /usr/bin/python3 Tests/V4L2/check.py judge "$out"
