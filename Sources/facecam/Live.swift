@@ -99,8 +99,7 @@ struct Live: ParsableCommand {
             report("\(failure)")
             throw (failure as? CaptureError)?.exitCode ?? Status.failure
         }
-        if sink.summary.failures > 0 { throw Status.failure }
-        if sink.summary.framesBelowMinimum > 0 { throw Status.tooFewFaces }
+        try sink.summary.exitStatus()
     }
 
     /// The camera or file, opened; on failure one line and the error's status.

@@ -28,8 +28,14 @@ struct Session {
     /// frame had fewer faces than --min-faces.
     func finish() throws {
         pipeline.finish()
-        let summary = sink.summary
-        if summary.failures > 0 { throw Status.failure }
-        if summary.framesBelowMinimum > 0 { throw Status.tooFewFaces }
+        try sink.summary.exitStatus()
+    }
+}
+
+extension ResultSink.Summary {
+    /// Exits 1 if anything failed, else 2 if a frame had fewer faces than --min-faces.
+    func exitStatus() throws {
+        if failures > 0 { throw Status.failure }
+        if framesBelowMinimum > 0 { throw Status.tooFewFaces }
     }
 }
