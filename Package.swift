@@ -32,7 +32,9 @@ let package = Package(
         ),
         .target(
             name: "FaceCam",
-            dependencies: ["CFaceDetect", "CJPEG", "CV4L2"]
+            dependencies: ["CFaceDetect", "CJPEG", "CV4L2"],
+            // The YuNet model, its licence and provenance; found at run time by YuNetModel.
+            resources: [.copy("Resources/YuNet")]
         ),
         .executableTarget(
             name: "facecam",

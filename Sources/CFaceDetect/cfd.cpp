@@ -19,45 +19,10 @@ using cfd::fail;
 using cfd::guarded;
 using cfd::invalid;
 using cfd::valid_view;
+using cfd::aperture_inside;
+using cfd::aperture_mat;
+using cfd::upright;
 
-namespace {
-
-bool aperture_inside(const cfd_image_view *image, cfd_rect aperture) {
-    return aperture.x >= 0 && aperture.y >= 0 && aperture.width > 0 && aperture.height > 0 &&
-           aperture.width <= image->width - aperture.x && aperture.height <= image->height - aperture.y;
-}
-
-/* The aperture of a BGRA view as a Mat header; no pixels are copied. */
-cv::Mat aperture_mat(const cfd_image_view *image, cfd_rect aperture) {
-    cv::Mat whole(image->height, image->width, CV_8UC4, const_cast<uint8_t *>(image->pixels), image->stride);
-    return whole(cv::Rect(aperture.x, aperture.y, aperture.width, aperture.height));
-}
-
-/*
- * Pixel-exact reorientation for EXIF orientations 1...8: the pixel that ends
- * up at upright (u, v) is the one the geometry module maps there.
- */
-cv::Mat upright(const cv::Mat &buffer, int32_t orientation) {
-    cv::Mat out;
-    switch (orientation) {
-    case 1: return buffer;
-    case 2: cv::flip(buffer, out, 1); return out;
-    case 3: cv::flip(buffer, out, -1); return out;
-    case 4: cv::flip(buffer, out, 0); return out;
-    case 5: cv::transpose(buffer, out); return out;
-    case 6: cv::rotate(buffer, out, cv::ROTATE_90_CLOCKWISE); return out;
-    case 7: {
-        cv::Mat transposed;
-        cv::transpose(buffer, transposed);
-        cv::flip(transposed, out, -1);
-        return out;
-    }
-    case 8: cv::rotate(buffer, out, cv::ROTATE_90_COUNTERCLOCKWISE); return out;
-    default: return cv::Mat();
-    }
-}
-
-} // namespace
 
 extern "C" {
 

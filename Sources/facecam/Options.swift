@@ -50,99 +50,163 @@ struct GeometryOptions: ParsableArguments {
     }
 }
 
-/// The cascade and detectMultiScale's parameters.
+/// Which face detector runs.
+enum DetectorKind: String, CaseIterable, ExpressibleByArgument {
+    /// OpenCV's cascades: boxes exactly detectMultiScale's.
+    case haar
+    /// OpenCV's DNN detector FaceDetectorYN: scores and landmarks.
+    case yunet
+}
+
+/// The detector and its parameters.
 struct DetectorOptions: ParsableArguments {
+    @Option(name: .customLong("detector"), help: ArgumentHelp(
+        "haar: OpenCV's cascades, boxes exactly detectMultiScale's; yunet: OpenCV's DNN detector (FaceDetectorYN), "
+            + "more faces, with scores and landmarks.",
+        valueName: "haar|yunet"))
+    var kind: DetectorKind = .haar
+
     @Option(help: ArgumentHelp(
-        "Cascade name (looked up in /usr/share/opencv4/haarcascades and lbpcascades) or path to a cascade XML file.",
+        "Haar: cascade name (looked up in /usr/share/opencv4/haarcascades and lbpcascades) or path to a cascade XML file "
+            + "(default: \(Cascade.defaultName)).",
         valueName: "name|path"))
-    var cascade = Cascade.defaultName
+    var cascade: String?
 
-    @Option(help: "How much the search window grows between scales (greater than 1).")
-    var scaleFactor = 1.1
+    @Option(help: ArgumentHelp("Haar: how much the search window grows between scales, greater than 1 (default: 1.1).", valueName: "F"))
+    var scaleFactor: Double?
 
-    @Option(help: "How many overlapping detections a face needs to be kept.")
-    var minNeighbors = 3
+    @Option(help: ArgumentHelp("Haar: how many overlapping detections a face needs to be kept (default: 3).", valueName: "N"))
+    var minNeighbors: Int?
 
-    @Option(help: ArgumentHelp("Smallest face searched for, in upright pixels.", valueName: "N|WxH"))
-    var minSize = PixelSize(width: 30, height: 30)
+    @Option(help: ArgumentHelp("YuNet: the ONNX model (default: the model shipped with facecam).", valueName: "path"))
+    var model: String?
 
-    @Option(help: ArgumentHelp("Largest face searched for (default: no limit).", valueName: "N|WxH"))
+    @Option(help: ArgumentHelp("YuNet: faces scoring less than this (0-1) are dropped (default: 0.9).", valueName: "F"))
+    var scoreThreshold: Double?
+
+    @Option(help: ArgumentHelp("YuNet: faces overlapping a better one by more than this IoU (0-1) are dropped (default: 0.3).", valueName: "F"))
+    var nmsThreshold: Double?
+
+    @Option(help: ArgumentHelp("YuNet: candidates kept before non-maximum suppression (default: 5000).", valueName: "N"))
+    var topK: Int?
+
+    @Option(help: ArgumentHelp("Smallest face kept, in upright pixels (default: 30 for haar, none for yunet).", valueName: "N|WxH"))
+    var minSize: PixelSize?
+
+    @Option(help: ArgumentHelp("Largest face kept (default: no limit).", valueName: "N|WxH"))
     var maxSize: PixelSize?
 
-    @Option(help: ArgumentHelp("Frames detected in parallel (default: the number of cores; fast mode uses one).", valueName: "N"))
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    @Option(help: ArgumentHelp("Frames detected in parallel (default: the number of cores; Haar's fast mode uses one).", valueName: "N"))
+    var jobs: Int?
 
-    @Flag(help: "Fast mode: full searches on a shrunk frame every few frames, and between them only around the faces already found (see README).")
+    @Flag(help: ArgumentHelp(
+        "Fast mode (video, live): see README. Haar: full searches on a shrunk frame every few frames, and between them "
+            + "only around the faces already found. YuNet: every frame searched shrunk to --detect-width."))
     var fast = false
 
-    @Option(help: ArgumentHelp("In fast mode, the width full searches shrink the frame to.", valueName: "W"))
+    @Option(help: ArgumentHelp("In fast mode, the width frames are shrunk to for searching (default: 640).", valueName: "W"))
     var detectWidth = FastSettings().detectWidth
 
-    @Option(help: ArgumentHelp("In fast mode, a full search at least every N frames (and whenever a face is lost).", valueName: "N"))
-    var fullSearchEvery = FastSettings().fullSearchEvery
+    @Option(help: ArgumentHelp(
+        "Haar, in fast mode: a full search at least every N frames, and whenever a face is lost (default: 5).", valueName: "N"))
+    var fullSearchEvery: Int?
 
     @Option(name: .customLong("opencv-threads"), help: ArgumentHelp(
         "Threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, else the number of cores).",
         valueName: "N"))
     var openCVThreadsOption: Int?
 
-    /// Frames detected at once: fast mode follows faces from frame to frame, so it takes them one by one.
-    var effectiveJobs: Int { fast ? 1 : jobs }
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
+
+    /// Frames detected at once: Haar's fast mode follows faces from frame to frame, so it takes them one by one.
+    var effectiveJobs: Int { fast && kind == .haar ? 1 : jobs ?? Self.cores }
 
     /// With several jobs OpenCV's pool would split each frame's search over
     /// cores the jobs already use; `make bench` measures the arrangements side
-    /// by side, and one job per core with OpenCV on one thread came out faster.
+    /// by side, and one job per core with OpenCV on one thread came out faster,
+    /// for both detectors.
     var openCVThreads: Int {
-        openCVThreadsOption ?? (effectiveJobs > 1 ? 1 : ProcessInfo.processInfo.activeProcessorCount)
+        openCVThreadsOption ?? (effectiveJobs > 1 ? 1 : Self.cores)
     }
 
     func validate() throws {
-        guard scaleFactor > 1, scaleFactor.isFinite else {
+        // An option of the other detector would be ignored silently: refuse it, naming its detector.
+        let haarOnly: [(String, Bool)] = [
+            ("--cascade", cascade != nil), ("--scale-factor", scaleFactor != nil), ("--min-neighbors", minNeighbors != nil),
+            ("--full-search-every", fullSearchEvery != nil),
+        ]
+        let yunetOnly: [(String, Bool)] = [
+            ("--model", model != nil), ("--score-threshold", scoreThreshold != nil),
+            ("--nms-threshold", nmsThreshold != nil), ("--top-k", topK != nil),
+        ]
+        let (foreign, owner) = kind == .haar ? (yunetOnly, "yunet") : (haarOnly, "haar")
+        if let (option, _) = foreign.first(where: \.1) {
+            throw ValidationError("\(option) is an option of the \(owner) detector: add --detector \(owner), or leave \(option) out")
+        }
+        if let scaleFactor, !(scaleFactor > 1 && scaleFactor.isFinite) {
             throw ValidationError("--scale-factor \(scaleFactor) must be a number greater than 1, such as 1.1")
         }
-        guard minNeighbors >= 0 else { throw ValidationError("--min-neighbors must be 0 or more") }
-        guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be from 1 to 256") }
+        if let minNeighbors, minNeighbors < 0 { throw ValidationError("--min-neighbors must be 0 or more") }
+        for (option, value) in [("--score-threshold", scoreThreshold), ("--nms-threshold", nmsThreshold)] {
+            if let value, !(0...1).contains(value) { throw ValidationError("\(option) must be from 0 to 1") }
+        }
+        if let topK, topK < 1 { throw ValidationError("--top-k must be 1 or more") }
+        if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
         if let openCVThreadsOption, !(1...256).contains(openCVThreadsOption) {
             throw ValidationError("--opencv-threads must be from 1 to 256")
         }
         guard detectWidth >= 40 else { throw ValidationError("--detect-width must be 40 or more") }
-        guard fullSearchEvery >= 1 else { throw ValidationError("--full-search-every must be 1 or more") }
-        guard minSize.width >= 0, minSize.height >= 0 else { throw ValidationError("--min-size must not be negative") }
+        if let fullSearchEvery, fullSearchEvery < 1 { throw ValidationError("--full-search-every must be 1 or more") }
+        if let minSize, minSize.width < 0 || minSize.height < 0 { throw ValidationError("--min-size must not be negative") }
         if let maxSize {
             guard maxSize.width > 0, maxSize.height > 0 else { throw ValidationError("--max-size must be positive") }
-            guard maxSize.width >= minSize.width, maxSize.height >= minSize.height else {
+            if let minSize, maxSize.width < minSize.width || maxSize.height < minSize.height {
                 throw ValidationError("--max-size \(maxSize) is smaller than --min-size \(minSize)")
             }
         }
     }
 
     var parameters: DetectorParameters {
-        DetectorParameters(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minSize, maxSize: maxSize)
+        var parameters = DetectorParameters(maxSize: maxSize)
+        if let scaleFactor { parameters.scaleFactor = scaleFactor }
+        if let minNeighbors { parameters.minNeighbors = minNeighbors }
+        if let minSize { parameters.minSize = minSize }
+        return parameters
+    }
+
+    var yunetParameters: YuNetParameters {
+        var parameters = YuNetParameters(maxSize: maxSize)
+        if let scoreThreshold { parameters.scoreThreshold = scoreThreshold }
+        if let nmsThreshold { parameters.nmsThreshold = nmsThreshold }
+        if let topK { parameters.topK = topK }
+        if let minSize { parameters.minSize = minSize }
+        return parameters
     }
 
     /// One detector per job, exact or fast; sets OpenCV's pool to match. Live
-    /// fast mode runs its full searches in the background, on a core of their own.
+    /// Haar fast mode runs its full searches in the background, on a core of their own.
     func makeDetectors(live: Bool = false) throws -> [any FrameFaceDetector] {
-        let background = live && fast
+        let background = live && fast && kind == .haar
         OpenCVThreads.count = openCVThreadsOption ?? (background ? 1 : openCVThreads)
-        let settings = FastSettings(detectWidth: detectWidth, fullSearchEvery: fullSearchEvery, searchInBackground: background)
-        return try (0..<effectiveJobs).map { _ in
-            let detector = try makeDetector()
-            guard fast else { return detector }
-            do throws(FaceCamError) {
-                return try FastFaceDetector(detector: detector, settings: settings)
-            } catch {
-                report(error.description)
-                throw Status.usage
+        do throws(FaceCamError) {
+            switch kind {
+            case .haar:
+                let cascade = try Cascade(resolving: cascade ?? Cascade.defaultName)
+                let settings = FastSettings(
+                    detectWidth: detectWidth, fullSearchEvery: fullSearchEvery ?? FastSettings().fullSearchEvery,
+                    searchInBackground: background)
+                return try (0..<effectiveJobs).map { _ throws(FaceCamError) in
+                    let detector = try FaceDetector(cascade: cascade, parameters: parameters)
+                    return fast ? try FastFaceDetector(detector: detector, settings: settings) : detector
+                }
+            case .yunet:
+                let model = if let path = self.model { try YuNetModel(path: path) } else { try YuNetModel() }
+                return try (0..<effectiveJobs).map { _ throws(FaceCamError) in
+                    try YuNetDetector(model: model, parameters: yunetParameters, searchWidth: fast ? detectWidth : nil)
+                }
             }
-        }
-    }
-
-    /// Loads the cascade, or reports why not and exits with the usage status.
-    func makeDetector() throws -> FaceDetector {
-        do {
-            return try FaceDetector(cascade: Cascade(resolving: cascade), parameters: parameters)
         } catch {
+            // A cascade or model that cannot be loaded is a usage error: nothing was processed.
             report(error.description)
             throw Status.usage
         }

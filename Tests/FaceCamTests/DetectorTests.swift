@@ -2,16 +2,34 @@ import Testing
 @testable import FaceCam
 
 struct DetectorTests {
-    @Test(arguments: try Expectation.all())
-    func boxesEqualOpenCVsOwn(_ expectation: Expectation) throws {
-        let detector = try FaceDetector(
-            cascade: Cascade(resolving: expectation.options.cascade ?? Cascade.defaultName),
-            parameters: expectation.parameters)
+    @Test(arguments: try Expectation.all().filter { $0.options.detector == nil })
+    func haarBoxesEqualOpenCVsOwn(_ expectation: Expectation) throws {
         let frame = try ImageFile.load(fixture(expectation.file))
         let geometry = try expectation.settings.geometry(for: frame.size)
-        let faces = try detector.detect(in: frame, geometry: geometry)
+        let faces = try expectation.makeDetector().detect(in: frame, geometry: geometry)
         #expect(faces.map(\.box) == expectation.expectedBoxes)
         #expect(faces.map(\.preview) == faces.map { geometry.previewRect(of: $0.box) })
+        #expect(faces.allSatisfy { $0.score == nil && $0.landmarks == nil })
+    }
+
+    /// Boxes within a pixel, scores within 0.01 and landmarks within a pixel of FaceDetectorYN's own.
+    @Test(arguments: try Expectation.all().filter { $0.options.detector == "yunet" })
+    func yunetFacesEqualOpenCVsOwn(_ expectation: Expectation) throws {
+        let frame = try ImageFile.load(fixture(expectation.file))
+        let geometry = try expectation.settings.geometry(for: frame.size)
+        let faces = try expectation.makeDetector().detect(in: frame, geometry: geometry)
+        let expected = try #require(expectation.faces)
+        try #require(faces.count == expected.count, "\(faces.map(\.box)) against \(expected.map(\.box))")
+        for (face, reference) in zip(faces, expected) {
+            let box = [face.box.x, face.box.y, face.box.width, face.box.height]
+            #expect(zip(box, reference.box).allSatisfy { abs($0 - $1) <= 1 }, "\(box) against \(reference.box)")
+            #expect(abs(try #require(face.score) - reference.score) <= 0.01)
+            let points = try #require(face.landmarks).points
+            #expect(zip(points, reference.landmarks).allSatisfy { abs($0.x - $1[0]) <= 1 && abs($0.y - $1[1]) <= 1 },
+                    "\(points) against \(reference.landmarks)")
+            #expect(face.preview == geometry.previewRect(of: face.box))
+            #expect(face.previewLandmarks == face.landmarks?.applying(geometry.bufferToPreview))
+        }
     }
 
     @Test func facesAreOrderedByYThenXThenWidth() throws {

@@ -14,6 +14,10 @@ func fixture(_ relative: String) -> String {
 /// Tests/Reference/opencv_faces.py, finds in a fixture with some options.
 struct Expectation: Decodable, CustomStringConvertible {
     struct Options: Decodable {
+        var detector: String?
+        var score_threshold: Double?
+        var nms_threshold: Double?
+        var top_k: Int?
         var cascade: String?
         var scale_factor: Double?
         var min_neighbors: Int?
@@ -23,9 +27,18 @@ struct Expectation: Decodable, CustomStringConvertible {
         var aperture: [Int]?
     }
 
+    /// A YuNet face as the reference reports it.
+    struct YuNetFace: Decodable {
+        var box: [Int]
+        var score: Double
+        var landmarks: [[Double]]
+    }
+
     var file: String
     var options: Options
     var boxes: [[Int]]
+    /// YuNet's faces in full (YuNet cases only).
+    var faces: [YuNetFace]?
 
     /// The still-image cases (video frames' lines have no options).
     static func all() throws -> [Expectation] {
@@ -41,6 +54,22 @@ struct Expectation: Decodable, CustomStringConvertible {
             maxSize: options.max_size.map { PixelSize(width: $0[0], height: $0[1]) })
     }
 
+    var yunetParameters: YuNetParameters {
+        YuNetParameters(
+            scoreThreshold: options.score_threshold ?? 0.9, nmsThreshold: options.nms_threshold ?? 0.3,
+            topK: options.top_k ?? 5000,
+            minSize: options.min_size.map { PixelSize(width: $0[0], height: $0[1]) } ?? PixelSize(width: 0, height: 0),
+            maxSize: options.max_size.map { PixelSize(width: $0[0], height: $0[1]) })
+    }
+
+    /// A detector made as the expectation's options say.
+    func makeDetector() throws -> any FrameFaceDetector {
+        if options.detector == "yunet" {
+            return try YuNetDetector(model: YuNetModel(), parameters: yunetParameters)
+        }
+        return try FaceDetector(cascade: Cascade(resolving: options.cascade ?? Cascade.defaultName), parameters: parameters)
+    }
+
     var settings: GeometrySettings {
         GeometrySettings(
             aperture: options.aperture.map { PixelRect(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) },
@@ -51,5 +80,5 @@ struct Expectation: Decodable, CustomStringConvertible {
         boxes.map { PixelRect(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) }
     }
 
-    var description: String { "\(file) \(boxes)" }
+    var description: String { "\(file) \(options.detector ?? "haar") \(boxes)" }
 }

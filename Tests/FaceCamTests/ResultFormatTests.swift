@@ -8,22 +8,35 @@ struct ResultFormatTests {
         faces: [
             Face(box: PixelRect(x: 10, y: 20, width: 30, height: 30), preview: Rect(x: 5, y: 10, width: 15, height: 15)),
             Face(box: PixelRect(x: 100, y: 21, width: 33, height: 33), preview: Rect(x: 50, y: 10.5, width: 16.5, height: 1.0 / 3), id: 7),
+            Face(
+                box: PixelRect(x: 200, y: 40, width: 40, height: 50), preview: Rect(x: 100, y: 20, width: 20, height: 25), id: 8,
+                score: 0.9876,
+                landmarks: FaceLandmarks([Point(x: 210, y: 55), Point(x: 230, y: 55.5), Point(x: 220, y: 65),
+                                          Point(x: 212, y: 78), Point(x: 228.25, y: 78)]),
+                previewLandmarks: FaceLandmarks([Point(x: 105, y: 27.5), Point(x: 115, y: 27.75), Point(x: 110, y: 32.5),
+                                                 Point(x: 106, y: 39), Point(x: 114.125, y: 39)])),
         ])
 
     @Test func jsonLines() {
         #expect(ResultFormat.jsonl.render(Self.result) == """
             {"source":"dir/a \\"b\\",c.jpg","frame":3,"time":0.125,"size":[640,480],"preview_size":[320,240],\
-            "faces":[{"box":[10,20,30,30],"preview":[5,10,15,15]},{"id":7,"box":[100,21,33,33],"preview":[50,10.5,16.5,0.333333]}]}
+            "faces":[{"box":[10,20,30,30],"preview":[5,10,15,15]},{"id":7,"box":[100,21,33,33],"preview":[50,10.5,16.5,0.333333]},\
+            {"id":8,"box":[200,40,40,50],"preview":[100,20,20,25],"score":0.9876,\
+            "landmarks":[[210,55],[230,55.5],[220,65],[212,78],[228.25,78]],\
+            "preview_landmarks":[[105,27.5],[115,27.75],[110,32.5],[106,39],[114.125,39]]}]}
 
             """)
         #expect(ResultFormat.jsonl.header == nil)
     }
 
     @Test func csvQuotesFieldsAndHasAHeader() {
-        #expect(ResultFormat.csv.header == "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id\n")
+        #expect(ResultFormat.csv.header == "source,frame,time,face,box_x,box_y,box_width,box_height,"
+            + "preview_x,preview_y,preview_width,preview_height,id,score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,"
+            + "nose_x,nose_y,mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y\n")
         #expect(ResultFormat.csv.render(Self.result) == """
-            "dir/a ""b"",c.jpg",3,0.125,0,10,20,30,30,5,10,15,15,
-            "dir/a ""b"",c.jpg",3,0.125,1,100,21,33,33,50,10.5,16.5,0.333333,7
+            "dir/a ""b"",c.jpg",3,0.125,0,10,20,30,30,5,10,15,15,,,,,,,,,,,,
+            "dir/a ""b"",c.jpg",3,0.125,1,100,21,33,33,50,10.5,16.5,0.333333,7,,,,,,,,,,,
+            "dir/a ""b"",c.jpg",3,0.125,2,200,40,40,50,100,20,20,25,8,0.9876,210,55,230,55.5,220,65,212,78,228.25,78
 
             """)
         var empty = Self.result
@@ -33,9 +46,10 @@ struct ResultFormatTests {
 
     @Test func text() {
         #expect(ResultFormat.text.render(Self.result) == """
-            dir/a "b",c.jpg frame 3 at 0.125 s: 640x480, 2 faces
+            dir/a "b",c.jpg frame 3 at 0.125 s: 640x480, 3 faces
               face 1: box 30x30 at 10,20; preview 15x15 at 5,10
               face 2 (id 7): box 33x33 at 100,21; preview 16.5x0.333333 at 50,10.5
+              face 3 (id 8), score 0.99: box 40x50 at 200,40; preview 20x25 at 100,20
 
             """)
     }

@@ -2,13 +2,18 @@ import Foundation
 import Testing
 
 /// The per-frame lines of Fixtures/expectations.jsonl for one clip: what OpenCV's VideoCapture and
-/// detectMultiScale, called directly by Tests/Reference/opencv_faces.py, give for each frame.
-func videoExpectations(_ clip: String) throws -> [(frame: Int, time: Double, boxes: [[Int]])] {
+/// detectMultiScale (or FaceDetectorYN), called directly by Tests/Reference/opencv_faces.py, give for each frame.
+func videoExpectations(_ clip: String, detector: String = "haar") throws
+    -> [(frame: Int, time: Double, boxes: [[Int]], faces: [ReferenceFace])]
+{
     let text = try String(contentsOf: repository.appendingPathComponent("Fixtures/expectations.jsonl"), encoding: .utf8)
     return try text.split(separator: "\n").compactMap { line in
         let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
-        guard object["file"] as? String == clip, let frame = object["frame"] as? Int else { return nil }
-        return (frame, (object["time"] as! NSNumber).doubleValue, object["boxes"] as! [[Int]])
+        guard object["file"] as? String == clip, let frame = object["frame"] as? Int,
+              (object["detector"] as? String ?? "haar") == detector
+        else { return nil }
+        return (frame, (object["time"] as! NSNumber).doubleValue, object["boxes"] as! [[Int]],
+                (object["faces"] as? [[String: Any]] ?? []).map(ReferenceFace.init))
     }
 }
 
@@ -26,6 +31,23 @@ struct VideoCommandTests {
             #expect(record["frame"] as? Int == expectation.frame)
             #expect(abs((record["time"] as! NSNumber).doubleValue - expectation.time) < 1e-6)
             #expect(boxes(record) == expectation.boxes, "frame \(expectation.frame)")
+        }
+    }
+
+    /// YuNet on every frame, the rotated clip included: within a pixel and 0.01 of FaceDetectorYN called directly.
+    @Test(arguments: ["video/pan-zoom.avi", "video/rotated.mp4"])
+    func everyFrameMatchesOpenCVsYuNet(_ clip: String) throws {
+        let expected = try videoExpectations(clip, detector: "yunet")
+        try #require(expected.count > 20)
+        let result = try facecam("video", "--detector", "yunet", "--quiet", "Fixtures/" + clip)
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        try #require(records.count == expected.count)
+        for (record, expectation) in zip(records, expected) {
+            #expect(record["frame"] as? Int == expectation.frame)
+            #expect(facesMatch(record, expectation.faces), "frame \(expectation.frame): \(record) against \(expectation.faces)")
+            // Tracking gives YuNet's faces ids as it does Haar's.
+            #expect((record["faces"] as! [[String: Any]]).allSatisfy { $0["id"] is Int })
         }
     }
 

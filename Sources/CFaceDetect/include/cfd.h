@@ -1,5 +1,6 @@
 /*
- * cfd: a plain C face-detection shim over OpenCV's CascadeClassifier.
+ * cfd: a plain C face-detection shim over OpenCV: CascadeClassifier (Haar and
+ * LBP cascades) and FaceDetectorYN (YuNet), image decoding and video files.
  *
  * Images are 8-bit BGRA, rows `stride` bytes apart, origin top-left.
  * Every entry point that can fail takes a `cfd_error *` out-parameter and
@@ -25,9 +26,11 @@ typedef enum {
     CFD_ERROR_DECODE = 3,           /* the bytes are not an image OpenCV can decode */
     CFD_ERROR_OPENCV = 4,           /* OpenCV raised cv::Exception */
     CFD_ERROR_INTERNAL = 5,         /* std::exception or anything else */
-    CFD_END_OF_STREAM = 6           /* a video has no more frames: not an error */
+    CFD_END_OF_STREAM = 6,          /* a video has no more frames: not an error */
+    CFD_ERROR_MODEL = 7             /* the DNN model file could not be loaded or run */
 } cfd_status;
 
+/* `message` is one line: OpenCV's own multi-line exception text is condensed. */
 typedef struct {
     cfd_status status;
     char message[CFD_ERROR_MESSAGE_CAPACITY];
@@ -102,6 +105,48 @@ cfd_status cfd_prepare(cfd_detector *detector, const cfd_image_view *image, cfd_
                        int32_t orientation, cfd_error *error);
 cfd_status cfd_search(cfd_detector *detector, const cfd_rect *region, double shrink, const cfd_params *params,
                       cfd_rects *faces, cfd_error *error);
+
+/* ---- YuNet (cv::FaceDetectorYN), a DNN face detector ---- */
+
+typedef struct cfd_yunet cfd_yunet;
+
+typedef struct {
+    float score_threshold; /* 0...1: faces scoring less are dropped */
+    float nms_threshold;   /* 0...1: overlapping faces above this IoU are merged */
+    int32_t top_k;         /* >= 1: candidates kept before non-maximum suppression */
+} cfd_yunet_params;
+
+/* A face as FaceDetectorYN reports it: continuous pixel coordinates of the
+ * searched image ((0, 0) is the top-left corner of its top-left pixel). */
+typedef struct {
+    float x, y, width, height;
+    /* Right eye, left eye, nose tip, right mouth corner, left mouth corner: x, y each. */
+    float landmarks[10];
+    float score; /* 0...1 */
+} cfd_yunet_face;
+
+/* A list of faces allocated by the shim; release with cfd_yunet_faces_free. */
+typedef struct {
+    cfd_yunet_face *faces;
+    size_t count;
+} cfd_yunet_faces;
+
+/* Loads an ONNX YuNet model. Returns NULL and fills `error` when the file is missing or not a model OpenCV runs. */
+cfd_yunet *cfd_yunet_create(const char *model_path, const cfd_yunet_params *params, cfd_error *error);
+void cfd_yunet_destroy(cfd_yunet *detector);
+
+/* Keeps the upright aperture of `image` (crop, BGRA to BGR, reorient by the
+ * EXIF `orientation` 1...8), which cfd_yunet_search then looks in. */
+cfd_status cfd_yunet_prepare(cfd_yunet *detector, const cfd_image_view *image, cfd_rect aperture,
+                             int32_t orientation, cfd_error *error);
+
+/* Runs FaceDetectorYN on the prepared image resized to `width` x `height`
+ * (cv::INTER_AREA; the prepared size itself: no resize), with the input size
+ * set to match. Faces come back in the prepared image's coordinates, in
+ * FaceDetectorYN's order. */
+cfd_status cfd_yunet_search(cfd_yunet *detector, int32_t width, int32_t height, cfd_yunet_faces *faces,
+                            cfd_error *error);
+void cfd_yunet_faces_free(cfd_yunet_faces *faces);
 
 /* Decodes any image format OpenCV reads (cv::imdecode, IMREAD_COLOR, EXIF orientation ignored) to BGRA. */
 cfd_status cfd_decode_image(const uint8_t *data, size_t size, cfd_image *image, cfd_error *error);

@@ -57,22 +57,6 @@ public struct Cascade: Hashable, Sendable {
     }
 }
 
-/// A face found in a frame.
-public struct Face: Hashable, Sendable {
-    /// Where the face is in the frame's buffer, in whole pixels.
-    public var box: PixelRect
-    /// Where the face appears in the preview (see `PreviewGeometry`).
-    public var preview: Rect
-    /// The track the face belongs to, from `FaceTracker`; nil when not tracked.
-    public var id: Int?
-
-    public init(box: PixelRect, preview: Rect, id: Int? = nil) {
-        self.box = box
-        self.preview = preview
-        self.id = id
-    }
-}
-
 /// Finds faces in one frame at a time. Implementations may remember earlier
 /// frames (fast mode does), so each belongs to one thread and sees frames in order.
 public protocol FrameFaceDetector: AnyObject {

@@ -140,14 +140,3 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         return kept
     }
 }
-
-extension PixelRect {
-    /// Intersection over union: 0 for disjoint rects, 1 for equal ones.
-    public func overlap(with other: PixelRect) -> Double {
-        let width = min(x + self.width, other.x + other.width) - max(x, other.x)
-        let height = min(y + self.height, other.y + other.height) - max(y, other.y)
-        guard width > 0, height > 0 else { return 0 }
-        let intersection = Double(width * height)
-        return intersection / (Double(self.width * self.height + other.width * other.height) - intersection)
-    }
-}

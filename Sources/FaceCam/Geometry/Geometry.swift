@@ -50,6 +50,24 @@ public struct Rect: Hashable, Sendable {
     public var maxY: Double { y + height }
 }
 
+extension Rect {
+    public var area: Double { width * height }
+
+    /// The area `self` and `other` share.
+    public func intersectionArea(with other: Rect) -> Double {
+        let width = min(maxX, other.maxX) - max(minX, other.minX)
+        let height = min(maxY, other.maxY) - max(minY, other.minY)
+        return width > 0 && height > 0 ? width * height : 0
+    }
+
+    /// Intersection over union: 0 for disjoint rects, 1 for equal ones.
+    public func overlap(with other: Rect) -> Double {
+        let intersection = intersectionArea(with: other)
+        let union = area + other.area - intersection
+        return union > 0 ? intersection / union : 0
+    }
+}
+
 /// A whole-pixel size, as images and previews have.
 public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
     public var width: Int
@@ -81,6 +99,9 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
     public var rect: Rect { Rect(x: Double(x), y: Double(y), width: Double(width), height: Double(height)) }
     public var size: PixelSize { PixelSize(width: width, height: height) }
     public var description: String { "\(x),\(y),\(width),\(height)" }
+
+    /// Intersection over union: 0 for disjoint rects, 1 for equal ones.
+    public func overlap(with other: PixelRect) -> Double { rect.overlap(with: other.rect) }
 
     /// True when the rect is non-empty and lies within a `size` image.
     public func isInside(_ size: PixelSize) -> Bool {

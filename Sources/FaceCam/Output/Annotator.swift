@@ -9,6 +9,8 @@ internal import CFaceDetect
 /// outlined (`render`), and saves them as JPEG files in a directory (`save`).
 public struct Annotator {
     public static let outlineColour = BGRA(blue: 0, green: 255, red: 0)
+    /// Landmarks are dots of a colour that stands out against the green outline.
+    public static let landmarkColour = BGRA(blue: 0, green: 0, red: 255)
 
     public let directory: String
     public let quality: Int
@@ -28,7 +30,7 @@ public struct Annotator {
 
     /// The frame as the preview shows it: the aperture reoriented, mirrored
     /// and scaled by the gravity, black outside the video, with outlines drawn
-    /// just inside each face's preview rect.
+    /// just inside each face's preview rect and its landmarks as dots.
     public static func render(_ frame: Frame, faces: [Face], geometry: PreviewGeometry) throws(FaceCamError) -> Frame {
         var preview = Frame(width: geometry.previewSize.width, height: geometry.previewSize.height)
         // bufferToPreview maps continuous coordinates; warpAffine wants pixel
@@ -56,6 +58,9 @@ public struct Annotator {
         let width = outlineWidth(for: geometry.previewSize)
         for face in faces {
             preview.drawOutline(face.preview, width: width, colour: outlineColour)
+            for point in face.previewLandmarks?.points ?? [] {
+                preview.drawDot(at: point, radius: width, colour: landmarkColour)
+            }
         }
         return preview
     }
@@ -112,6 +117,21 @@ extension Frame {
             for x in left..<right
             where onHorizontalEdge || x < x0 + width || x >= x1 - width {
                 setPixel(x: x, y: y, to: colour)
+            }
+        }
+    }
+
+    /// Fills the pixels whose centres lie within `radius` of `centre`, clipped to the frame.
+    mutating func drawDot(at centre: Point, radius: Int, colour: BGRA) {
+        let r = Double(radius)
+        guard centre.x.isFinite, centre.y.isFinite else { return }
+        let left = max(0, Int((centre.x - r).rounded(.down))), right = min(width - 1, Int((centre.x + r).rounded(.up)))
+        let top = max(0, Int((centre.y - r).rounded(.down))), bottom = min(height - 1, Int((centre.y + r).rounded(.up)))
+        guard left <= right, top <= bottom else { return }
+        for y in top...bottom {
+            for x in left...right {
+                let (dx, dy) = (Double(x) + 0.5 - centre.x, Double(y) + 0.5 - centre.y)
+                if dx * dx + dy * dy <= r * r { setPixel(x: x, y: y, to: colour) }
             }
         }
     }

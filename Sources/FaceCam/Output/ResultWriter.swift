@@ -18,7 +18,9 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     public var header: String? {
         switch self {
         case .csv:
-            "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id\n"
+            "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id,"
+                + "score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,nose_x,nose_y,"
+                + "mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y\n"
         case .jsonl, .text:
             nil
         }
@@ -37,7 +39,11 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         let faces = r.faces.map { face in
             "{" + (face.id.map { "\"id\":\($0)," } ?? "")
                 + "\"box\":[\(face.box.x),\(face.box.y),\(face.box.width),\(face.box.height)],"
-                + "\"preview\":[\(numbers(face.preview))]}"
+                + "\"preview\":[\(numbers(face.preview))]"
+                + (face.score.map { ",\"score\":\(decimal($0))" } ?? "")
+                + (face.landmarks.map { ",\"landmarks\":\(pairs($0))" } ?? "")
+                + (face.previewLandmarks.map { ",\"preview_landmarks\":\(pairs($0))" } ?? "")
+                + "}"
         }
         return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
             + (r.sequence.map { "\"sequence\":\($0)," } ?? "")
@@ -51,8 +57,14 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         return r.faces.enumerated().map { index, face in
             let b = face.box
             let p = face.preview
-            return "\(prefix),\(index),\(b.x),\(b.y),\(b.width),\(b.height),"
-                + "\(decimal(p.x)),\(decimal(p.y)),\(decimal(p.width)),\(decimal(p.height)),\(face.id.map(String.init) ?? "")\n"
+            let id = face.id.map(String.init) ?? ""
+            let score = face.score.map(decimal) ?? ""
+            // Ten coordinates, or ten empty fields for a cascade's face.
+            let landmarks: [String] = face.landmarks?.points.flatMap { [decimal($0.x), decimal($0.y)] }
+                ?? Array(repeating: "", count: 10)
+            let fields: [String] = [prefix, String(index), String(b.x), String(b.y), String(b.width), String(b.height),
+                                    decimal(p.x), decimal(p.y), decimal(p.width), decimal(p.height), id, score]
+            return (fields + landmarks).joined(separator: ",") + "\n"
         }.joined()
     }
 
@@ -63,7 +75,9 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         for (index, face) in r.faces.enumerated() {
             let b = face.box
             let p = face.preview
-            text += "  face \(index + 1)" + (face.id.map { " (id \($0))" } ?? "") + ": box \(b.width)x\(b.height) at \(b.x),\(b.y); "
+            text += "  face \(index + 1)" + (face.id.map { " (id \($0))" } ?? "")
+                + (face.score.map { String(format: ", score %.2f", $0) } ?? "")
+                + ": box \(b.width)x\(b.height) at \(b.x),\(b.y); "
                 + "preview \(decimal(p.width))x\(decimal(p.height)) at \(decimal(p.x)),\(decimal(p.y))\n"
         }
         return text
@@ -71,6 +85,11 @@ public enum ResultFormat: String, CaseIterable, Sendable {
 
     private func numbers(_ r: Rect) -> String {
         [r.x, r.y, r.width, r.height].map(decimal).joined(separator: ",")
+    }
+
+    /// [[x,y],...] in YuNet's order.
+    private func pairs(_ landmarks: FaceLandmarks) -> String {
+        "[" + landmarks.points.map { "[\(decimal($0.x)),\(decimal($0.y))]" }.joined(separator: ",") + "]"
     }
 }
 

@@ -5,6 +5,10 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case cascadeNotFound(name: String, tried: [String])
     /// The cascade file exists but OpenCV could not load it.
     case cascadeUnloadable(path: String, reason: String)
+    /// No YuNet model file was found under any of the paths tried.
+    case modelNotFound(tried: [String])
+    /// The model file exists but OpenCV could not load or run it.
+    case modelUnloadable(path: String, reason: String)
     /// A file or directory could not be read.
     case unreadable(SystemError)
     /// The file's bytes are not an image facecam can decode.
@@ -29,6 +33,11 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
                 + "(install opencv-data, or pass --cascade a path to a cascade XML file)"
         case .cascadeUnloadable(let path, let reason):
             return "cannot load cascade \(path): \(reason) (pass --cascade a valid cascade XML file)"
+        case .modelNotFound(let tried):
+            return "YuNet model not found; tried \(tried.joined(separator: ", ")) "
+                + "(reinstall facecam, or pass --model a path to \(YuNetModel.fileName))"
+        case .modelUnloadable(let path, let reason):
+            return "cannot load YuNet model \(path): \(reason) (pass --model a valid \(YuNetModel.fileName))"
         case .unreadable(let error):
             return "\(error.path ?? ""): cannot read (\(error.call): \(error.reason))"
         case .undecodable(let path, let reason):

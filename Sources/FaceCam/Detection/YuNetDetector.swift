@@ -1,0 +1,204 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+internal import CFaceDetect
+
+/// FaceDetectorYN's parameters, and the face sizes facecam keeps.
+public struct YuNetParameters: Hashable, Sendable {
+    /// Faces scoring less (0...1) are dropped.
+    public var scoreThreshold: Double
+    /// Faces overlapping a better one by more than this IoU (0...1) are dropped.
+    public var nmsThreshold: Double
+    /// Candidates kept before non-maximum suppression.
+    public var topK: Int
+    /// Faces whose box is narrower or lower than this are dropped.
+    public var minSize: PixelSize
+    /// Faces whose box is wider or taller than this are dropped; nil for no limit.
+    public var maxSize: PixelSize?
+
+    public init(
+        scoreThreshold: Double = 0.9, nmsThreshold: Double = 0.3, topK: Int = 5000,
+        minSize: PixelSize = PixelSize(width: 0, height: 0), maxSize: PixelSize? = nil
+    ) {
+        self.scoreThreshold = scoreThreshold
+        self.nmsThreshold = nmsThreshold
+        self.topK = topK
+        self.minSize = minSize
+        self.maxSize = maxSize
+    }
+}
+
+/// The YuNet ONNX model file.
+public struct YuNetModel: Hashable, Sendable {
+    public static let fileName = "face_detection_yunet_2022mar.onnx"
+
+    public let path: String
+
+    /// A model at `path`, which must be a regular file.
+    public init(path: String) throws(FaceCamError) {
+        guard (try? fileKind(path)) == .regular else { throw .modelNotFound(tried: [path]) }
+        self.path = path
+    }
+
+    /// The model shipped with facecam, looked for in `directories` in order.
+    public init(shippedIn directories: [String] = YuNetModel.searchDirectories()) throws(FaceCamError) {
+        let candidates = directories.map { $0 + "/" + Self.fileName }
+        guard let found = candidates.first(where: { (try? fileKind($0)) == .regular }) else {
+            throw .modelNotFound(tried: candidates)
+        }
+        path = found
+    }
+
+    /// Where the shipped model is looked for: SwiftPM's resource bundle beside
+    /// the executable (a build), the executable's own directory, the share
+    /// directory of the prefix it is installed under, then the usual share directories.
+    public static func searchDirectories(executable: String? = executablePath()) -> [String] {
+        var directories: [String] = []
+        if let executable, let slash = executable.lastIndex(of: "/") {
+            let directory = String(executable[..<slash])
+            directories += [directory + "/facecam_FaceCam.resources/YuNet", directory, directory + "/../share/facecam"]
+        }
+        return directories + ["/usr/local/share/facecam", "/usr/share/facecam"]
+    }
+
+    /// The running executable, from /proc/self/exe.
+    public static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// OpenCV's YuNet DNN face detector (FaceDetectorYN) on the upright aperture.
+///
+/// Faces come from one search of the whole upright aperture, exactly as
+/// FaceDetectorYN reports them. The model finds faces of about 10 to 300
+/// pixels; larger ones come back as fragments or not at all. So when the
+/// searched image's shorter side exceeds `largeFaceLimit`, a second search
+/// runs on a copy shrunk to a shorter side of `largeFaceSearchSide`, and of
+/// its faces keeps those larger than `largeFaceLimit` that the first search
+/// did not already find (IoU < 0.5); faces of the first search lying mostly
+/// (half their area or more) inside such a face are fragments of it and go.
+///
+/// Not thread-safe: give each thread its own.
+public final class YuNetDetector: FrameFaceDetector {
+    /// The model's upper face size, in pixels of the searched image.
+    public static let largeFaceLimit = 300.0
+    /// The shorter side of the large-face search's copy: a face filling it is within the model's range.
+    public static let largeFaceSearchSide = 240.0
+
+    public let model: YuNetModel
+    public let parameters: YuNetParameters
+    /// Fast mode: search the frame shrunk to this width (never enlarged); nil searches it at full size.
+    public let searchWidth: Int?
+    private let handle: OpaquePointer
+
+    public init(model: YuNetModel, parameters: YuNetParameters = YuNetParameters(), searchWidth: Int? = nil) throws(FaceCamError) {
+        var params = cfd_yunet_params(
+            score_threshold: Float(parameters.scoreThreshold), nms_threshold: Float(parameters.nmsThreshold),
+            top_k: Int32(clamping: parameters.topK))
+        var error = cfd_error()
+        guard let handle = cfd_yunet_create(model.path, &params, &error) else {
+            throw .modelUnloadable(path: model.path, reason: error.text)
+        }
+        self.model = model
+        self.parameters = parameters
+        self.searchWidth = searchWidth
+        self.handle = handle
+    }
+
+    deinit { cfd_yunet_destroy(handle) }
+
+    /// Finds faces in the upright aperture of `frame`, ordered by box y, then x, then width, then height.
+    public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
+        precondition(geometry.frameSize == frame.size, "geometry made for another frame size")
+        let aperture = geometry.aperture
+        var error = cfd_error()
+        let status = frame.pixels.withUnsafeBufferPointer { pixels in
+            var view = cfd_image_view(
+                pixels: pixels.baseAddress, width: Int32(frame.width), height: Int32(frame.height), stride: frame.bytesPerRow)
+            return cfd_yunet_prepare(
+                handle, &view,
+                cfd_rect(x: Int32(aperture.x), y: Int32(aperture.y), width: Int32(aperture.width), height: Int32(aperture.height)),
+                Int32(geometry.orientation.rawValue), &error)
+        }
+        guard status == CFD_OK else { throw .openCV(error.text) }
+
+        let upright = geometry.uprightSize
+        let searched = Self.shrunk(upright, toWidth: searchWidth.map(Double.init) ?? Double(upright.width))
+        var faces = try search(searched)
+        let shorter = Double(min(searched.width, searched.height))
+        if shorter > Self.largeFaceLimit {
+            // In the searched image's pixels, as the model sees faces.
+            let scale = Double(searched.width) / Double(upright.width)
+            let copy = Self.shrunk(upright, toWidth: Double(searched.width) * Self.largeFaceSearchSide / shorter)
+            for large in try search(copy) where max(large.box.width, large.box.height) * scale > Self.largeFaceLimit {
+                if faces.contains(where: { $0.box.overlap(with: large.box) >= 0.5 }) { continue }
+                faces.removeAll { $0.box.intersectionArea(with: large.box) >= $0.box.area / 2 }
+                faces.append(large)
+            }
+        }
+        return faces.compactMap { face in
+            let box = face.roundedBox
+            guard box.width >= parameters.minSize.width, box.height >= parameters.minSize.height,
+                  parameters.maxSize.map({ box.width <= $0.width && box.height <= $0.height }) ?? true
+            else { return nil }
+            return Face(upright: face, box: box, geometry: geometry)
+        }.sorted { ($0.box.y, $0.box.x, $0.box.width, $0.box.height) < ($1.box.y, $1.box.x, $1.box.width, $1.box.height) }
+    }
+
+    /// `size` scaled to `width` (never enlarged), rounded to whole pixels, at least 1x1.
+    private static func shrunk(_ size: PixelSize, toWidth width: Double) -> PixelSize {
+        let factor = min(1, width / Double(size.width))
+        guard factor < 1 else { return size }
+        return PixelSize(
+            width: max(1, Int((Double(size.width) * factor).rounded())),
+            height: max(1, Int((Double(size.height) * factor).rounded())))
+    }
+
+    /// FaceDetectorYN on the prepared image resized to `size`: faces in upright pixels.
+    private func search(_ size: PixelSize) throws(FaceCamError) -> [UprightFace] {
+        var found = cfd_yunet_faces()
+        var error = cfd_error()
+        guard cfd_yunet_search(handle, Int32(size.width), Int32(size.height), &found, &error) == CFD_OK else {
+            throw .openCV(error.text)
+        }
+        defer { cfd_yunet_faces_free(&found) }
+        return UnsafeBufferPointer(start: found.faces, count: found.count).map { face in
+            let l = face.landmarks
+            let points = [(l.0, l.1), (l.2, l.3), (l.4, l.5), (l.6, l.7), (l.8, l.9)].map { Point(x: Double($0), y: Double($1)) }
+            return UprightFace(
+                box: Rect(x: Double(face.x), y: Double(face.y), width: Double(face.width), height: Double(face.height)),
+                landmarks: FaceLandmarks(points)!, score: Double(face.score))
+        }
+    }
+}
+
+/// A face as the model reports it, in continuous upright-aperture coordinates.
+private struct UprightFace {
+    var box: Rect
+    var landmarks: FaceLandmarks
+    var score: Double
+
+    /// The box rounded to whole pixels, each of x, y, width and height on its own.
+    var roundedBox: PixelRect {
+        PixelRect(
+            x: Int(box.x.rounded()), y: Int(box.y.rounded()),
+            width: Int(box.width.rounded()), height: Int(box.height.rounded()))
+    }
+}
+
+extension Face {
+    /// An upright face in the buffer's and the preview's coordinates.
+    fileprivate init(upright face: UprightFace, box: PixelRect, geometry: PreviewGeometry) {
+        let buffer = geometry.bufferRect(fromUpright: box)
+        let toBuffer = geometry.bufferToUpright.inverted()!
+        let landmarks = face.landmarks.applying(toBuffer)
+        self.init(
+            box: buffer, preview: geometry.previewRect(of: buffer), score: face.score,
+            landmarks: landmarks, previewLandmarks: landmarks.applying(geometry.bufferToPreview))
+    }
+}
