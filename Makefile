@@ -6,6 +6,7 @@ BUILD := .build/debug
 FACECAM := $(BUILD)/facecam
 DEMO := .build/demo
 BENCH := .build/bench
+YUNET_MODEL := Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
 # What facecam needs to build and run, and what its tests need beside that
@@ -46,6 +47,10 @@ demo: build
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
 	@echo "== the fixture photographs, as text"
 	$(FACECAM) detect --format text Fixtures/images
+	@echo "== the same photographs with YuNet, OpenCV's DNN detector: scores too (and landmarks in JSON and CSV)"
+	$(FACECAM) detect --detector yunet --format text Fixtures/images
+	@echo "== faces filling a 1280x720 and a 1920x1080 frame, beyond YuNet's model, found by facecam's extra search"
+	$(FACECAM) detect --detector yunet --format text --annotate $(DEMO)/large-faces Fixtures/large-faces
 	@echo "== one portrait stored in each of the 8 EXIF orientations, made upright, as JSON Lines"
 	@for k in 1 2 3 4 5 6 7 8; do \
 		$(FACECAM) detect --orientation $$k --annotate $(DEMO)/orientations Fixtures/orientations/portrait-$$k.jpg || exit 1; \
@@ -73,13 +78,17 @@ test-v4l2: build
 	@command -v vng > /dev/null || python3 -m pip install --quiet virtme-ng
 	bash Tests/V4L2/run.sh
 
-# facecam video beside OpenCV alone and GStreamer on a 300-frame 640x480 clip made from Fixtures/.
+# facecam video beside OpenCV alone (Haar and YuNet loops) and GStreamer, on 300-frame 640x480 and
+# 1280x720 clips made from Fixtures/.
 bench: bench-deps
 	$(SWIFT) build -c release
 	@mkdir -p $(BENCH)
 	g++ -O2 -o $(BENCH)/reference_loop Tests/Bench/reference_loop.cpp $(OPENCV_FLAGS)
+	g++ -O2 -o $(BENCH)/yunet_loop Tests/Bench/yunet_loop.cpp $(OPENCV_FLAGS)
 	@test -f $(BENCH)/clip.avi || $(PYTHON) Tests/Reference/opencv_faces.py clip Fixtures $(BENCH)/clip.avi 300
-	$(PYTHON) Tests/Bench/bench.py --facecam .build/release/facecam --reference $(BENCH)/reference_loop --clip $(BENCH)/clip.avi
+	@test -f $(BENCH)/clip-720p.avi || $(PYTHON) Tests/Reference/opencv_faces.py clip Fixtures $(BENCH)/clip-720p.avi 300 1280x720
+	$(PYTHON) Tests/Bench/bench.py --facecam .build/release/facecam --reference $(BENCH)/reference_loop \
+		--yunet-loop $(BENCH)/yunet_loop --model $(YUNET_MODEL) --clip $(BENCH)/clip.avi --clip-720p $(BENCH)/clip-720p.avi
 
 # Rebuilds Fixtures/ from ../shared/fixture-sources and recomputes the expectations with OpenCV.
 fixtures: test-deps

@@ -1,14 +1,18 @@
 #!/usr/bin/python3
 """`make bench`: facecam against OpenCV alone and GStreamer, side by side in one run.
 
-Every row processes the same clip with the same cascade and parameters (scale 1.1, 3 neighbours,
-minimum 30x30, flags 0). Rows run one after another, in rounds; each row's best round counts, so a
-burst of load on this shared machine hurts one round, not the comparison. Ratios are to row (a).
+Haar rows process the bench clip (640x480) with the same cascade and parameters (scale 1.1,
+3 neighbours, minimum 30x30, flags 0); YuNet rows the bench clip and a 1280x720 one with
+FaceDetectorYN's defaults (score 0.9, NMS 0.3, top 5000). Rows run one after another, in rounds;
+each row's best round counts, so a burst of load on this shared machine hurts one round, not the
+comparison. Each row's ratio is to the OpenCV-alone loop it is compared with.
 Fast mode's boxes are scored against exact mode's (recall and precision at IoU >= 0.5), on the
-bench clip and on every fixture clip and ../shared/data/video clip; and the clip is played as a
-live camera at 30 frames/s to count dropped frames.
-Exits 1 when facecam's exact boxes differ from OpenCV's on any frame, exact mode runs slower than
-0.95 of (a), fast mode runs under 30 frames/s or scores under 0.95, or live fast mode drops 5% or more.
+bench clip and on every fixture clip and ../shared/data/video clip; and both clips are played as a
+live camera at 30 frames/s, with each detector, to count dropped frames.
+Exits 1 when facecam's exact boxes differ from its loop's on any frame (Haar: at all; YuNet: by
+more than a pixel), an exact row runs slower than 0.95 of its loop, Haar's fast mode runs under
+30 frames/s or scores under 0.95, YuNet's fast mode runs the 1280x720 clip under 30 frames/s, or
+live fast mode drops 5% or more (Haar at 640x480, YuNet at 1280x720).
 """
 import argparse
 import glob
@@ -36,6 +40,11 @@ def timed(command):
         if os.waitstatus_to_exitcode(status) != 0:
             sys.exit(f"bench: {' '.join(command)} failed: {err.read().strip()}")
         return seconds, usage.ru_maxrss / 1024, out.read()
+
+
+def within_a_pixel(a, b):
+    """Two frames' box lists agree within a pixel in every value."""
+    return len(a) == len(b) and all(all(abs(p - q) <= 1 for p, q in zip(x, y)) for x, y in zip(a, b))
 
 
 def facecam_boxes(out):
@@ -85,23 +94,40 @@ def main():
     parser.add_argument("--facecam", required=True)
     parser.add_argument("--reference", required=True)
     parser.add_argument("--clip", required=True)
+    parser.add_argument("--clip-720p", required=True)
+    parser.add_argument("--yunet-loop", required=True)
+    parser.add_argument("--model", required=True)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--fixtures", default="Fixtures")
     parser.add_argument("--shared-video", default="../shared/data/video")
     args = parser.parse_args()
 
     cores = os.cpu_count()
+    clip720 = args.clip_720p
+    # (key, label, command, parse, the loop it is compared with, whether boxes must equal the loop's)
     rows = [
         ("a", "OpenCV alone: decode, grey, equalise, detectMultiScale (C++ loop)",
-         [args.reference, args.clip, CASCADE], reference_boxes),
+         [args.reference, args.clip, CASCADE], reference_boxes, "a", False),
         ("b", f"facecam video (defaults: --jobs {cores}, OpenCV on 1 thread)",
-         [args.facecam, "video", "--quiet", args.clip], facecam_boxes),
+         [args.facecam, "video", "--quiet", args.clip], facecam_boxes, "a", True),
         ("b1", f"facecam video --jobs 1 (OpenCV on {cores} threads)",
-         [args.facecam, "video", "--quiet", "--jobs", "1", args.clip], facecam_boxes),
+         [args.facecam, "video", "--quiet", "--jobs", "1", args.clip], facecam_boxes, "a", True),
         ("b2", f"facecam video --jobs {cores} --opencv-threads {cores}",
-         [args.facecam, "video", "--quiet", "--opencv-threads", str(cores), args.clip], facecam_boxes),
+         [args.facecam, "video", "--quiet", "--opencv-threads", str(cores), args.clip], facecam_boxes, "a", True),
         ("f", "facecam video --fast (defaults: --detect-width 640, --full-search-every 5)",
-         [args.facecam, "video", "--quiet", "--fast", args.clip], facecam_boxes),
+         [args.facecam, "video", "--quiet", "--fast", args.clip], facecam_boxes, "a", False),
+        ("ya", "OpenCV alone: decode, FaceDetectorYN (C++ loop)",
+         [args.yunet_loop, args.clip, args.model], reference_boxes, "ya", False),
+        ("yb", f"facecam video --detector yunet (defaults: --jobs {cores}, OpenCV on 1 thread)",
+         [args.facecam, "video", "--quiet", "--detector", "yunet", args.clip], facecam_boxes, "ya", True),
+        ("yb1", f"facecam video --detector yunet --jobs 1 (OpenCV on {cores} threads)",
+         [args.facecam, "video", "--quiet", "--detector", "yunet", "--jobs", "1", args.clip], facecam_boxes, "ya", True),
+        ("Ya", "1280x720: OpenCV alone, FaceDetectorYN (C++ loop)",
+         [args.yunet_loop, clip720, args.model], reference_boxes, "Ya", False),
+        ("Yb", "1280x720: facecam video --detector yunet",
+         [args.facecam, "video", "--quiet", "--detector", "yunet", clip720], facecam_boxes, "Ya", True),
+        ("Yf", "1280x720: facecam video --detector yunet --fast (--detect-width 640)",
+         [args.facecam, "video", "--quiet", "--detector", "yunet", "--fast", clip720], facecam_boxes, "Ya", False),
     ]
     gst = shutil.which("gst-launch-1.0")
     if gst and subprocess.run(["gst-inspect-1.0", "facedetect"], capture_output=True).returncode == 0:
@@ -109,44 +135,53 @@ def main():
                      [gst, "-m", "filesrc", f"location={args.clip}", "!", "avidemux", "!", "jpegdec", "!",
                       "videoconvert", "!", "facedetect", f"profile={CASCADE}", "scale-factor=1.1", "min-neighbors=3",
                       "min-size-width=30", "min-size-height=30", "flags=0", "display=false", "updates=every_frame",
-                      "!", "fakesink", "sync=false"], gstreamer_faces))
+                      "!", "fakesink", "sync=false"], gstreamer_faces, "a", False))
     else:
         print("bench: GStreamer's facedetect is not installed; row (c) left out", file=sys.stderr)
 
     best, memory, outputs = {}, {}, {}
     for round_number in range(args.rounds):
-        for key, label, command, _ in rows:
+        for key, _, command, *_ in rows:
             seconds, rss, out = timed(command)
             print(f"bench: round {round_number + 1}, row ({key}): {seconds:.2f} s", file=sys.stderr)
             best[key] = min(seconds, best.get(key, seconds))
             memory[key] = max(rss, memory.get(key, 0))
             outputs[key] = out
 
-    reference = reference_boxes(outputs["a"])
-    frames = len(reference)
-    print(f"\nClip: {args.clip}, {frames} frames; {cores} cores; best of {args.rounds} rounds.\n")
-    print("| row | what | frames/s | x (a) | peak RSS MiB | faces | frames with (a)'s boxes |")
+    frames = len(reference_boxes(outputs["a"]))
+    print(f"\nClips: {args.clip} and {clip720}, {frames} frames each; {cores} cores; best of {args.rounds} rounds.\n")
+    print("| row | what | frames/s | x its loop | peak RSS MiB | faces | frames with its loop's boxes |")
     print("|---|---|---:|---:|---:|---:|---|")
     verdicts = []
-    for key, label, _, parse in rows:
+    for key, label, _, parse, loop, exact in rows:
         fps = frames / best[key]
         found = parse(outputs[key])
-        if key == "f":
+        reference = reference_boxes(outputs[loop])
+        if isinstance(found, dict):
             faces = sum(len(b) for b in found.values())
-            same_boxes = "not the aim (scored below)"
-        elif isinstance(found, dict):
-            same = sum(1 for i, boxes in reference.items() if found.get(i) == boxes)
-            faces = sum(len(b) for b in found.values())
-            same_boxes = f"{same} of {frames}"
-            if same != frames:
-                verdicts.append(f"({key}) differs from OpenCV's boxes on {frames - same} frames")
+            if exact:
+                agree = within_a_pixel if key.lower().startswith("y") else (lambda x, y: x == y)
+                same = sum(1 for i, boxes in reference.items() if agree(found.get(i, []), boxes))
+                same_boxes = f"{same} of {frames}" + (" (within a pixel)" if agree is within_a_pixel else "")
+                if same != frames:
+                    verdicts.append(f"({key}) differs from ({loop})'s boxes on {frames - same} frames")
+                # The defaults are held to the speed target; the other arrangements are measured beside them.
+                if key in ("b", "yb", "Yb") and best[loop] / best[key] < 0.95:
+                    verdicts.append(f"({key}) runs at {best[loop] / best[key]:.2f} of ({loop})'s frames per second; "
+                                    "the target is 0.95")
+            else:
+                same_boxes = "the loop itself" if key == loop else "not the aim (scored below)"
         else:
             faces = sum(found)
             same_boxes = "not compared (counts only)"
-        print(f"| ({key}) | {label} | {fps:.1f} | {best['a'] / best[key]:.2f} | {memory[key]:.0f} | {faces} | {same_boxes} |")
+        print(f"| ({key}) | {label} | {fps:.1f} | {best[loop] / best[key]:.2f} | {memory[key]:.0f} | {faces} | {same_boxes} |")
     ratio = best["a"] / best["b"]
-    if ratio < 0.95:
-        verdicts.append(f"(b) runs at {ratio:.2f} of (a)'s frames per second; the target is 0.95")
+    yunet_fast_fps = frames / best["Yf"]
+    recall720, precision720 = score(*agreement(facecam_boxes(outputs["Yb"]), facecam_boxes(outputs["Yf"])))
+    print(f"\nYuNet's fast mode (Yf) against its exact mode (Yb) on the 1280x720 clip: {yunet_fast_fps:.1f} frames/s, "
+          f"recall {recall720:.3f}, precision {precision720:.3f}.")
+    if yunet_fast_fps < 30:
+        verdicts.append(f"YuNet's fast mode runs the 1280x720 clip at {yunet_fast_fps:.1f} frames/s; the target is 30")
 
     # Fast mode against exact mode.
     fast_fps = frames / best["f"]
@@ -174,26 +209,32 @@ def main():
     r, p = score(*totals)
     print(f"| all of them | {totals[1]} | {totals[2]} | {r:.3f} | {p:.3f} |")
 
-    # The clip as a live camera at 30 frames/s.
-    print("\n| live --source clip --realtime (30 frames/s) | captured | processed | dropped | mean latency |")
+    # Both clips as a live camera at 30 frames/s, with each detector.
+    print("\n| live --source CLIP --realtime (30 frames/s) | captured | processed | dropped | mean latency |")
     print("|---|---:|---:|---:|---:|")
-    for label, extra in (("exact", []), ("--fast", ["--fast"])):
-        err = subprocess.run([args.facecam, "live", "--source", args.clip, "--realtime"] + extra,
-                             capture_output=True, text=True).stderr
-        summary = re.search(r"captured (\d+) frames, processed (\d+), dropped (\d+).*mean (\d+) ms", err)
-        if summary is None:
-            verdicts.append(f"live {label}: no summary ({err.strip()[-200:]})")
-            continue
-        captured, processed, dropped, latency = map(int, summary.groups())
-        print(f"| {label} | {captured} | {processed} | {dropped} ({100 * dropped / captured:.1f}%) | {latency} ms |")
-        if extra and dropped >= 0.05 * captured:
-            verdicts.append(f"live fast mode dropped {dropped} of {captured} frames; the target is under 5%")
+    for clip, size in ((args.clip, "640x480"), (clip720, "1280x720")):
+        for detector in ("haar", "yunet"):
+            for fast in (False, True):
+                command = [args.facecam, "live", "--source", clip, "--realtime", "--detector", detector]
+                err = subprocess.run(command + (["--fast"] if fast else []), capture_output=True, text=True).stderr
+                label = f"{size}, {detector}" + (", --fast" if fast else "")
+                summary = re.search(r"captured (\d+) frames, processed (\d+), dropped (\d+).*mean (\d+) ms", err)
+                if summary is None:
+                    verdicts.append(f"live {label}: no summary ({err.strip()[-200:]})")
+                    continue
+                captured, processed, dropped, latency = map(int, summary.groups())
+                print(f"| {label} | {captured} | {processed} | {dropped} ({100 * dropped / captured:.1f}%) | {latency} ms |")
+                must_keep_up = fast and (detector, size) in (("haar", "640x480"), ("yunet", "1280x720"))
+                if must_keep_up and dropped >= 0.05 * captured:
+                    verdicts.append(f"live {label} dropped {dropped} of {captured} frames; the target is under 5%")
     print()
     if verdicts:
         print("FAIL: " + "; ".join(verdicts))
         sys.exit(1)
     print(f"PASS: (b) at {ratio:.2f} of (a)'s frames per second with OpenCV's boxes on every frame; "
-          f"fast mode at {fast_fps:.1f} frames/s with recall {recall:.3f} and precision {precision:.3f}")
+          f"(yb) at {best['ya'] / best['yb']:.2f} of (ya)'s and (Yb) at {best['Ya'] / best['Yb']:.2f} of (Ya)'s, "
+          f"with FaceDetectorYN's boxes on every frame; Haar's fast mode at {fast_fps:.1f} frames/s with recall "
+          f"{recall:.3f} and precision {precision:.3f}; YuNet's at {yunet_fast_fps:.1f} frames/s on 1280x720")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ map those index grids define).
   opencv_faces.py yunet [options] IMAGE...      one JSON object per image, YuNet's faces
   opencv_faces.py video [options] VIDEO...      one JSON object per frame
   opencv_faces.py fixtures SOURCES OUT          synthesise Fixtures/ frames, clips and expectations
-  opencv_faces.py clip FIXTURES OUT FRAMES      synthesise a 640x480 MJPEG clip (for make bench)
+  opencv_faces.py clip FIXTURES OUT FRAMES [WxH] synthesise a 640x480 (or WxH) MJPEG clip (for make bench)
   opencv_faces.py check FIXTURES                recompute expectations; exit 1 on any difference
 """
 import argparse
@@ -296,11 +296,12 @@ def render_clip(source, path, size, frames, fps, fourcc, centre, zoom, angle):
     return written
 
 
-def pan_zoom_clip(fixtures, path, size, frames, fps):
-    """The two-faces frame panned left to right, zoomed in and out, swaying by up to 6 degrees."""
+def pan_zoom_clip(fixtures, path, size, frames, fps, magnify=1):
+    """The two-faces frame panned left to right, zoomed in and out (times `magnify`), swaying by up to 6 degrees."""
     source = read_image(os.path.join(fixtures, "images", "two-faces.jpg"))
     render_clip(source, path, size, frames, fps, "MJPG",
-                centre=lambda t: (330 + 360 * t, 250), zoom=lambda t: 0.75 + 0.25 * np.sin(np.pi * t) ** 2,
+                centre=lambda t: (330 + 360 * t, 250),
+                zoom=lambda t: magnify * (0.75 + 0.25 * np.sin(np.pi * t) ** 2),
                 angle=lambda t: 6 * np.sin(2 * np.pi * t))
 
 
@@ -412,6 +413,7 @@ def main():
     k.add_argument("fixtures")
     k.add_argument("out")
     k.add_argument("frames", type=int)
+    k.add_argument("size", nargs="?", default="640x480")
     f = sub.add_parser("fixtures")
     f.add_argument("sources")
     f.add_argument("out")
@@ -433,7 +435,9 @@ def main():
                     print(json.dumps({"source": video, "frame": index, "time": seconds,
                                       "boxes": detect(frame, orientation=orientation)}))
     elif args.command == "clip":
-        pan_zoom_clip(args.fixtures, args.out, (640, 480), args.frames, 30)
+        width, height = map(int, args.size.split("x"))
+        # Faces keep their share of the frame's height: 1280x720 shows them 1.5 times as large as 640x480.
+        pan_zoom_clip(args.fixtures, args.out, (width, height), args.frames, 30, magnify=height / 480)
     elif args.command == "fixtures":
         make_fixtures(args.sources, args.out)
     else:

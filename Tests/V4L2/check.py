@@ -29,13 +29,16 @@ def make_frame(fixtures, out):
     packed[:, 0::2, 1] = u
     packed[:, 1::2, 1] = v
     packed.tofile(os.path.join(out, "face.yuyv"))
-    # The fixture's own expectation (OpenCV on astronaut.png), carried through the same letterboxing.
+    # The fixture's own expectations (OpenCV's Haar and YuNet on astronaut.png), carried through the
+    # same letterboxing.
     with open(os.path.join(fixtures, "expectations.jsonl")) as f:
-        case = next(json.loads(l) for l in f if '"images/astronaut.png"' in l and '"options": {}' in l)
-    x, y, w, h = case["boxes"][0]
-    expected = [x * scale + 120, y * scale, w * scale, h * scale]
+        cases = [json.loads(line) for line in f if '"images/astronaut.png"' in line]
+    expected = {}
+    for key, options in (("box", {}), ("yunet_box", {"detector": "yunet"})):
+        x, y, w, h = next(c for c in cases if c["options"] == options)["boxes"][0]
+        expected[key] = [x * scale + 120, y * scale, w * scale, h * scale]
     with open(os.path.join(out, "expected.json"), "w") as f:
-        json.dump({"box": expected}, f)
+        json.dump(expected, f)
 
 
 def iou(a, b):
@@ -86,14 +89,24 @@ def judge(out):
     for name in ("webcam-yuyv", "webcam-auto"):
         live_run(name, 10, [640, 360])
     records = live_run("loop", 6, [720, 480])
-    expected = json.load(open(os.path.join(out, "expected.json")))["box"] if os.path.exists(
-        os.path.join(out, "expected.json")) else None
+    expectations = json.load(open(os.path.join(out, "expected.json"))) if os.path.exists(
+        os.path.join(out, "expected.json")) else {}
+    expected = expectations.get("box")
     found = [f["box"] for r in records for f in r["faces"]]
     if expected:
         best = max((iou(box, expected) for box in found), default=0)
         check("loop: the looped face is found where the fixture's expectation says (IoU >= 0.5)",
               len(records) > 0 and all(any(iou(f["box"], expected) >= 0.5 for f in r["faces"]) for r in records),
               f"best IoU {best:.2f}; expected {[round(v) for v in expected]}, found {found}")
+    yunet = live_run("loop-yunet", 6, [720, 480])
+    expected_yunet = expectations.get("yunet_box")
+    found = [f["box"] for r in yunet for f in r["faces"]]
+    check("loop-yunet: YuNet finds the looped face where the fixture's YuNet expectation says (IoU >= 0.5)",
+          bool(yunet) and bool(expected_yunet) and all(any(iou(f["box"], expected_yunet) >= 0.5 for f in r["faces"])
+                                                        for r in yunet),
+          f"expected {[round(v) for v in expected_yunet or []]}, found {found}")
+    check("loop-yunet: each face has a score and five landmarks", bool(found) and all(
+        0 <= f.get("score", -1) <= 1 and len(f.get("landmarks", [])) == 5 for r in yunet for f in r["faces"]))
     fast = live_run("loop-fast", 30, [720, 480])
     check("loop-fast: the looped face is found", any(
         any(iou(f["box"], expected) >= 0.5 for f in r["faces"]) for r in fast) if expected else False)

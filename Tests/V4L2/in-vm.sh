@@ -38,6 +38,8 @@ streamer=$!
 sleep 2
 run loop "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 6 --timeout 30 --min-size 60 \
     --annotate "$OUT/loop-frames"
+# The same with YuNet, OpenCV's DNN detector.
+run loop-yunet "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 6 --timeout 30 --detector yunet
 # The same in fast mode, 30 frames: whether it keeps up under emulation is reported, not required.
 run loop-fast "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 30 --timeout 30 --min-size 60 --fast
 kill $streamer 2> /dev/null

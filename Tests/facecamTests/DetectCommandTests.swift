@@ -266,4 +266,27 @@ struct SharedDataTests {
         }
         #expect(faces >= 9)
     }
+
+    /// YuNet: every face within a pixel and 0.01 of FaceDetectorYN called directly.
+    @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
+    func yunetFacesEqualOpenCVsOwnOnSharedPhotographs() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.images.path).filter { $0.hasSuffix(".jpg") }.sorted()
+            .map { Self.images.appendingPathComponent($0).path }
+        try #require(!files.isEmpty)
+        let reference = try run(
+            URL(fileURLWithPath: Self.python), [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, "yunet"] + files)
+        try #require(reference.status == 0, "\(reference.stderr)")
+        let ours = try run(facecamBinary, ["detect", "--detector", "yunet"] + files)
+        #expect(ours.status == 0)
+        let expected = try reference.records()
+        let found = try ours.records()
+        try #require(found.count == expected.count)
+        var faces = 0
+        for (record, reference) in zip(found, expected) {
+            let referenceFaces = (reference["faces"] as! [[String: Any]]).map(ReferenceFace.init)
+            #expect(facesMatch(record, referenceFaces), "\(record["source"]!): \(record) against \(referenceFaces)")
+            faces += referenceFaces.count
+        }
+        #expect(faces >= 9)
+    }
 }

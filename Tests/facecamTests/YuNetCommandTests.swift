@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+/// facecam --detector yunet end to end: options, the shipped model, live use.
+struct YuNetCommandTests {
+    @Test(arguments: [
+        (["--detector", "yunet", "--cascade", "haarcascade_frontalface_default"], "--cascade", "haar"),
+        (["--detector", "yunet", "--scale-factor", "1.2"], "--scale-factor", "haar"),
+        (["--detector", "yunet", "--min-neighbors", "4"], "--min-neighbors", "haar"),
+        (["--model", "/tmp/x.onnx"], "--model", "yunet"),
+        (["--score-threshold", "0.5"], "--score-threshold", "yunet"),
+        (["--detector", "haar", "--nms-threshold", "0.5"], "--nms-threshold", "yunet"),
+        (["--top-k", "10"], "--top-k", "yunet"),
+    ])
+    func anOptionOfTheOtherDetectorNamesItsDetector(arguments: [String], option: String, owner: String) throws {
+        let result = try run(facecamBinary, ["detect"] + arguments + ["Fixtures/images/astronaut.png"])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.errorLines.count == 1)
+        #expect(result.errorLines.first?.hasPrefix("facecam: \(option) is an option of the \(owner) detector") == true,
+                "\(result.stderr)")
+    }
+
+    @Test(arguments: [
+        (["--score-threshold", "1.5"], "--score-threshold"),
+        (["--nms-threshold", "-0.1"], "--nms-threshold"),
+        (["--top-k", "0"], "--top-k"),
+        (["--detector", "dnn"], "--detector"),
+    ])
+    func badYuNetValuesAreUsageErrors(arguments: [String], option: String) throws {
+        let result = try run(facecamBinary, ["detect", "--detector", "yunet"] + arguments + ["Fixtures/images/astronaut.png"])
+        #expect(result.status == 64)
+        #expect(result.errorLines.first?.contains(option) == true, "\(result.stderr)")
+    }
+
+    @Test func aMissingOrCorruptModelIsOneLineNamingIt() throws {
+        let directory = try temporaryDirectory("model")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let corrupt = directory.appendingPathComponent("corrupt.onnx").path
+        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: corrupt))
+        for model in [corrupt, directory.appendingPathComponent("missing.onnx").path] {
+            let result = try facecam("detect", "--detector", "yunet", "--model", model, "Fixtures/images/astronaut.png")
+            #expect(result.status == 64)
+            #expect(result.stdout.isEmpty)
+            #expect(result.errorLines.count == 1 && result.errorLines[0].hasPrefix("facecam: ") && result.errorLines[0].contains(model),
+                    "\(result.stderr)")
+        }
+    }
+
+    /// An installed binary finds the model in PREFIX/share/facecam from any working directory,
+    /// and one with no model anywhere says where it looked.
+    @Test func anInstalledBinaryFindsTheModelUnderItsPrefix() throws {
+        let prefix = try temporaryDirectory("prefix")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let manager = FileManager.default
+        let bin = prefix.appendingPathComponent("bin"), share = prefix.appendingPathComponent("share/facecam")
+        try manager.createDirectory(at: bin, withIntermediateDirectories: true)
+        let installed = bin.appendingPathComponent("facecam")
+        try manager.copyItem(at: facecamBinary, to: installed)
+        let image = repository.appendingPathComponent("Fixtures/images/astronaut.png").path
+
+        let without = try run(installed, ["detect", "--detector", "yunet", image])
+        if !manager.fileExists(atPath: "/usr/local/share/facecam/face_detection_yunet_2022mar.onnx"),
+           !manager.fileExists(atPath: "/usr/share/facecam/face_detection_yunet_2022mar.onnx") {
+            #expect(without.status == 64)
+            #expect(without.errorLines.count == 1)
+            #expect(without.stderr.contains("YuNet model not found; tried \(bin.path)/facecam_FaceCam.resources/YuNet/"), "\(without.stderr)")
+        }
+
+        try manager.createDirectory(at: share, withIntermediateDirectories: true)
+        try manager.copyItem(
+            at: repository.appendingPathComponent("Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx"),
+            to: share.appendingPathComponent("face_detection_yunet_2022mar.onnx"))
+        let with = try run(installed, ["detect", "--detector", "yunet", image])
+        #expect(with.status == 0, "\(with.stderr)")
+        #expect(try with.records().first.map(boxes) == [[178, 58, 94, 117]])
+    }
+
+    @Test func liveRunsYuNetOnEveryFrameItKeepsUpWith() throws {
+        let result = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--detector", "yunet")
+        #expect(result.status == 0, "\(result.stderr)")
+        let counts = try #require(summaryCounts(result))
+        #expect(counts.captured == 36 && counts.processed + counts.dropped == 36)
+        let records = try result.records()
+        #expect(records.count == counts.processed)
+        // Each processed frame has FaceDetectorYN's faces for that frame of the file.
+        let expected = Dictionary(uniqueKeysWithValues: try videoExpectations("video/pan-zoom.avi", detector: "yunet")
+            .map { ($0.frame, $0.faces) })
+        for record in records {
+            let frame = record["sequence"] as! Int
+            #expect(facesMatch(record, try #require(expected[frame])), "frame \(frame)")
+        }
+    }
+
+    @Test func annotatedFramesShowTheLandmarksAsDots() throws {
+        let directory = try temporaryDirectory("landmarks")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try facecam("detect", "--detector", "yunet", "--annotate", directory.path, "Fixtures/images/astronaut.png")
+        #expect(result.status == 0)
+        let record = try #require(try result.records().first)
+        let face = try #require((record["faces"] as? [[String: Any]])?.first)
+        let points = try #require(face["preview_landmarks"] as? [[Double]])
+        // Read the annotated JPEG back with OpenCV (python3-opencv): each landmark's pixel is red.
+        let script = """
+            import cv2, json, sys
+            image = cv2.imread(sys.argv[1])
+            print(json.dumps([image[int(y), int(x)].tolist() for x, y in json.loads(sys.argv[2])]))
+            """
+        let pixels = try run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", script, directory.appendingPathComponent("astronaut.jpg").path,
+             String(data: try JSONSerialization.data(withJSONObject: points), encoding: .utf8)!])
+        let bgr = try #require(try JSONSerialization.jsonObject(with: Data(pixels.stdout.utf8)) as? [[Int]], "\(pixels.stderr)")
+        #expect(bgr.count == 5)
+        for pixel in bgr {
+            #expect(pixel[2] > 200 && pixel[1] < 60 && pixel[0] < 60, "\(pixel) is not red")
+        }
+    }
+}
