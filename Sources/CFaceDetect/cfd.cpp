@@ -167,37 +167,24 @@ void cfd_rects_free(cfd_rects *rects) {
     rects->count = 0;
 }
 
-cfd_status cfd_decode_image(const uint8_t *data, size_t size, cfd_image *image, cfd_error *error) {
+cfd_status cfd_decode_image_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width, int32_t height,
+                                 size_t stride, cfd_error *error) {
     return guarded(error, [&]() -> cfd_status {
-        if (image == nullptr) return invalid(error, "null argument");
-        *image = cfd_image{nullptr, 0, 0, 0};
-        if (data == nullptr || size == 0) {
-            return fail(error, CFD_ERROR_DECODE, "empty file");
+        if (pixels == nullptr || width <= 0 || height <= 0 || stride < static_cast<size_t>(width) * 4) {
+            return invalid(error, "malformed destination");
         }
+        if (data == nullptr || size == 0) return fail(error, CFD_ERROR_DECODE, "empty file");
+        if (size > static_cast<size_t>(INT32_MAX)) return fail(error, CFD_ERROR_DECODE, "file too large");
         cv::Mat encoded(1, static_cast<int>(size), CV_8UC1, const_cast<uint8_t *>(data));
         cv::Mat bgr = cv::imdecode(encoded, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
-        if (bgr.empty()) {
-            return fail(error, CFD_ERROR_DECODE, "not an image OpenCV can decode, or truncated");
+        if (bgr.empty()) return fail(error, CFD_ERROR_DECODE, "not an image OpenCV can decode, or damaged");
+        if (bgr.cols != width || bgr.rows != height) {
+            return fail(error, CFD_ERROR_DECODE, "the image is not the size its header announced");
         }
-        size_t stride = static_cast<size_t>(bgr.cols) * 4;
-        auto pixels = static_cast<uint8_t *>(std::malloc(stride * static_cast<size_t>(bgr.rows)));
-        if (pixels == nullptr) throw std::bad_alloc();
-        cv::Mat bgra(bgr.rows, bgr.cols, CV_8UC4, pixels, stride);
-        try {
-            cv::cvtColor(bgr, bgra, cv::COLOR_BGR2BGRA);
-        } catch (...) {
-            std::free(pixels);
-            throw;
-        }
-        *image = cfd_image{pixels, bgr.cols, bgr.rows, stride};
+        cv::Mat bgra(height, width, CV_8UC4, pixels, stride);
+        cv::cvtColor(bgr, bgra, cv::COLOR_BGR2BGRA);
         return CFD_OK;
     });
-}
-
-void cfd_image_free(cfd_image *image) {
-    if (image == nullptr) return;
-    std::free(image->pixels);
-    *image = cfd_image{nullptr, 0, 0, 0};
 }
 
 cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, const double inverse_map[6],

@@ -18,6 +18,8 @@ struct cfd_video_reader {
     cv::VideoCapture capture;
     cfd_video_info info;
     cv::Mat bgr;
+    /* Frames grabbed or lost so far: the index of the next one. */
+    int64_t attempts = 0;
 };
 
 struct cfd_video_writer {
@@ -97,16 +99,32 @@ cfd_video_reader *cfd_video_open(const char *path, cfd_video_info *info, cfd_err
     return result;
 }
 
-cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode, uint8_t *pixels, size_t stride,
-                          double *time, cfd_error *error) {
+cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_t *pixels, size_t stride,
+                          cfd_video_frame *frame, cfd_error *error) {
     return guarded(error, [&]() -> cfd_status {
-        if (reader == nullptr || time == nullptr) return invalid(error, "null argument");
-        if (decode && (pixels == nullptr || stride < static_cast<size_t>(reader->info.width) * 4)) {
+        if (reader == nullptr || frame == nullptr || decode_every < 1) return invalid(error, "null argument");
+        if (pixels == nullptr || stride < static_cast<size_t>(reader->info.width) * 4) {
             return invalid(error, "malformed destination");
         }
-        if (!reader->capture.grab()) return CFD_END_OF_STREAM;
-        *time = reader->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
-        if (!decode) return CFD_OK;
+        // A damaged stretch makes grab() fail for the frames in it, and FFmpeg
+        // goes on after it: each failure is one frame lost. Without a frame
+        // count, a run of failures is taken for the end.
+        const int64_t announced = reader->info.frame_count;
+        int64_t failures = 0;
+        while (true) {
+            if (announced > 0 ? reader->attempts >= announced : failures >= 8) return CFD_END_OF_STREAM;
+            const int64_t index = reader->attempts++;
+            if (!reader->capture.grab()) {
+                ++failures;
+                continue;
+            }
+            frame->index = index;
+            frame->lost = failures;
+            frame->time = reader->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
+            frame->decoded = index % decode_every == 0;
+            break;
+        }
+        if (!frame->decoded) return CFD_OK;
         if (!reader->capture.retrieve(reader->bgr) || reader->bgr.empty()) {
             return fail(error, CFD_ERROR_DECODE, "the frame could not be decoded");
         }

@@ -8,9 +8,6 @@
 #include <jerror.h>
 #include <jpeglib.h>
 
-/* 2^28 pixels (1 GiB of BGRA): beyond this a file is refused rather than allocated. */
-#define CJPEG_MAX_PIXELS ((uint64_t)1 << 28)
-
 typedef struct {
     struct jpeg_error_mgr base; /* first, so that cinfo->err points at the whole struct */
     jmp_buf jump;
@@ -31,12 +28,22 @@ static void jump_with_message(j_common_ptr cinfo) {
 }
 
 /*
- * Warnings are silent except one: on a truncated file libjpeg warns
- * JWRN_JPEG_EOF and pads the rest of the image with grey, which would hide
- * the damage, so that warning is an error here.
+ * libjpeg warns, and goes on with grey or garbage, on truncated files
+ * (JWRN_JPEG_EOF), bad entropy codes, markers in the middle of a scan and
+ * the like: those hide damage, so they are errors here. Warnings about
+ * metadata alone leave the pixels right and stay silent.
  */
 static void emit_message(j_common_ptr cinfo, int level) {
-    if (level == -1 && cinfo->err->msg_code == JWRN_JPEG_EOF) jump_with_message(cinfo);
+    if (level != -1) return; /* trace messages */
+    switch (cinfo->err->msg_code) {
+    case JWRN_JFIF_MAJOR:
+    case JWRN_ADOBE_XFORM:
+    case JWRN_BOGUS_ICC:
+    case JWRN_NOT_SEQUENTIAL:
+        return;
+    default:
+        jump_with_message(cinfo);
+    }
 }
 
 static void install_error_manager(error_manager *manager, char *message, size_t capacity) {
@@ -47,67 +54,67 @@ static void install_error_manager(error_manager *manager, char *message, size_t 
     manager->message_capacity = capacity;
 }
 
-cjpeg_status cjpeg_decode(const uint8_t *data, size_t size, cjpeg_image *image,
-                          char *message, size_t message_capacity) {
-    if (image == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
-    memset(image, 0, sizeof *image);
+cjpeg_status cjpeg_read_header(const uint8_t *data, size_t size, cjpeg_header *header,
+                               char *message, size_t message_capacity) {
+    if (header == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
+    memset(header, 0, sizeof *header);
     if (data == NULL || size == 0) {
         set_message(message, message_capacity, "empty file");
         return CJPEG_ERROR_CORRUPT;
     }
-
     struct jpeg_decompress_struct cinfo;
     error_manager manager;
-    uint8_t *volatile pixels = NULL;
-    volatile cjpeg_status failure = CJPEG_ERROR_CORRUPT;
     cinfo.err = &manager.base;
     install_error_manager(&manager, message, message_capacity);
     if (setjmp(manager.jump)) {
         jpeg_destroy_decompress(&cinfo);
-        free(pixels);
-        return failure;
+        return CJPEG_ERROR_CORRUPT;
     }
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
-
+    cjpeg_status status = CJPEG_OK;
     if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
         set_message(message, message_capacity, "CMYK JPEG");
-        jpeg_destroy_decompress(&cinfo);
-        return CJPEG_ERROR_UNSUPPORTED;
+        status = CJPEG_ERROR_UNSUPPORTED;
     }
-    if ((uint64_t)cinfo.image_width * cinfo.image_height > CJPEG_MAX_PIXELS) {
-        set_message(message, message_capacity, "image dimensions too large");
-        jpeg_destroy_decompress(&cinfo);
-        return CJPEG_ERROR_TOO_LARGE;
+    header->width = (int32_t)cinfo.image_width;
+    header->height = (int32_t)cinfo.image_height;
+    jpeg_destroy_decompress(&cinfo);
+    return status;
+}
+
+cjpeg_status cjpeg_decode_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width, int32_t height,
+                               size_t stride, char *message, size_t message_capacity) {
+    if (data == NULL || size == 0 || pixels == NULL || width <= 0 || height <= 0 || stride < (size_t)width * 4) {
+        set_message(message, message_capacity, "invalid arguments");
+        return CJPEG_ERROR_INVALID_ARGUMENT;
     }
+    struct jpeg_decompress_struct cinfo;
+    error_manager manager;
+    cinfo.err = &manager.base;
+    install_error_manager(&manager, message, message_capacity);
+    if (setjmp(manager.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        return CJPEG_ERROR_CORRUPT;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
     cinfo.out_color_space = JCS_EXT_BGRA;
     jpeg_start_decompress(&cinfo);
-
-    size_t stride = (size_t)cinfo.output_width * 4;
-    pixels = malloc(stride * cinfo.output_height);
-    if (pixels == NULL) {
-        set_message(message, message_capacity, "out of memory");
-        failure = CJPEG_ERROR_OUT_OF_MEMORY;
-        longjmp(manager.jump, 1);
+    if (cinfo.output_width != (JDIMENSION)width || cinfo.output_height != (JDIMENSION)height) {
+        set_message(message, message_capacity, "the image is not the size its header announced");
+        jpeg_destroy_decompress(&cinfo);
+        return CJPEG_ERROR_INVALID_ARGUMENT;
     }
     while (cinfo.output_scanline < cinfo.output_height) {
         JSAMPROW row = pixels + (size_t)cinfo.output_scanline * stride;
         jpeg_read_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_decompress(&cinfo);
-    image->pixels = pixels;
-    image->width = (int32_t)cinfo.output_width;
-    image->height = (int32_t)cinfo.output_height;
-    image->stride = stride;
     jpeg_destroy_decompress(&cinfo);
     return CJPEG_OK;
-}
-
-void cjpeg_image_free(cjpeg_image *image) {
-    if (image == NULL) return;
-    free(image->pixels);
-    memset(image, 0, sizeof *image);
 }
 
 cjpeg_status cjpeg_encode(const uint8_t *pixels, int32_t width, int32_t height, size_t stride,

@@ -16,43 +16,41 @@ struct Detect: ParsableCommand {
     @Flag(help: "Descend into subdirectories of the directories given.")
     var recursive = false
 
+    @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
 
     func validate() throws {
         if detector.fast {
-            throw ValidationError("--fast follows faces from frame to frame: use it with facecam video or live")
+            throw ValidationError("--fast is for frame sequences: use it with facecam video or live")
         }
     }
 
     func run() throws {
+        let inputs = paths.map(FilePath.init(argument:))
+        try output.refuseOverwriting(inputs)
         let session = try Session(detector: detector, output: output)
         let settings = geometry.settings
-        for item in StillImageInputs(paths: paths, recursive: recursive) {
-            if session.sink.stopped { break }
+        var last: String?
+        for item in StillImageInputs(paths: inputs, recursive: recursive) {
+            if session.stopping { break }
             do throws(FaceCamError) {
                 switch item {
                 case .failure(let error):
                     throw error
                 case .file(let path):
-                    let frame = try ImageFile.load(path)
+                    last = path.description
+                    let frame = try ImageFile.load(path, maximumPixels: input.maximumPixels)
                     session.pipeline.submit(FrameJob(
-                        source: path, index: 0, time: 0, frame: frame,
-                        geometry: try settings.geometry(for: frame.size, source: path),
-                        annotationName: output.annotate == nil ? nil : stem(of: path)))
+                        source: path.description, index: 0, time: 0, frame: frame,
+                        geometry: try settings.geometry(for: frame.size, source: path.description),
+                        annotationName: output.annotate == nil ? nil : path.stem))
                 }
             } catch {
                 session.pipeline.submit(failure: error)
             }
         }
-        try session.finish()
+        try session.finish(position: last.map { "after \($0)" } ?? "before the first input")
     }
-}
-
-/// The file name without directories and extension.
-func stem(of path: String) -> String {
-    let name = path.split(separator: "/").last.map(String.init) ?? path
-    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
-    return String(name[..<dot])
 }

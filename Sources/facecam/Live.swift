@@ -47,6 +47,7 @@ struct Live: ParsableCommand {
     @Option(help: ArgumentHelp("With --annotate, save every Nth processed frame (on a queue of its own; it never slows detection).", valueName: "N"))
     var annotateEvery = 1
 
+    @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
@@ -68,6 +69,7 @@ struct Live: ParsableCommand {
 
     func run() throws {
         let stop = StopRequest()
+        try output.refuseOverwriting(source.map { [FilePath(argument: $0)] } ?? [])
         let input = try openSource()
         // One detector on one serial queue: frames are detected one by one, in order.
         var options = detector
@@ -83,10 +85,14 @@ struct Live: ParsableCommand {
         let deadline = duration.map { monotonicSeconds() + $0 }
         let finished = { stop.requested || deadline.map { monotonicSeconds() >= $0 } == true || sink.stopped }
         var captured = 0
+        var ended = false
         var failure: Error?
         while !finished(), frames.map({ captured < $0 }) ?? true {
             do {
-                guard let frame = try input.source.next(shouldStop: finished) else { break }
+                guard let frame = try input.source.next(shouldStop: finished) else {
+                    ended = !finished()
+                    break
+                }
                 processor.offer(frame)
                 captured += 1
             } catch {
@@ -99,14 +105,20 @@ struct Live: ParsableCommand {
             report("\(failure)")
             throw (failure as? CaptureError)?.exitCode ?? Status.failure
         }
+        // A file played to its end says what it lost, as `video` does.
+        if ended, let damage = input.source.damage {
+            report(damage.description)
+            throw Status.failure
+        }
         try sink.summary.exitStatus()
     }
 
     /// The camera or file, opened; on failure one line and the error's status.
     private func openSource() throws -> (source: LiveSource, name: String) {
         if let source {
-            do {
-                return (FileSource(reader: try VideoReader(path: source), realtime: realtime), source)
+            do throws(FaceCamError) {
+                let reader = try VideoReader(path: FilePath(argument: source), maximumPixels: input.maximumPixels)
+                return (FileSource(reader: reader, realtime: realtime), reader.path)
             } catch {
                 report(error.description)
                 throw Status.failure
@@ -139,23 +151,4 @@ extension CaptureError {
         case .system: Status.failure
         }
     }
-}
-
-/// Set by SIGINT or SIGTERM; the capture loop looks at it between frames.
-final class StopRequest: @unchecked Sendable {
-    private let lock = NSLock()
-    private var flag = false
-    private var sources: [DispatchSourceSignal] = []
-
-    init() {
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [unowned self] in lock.withLock { flag = true } }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    var requested: Bool { lock.withLock { flag } }
 }

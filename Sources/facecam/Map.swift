@@ -9,13 +9,20 @@ struct Map: ParsableCommand {
     @Option(help: ArgumentHelp("The frame's size.", valueName: "WxH"))
     var frame: PixelSize
 
-    @Option(help: ArgumentHelp("The rect in frame coordinates (fractions allowed).", valueName: "x,y,w,h"))
+    @Option(help: ArgumentHelp("The rect in frame coordinates (plain decimals, fractions allowed).", valueName: "x,y,w,h"))
     var rect: Rect
 
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
 
     func validate() throws {
         guard frame.width > 0, frame.height > 0 else { throw ValidationError("--frame \(frame) is empty") }
+        let limit = GeometryLimits.coordinate
+        guard frame.width <= limit, frame.height <= limit else {
+            throw ValidationError("--frame \(frame) is too large: at most \(limit) a side")
+        }
+        guard rect.isWithinLimits else {
+            throw ValidationError("--rect is out of range: each value from -\(limit) to \(limit)")
+        }
         guard rect.width >= 0, rect.height >= 0 else {
             throw ValidationError("--rect must have a width and height of 0 or more")
         }

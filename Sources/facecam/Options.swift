@@ -34,6 +34,12 @@ struct GeometryOptions: ParsableArguments {
     var gravity: Gravity = .aspect
 
     func validate() throws {
+        if let aperture, !aperture.isWithinLimits {
+            throw ValidationError("--aperture \(aperture) is out of range: each value at most \(GeometryLimits.coordinate)")
+        }
+        if let preview, preview.width > GeometryLimits.previewSide || preview.height > GeometryLimits.previewSide {
+            throw ValidationError("--preview \(preview) is too large: at most \(GeometryLimits.previewSide) a side")
+        }
         if let aperture, aperture.width <= 0 || aperture.height <= 0 {
             throw ValidationError("--aperture \(aperture) is empty: give a positive width and height")
         }
@@ -213,6 +219,21 @@ struct DetectorOptions: ParsableArguments {
     }
 }
 
+/// Limits on what an input may make facecam allocate.
+struct InputOptions: ParsableArguments {
+    @Option(name: .customLong("max-megapixels"), help: ArgumentHelp(
+        "Refuse images and video frames larger than this, read from their headers before anything is decoded "
+            + "(default: 250, beyond any phone photograph; a decompression bomb claims far more).",
+        valueName: "N"))
+    var maxMegapixels: Int = ImageFile.defaultMaximumPixels / 1_000_000
+
+    func validate() throws {
+        guard (1...10_000).contains(maxMegapixels) else { throw ValidationError("--max-megapixels must be from 1 to 10000") }
+    }
+
+    var maximumPixels: Int { maxMegapixels * 1_000_000 }
+}
+
 /// Where and how results go.
 struct OutputOptions: ParsableArguments {
     @Option(help: "Result format: jsonl (one JSON object per frame), csv (one row per face), text.")
@@ -229,6 +250,17 @@ struct OutputOptions: ParsableArguments {
 
     func validate() throws {
         if let minFaces, minFaces < 0 { throw ValidationError("--min-faces must be 0 or more") }
+    }
+
+    /// Refuses (64) an output file or annotation directory that would overwrite
+    /// one of `inputs`, before anything is opened for writing.
+    func refuseOverwriting(_ inputs: [FilePath], alsoWriting extra: [(option: String, path: String)] = []) throws {
+        let files = (output.map { [("--output", $0)] } ?? []) + extra
+        let directories = annotate.map { [("--annotate", $0)] } ?? []
+        if let conflict = OutputSafety.conflict(files: files, directories: directories, inputs: inputs) {
+            report(conflict)
+            throw Status.usage
+        }
     }
 
     /// Opens the output and annotation directory, or reports why not and exits with status 1.

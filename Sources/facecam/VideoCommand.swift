@@ -9,8 +9,10 @@ struct Video: ParsableCommand {
             Frames are decoded with OpenCV's VideoCapture (FFmpeg back end), detected on --jobs \
             threads and written in frame order: the same file and options give the same output \
             whatever --jobs is. The file's rotation metadata is applied first, then --orientation. \
-            A damaged or truncated file is reported after the frames that decoded, and the next \
-            file is read; the exit status is then 1.
+            Reading goes on past damaged frames as far as FFmpeg can; the frames lost, or a file \
+            that ends early, are reported in one line after the frames that decoded, and the next \
+            file is read; the exit status is then 1. Ctrl-C or SIGTERM finishes the frames in hand, \
+            closes the annotated video and exits 130 or 143.
             """)
 
     @Argument(help: ArgumentHelp("Video files.", valueName: "file"))
@@ -28,6 +30,7 @@ struct Video: ParsableCommand {
     @Flag(help: "No progress bar on standard error.")
     var quiet = false
 
+    @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
@@ -42,57 +45,67 @@ struct Video: ParsableCommand {
     }
 
     func run() throws {
+        let inputs = files.map(FilePath.init(argument:))
+        try output.refuseOverwriting(inputs, alsoWriting: annotateVideo.map { [("--annotate-video", $0)] } ?? [])
+        let video = try openAnnotatedVideo(for: inputs)
         let progress = quiet ? nil : ProgressBar(every: every)
-        var videoOutput: (path: String, framesPerSecond: Double)?
-        if let annotateVideo {
-            do {
-                // The annotated video plays at the source's rate, less the frames --every skips.
-                videoOutput = (annotateVideo, try VideoReader(path: files[0]).info.framesPerSecond / Double(every))
-            } catch {
-                report(error.description)
-                throw Status.failure
-            }
-        }
         var advance: (@Sendable (FrameResult) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detector: detector, output: output, tracker: tracking.makeTracker(), videoOutput: videoOutput, progress: advance)
-        for file in files where !session.sink.stopped {
+            detector: detector, output: output, tracker: tracking.makeTracker(), video: video, progress: advance)
+        var position = "before the first frame"
+        for file in inputs where !session.stopping {
             do throws(FaceCamError) {
-                try submitFrames(of: file, to: session, progress: progress)
+                try submitFrames(of: file, to: session, progress: progress, position: &position)
             } catch {
                 session.pipeline.submit(failure: error)
             }
         }
         session.pipeline.finish()
         progress?.end()
-        try session.finish()
+        try session.finish(position: position)
     }
 
-    private func submitFrames(of file: String, to session: Session, progress: ProgressBar?) throws(FaceCamError) {
-        let reader = try VideoReader(path: file)
+    /// With --annotate-video, the video writer, opened before any frame is
+    /// read so that a bad path costs no work: one line and status 1.
+    private func openAnnotatedVideo(for inputs: [FilePath]) throws -> VideoWriter? {
+        guard let annotateVideo else { return nil }
+        do throws(FaceCamError) {
+            let reader = try VideoReader(path: inputs[0], maximumPixels: input.maximumPixels)
+            let geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
+            // The annotated video plays at the source's rate, less the frames --every skips.
+            return try VideoWriter(
+                path: annotateVideo, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond / Double(every))
+        } catch {
+            report(error.description)
+            throw Status.failure
+        }
+    }
+
+    /// The geometry settings for a file: its rotation metadata first, then --orientation.
+    private func settings(for reader: VideoReader) -> GeometrySettings {
         var settings = geometry.settings
         settings.orientation = reader.info.rotation.followed(by: settings.orientation)
-        let geometry = try settings.geometry(for: reader.info.size, source: file)
-        progress?.expect(file: file, frames: reader.info.frameCount)
+        return settings
+    }
+
+    private func submitFrames(
+        of file: FilePath, to session: Session, progress: ProgressBar?, position: inout String
+    ) throws(FaceCamError) {
+        let reader = try VideoReader(path: file, maximumPixels: input.maximumPixels)
+        let geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
+        progress?.expect(file: reader.path, frames: reader.info.frameCount)
         var detected = 0
-        while !session.sink.stopped {
-            let index = reader.nextIndex
-            let wanted = index % every == 0
-            guard let (frame, time) = try reader.next(decode: wanted) else { break }
-            guard let frame else { continue }
+        while !session.stopping, let read = try reader.next(decodeEvery: every) {
+            guard let frame = read.frame else { continue }
+            position = "at \(reader.path) frame \(read.index)"
             let annotate = output.annotate != nil && detected % annotateEvery == 0
             detected += 1
             session.pipeline.submit(FrameJob(
-                source: file, index: index, time: time, frame: frame, geometry: geometry,
+                source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,
                 renderPreview: annotateVideo != nil,
-                annotationName: annotate ? String(format: "%@-%06d", stem(of: file), index) : nil))
+                annotationName: annotate ? String(format: "%@-%06d", file.stem, read.index) : nil))
         }
-        let announced = reader.info.frameCount
-        if !session.sink.stopped, reader.nextIndex < announced {
-            throw .videoFrame(
-                path: file, frame: reader.nextIndex,
-                reason: "no frame can be read here, but the file announces \(announced): truncated or damaged")
-        }
+        if !session.stopping, let damage = reader.damage { throw damage }
     }
 }

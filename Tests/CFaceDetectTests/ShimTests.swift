@@ -10,12 +10,24 @@ extension cfd_error {
     var text: String { withUnsafeBytes(of: message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } }
 }
 
-/// Decodes a fixture through the shim; the caller frees the image.
-func decodeFixture(_ name: String) throws -> cfd_image {
+/// A BGRA image the shim decoded.
+struct Decoded {
+    var pixels: [UInt8]
+    var width: Int32
+    var height: Int32
+    var stride: Int { Int(width) * 4 }
+}
+
+/// Decodes a fixture of a known size through the shim.
+func decodeFixture(_ name: String, width: Int32, height: Int32) throws -> Decoded {
     let data = [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name)))
-    var image = cfd_image()
+    var image = Decoded(pixels: [UInt8](repeating: 0, count: Int(width * height) * 4), width: width, height: height)
     var error = cfd_error()
-    let status = data.withUnsafeBufferPointer { cfd_decode_image($0.baseAddress, $0.count, &image, &error) }
+    let status = data.withUnsafeBufferPointer { source in
+        image.pixels.withUnsafeMutableBufferPointer {
+            cfd_decode_image_into(source.baseAddress, source.count, $0.baseAddress, width, height, Int(width) * 4, &error)
+        }
+    }
     try #require(status == CFD_OK, "\(error.text)")
     return image
 }
@@ -25,12 +37,13 @@ struct ShimTests {
         var error = cfd_error()
         let detector = try #require(cfd_detector_create(cascadePath, &error))
         defer { cfd_detector_destroy(detector) }
-        var image = try decodeFixture("images/astronaut.png")
-        defer { cfd_image_free(&image) }
-        var view = cfd_image_view(pixels: image.pixels, width: image.width, height: image.height, stride: image.stride)
+        let image = try decodeFixture("images/astronaut.png", width: 512, height: 512)
         var params = cfd_params(scale_factor: 1.1, min_neighbors: 3, min_width: 30, min_height: 30, max_width: 0, max_height: 0)
         var faces = cfd_rects()
-        let status = cfd_detect(detector, &view, cfd_rect(x: 0, y: 0, width: 512, height: 512), 1, &params, &faces, &error)
+        let status = image.pixels.withUnsafeBufferPointer { pixels in
+            var view = cfd_image_view(pixels: pixels.baseAddress, width: image.width, height: image.height, stride: image.stride)
+            return cfd_detect(detector, &view, cfd_rect(x: 0, y: 0, width: 512, height: 512), 1, &params, &faces, &error)
+        }
         defer { cfd_rects_free(&faces) }
         #expect(status == CFD_OK)
         // Fixtures/expectations.jsonl: OpenCV finds [178, 69, 92, 92].
@@ -81,23 +94,32 @@ struct ShimTests {
     }
 
     @Test func undecodableBytesAreADecodeError() {
-        var image = cfd_image()
+        var pixels = [UInt8](repeating: 0, count: 64)
         var error = cfd_error()
         let bytes: [UInt8] = Array("definitely not an image".utf8)
-        #expect(bytes.withUnsafeBufferPointer { cfd_decode_image($0.baseAddress, $0.count, &image, &error) } == CFD_ERROR_DECODE)
-        #expect(image.pixels == nil)
-        #expect(cfd_decode_image(nil, 0, &image, &error) == CFD_ERROR_DECODE)
+        #expect(bytes.withUnsafeBufferPointer { cfd_decode_image_into($0.baseAddress, $0.count, &pixels, 4, 4, 16, &error) } == CFD_ERROR_DECODE)
+        #expect(cfd_decode_image_into(nil, 0, &pixels, 4, 4, 16, &error) == CFD_ERROR_DECODE)
+    }
+
+    @Test func anImageOfAnotherSizeThanAnnouncedIsRefused() throws {
+        let data = [UInt8](try Data(contentsOf: fixtures.appendingPathComponent("images/chelsea.png")))
+        var pixels = [UInt8](repeating: 0, count: 16 * 16 * 4)
+        var error = cfd_error()
+        let status = data.withUnsafeBufferPointer { cfd_decode_image_into($0.baseAddress, $0.count, &pixels, 16, 16, 64, &error) }
+        #expect(status == CFD_ERROR_DECODE)
+        #expect(error.text == "the image is not the size its header announced")
     }
 
     @Test func warpWithTheIdentityCopiesTheApertureAndPaintsTheRestBlack() throws {
-        var image = try decodeFixture("images/chelsea.png")
-        defer { cfd_image_free(&image) }
-        var view = cfd_image_view(pixels: image.pixels, width: image.width, height: image.height, stride: image.stride)
+        let image = try decodeFixture("images/chelsea.png", width: 451, height: 300)
         // A 20x10 aperture at (5, 7), drawn into 30x10: the last 10 columns fall outside it.
         var out = [UInt8](repeating: 7, count: 30 * 10 * 4)
         var error = cfd_error()
         let identity: [Double] = [1, 0, 0, 1, 0, 0]
-        let status = cfd_warp_affine(&view, cfd_rect(x: 5, y: 7, width: 20, height: 10), identity, &out, 30, 10, 120, &error)
+        let status = image.pixels.withUnsafeBufferPointer { pixels in
+            var view = cfd_image_view(pixels: pixels.baseAddress, width: image.width, height: image.height, stride: image.stride)
+            return cfd_warp_affine(&view, cfd_rect(x: 5, y: 7, width: 20, height: 10), identity, &out, 30, 10, 120, &error)
+        }
         #expect(status == CFD_OK, "\(error.text)")
         for y in 0..<10 {
             for x in 0..<30 {

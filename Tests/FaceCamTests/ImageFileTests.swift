@@ -11,7 +11,7 @@ struct ImageFileTests {
     func libjpegDecodesExactlyAsOpenCVDoes(_ file: String) throws {
         let data = try Self.bytes(file)
         let ours = try ImageFile.decode(data, source: file)
-        let openCV = try ImageFile.decodeWithOpenCV(data, source: file)
+        let openCV = try ImageFile.decodeWithOpenCV(data, size: try JPEG.header(data).size, source: file)
         #expect(ours.size == openCV.size)
         #expect(ours.pixels == openCV.pixels)
     }
@@ -68,9 +68,9 @@ struct ImageFileTests {
             try Data().write(to: directory.appendingPathComponent(name))
         }
         let names = { (recursive: Bool) in
-            StillImageInputs(paths: [directory.path, "/nonexistent"], recursive: recursive).map { item -> String in
+            StillImageInputs(paths: [FilePath(directory.path), FilePath("/nonexistent")], recursive: recursive).map { item -> String in
                 switch item {
-                case .file(let path): String(path.dropFirst(directory.path.count + 1))
+                case .file(let path): String(path.description.dropFirst(directory.path.count + 1))
                 case .failure(let error): "\(error)"
                 }
             }
@@ -79,7 +79,7 @@ struct ImageFileTests {
         #expect(names(false) == ["a.jpg", "b.PNG", missing])
         #expect(names(true) == ["a.jpg", "b.PNG", "sub/c.jpeg", missing])
         // A file named explicitly is taken whatever its extension.
-        #expect(StillImageInputs(paths: [directory.appendingPathComponent("notes.txt").path], recursive: false).map { $0 }.count == 1)
+        #expect(StillImageInputs(paths: [FilePath(directory.appendingPathComponent("notes.txt").path)], recursive: false).map { $0 }.count == 1)
     }
 
     @Test func jpegRoundTripKeepsTheImage() throws {

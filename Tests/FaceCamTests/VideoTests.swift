@@ -3,23 +3,25 @@ import Testing
 
 struct VideoTests {
     @Test func readerReportsTheContainersFacts() throws {
-        let reader = try VideoReader(path: fixture("video/rotated.mp4"))
+        let reader = try VideoReader(path: FilePath(fixture("video/rotated.mp4")))
         #expect(reader.info.size == PixelSize(width: 512, height: 400))
         #expect(reader.info.framesPerSecond == 12)
         #expect(reader.info.frameCount == 24)
         #expect(reader.info.rotation == .right)
         var times: [Double] = []
-        while let (frame, time) = try reader.next(decode: times.count.isMultiple(of: 2)) {
-            #expect((frame != nil) == times.count.isMultiple(of: 2))
-            times.append(time)
+        while let read = try reader.next(decodeEvery: 2) {
+            #expect(read.index == times.count)
+            #expect((read.frame != nil) == read.index.isMultiple(of: 2))
+            times.append(read.time)
         }
         #expect(times.count == 24)
+        #expect(reader.damage == nil)
         #expect(zip(times, times.dropFirst()).allSatisfy { abs($1 - $0 - 1.0 / 12) < 1e-3 })
     }
 
     @Test func aMissingFileNamesTheCall() {
         #expect {
-            _ = try VideoReader(path: "/nonexistent/clip.mp4")
+            _ = try VideoReader(path: FilePath("/nonexistent/clip.mp4"))
         } throws: { error in
             "\(error)" == "/nonexistent/clip.mp4: cannot read (stat: No such file or directory)"
         }

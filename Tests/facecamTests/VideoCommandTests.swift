@@ -96,7 +96,8 @@ struct VideoCommandTests {
         #expect(fromTruncated.map(boxes) == expected.prefix(fromTruncated.count).map(\.boxes))
         #expect(records.filter { $0["source"] as? String == "Fixtures/video/rotated.mp4" }.count == 24)
         #expect(result.errorLines == [
-            "facecam: \(truncated): frame \(fromTruncated.count): no frame can be read here, but the file announces 36: truncated or damaged",
+            "facecam: \(truncated): no frame can be read after frame \(fromTruncated.count - 1), but the file announces 36: "
+                + "truncated or damaged",
             "facecam: \(notVideo): not a video facecam can read: FFmpeg cannot open it",
         ], "\(result.stderr)")
     }

@@ -51,14 +51,6 @@ typedef struct {
     size_t stride;
 } cfd_image_view;
 
-/* A BGRA image whose pixels were allocated by the shim; release with cfd_image_free. */
-typedef struct {
-    uint8_t *pixels;
-    int32_t width;
-    int32_t height;
-    size_t stride;
-} cfd_image;
-
 typedef struct {
     double scale_factor;   /* > 1 */
     int32_t min_neighbors; /* >= 0 */
@@ -148,9 +140,15 @@ cfd_status cfd_yunet_search(cfd_yunet *detector, int32_t width, int32_t height, 
                             cfd_error *error);
 void cfd_yunet_faces_free(cfd_yunet_faces *faces);
 
-/* Decodes any image format OpenCV reads (cv::imdecode, IMREAD_COLOR, EXIF orientation ignored) to BGRA. */
-cfd_status cfd_decode_image(const uint8_t *data, size_t size, cfd_image *image, cfd_error *error);
-void cfd_image_free(cfd_image *image);
+/*
+ * Decodes an image OpenCV reads (cv::imdecode, IMREAD_COLOR, EXIF orientation
+ * ignored) to BGRA in `pixels`, `height` rows of `stride` >= 4 x `width`
+ * bytes: the size the file's header announces, which the caller read and
+ * checked against its limits first. CFD_ERROR_DECODE when OpenCV cannot
+ * decode the bytes, or they decode to another size.
+ */
+cfd_status cfd_decode_image_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width, int32_t height,
+                                 size_t stride, cfd_error *error);
 
 /*
  * Renders `aperture` of `source` into `destination` through an affine map:
@@ -195,14 +193,24 @@ typedef struct {
 /* Opens a video file; frames come out as stored, never auto-rotated. NULL and `error` on failure. */
 cfd_video_reader *cfd_video_open(const char *path, cfd_video_info *info, cfd_error *error);
 
+/* One frame read from a video. */
+typedef struct {
+    int64_t index;   /* its place in the file, counting frames lost to damage */
+    double time;     /* its presentation time in seconds */
+    int64_t lost;    /* frames just before it that could not be read (damage) */
+    int32_t decoded; /* non-zero when its pixels were written */
+} cfd_video_frame;
+
 /*
- * Reads the next frame. With `decode` non-zero the frame is written as BGRA
- * into `pixels` (info.height rows of `stride` bytes); with `decode` zero it is
- * skipped more cheaply. `time` receives its presentation time in seconds.
- * Returns CFD_OK, CFD_END_OF_STREAM when no frame is left, or an error.
+ * Reads the next frame that can be read, going on past damaged frames as
+ * FFmpeg does (they are counted in `lost`). When its index is a multiple of
+ * `decode_every` the frame is written as BGRA into `pixels` (info.height rows
+ * of `stride` bytes); other frames are skipped more cheaply. Returns CFD_OK,
+ * CFD_END_OF_STREAM when no frame is left (past the container's frame count,
+ * or after a run of unreadable frames when it gives none), or an error.
  */
-cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode, uint8_t *pixels, size_t stride,
-                          double *time, cfd_error *error);
+cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_t *pixels, size_t stride,
+                          cfd_video_frame *frame, cfd_error *error);
 void cfd_video_close(cfd_video_reader *reader);
 
 typedef struct cfd_video_writer cfd_video_writer;

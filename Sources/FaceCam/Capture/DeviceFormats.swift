@@ -97,7 +97,7 @@ public struct CaptureDevice: Sendable {
 
     /// The capture devices among /dev/video*, in number order; others are left out.
     public static func all(directory: String = "/dev") -> [CaptureDevice] {
-        let names = (try? directoryEntries(directory)) ?? []
+        let names = ((try? directoryEntries(FilePath(directory))) ?? []).map { String(decoding: $0, as: UTF8.self) }
         let numbered = names.compactMap { name -> (Int, String)? in
             guard name.hasPrefix("video"), let number = Int(name.dropFirst(5)) else { return nil }
             return (number, directory + "/" + name)

@@ -29,7 +29,9 @@ public struct FrameJob: Sendable {
 
 /// What became of a submitted frame or failure, delivered in submission order.
 public enum Completion: Sendable {
-    case frame(FrameResult, preview: Frame?, annotationName: String?)
+    /// A frame's results, and its preview when one was asked for (a preview that
+    /// cannot be drawn fails alone: the results still count).
+    case frame(FrameResult, preview: Result<Frame, FaceCamError>?, annotationName: String?)
     case failure(FaceCamError)
 }
 
@@ -102,7 +104,11 @@ public final class DetectionPipeline: @unchecked Sendable {
             let result = FrameResult(
                 source: job.source, frame: job.index, time: job.time, size: job.frame.size,
                 previewSize: job.geometry.previewSize, faces: faces)
-            let preview = job.renderPreview ? try Annotator.render(job.frame, faces: faces, geometry: job.geometry) : nil
+            let preview = job.renderPreview
+                ? Result { () throws(FaceCamError) in
+                    try Annotator.render(job.frame, faces: faces, geometry: job.geometry, source: job.source)
+                }
+                : nil
             return .frame(result, preview: preview, annotationName: job.annotationName)
         } catch {
             return .failure(error)

@@ -83,12 +83,18 @@ public struct YuNetModel: Hashable, Sendable {
 /// did not already find (IoU < 0.5); faces of the first search lying mostly
 /// (half their area or more) inside such a face are fragments of it and go.
 ///
+/// The network's memory grows with the image (about 90 bytes a pixel: 4 GB
+/// for a 48-megapixel photograph), so an image larger than
+/// `maximumSearchPixels` (4K UHD) is searched shrunk to that many pixels.
+///
 /// Not thread-safe: give each thread its own.
 public final class YuNetDetector: FrameFaceDetector {
     /// The model's upper face size, in pixels of the searched image.
     public static let largeFaceLimit = 300.0
     /// The shorter side of the large-face search's copy: a face filling it is within the model's range.
     public static let largeFaceSearchSide = 240.0
+    /// The most pixels one search looks at: 3840 x 2160.
+    public static let maximumSearchPixels = 3840.0 * 2160
 
     public let model: YuNetModel
     public let parameters: YuNetParameters
@@ -128,7 +134,10 @@ public final class YuNetDetector: FrameFaceDetector {
         guard status == CFD_OK else { throw .openCV(error.text) }
 
         let upright = geometry.uprightSize
-        let searched = Self.shrunk(upright, toWidth: searchWidth.map(Double.init) ?? Double(upright.width))
+        let width = min(
+            searchWidth.map(Double.init) ?? Double(upright.width),
+            Double(upright.width) * (Self.maximumSearchPixels / (Double(upright.width) * Double(upright.height))).squareRoot())
+        let searched = Self.shrunk(upright, toWidth: width)
         var faces = try search(searched)
         let shorter = Double(min(searched.width, searched.height))
         if shorter > Self.largeFaceLimit {

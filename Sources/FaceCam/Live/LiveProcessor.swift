@@ -90,7 +90,7 @@ public final class LiveProcessor: @unchecked Sendable {
             let saver = Saver(annotator)
             annotations = LatestFrameQueue(label: "facecam.annotate") { frame, faces, geometry, name in
                 do throws(FaceCamError) {
-                    try saver.annotator.save(Annotator.render(frame, faces: faces, geometry: geometry), name: name)
+                    try saver.annotator.save(Annotator.render(frame, faces: faces, geometry: geometry, source: source), name: name)
                 } catch {
                     sink.consume(.failure(error))
                 }

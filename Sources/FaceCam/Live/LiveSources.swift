@@ -10,6 +10,8 @@ public protocol LiveSource: AnyObject {
     func next(shouldStop: () -> Bool) throws -> LiveFrame?
     /// Buffers the source skipped as damaged.
     var skipped: Int { get }
+    /// Once the source has ended: frames a video file lost to damage, or its truncation.
+    var damage: FaceCamError? { get }
 }
 
 /// A V4L2 camera.
@@ -24,6 +26,7 @@ public final class CameraSource: LiveSource {
     }
 
     public var skipped: Int { capture.skippedBuffers }
+    public var damage: FaceCamError? { nil }
 
     public func next(shouldStop: () -> Bool) throws -> LiveFrame? {
         guard let captured = try capture.nextFrame(timeout: timeout, shouldStop: shouldStop) else { return nil }
@@ -48,10 +51,11 @@ public final class FileSource: LiveSource {
     }
 
     public var skipped: Int { 0 }
+    public var damage: FaceCamError? { reader.damage }
 
     public func next(shouldStop: () -> Bool) throws -> LiveFrame? {
-        let index = reader.nextIndex
-        guard let (frame, time) = try reader.next(decode: true), let frame else { return nil }
+        guard let read = try reader.next(), let frame = read.frame else { return nil }
+        let (index, time) = (read.index, read.time)
         let now = monotonicSeconds()
         let start = self.start ?? now - time
         self.start = start

@@ -14,61 +14,120 @@ public enum ImageFile {
     /// File name extensions picked up when a directory is listed.
     public static let extensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "bmp", "tif", "tiff", "webp", "pbm", "pgm", "ppm", "pnm"]
 
-    public static func load(_ path: String) throws(FaceCamError) -> Frame {
+    /// The default of `--max-megapixels`: beyond today's largest phone photographs
+    /// (200 megapixels, 16384 x 12288 at most), short of a decompression bomb.
+    public static let defaultMaximumPixels = 250_000_000
+
+    /// Reads and decodes an image file; one that announces more than
+    /// `maximumPixels` is refused from its header, before anything is decoded.
+    public static func load(_ path: FilePath, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> Frame {
+        let kind: FileKind
         let bytes: [UInt8]
         do {
-            let file = try FileDescriptor(opening: path, flags: O_RDONLY)
-            bytes = try file.readAll(limit: maximumFileSize)
+            // Not blocking, and checked once open: a FIFO put in a file's place cannot hang the read.
+            let file = try FileDescriptor(opening: path, flags: O_RDONLY | O_NONBLOCK)
+            kind = FileKind(try file.status())
+            bytes = kind == .regular ? try file.readAll(limit: maximumFileSize) : []
         } catch {
             throw .unreadable(error)
         }
-        return try decode(bytes, source: path)
+        guard kind == .regular else { throw .notARegularFile(path: path.description) }
+        return try decode(bytes, source: path.description, maximumPixels: maximumPixels)
+    }
+
+    public static func load(_ path: String, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> Frame {
+        try load(FilePath(path), maximumPixels: maximumPixels)
     }
 
     /// Decodes an encoded image; `source` names it in errors.
-    public static func decode(_ bytes: [UInt8], source: String) throws(FaceCamError) -> Frame {
+    public static func decode(_ bytes: [UInt8], source: String, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> Frame {
         if bytes.isEmpty { throw .undecodable(path: source, reason: "the file is empty") }
-        if JPEG.isJPEG(bytes) {
+        guard var header = ImageHeader.read(bytes) else {
+            throw .undecodable(path: source, reason: "not a JPEG, PNG, BMP, TIFF, WebP or PNM image")
+        }
+        var cmyk = false
+        if header.format == .jpeg {
             do {
-                return try JPEG.decode(bytes)
-            } catch where !error.unsupportedColourSpace {
-                throw .undecodable(path: source, reason: "damaged or truncated JPEG (\(error.reason))")
+                let jpeg = try JPEG.header(bytes)
+                (header.width, header.height, cmyk) = (jpeg.size.width, jpeg.size.height, jpeg.cmyk)
             } catch {
-                // CMYK and YCCK JPEGs: OpenCV converts those itself.
+                throw .undecodable(path: source, reason: "damaged or truncated JPEG (\(error.reason))")
             }
         }
-        if isPNG(bytes), !reachesPNGEnd(bytes) {
-            // libpng would print its own complaint on stderr before OpenCV gives up.
-            throw .undecodable(path: source, reason: "truncated PNG (it ends before its IEND chunk)")
+        guard header.width > 0, header.height > 0 else {
+            throw .undecodable(path: source, reason: "its \(header.format.rawValue) header announces an empty image")
         }
-        return try decodeWithOpenCV(bytes, source: source)
+        let size = PixelSize(width: header.width, height: header.height)
+        try checkPixels(size, limit: maximumPixels, source: source)
+        switch header.format {
+        case .jpeg where !cmyk:
+            do {
+                return try JPEG.decode(bytes, size: size)
+            } catch {
+                throw .undecodable(path: source, reason: "damaged or truncated JPEG (\(error.reason))")
+            }
+        case .png:
+            // libpng would print its own complaint on stderr before OpenCV gives up.
+            if let damage = PNGChunks.damage(in: bytes) { throw .undecodable(path: source, reason: damage) }
+        default:
+            // CMYK and YCCK JPEGs too: OpenCV converts those itself.
+            break
+        }
+        return try decodeWithOpenCV(bytes, size: size, source: source)
     }
 
-    static func isPNG(_ bytes: [UInt8]) -> Bool {
-        bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    /// Refuses a frame of more than `limit` pixels, naming `source`.
+    public static func checkPixels(_ size: PixelSize, limit: Int, source: String) throws(FaceCamError) {
+        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        if overflow || pixels > limit { throw .tooLarge(path: source, size: size, limit: limit) }
     }
 
-    /// Walks the chunks (4-byte length, 4-byte type, data, 4-byte CRC) to IEND.
-    static func reachesPNGEnd(_ bytes: [UInt8]) -> Bool {
+    static func decodeWithOpenCV(_ bytes: [UInt8], size: PixelSize, source: String) throws(FaceCamError) -> Frame {
+        var error = cfd_error()
+        let frame = Frame.decoded(size: size) { pixels, stride in
+            bytes.withUnsafeBufferPointer { data in
+                cfd_decode_image_into(data.baseAddress, data.count, pixels, Int32(size.width), Int32(size.height), stride, &error)
+            } == CFD_OK
+        }
+        guard let frame else {
+            // OpenCV's own text for these is often an assertion message; say it plainly.
+            throw .undecodable(path: source, reason: error.status == CFD_ERROR_DECODE ? error.text : "damaged (\(error.text))")
+        }
+        return frame
+    }
+}
+
+/// A PNG's chunks (4-byte length, 4-byte type, data, 4-byte CRC of type and data), checked before libpng sees them.
+enum PNGChunks {
+    /// Why `bytes` are not a whole, undamaged PNG, or nil: every chunk's CRC is
+    /// right and the last is IEND.
+    static func damage(in bytes: [UInt8]) -> String? {
         var offset = 8
         while offset + 12 <= bytes.count {
             let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            if bytes[offset + 4..<offset + 8].elementsEqual("IEND".utf8) { return true }
+            guard length <= Int(Int32.max), length <= bytes.count - offset - 12 else { break }
+            let type = bytes[offset + 4..<offset + 8]
+            let stored = bytes[offset + 8 + length..<offset + 12 + length].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            if crc32(bytes[offset + 4..<offset + 8 + length]) != stored {
+                return "damaged PNG (its \(String(decoding: type, as: UTF8.self)) chunk fails its CRC check)"
+            }
+            if type.elementsEqual("IEND".utf8) { return nil }
             offset += 12 + length
         }
-        return false
+        return "truncated PNG (it ends before its IEND chunk)"
     }
 
-    static func decodeWithOpenCV(_ bytes: [UInt8], source: String) throws(FaceCamError) -> Frame {
-        var image = cfd_image()
-        var error = cfd_error()
-        let status = bytes.withUnsafeBufferPointer { cfd_decode_image($0.baseAddress, $0.count, &image, &error) }
-        guard status == CFD_OK, let pixels = image.pixels else {
-            // OpenCV's own text for these is an assertion message; say it plainly.
-            throw .undecodable(path: source, reason: "not a JPEG, PNG or other image OpenCV reads, or damaged or too large")
+    /// CRC-32 as PNG (and zlib) compute it.
+    static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var crc = UInt32.max
+        for byte in bytes {
+            crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
         }
-        defer { cfd_image_free(&image) }
-        return Frame(copying: pixels, width: Int(image.width), height: Int(image.height), bytesPerRow: image.stride)
+        return ~crc
+    }
+
+    private static let table: [UInt32] = (0..<256).map { n in
+        (0..<8).reduce(UInt32(n)) { c, _ in c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
     }
 }
 

@@ -13,18 +13,32 @@ public enum JPEG {
         bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF
     }
 
-    /// Decodes to BGRA with libjpeg's default settings, as OpenCV's imread does.
-    static func decode(_ bytes: [UInt8]) throws(Failure) -> Frame {
-        var image = cjpeg_image()
+    /// The size the header announces, read before anything is decoded; `cmyk`
+    /// for CMYK and YCCK files, which libjpeg does not convert to BGRA.
+    static func header(_ bytes: [UInt8]) throws(Failure) -> (size: PixelSize, cmyk: Bool) {
+        var header = cjpeg_header()
         var message = [CChar](repeating: 0, count: 256)
         let status = bytes.withUnsafeBufferPointer { data in
-            cjpeg_decode(data.baseAddress, data.count, &image, &message, message.count)
+            cjpeg_read_header(data.baseAddress, data.count, &header, &message, message.count)
         }
-        guard status == CJPEG_OK else {
-            throw Failure(reason: String(nulTerminated: message), unsupportedColourSpace: status == CJPEG_ERROR_UNSUPPORTED)
+        guard status == CJPEG_OK || status == CJPEG_ERROR_UNSUPPORTED else {
+            throw Failure(reason: String(nulTerminated: message), unsupportedColourSpace: false)
         }
-        defer { cjpeg_image_free(&image) }
-        return Frame(copying: image.pixels, width: Int(image.width), height: Int(image.height), bytesPerRow: image.stride)
+        return (PixelSize(width: Int(header.width), height: Int(header.height)), status == CJPEG_ERROR_UNSUPPORTED)
+    }
+
+    /// Decodes a JPEG of the size its header announced to BGRA, with libjpeg's
+    /// default settings, as OpenCV's imread does.
+    static func decode(_ bytes: [UInt8], size: PixelSize) throws(Failure) -> Frame {
+        var message = [CChar](repeating: 0, count: 256)
+        let frame = Frame.decoded(size: size) { pixels, stride in
+            bytes.withUnsafeBufferPointer { data in
+                cjpeg_decode_into(
+                    data.baseAddress, data.count, pixels, Int32(size.width), Int32(size.height), stride, &message, message.count)
+            } == CJPEG_OK
+        }
+        guard let frame else { throw Failure(reason: String(nulTerminated: message), unsupportedColourSpace: false) }
+        return frame
     }
 
     /// Encodes `frame` at `quality` (1...100).
@@ -46,11 +60,16 @@ public enum JPEG {
 }
 
 extension Frame {
-    /// Copies pixels that a C library allocated.
-    init(copying pixels: UnsafePointer<UInt8>, width: Int, height: Int, bytesPerRow: Int) {
-        self.init(
-            width: width, height: height, bytesPerRow: bytesPerRow,
-            pixels: Array(UnsafeBufferPointer(start: pixels, count: bytesPerRow * height)))
+    /// A frame of `size` whose rows (`bytesPerRow` = 4 x width) `decode` writes
+    /// in place, with no copy; nil when `decode` reports failure.
+    static func decoded(size: PixelSize, _ decode: (UnsafeMutablePointer<UInt8>, Int) -> Bool) -> Frame? {
+        let stride = size.width * 4
+        var succeeded = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: stride * size.height) { buffer, count in
+            succeeded = decode(buffer.baseAddress!, stride)
+            count = succeeded ? buffer.count : 0
+        }
+        return succeeded ? Frame(width: size.width, height: size.height, bytesPerRow: stride, pixels: pixels) : nil
     }
 }
 

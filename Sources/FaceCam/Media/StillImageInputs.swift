@@ -1,54 +1,65 @@
-/// Expands the paths given on the command line into image files, in order:
+/// Expands the paths given on the command line into image files, in order,
+/// as it goes (so results stream while a large tree is still being walked):
 /// files as given, directories as their image files sorted by name
 /// (descending into subdirectories only when `recursive`).
-public struct StillImageInputs: Sequence {
-    /// A file to process, or a path that could not be listed.
+///
+/// A directory is listed once, however many paths lead to it, so symbolic
+/// links that loop end; a file found in directories is reported once. Named
+/// files are taken whatever their extension, and as often as they are named.
+/// FIFOs, sockets and devices are refused (reading one may block for ever).
+public struct StillImageInputs: Sequence, IteratorProtocol {
+    /// A file to process, or a path that could not be used.
     public enum Item: Sendable {
-        case file(String)
+        case file(FilePath)
         case failure(FaceCamError)
     }
 
-    public let paths: [String]
     public let recursive: Bool
+    /// Paths still to expand, the next one last; `named` for those the user typed.
+    private var pending: [(path: FilePath, named: Bool)]
+    private var visited: Set<FileIdentity> = []
 
-    public init(paths: [String], recursive: Bool) {
-        self.paths = paths
+    public init(paths: [FilePath], recursive: Bool) {
         self.recursive = recursive
+        pending = paths.reversed().map { ($0, true) }
     }
 
-    public func makeIterator() -> IndexingIterator<[Item]> {
-        paths.flatMap { expand($0, listing: true) }.makeIterator()
-    }
-
-    /// `listing` is true for paths named by the user: those are taken whatever
-    /// their extension; files found in a directory must look like images.
-    private func expand(_ path: String, listing: Bool) -> [Item] {
-        let kind: FileKind
-        do {
-            kind = try fileKind(path)
-        } catch {
-            return [.failure(.unreadable(error))]
-        }
-        switch kind {
-        case .directory where listing || recursive:
-            let names: [String]
+    public mutating func next() -> Item? {
+        while let (path, named) = pending.popLast() {
+            let status: (kind: FileKind, identity: FileIdentity)
             do {
-                names = try directoryEntries(path)
+                status = try fileStatus(path)
             } catch {
-                return [.failure(.unreadable(error))]
+                return .failure(.unreadable(error))
             }
-            let prefix = path.hasSuffix("/") ? path : path + "/"
-            return names.filter { !$0.hasPrefix(".") }.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
-                .flatMap { expand(prefix + $0, listing: false) }
-        case .directory:
-            return []
-        case .regular, .other:
-            return listing || isImageName(path) ? [.file(path)] : []
+            switch status.kind {
+            case .directory where named || recursive:
+                guard visited.insert(status.identity).inserted else { continue }
+                let names: [[UInt8]]
+                do {
+                    names = try directoryEntries(path)
+                } catch {
+                    return .failure(.unreadable(error))
+                }
+                let listed = names.filter { $0.first != UInt8(ascii: ".") }.sorted { $0.lexicographicallyPrecedes($1) }
+                pending += listed.reversed().map { (path.appending($0), false) }
+            case .directory:
+                continue
+            case .regular where named:
+                return .file(path)
+            case .regular:
+                guard Self.isImageName(path), visited.insert(status.identity).inserted else { continue }
+                return .file(path)
+            case .other where named || Self.isImageName(path):
+                return .failure(.notARegularFile(path: path.description))
+            case .other:
+                continue
+            }
         }
+        return nil
     }
 
-    private func isImageName(_ path: String) -> Bool {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
-        return ImageFile.extensions.contains(path[path.index(after: dot)...].lowercased())
+    private static func isImageName(_ path: FilePath) -> Bool {
+        path.fileExtension.map(ImageFile.extensions.contains) ?? false
     }
 }

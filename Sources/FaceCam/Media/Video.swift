@@ -1,6 +1,7 @@
 internal import CFaceDetect
 
-/// A video file read frame by frame through OpenCV's VideoCapture (FFmpeg back end).
+/// A video file read frame by frame through OpenCV's VideoCapture (FFmpeg
+/// back end), going on past damaged frames as FFmpeg does.
 public final class VideoReader {
     public struct Info: Sendable {
         /// The frames' size as stored, before any rotation.
@@ -13,57 +14,107 @@ public final class VideoReader {
         public var rotation: Orientation
     }
 
+    /// One frame read: its index in the file, its presentation time in seconds,
+    /// and its pixels when it was decoded.
+    public struct VideoFrame: Sendable {
+        public var index: Int
+        public var time: Double
+        public var frame: Frame?
+    }
+
     public let path: String
     public let info: Info
     private let handle: OpaquePointer
-    /// Index of the next frame `next` returns.
-    public private(set) var nextIndex = 0
+    /// Indices of the frames that could not be read, in order.
+    public private(set) var lostFrames: [Int] = []
+    /// The index of the last frame read, or -1 before the first.
+    public private(set) var lastIndex = -1
 
-    public init(path: String) throws(FaceCamError) {
+    /// Opens a regular file whose frames have at most `maximumPixels` pixels.
+    public init(path: FilePath, maximumPixels: Int = ImageFile.defaultMaximumPixels) throws(FaceCamError) {
         let kind: FileKind
         do {
-            kind = try fileKind(path)
+            kind = try fileStatus(path).kind
         } catch {
             throw .unreadable(error)
         }
-        guard kind == .regular else { throw .undecodableVideo(path: path, reason: "not a regular file") }
+        let name = path.description
+        guard kind == .regular else { throw .notARegularFile(path: name) }
         var info = cfd_video_info()
         var error = cfd_error()
-        guard let handle = cfd_video_open(path, &info, &error) else {
-            throw .undecodableVideo(path: path, reason: error.text)
+        guard let handle = path.withCString({ cfd_video_open($0, &info, &error) }) else {
+            throw .undecodableVideo(path: name, reason: error.text)
         }
-        self.path = path
+        let size = PixelSize(width: Int(info.width), height: Int(info.height))
+        do {
+            try ImageFile.checkPixels(size, limit: maximumPixels, source: name)
+        } catch {
+            cfd_video_close(handle)
+            throw error
+        }
+        self.path = name
         self.handle = handle
         self.info = Info(
-            size: PixelSize(width: Int(info.width), height: Int(info.height)),
-            framesPerSecond: info.frames_per_second, frameCount: Int(info.frame_count),
+            size: size, framesPerSecond: info.frames_per_second, frameCount: Int(info.frame_count),
             rotation: Orientation(clockwiseRotation: Int(info.rotation)) ?? .up)
     }
 
     deinit { cfd_video_close(handle) }
 
-    /// The next frame and its presentation time in seconds, or nil at the end.
-    /// With `decode` false the frame is skipped: only its time is returned.
-    public func next(decode: Bool) throws(FaceCamError) -> (frame: Frame?, time: Double)? {
-        let index = nextIndex
-        var time = 0.0
+    /// The next frame that can be read, or nil at the end. Frames whose index
+    /// is a multiple of `decodeEvery` are decoded; the others are skipped cheaply.
+    public func next(decodeEvery: Int = 1) throws(FaceCamError) -> VideoFrame? {
+        var read = cfd_video_frame()
         var error = cfd_error()
-        var pixels = decode ? [UInt8](repeating: 0, count: info.size.width * info.size.height * 4) : []
-        let status = pixels.withUnsafeMutableBufferPointer { buffer in
-            cfd_video_read(handle, decode ? 1 : 0, buffer.baseAddress, info.size.width * 4, &time, &error)
+        var status = CFD_OK
+        let frame = Frame.decoded(size: info.size) { pixels, stride in
+            status = cfd_video_read(handle, Int32(clamping: decodeEvery), pixels, stride, &read, &error)
+            return status == CFD_OK && read.decoded != 0
         }
         switch status {
         case CFD_END_OF_STREAM:
             return nil
         case CFD_OK:
-            nextIndex += 1
-            let frame = decode
-                ? Frame(width: info.size.width, height: info.size.height, bytesPerRow: info.size.width * 4, pixels: pixels)
-                : nil
-            return (frame, time)
+            let index = Int(read.index)
+            lostFrames += (index - Int(read.lost))..<index
+            lastIndex = index
+            return VideoFrame(index: index, time: read.time, frame: frame)
         default:
-            throw .videoFrame(path: path, frame: index, reason: error.text)
+            throw .videoFrame(path: path, frame: lastIndex + 1, reason: error.text)
         }
+    }
+
+    /// Once reading has ended: what was lost, as one error, or nil when every
+    /// announced frame was read. Frames that could not be decoded in the
+    /// middle are named; a file that ends before its announced frame count is
+    /// called truncated.
+    public var damage: FaceCamError? {
+        let missingAtEnd = lastIndex + 1 < info.frameCount
+        let skipped = lostFrames.filter { $0 <= lastIndex }
+        guard !skipped.isEmpty || missingAtEnd else { return nil }
+        var parts: [String] = []
+        if !skipped.isEmpty {
+            parts.append("\(skipped.count == 1 ? "frame" : "frames") \(Self.ranges(skipped)) could not be decoded "
+                + "(damaged) and \(skipped.count == 1 ? "was" : "were") skipped")
+        }
+        if missingAtEnd {
+            parts.append(lastIndex < 0
+                ? "no frame can be read, but the file announces \(info.frameCount): truncated or damaged"
+                : "no frame can be read after frame \(lastIndex), but the file announces \(info.frameCount): truncated or damaged")
+        }
+        return .videoDamaged(path: path, reason: parts.joined(separator: "; "))
+    }
+
+    /// "3, 7-9, 12" for [3, 7, 8, 9, 12].
+    static func ranges(_ indices: [Int]) -> String {
+        var parts: [String] = []
+        var start = indices.first ?? 0, end = start
+        for index in indices.dropFirst() + [Int.min] {
+            if index == end + 1 { end = index; continue }
+            parts.append(start == end ? "\(start)" : "\(start)-\(end)")
+            (start, end) = (index, index)
+        }
+        return indices.isEmpty ? "" : parts.joined(separator: ", ")
     }
 }
 
@@ -76,7 +127,7 @@ public final class VideoWriter {
     public init(path: String, size: PixelSize, framesPerSecond: Double) throws(FaceCamError) {
         var error = cfd_error()
         guard let handle = cfd_video_writer_open(path, Int32(size.width), Int32(size.height), framesPerSecond, &error) else {
-            throw .annotation(path: path, reason: error.text)
+            throw .annotatedVideo(path: path, reason: error.text)
         }
         self.path = path
         self.size = size
@@ -92,7 +143,7 @@ public final class VideoWriter {
                 pixels: pixels.baseAddress, width: Int32(frame.width), height: Int32(frame.height), stride: frame.bytesPerRow)
             return cfd_video_writer_write(handle, &view, &error)
         }
-        guard status == CFD_OK else { throw .annotation(path: path, reason: error.text) }
+        guard status == CFD_OK else { throw .annotatedVideo(path: path, reason: error.text) }
     }
 }
 

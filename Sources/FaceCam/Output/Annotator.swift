@@ -9,6 +9,8 @@ internal import CFaceDetect
 /// outlined (`render`), and saves them as JPEG files in a directory (`save`).
 public struct Annotator {
     public static let outlineColour = BGRA(blue: 0, green: 255, red: 0)
+    /// The largest preview drawn: 50 megapixels (200 MB), beyond 8K video.
+    public static let maximumPreviewPixels = 50_000_000
     /// Landmarks are dots of a colour that stands out against the green outline.
     public static let landmarkColour = BGRA(blue: 0, green: 0, red: 255)
 
@@ -30,9 +32,15 @@ public struct Annotator {
 
     /// The frame as the preview shows it: the aperture reoriented, mirrored
     /// and scaled by the gravity, black outside the video, with outlines drawn
-    /// just inside each face's preview rect and its landmarks as dots.
-    public static func render(_ frame: Frame, faces: [Face], geometry: PreviewGeometry) throws(FaceCamError) -> Frame {
-        var preview = Frame(width: geometry.previewSize.width, height: geometry.previewSize.height)
+    /// just inside each face's preview rect and its landmarks as dots. A
+    /// preview over `maximumPreviewPixels` is refused, naming `source`.
+    public static func render(_ frame: Frame, faces: [Face], geometry: PreviewGeometry, source: String) throws(FaceCamError) -> Frame {
+        let size = geometry.previewSize
+        let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
+        guard !overflow, pixels <= maximumPreviewPixels else {
+            throw .previewTooLarge(source: source, size: size, limit: maximumPreviewPixels)
+        }
+        var preview = Frame(width: size.width, height: size.height)
         // bufferToPreview maps continuous coordinates; warpAffine wants pixel
         // indices of the destination mapped to pixel indices of the aperture,
         // and a pixel index is its centre's coordinate less one half.

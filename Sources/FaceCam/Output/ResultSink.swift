@@ -16,7 +16,7 @@ public final class ResultSink: @unchecked Sendable {
     private let writer: ResultWriter
     private let tracker: FaceTracker?
     private var annotator: Annotator?
-    private let videoOutput: (path: String, framesPerSecond: Double)?
+    /// The annotated video, opened before the first frame; dropped after its first failure.
     private var video: VideoWriter?
     private let minimumFaces: Int
     private let report: @Sendable (String) -> Void
@@ -27,15 +27,14 @@ public final class ResultSink: @unchecked Sendable {
     /// `report` receives one line per failure; `progress` sees every result after it is written.
     /// With a `tracker`, faces get ids (and smoothing) before they are written.
     public init(
-        writer: ResultWriter, tracker: FaceTracker? = nil, annotator: Annotator? = nil,
-        videoOutput: (path: String, framesPerSecond: Double)? = nil,
+        writer: ResultWriter, tracker: FaceTracker? = nil, annotator: Annotator? = nil, video: VideoWriter? = nil,
         minimumFaces: Int = 0, report: @escaping @Sendable (String) -> Void,
         progress: (@Sendable (FrameResult) -> Void)? = nil
     ) {
         self.writer = writer
         self.tracker = tracker
         self.annotator = annotator
-        self.videoOutput = videoOutput
+        self.video = video
         self.minimumFaces = minimumFaces
         self.report = report
         self.progress = progress
@@ -63,26 +62,34 @@ public final class ResultSink: @unchecked Sendable {
                 state.summary.faces += result.faces.count
                 if result.faces.count < minimumFaces { state.summary.framesBelowMinimum += 1 }
             }
-            if let preview {
-                do {
-                    try save(preview, annotationName: annotationName)
-                } catch {
-                    fail(error)
-                }
+            switch preview {
+            case .success(let frame): save(frame, annotationName: annotationName)
+            case .failure(let error): fail(error)
+            case nil: break
             }
             progress?(result)
         }
     }
 
-    private func save(_ preview: Frame, annotationName: String?) throws(FaceCamError) {
-        if let annotationName {
-            try annotator?.save(preview, name: annotationName)
-        }
-        if let videoOutput {
-            if video == nil {
-                video = try VideoWriter(path: videoOutput.path, size: preview.size, framesPerSecond: videoOutput.framesPerSecond)
+    /// Finishes the annotated video, so that it plays; call once the last frame is in.
+    public func close() {
+        video = nil
+    }
+
+    private func save(_ preview: Frame, annotationName: String?) {
+        if let annotationName, annotator != nil {
+            do {
+                try annotator?.save(preview, name: annotationName)
+            } catch {
+                fail(error)
             }
+        }
+        do {
             try video?.append(preview)
+        } catch {
+            // One line, not one per frame: the video is given up, the results go on.
+            fail(error)
+            video = nil
         }
     }
 

@@ -11,18 +11,28 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case modelUnloadable(path: String, reason: String)
     /// A file or directory could not be read.
     case unreadable(SystemError)
+    /// A FIFO, socket or device where a file was expected: reading it could block for ever.
+    case notARegularFile(path: String)
     /// The file's bytes are not an image facecam can decode.
     case undecodable(path: String, reason: String)
+    /// The image or video announces more pixels than the limit allows.
+    case tooLarge(path: String, size: PixelSize, limit: Int)
     /// The file is not a video FFmpeg can open.
     case undecodableVideo(path: String, reason: String)
-    /// A video frame could not be decoded, or the video ended early.
+    /// Frames of a video were lost to damage, or it ended before its announced frame count.
+    case videoDamaged(path: String, reason: String)
+    /// A video frame could not be decoded.
     case videoFrame(path: String, frame: Int, reason: String)
     /// The geometry does not fit this frame (for example the aperture is larger than the image).
     case geometry(source: String, GeometryError)
     /// OpenCV failed while detecting or rendering.
     case openCV(String)
+    /// The preview to draw is larger than facecam draws.
+    case previewTooLarge(source: String, size: PixelSize, limit: Int)
     /// An annotated JPEG could not be encoded or written.
     case annotation(path: String, reason: String)
+    /// The annotated video could not be opened or written.
+    case annotatedVideo(path: String, reason: String)
     /// Results could not be written: nothing more can be reported.
     case output(SystemError)
 
@@ -40,18 +50,31 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             return "cannot load YuNet model \(path): \(reason) (pass --model a valid \(YuNetModel.fileName))"
         case .unreadable(let error):
             return "\(error.path ?? ""): cannot read (\(error.call): \(error.reason))"
+        case .notARegularFile(let path):
+            return "\(path): not a regular file (a FIFO, socket or device); name a file, or save the stream to one first"
         case .undecodable(let path, let reason):
             return "\(path): not a readable image: \(reason)"
+        case .tooLarge(let path, let size, let limit):
+            let megapixels = Double(size.width) * Double(size.height) / 1e6
+            return "\(path): \(size) is \(megapixels < 10_000 ? String(format: "%.1f", megapixels) : "over 10000") megapixels, "
+                + "more than the limit of \(decimal(Double(limit) / 1e6)) (raise --max-megapixels for a file you trust)"
         case .undecodableVideo(let path, let reason):
             return "\(path): not a video facecam can read: \(reason)"
+        case .videoDamaged(let path, let reason):
+            return "\(path): \(reason)"
         case .videoFrame(let path, let frame, let reason):
             return "\(path): frame \(frame): \(reason)"
         case .geometry(let source, let error):
             return "\(source): --\(error.option.rawValue) does not fit: \(error.description)"
         case .openCV(let message):
             return "OpenCV failed: \(message)"
+        case .previewTooLarge(let source, let size, let limit):
+            return "\(source): the preview would be \(size), more than the \(limit / 1_000_000) megapixels facecam draws; "
+                + "give --preview a smaller size"
         case .annotation(let path, let reason):
             return "cannot write annotated image \(path): \(reason)"
+        case .annotatedVideo(let path, let reason):
+            return "cannot write annotated video \(path): \(reason)"
         case .output(let error):
             return "cannot write results to \(error.path ?? "the output"): \(error.reason)"
         }

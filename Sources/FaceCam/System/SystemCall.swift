@@ -62,12 +62,20 @@ func blockingSyscall<Value: FixedWidthInteger>(
 /// An open file descriptor with a single owner, closed when the owner goes away.
 struct FileDescriptor: ~Copyable {
     let rawValue: Int32
+    /// For messages.
     let path: String
 
     /// Files that `flags` create get mode 0644 (less the umask).
+    init(opening path: FilePath, flags: Int32) throws(SystemError) {
+        let name = path.description
+        self.rawValue = try path.withCString { raw throws(SystemError) in
+            try blockingSyscall("open", path: name) { open(raw, flags | O_CLOEXEC, 0o644) }
+        }
+        self.path = name
+    }
+
     init(opening path: String, flags: Int32) throws(SystemError) {
-        self.rawValue = try blockingSyscall("open", path: path) { open(path, flags | O_CLOEXEC, 0o644) }
-        self.path = path
+        try self.init(opening: FilePath(path), flags: flags)
     }
 
     deinit { close(rawValue) }
@@ -121,33 +129,46 @@ func makeDirectories(_ path: String) throws(SystemError) {
     if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError(call: "mkdir", path: path, errno: errno) }
 }
 
-enum FileKind {
+public enum FileKind: Sendable {
+    /// FIFOs, sockets and devices are `other`: reading one may block for ever.
     case regular, directory, other
-}
 
-/// What `path` names, following symbolic links.
-func fileKind(_ path: String) throws(SystemError) -> FileKind {
-    var info = stat()
-    try blockingSyscall("stat", path: path) { stat(path, &info) }
-    switch info.st_mode & S_IFMT {
-    case S_IFREG: return .regular
-    case S_IFDIR: return .directory
-    default: return .other
+    init(_ info: stat) {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        default: self = .other
+        }
     }
 }
 
-/// The names in a directory, without "." and "..", in no particular order.
-func directoryEntries(_ path: String) throws(SystemError) -> [String] {
-    guard let stream = opendir(path) else { throw SystemError(call: "opendir", path: path, errno: errno) }
+/// What `path` names, and which file it is, following symbolic links.
+func fileStatus(_ path: FilePath) throws(SystemError) -> (kind: FileKind, identity: FileIdentity) {
+    var info = stat()
+    try path.withCString { raw throws(SystemError) in
+        try blockingSyscall("stat", path: path.description) { stat(raw, &info) }
+    }
+    return (FileKind(info), FileIdentity(info))
+}
+
+func fileKind(_ path: String) throws(SystemError) -> FileKind {
+    try fileStatus(FilePath(path)).kind
+}
+
+/// The names in a directory, as bytes, without "." and "..", in no particular order.
+func directoryEntries(_ path: FilePath) throws(SystemError) -> [[UInt8]] {
+    guard let stream = path.withCString({ opendir($0) }) else {
+        throw SystemError(call: "opendir", path: path.description, errno: errno)
+    }
     defer { closedir(stream) }
-    var names: [String] = []
+    var names: [[UInt8]] = []
     while true {
         errno = 0
         guard let entry = readdir(stream) else {
-            if errno != 0 { throw SystemError(call: "readdir", path: path, errno: errno) }
+            if errno != 0 { throw SystemError(call: "readdir", path: path.description, errno: errno) }
             return names
         }
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-        if name != "." && name != ".." { names.append(name) }
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+        if name != Array(".".utf8) && name != Array("..".utf8) { names.append(name) }
     }
 }

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Set by SIGINT or SIGTERM; the commands look at it between frames, finish
+/// the frames in hand and close their outputs, so nothing processed is lost.
+final class StopRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var received: Int32?
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [unowned self] in lock.withLock { received = received ?? signalNumber } }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    var requested: Bool { lock.withLock { received != nil } }
+
+    /// The first signal that arrived.
+    var signalNumber: Int32? { lock.withLock { received } }
+
+    /// After a stop by signal: says on stderr where the command stopped, and
+    /// exits as a shell reports that signal (130 for SIGINT, 143 for SIGTERM).
+    func exitIfStopped(at position: String) throws {
+        guard let signalNumber else { return }
+        let name = signalNumber == SIGINT ? "SIGINT" : "SIGTERM"
+        report("stopped by \(name) \(position); every result before it was written")
+        throw ExitCode(128 + signalNumber)
+    }
+}
