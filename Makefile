@@ -12,7 +12,7 @@ OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_o
 # What facecam needs to build and run, and what its tests need beside that
 # (python3-opencv runs the independent OpenCV reference).
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev
-TEST_PACKAGES := $(PACKAGES) python3-opencv
+TEST_PACKAGES := $(PACKAGES) python3-opencv time
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static
 # make bench compares with GStreamer's facedetect element too.

@@ -27,8 +27,11 @@ import os
 import struct
 import sys
 
-import cv2
-import numpy as np
+# FFmpeg's own log lines about damaged clips would only clutter the test output.
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+
+import cv2  # noqa: E402 (after the environment it reads)
+import numpy as np  # noqa: E402
 
 CASCADE_DIR = "/usr/share/opencv4"
 YUNET_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -86,19 +89,20 @@ ORIENTATION_FOR_ROTATION = {0: 1, 90: 6, 180: 3, 270: 8}
 
 
 def video_frames(path):
-    """(index, seconds, BGR frame, orientation) for every frame, decoded as stored."""
+    """(index, seconds, BGR frame, orientation) for every frame that decodes, as stored. Reading goes
+    on past frames that fail, as far as the container's frame count; each frame's index comes from
+    its timestamp and the frame rate, so frames lost to damage leave gaps."""
     capture = cv2.VideoCapture(path, cv2.CAP_FFMPEG)
     if not capture.isOpened():
         raise SystemExit(f"cannot open {path}")
     capture.set(cv2.CAP_PROP_ORIENTATION_AUTO, 0)
     orientation = ORIENTATION_FOR_ROTATION[clockwise_rotation(capture.get(cv2.CAP_PROP_ORIENTATION_META))]
-    index = 0
-    while True:
+    fps, count = capture.get(cv2.CAP_PROP_FPS), int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
+    for _ in range(count):
         ok, frame = capture.read()
-        if not ok:
-            return
-        yield index, capture.get(cv2.CAP_PROP_POS_MSEC) / 1000, frame, orientation
-        index += 1
+        if ok:
+            seconds = capture.get(cv2.CAP_PROP_POS_MSEC) / 1000
+            yield int(round(seconds * fps)), seconds, frame, orientation
 
 
 def upright_aperture(image, orientation, aperture):
@@ -235,7 +239,19 @@ def same_expectations(committed, fresh):
     return len(old) == len(new) and all(close(json.loads(a), json.loads(b)) for a, b in zip(old, new))
 
 
-VIDEO_CLIPS = ("video/pan-zoom.avi", "video/rotated.mp4", "video/crossing.avi", "video/leave-enter.avi")
+VIDEO_CLIPS = ("video/pan-zoom.avi", "video/rotated.mp4", "video/crossing.avi", "video/leave-enter.avi",
+               "video/damaged.mp4")
+
+
+def damaged_clip(out):
+    """rotated.mp4 with 4 KiB of noise (a fixed seed) written over the middle of its data: FFmpeg loses
+    the frames whose data it hits and decodes the rest."""
+    import random
+    data = bytearray(open(os.path.join(out, "video", "rotated.mp4"), "rb").read())
+    noise = random.Random(2)
+    at = noise.randrange(len(data) // 4, 3 * len(data) // 4)
+    data[at:at + 4096] = bytes(noise.randrange(256) for _ in range(4096))
+    open(os.path.join(out, "video", "damaged.mp4"), "wb").write(data)
 
 
 def face_patch(image, box, size):
@@ -387,6 +403,7 @@ def make_fixtures(sources, out):
         json.dump(truth, f, sort_keys=True)
         f.write("\n")
     make_large_faces(out)
+    damaged_clip(out)
     with open(os.path.join(out, "expectations.jsonl"), "w") as f:
         f.write(expectations(out))
 

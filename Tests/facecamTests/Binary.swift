@@ -23,8 +23,10 @@ struct Run {
 }
 
 /// Runs `executable` with `arguments`, standard output and error going to files (no pipe can fill up);
-/// with `interruptAfter`, sends SIGINT that many seconds after the start.
-func run(_ executable: URL, _ arguments: [String], interruptAfter: TimeInterval? = nil) throws -> Run {
+/// with `interruptAfter`, sends `signal` (SIGINT) that many seconds after the start.
+func run(
+    _ executable: URL, _ arguments: [String], interruptAfter: TimeInterval? = nil, signal: Int32 = SIGINT
+) throws -> Run {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-run-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
@@ -41,7 +43,7 @@ func run(_ executable: URL, _ arguments: [String], interruptAfter: TimeInterval?
     try process.run()
     if let interruptAfter {
         Thread.sleep(forTimeInterval: interruptAfter)
-        process.interrupt()
+        kill(process.processIdentifier, signal)
     }
     process.waitUntilExit()
     return Run(

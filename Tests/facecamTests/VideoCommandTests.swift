@@ -78,6 +78,25 @@ struct VideoCommandTests {
         #expect(records.map(boxes) == expected.map(\.boxes))
     }
 
+    /// 4 KiB of noise in the middle of an MP4: frame 16 is lost; the frames before and after it are
+    /// read, as OpenCV's VideoCapture reads them, and one line names the frame lost.
+    @Test func damagedFramesAreSkippedAndNamedInOneLine() throws {
+        let expected = try videoExpectations("video/damaged.mp4")
+        let lost = Set(0..<24).subtracting(expected.map(\.frame)).sorted()
+        try #require(lost == [16], "the fixture should lose frame 16: \(lost)")
+        let result = try facecam("video", "--quiet", "Fixtures/video/damaged.mp4")
+        #expect(result.status == 1)
+        let records = try result.records()
+        #expect(records.map { $0["frame"] as! Int } == expected.map(\.frame))
+        #expect(records.map(boxes) == expected.map(\.boxes))
+        #expect(result.errorLines == ["facecam: Fixtures/video/damaged.mp4: frame 16 could not be decoded (damaged) and was skipped"])
+        // Played as a camera, the file's damage is reported the same way.
+        let live = try facecam("live", "--source", "Fixtures/video/damaged.mp4")
+        #expect(live.status == 1)
+        #expect(live.errorLines.last == "facecam: Fixtures/video/damaged.mp4: frame 16 could not be decoded (damaged) and was skipped",
+                "\(live.stderr)")
+    }
+
     @Test func truncatedFileReportsItsFramesThenOneErrorThenGoesOn() throws {
         let directory = try temporaryDirectory("truncated")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,0 +1,300 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Files an attacker or an unlucky user hands facecam, made fresh for each test.
+struct HostileFiles {
+    let directory: URL
+
+    init(_ name: String) throws {
+        directory = try temporaryDirectory(name)
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        try Data(bytes).write(to: URL(fileURLWithPath: path(name)))
+        return path(name)
+    }
+
+    func copy(_ fixtureName: String, to name: String) throws -> String {
+        try write(name, [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture(fixtureName)))))
+    }
+
+    /// A PNG of `width` x `height` one-bit pixels, all zero: a few hundred kilobytes of zlib that
+    /// inflate to `width` x `height` / 8 bytes, and to 4 bytes a pixel once decoded to BGRA.
+    func pngBomb(_ name: String, width: Int, height: Int) throws -> String {
+        let script = """
+            import struct, sys, zlib
+            w, h = int(sys.argv[2]), int(sys.argv[3])
+            def chunk(kind, data):
+                return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+            row = b"\\0" * (1 + (w + 7) // 8)
+            z = zlib.compressobj(9)
+            idat = b"".join(z.compress(row) for _ in range(h)) + z.flush()
+            png = b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 1, 0, 0, 0, 0)) \\
+                + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+            open(sys.argv[1], "wb").write(png)
+            """
+        let result = try run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, path(name), "\(width)", "\(height)"])
+        try #require(result.status == 0, "\(result.stderr)")
+        return path(name)
+    }
+
+    /// grace_hopper.jpg with its start-of-frame header claiming `width` x `height`.
+    func jpegClaiming(_ name: String, width: UInt16, height: UInt16) throws -> String {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("images/grace_hopper.jpg"))))
+        let sof = try #require((0..<bytes.count - 1).first { bytes[$0] == 0xFF && (0xC0...0xC2).contains(bytes[$0 + 1]) })
+        bytes.replaceSubrange(sof + 5..<sof + 9, with: [UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF)])
+        return try write(name, Array(bytes.prefix(1000)))
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+}
+
+/// What a hostile run must come to: its status, one `facecam:` line naming the input (or the
+/// option), valid results on stdout, unchanged inputs, and a bounded peak memory.
+struct HostileRun {
+    var status: Int32
+    var stdout: String
+    var errorLines: [String]
+    /// Peak resident memory, in MiB, from /usr/bin/time.
+    var peakMiB: Double
+
+    /// Runs facecam under /usr/bin/time; fails the test if any of `inputs` changed.
+    init(_ arguments: [String], inputs: [String] = []) throws {
+        let before = inputs.map { FileManager.default.contents(atPath: $0) }
+        let memory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-memory-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: memory) }
+        let result = try run(URL(fileURLWithPath: "/usr/bin/time"), ["-f", "%M", "-o", memory, facecamBinary.path] + arguments)
+        status = result.status
+        stdout = result.stdout
+        errorLines = result.errorLines
+        let kilobytes = (try? String(contentsOfFile: memory, encoding: .utf8))?
+            .split(separator: "\n").last.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        peakMiB = (kilobytes ?? .infinity) / 1024
+        for (path, contents) in zip(inputs, before) {
+            #expect(FileManager.default.contents(atPath: path) == contents, "\(path) was changed")
+        }
+    }
+
+    /// Every line on stdout is a JSON object.
+    var stdoutIsJSONLines: Bool {
+        stdout.split(separator: "\n").allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) is [String: Any] }
+    }
+
+    var records: Int { stdout.split(separator: "\n").count }
+
+    /// Exactly one line on stderr, prefixed `facecam:`, containing `text`.
+    func saysOneLine(containing text: String) -> Bool {
+        errorLines.count == 1 && errorLines[0].hasPrefix("facecam: ") && errorLines[0].contains(text)
+    }
+}
+
+/// The cases of the hostile-input report, each ending within seconds with its documented status and
+/// one line, no crash, and under 1.5 GB of memory.
+struct HostileInputTests {
+    static let memoryLimitMiB = 1536.0
+    static let image = "Fixtures/images/astronaut.png"
+
+    @Test(arguments: [
+        ["detect", "--preview", "100000000x100000000", "--annotate", "/tmp/facecam-never", image],
+        ["video", "--preview", "100000000x100000000", "--annotate-video", "/tmp/facecam-never.avi", "Fixtures/video/pan-zoom.avi"],
+        ["live", "--source", "Fixtures/video/pan-zoom.avi", "--preview", "100000x100000", "--annotate", "/tmp/facecam-never"],
+        ["map", "--frame", "640x480", "--rect", "10,10,10,10", "--preview", "100000000x100000000"],
+    ])
+    func hugePreviewsAreUsageErrorsNotCrashes(_ arguments: [String]) throws {
+        let run = try HostileRun(arguments)
+        #expect(run.status == 64)
+        #expect(run.saysOneLine(containing: "--preview"), "\(run.errorLines)")
+        #expect(run.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/facecam-never.avi"))
+    }
+
+    @Test func aPreviewTooLargeToDrawFailsThatFrameAloneAndKeepsItsResults() throws {
+        let files = try HostileFiles("preview")
+        defer { files.remove() }
+        // 8000 x 8000 is a valid preview size but more than the 50 megapixels facecam draws.
+        let run = try HostileRun(["detect", "--preview", "8000x8000", "--annotate", files.path("out"), Self.image])
+        #expect(run.status == 1)
+        #expect(run.saysOneLine(containing: "\(Self.image): the preview would be 8000x8000"), "\(run.errorLines)")
+        #expect(run.records == 1 && run.stdoutIsJSONLines)
+    }
+
+    @Test func decompressionBombsAreRefusedFromTheirHeaders() throws {
+        let files = try HostileFiles("bombs")
+        defer { files.remove() }
+        let png = try files.pngBomb("bomb.png", width: 30000, height: 30000)
+        let jpeg = try files.jpegClaiming("bomb.jpg", width: 16000, height: 16000)
+        #expect((try FileManager.default.attributesOfItem(atPath: png)[.size] as! Int) < 300_000)
+        let run = try HostileRun(["detect", png, jpeg, Self.image], inputs: [png, jpeg])
+        #expect(run.status == 1)
+        #expect(run.errorLines == [
+            "facecam: \(png): 30000x30000 is 900.0 megapixels, more than the limit of 250 (raise --max-megapixels for a file you trust)",
+            "facecam: \(jpeg): 16000x16000 is 256.0 megapixels, more than the limit of 250 (raise --max-megapixels for a file you trust)",
+        ])
+        #expect(run.records == 1 && run.stdoutIsJSONLines)
+        #expect(run.peakMiB < Self.memoryLimitMiB, "\(run.peakMiB) MiB")
+        // The limit can be lowered, and a file under it is read as usual.
+        let lowered = try HostileRun(["detect", "--max-megapixels", "1", "Fixtures/large-faces/face-1080p.jpg", Self.image])
+        #expect(lowered.status == 1 && lowered.records == 1)
+        #expect(lowered.saysOneLine(containing: "face-1080p.jpg: 1920x1080 is 2.1 megapixels, more than the limit of 1"))
+    }
+
+    @Test func aJPEGCutInHalfWithItsEndMarkerPutBackIsAnError() throws {
+        let files = try HostileFiles("half")
+        defer { files.remove() }
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("images/grace_hopper.jpg"))))
+        let half = try files.write("half.jpg", Array(whole.prefix(whole.count / 2)) + [0xFF, 0xD9])
+        let run = try HostileRun(["detect", half], inputs: [half])
+        #expect(run.status == 1)
+        #expect(run.saysOneLine(containing: "\(half): not a readable image: damaged or truncated JPEG"), "\(run.errorLines)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func aDamagedPNGIsOneLineWithoutLibpngsOwn() throws {
+        let files = try HostileFiles("png")
+        defer { files.remove() }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("images/astronaut.png"))))
+        for offset in stride(from: 5000, to: 6000, by: 50) { bytes[offset] ^= 0x5A }
+        let damaged = try files.write("damaged.png", bytes)
+        let run = try HostileRun(["detect", damaged, Self.image], inputs: [damaged])
+        #expect(run.status == 1)
+        #expect(run.saysOneLine(containing: "\(damaged): not a readable image: damaged PNG (its IDAT chunk fails its CRC check)"),
+                "\(run.errorLines)")
+        #expect(run.records == 1)
+    }
+
+    @Test func aFIFOIsRefusedAtOnceNotWaitedOn() throws {
+        let files = try HostileFiles("fifo")
+        defer { files.remove() }
+        let fifo = files.path("frames.jpg")
+        try #require(mkfifo(fifo, 0o644) == 0)
+        for command in [["detect", fifo, Self.image], ["video", "--quiet", fifo, "Fixtures/video/pan-zoom.avi"]] {
+            let run = try HostileRun(command)
+            #expect(run.status == 1)
+            #expect(run.saysOneLine(containing: "\(fifo): not a regular file"), "\(run.errorLines)")
+            #expect(run.records >= 1 && run.stdoutIsJSONLines)
+        }
+        // Found in a directory, a FIFO with an image's name is refused the same way.
+        let listed = try HostileRun(["detect", files.directory.path])
+        #expect(listed.status == 1 && listed.saysOneLine(containing: "not a regular file"))
+    }
+
+    @Test func symbolicLinkLoopsEndAndEachFileIsReportedOnce() throws {
+        let files = try HostileFiles("loops")
+        defer { files.remove() }
+        let tree = files.path("tree")
+        try FileManager.default.createDirectory(atPath: tree + "/sub", withIntermediateDirectories: true)
+        _ = try files.copy("images/astronaut.png", to: "tree/a.png")
+        _ = try files.copy("images/grace_hopper.jpg", to: "tree/sub/b.jpg")
+        try FileManager.default.createSymbolicLink(atPath: tree + "/sub/up", withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(atPath: tree + "/sub/again", withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(atPath: tree + "/loop", withDestinationPath: ".")
+        let run = try HostileRun(["detect", "--recursive", tree])
+        #expect(run.status == 0, "\(run.errorLines)")
+        let sources = try run.stdout.split(separator: "\n").map {
+            (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["source"] as! String
+        }
+        #expect(sources == [tree + "/a.png", tree + "/sub/b.jpg"])
+    }
+
+    @Test func aFileNameThatIsNotUTF8IsReadAndShownEscaped() throws {
+        let files = try HostileFiles("names")
+        defer { files.remove() }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("images/astronaut.png"))))
+        // "face-\xFF.png": not valid UTF-8, written by its bytes.
+        let name = Array(files.directory.path.utf8) + Array("/face-".utf8) + [0xFF] + Array(".png".utf8)
+        let descriptor = open(name.map { CChar(bitPattern: $0) } + [0], O_WRONLY | O_CREAT, 0o644)
+        try #require(descriptor >= 0)
+        _ = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        let shown = files.directory.path + "/face-\\xFF.png"
+        let run = try HostileRun(["detect", files.directory.path])
+        #expect(run.status == 0, "\(run.errorLines)")
+        let record = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+        #expect(record?["source"] as? String == shown)
+        #expect((record?["faces"] as? [Any])?.count == 1)
+    }
+
+    @Test func anOutputThatIsAnInputIsRefusedBeforeAnythingIsWritten() throws {
+        let files = try HostileFiles("overwrite")
+        defer { files.remove() }
+        let input = try files.copy("images/astronaut.png", to: "photo.png")
+        let clip = try files.copy("video/pan-zoom.avi", to: "clip.avi")
+        for (arguments, option) in [
+            (["detect", "-o", input, input], "--output"),
+            (["detect", "--annotate", files.directory.path, input], "--annotate"),
+            (["video", "--quiet", "--annotate-video", clip, clip], "--annotate-video"),
+            (["video", "--quiet", "-o", clip, clip], "--output"),
+        ] {
+            let run = try HostileRun(arguments, inputs: [input, clip])
+            #expect(run.status == 64)
+            #expect(run.saysOneLine(containing: option), "\(run.errorLines)")
+            #expect(run.stdout.isEmpty)
+        }
+    }
+
+    @Test func anAnnotatedVideoThatCannotBeWrittenIsOneLineBeforeAnyWork() throws {
+        let run = try HostileRun(["video", "--quiet", "--annotate-video", "/nonexistent/x.avi", "Fixtures/video/pan-zoom.avi"])
+        #expect(run.status == 1)
+        #expect(run.saysOneLine(containing: "cannot write annotated video /nonexistent/x.avi"), "\(run.errorLines)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func anInvalidCascadeIsOneLine() throws {
+        let files = try HostileFiles("cascade")
+        defer { files.remove() }
+        let broken = try files.write("broken.xml", Array("<?xml version=\"1.0\"?><opencv_storage><cascade>".utf8))
+        let run = try HostileRun(["detect", "--cascade", broken, Self.image])
+        #expect(run.status == 64)
+        #expect(run.saysOneLine(containing: "cannot load cascade \(broken)"), "\(run.errorLines)")
+    }
+
+    @Test(arguments: [
+        (["--rect", "1e308,0,10,10"], "--rect"), (["--rect", "1e20,0,10,10"], "--rect"), (["--rect", "0x10,0,10,10"], "--rect"),
+        (["--rect", "nan,0,1,1"], "--rect"), (["--rect", "inf,0,1,1"], "--rect"), (["--rect", "2000000,0,10,10"], "--rect"),
+        (["--rect", "1,2,3,4", "--aperture", "0,0,9999999,10"], "--aperture"),
+    ])
+    func mapRefusesValuesOutOfRange(_ arguments: [String], option: String) throws {
+        let run = try HostileRun(["map", "--frame", "640x480"] + arguments)
+        #expect(run.status == 64)
+        #expect(run.saysOneLine(containing: option), "\(run.errorLines)")
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test(arguments: [(SIGINT, Int32(130), "SIGINT"), (SIGTERM, Int32(143), "SIGTERM")])
+    func anInterruptedVideoFinishesItsFramesAndClosesItsVideo(signal: Int32, status: Int32, name: String) throws {
+        let files = try HostileFiles("interrupt")
+        defer { files.remove() }
+        let annotated = files.path("annotated.avi")
+        // A tiny scale step makes each frame slow, so the signal comes mid-file.
+        let result = try run(
+            facecamBinary,
+            ["video", "--quiet", "--jobs", "1", "--scale-factor", "1.01", "--annotate-video", annotated, "Fixtures/video/pan-zoom.avi"],
+            interruptAfter: 2, signal: signal)
+        #expect(result.status == status)
+        let records = try result.records()
+        #expect(records.count > 0 && records.count < 36)
+        #expect(result.errorLines == [
+            "facecam: stopped by \(name) at Fixtures/video/pan-zoom.avi frame \(records.count - 1); every result before it was written",
+        ])
+        // The video is finished: OpenCV reads as many frames from it as results were written.
+        let check = try run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["-c", "import cv2, sys\nc = cv2.VideoCapture(sys.argv[1])\nn = 0\nwhile c.read()[0]: n += 1\nprint(n)", annotated])
+        #expect(Int(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == records.count, "\(check.stderr)")
+    }
+
+    @Test func anInterruptedDetectSaysWhereItStopped() throws {
+        let inputs = Array(repeating: "Fixtures/images/two-faces.jpg", count: 200)
+        let result = try run(facecamBinary, ["detect", "--jobs", "1"] + inputs, interruptAfter: 1.5)
+        #expect(result.status == 130)
+        let records = try result.records()
+        #expect(records.count > 0 && records.count < 200)
+        #expect(result.errorLines == ["facecam: stopped by SIGINT after Fixtures/images/two-faces.jpg; every result before it was written"])
+    }
+}
