@@ -18,7 +18,7 @@ V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils km
 # make bench compares with GStreamer's facedetect element too.
 BENCH_PACKAGES := $(TEST_PACKAGES) g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good
 
-.PHONY: all deps test-deps bench-deps build demo test test-v4l2 bench fixtures clean
+.PHONY: all deps test-deps bench-deps build demo test test-v4l2 fuzz bench fixtures clean
 
 all: build
 
@@ -77,6 +77,15 @@ test-v4l2: build
 	$(call install-missing,$(V4L2_PACKAGES))
 	@command -v vng > /dev/null || python3 -m pip install --quiet virtme-ng
 	bash Tests/V4L2/run.sh
+
+# libFuzzer over the image decoders and the geometry options: Tests/Fuzz/run.sh, FUZZ_SECONDS per target.
+# Swift's toolchain ships libFuzzer; its no-main runtime lets facecam-fuzz keep the entry point SwiftPM gives it.
+FUZZ_SECONDS ?= 60
+FUZZER_NO_MAIN = $(shell ls $(dir $(shell readlink -f $(shell command -v $(SWIFT))))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a | head -n 1)
+fuzz: test-deps
+	$(SWIFT) build --product facecam-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=address \
+		-Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xlinker $(FUZZER_NO_MAIN)
+	bash Tests/Fuzz/run.sh $(FUZZ_SECONDS)
 
 # facecam video beside OpenCV alone (Haar and YuNet loops) and GStreamer, on 300-frame 640x480 and
 # 1280x720 clips made from Fixtures/.

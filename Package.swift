@@ -11,6 +11,7 @@ let package = Package(
     name: "facecam",
     products: [
         .executable(name: "facecam", targets: ["facecam"]),
+        .executable(name: "facecam-fuzz", targets: ["facecam-fuzz"]),
         .library(name: "FaceCam", targets: ["FaceCam"]),
     ],
     dependencies: [
@@ -43,6 +44,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // libFuzzer targets with -sanitize=fuzzer -DFUZZING (make fuzz); built plainly, a corpus replayer.
+        .executableTarget(name: "facecam-fuzz", dependencies: ["FaceCam"], path: "Tests/Fuzz", exclude: ["corpus"]),
         .testTarget(name: "CFaceDetectTests", dependencies: ["CFaceDetect"]),
         .testTarget(name: "CJPEGTests", dependencies: ["CJPEG"]),
         .testTarget(name: "CV4L2Tests", dependencies: ["CV4L2"]),

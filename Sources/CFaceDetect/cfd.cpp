@@ -7,6 +7,7 @@
 #include <opencv2/objdetect.hpp>
 
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 struct cfd_detector {
@@ -36,6 +37,11 @@ cfd_detector *cfd_detector_create(const char *cascade_path, cfd_error *error) {
         bool loaded = false;
         try {
             loaded = detector->classifier.load(cascade_path) && !detector->classifier.empty();
+        } catch (const cv::Exception &e) {
+            delete detector;
+            // OpenCV's parser names only its own function ("parseValue", "isMap()").
+            std::string reason = "not a cascade XML file OpenCV can parse (OpenCV: " + cfd::condensed(e) + ")";
+            return fail(error, CFD_ERROR_CASCADE, reason.c_str());
         } catch (...) {
             delete detector;
             throw;
