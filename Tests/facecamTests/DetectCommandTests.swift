@@ -245,21 +245,25 @@ struct SharedDataTests {
         FileManager.default.fileExists(atPath: images.path) && FileManager.default.isExecutableFile(atPath: python)
     }
 
-    @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
-    func boxesEqualOpenCVsOwnOnSharedPhotographs() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.images.path).filter { $0.hasSuffix(".jpg") }.sorted()
-            .map { Self.images.appendingPathComponent($0).path }
+    /// The shared photographs, then the reference's records and facecam's for them, one each.
+    static func runBoth(reference mode: String, facecam arguments: [String]) throws -> [(ours: [String: Any], reference: [String: Any])] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: images.path).filter { $0.hasSuffix(".jpg") }.sorted()
+            .map { images.appendingPathComponent($0).path }
         try #require(!files.isEmpty)
         let reference = try run(
-            URL(fileURLWithPath: Self.python), [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, "detect"] + files)
+            URL(fileURLWithPath: python), [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, mode] + files)
         try #require(reference.status == 0, "\(reference.stderr)")
-        let ours = try run(facecamBinary, ["detect"] + files)
+        let ours = try run(facecamBinary, ["detect"] + arguments + files)
         #expect(ours.status == 0)
-        let expected = try reference.records()
-        let found = try ours.records()
+        let (found, expected) = (try ours.records(), try reference.records())
         try #require(found.count == expected.count)
+        return Array(zip(found, expected))
+    }
+
+    @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
+    func boxesEqualOpenCVsOwnOnSharedPhotographs() throws {
         var faces = 0
-        for (record, reference) in zip(found, expected) {
+        for (record, reference) in try Self.runBoth(reference: "detect", facecam: []) {
             #expect(record["source"] as? String == reference["source"] as? String)
             #expect(boxes(record) == reference["boxes"] as! [[Int]], "\(record["source"]!)")
             faces += boxes(record).count
@@ -270,19 +274,8 @@ struct SharedDataTests {
     /// YuNet: every face within a pixel and 0.01 of FaceDetectorYN called directly.
     @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
     func yunetFacesEqualOpenCVsOwnOnSharedPhotographs() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.images.path).filter { $0.hasSuffix(".jpg") }.sorted()
-            .map { Self.images.appendingPathComponent($0).path }
-        try #require(!files.isEmpty)
-        let reference = try run(
-            URL(fileURLWithPath: Self.python), [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, "yunet"] + files)
-        try #require(reference.status == 0, "\(reference.stderr)")
-        let ours = try run(facecamBinary, ["detect", "--detector", "yunet"] + files)
-        #expect(ours.status == 0)
-        let expected = try reference.records()
-        let found = try ours.records()
-        try #require(found.count == expected.count)
         var faces = 0
-        for (record, reference) in zip(found, expected) {
+        for (record, reference) in try Self.runBoth(reference: "yunet", facecam: ["--detector", "yunet"]) {
             let referenceFaces = (reference["faces"] as! [[String: Any]]).map(ReferenceFace.init)
             #expect(facesMatch(record, referenceFaces), "\(record["source"]!): \(record) against \(referenceFaces)")
             faces += referenceFaces.count

@@ -92,15 +92,9 @@ public final class FaceDetector: FrameFaceDetector {
     /// Makes `frame`'s equalised upright grey image, which `search` then looks in.
     func prepare(_ frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) {
         precondition(geometry.frameSize == frame.size, "geometry made for another frame size")
-        let aperture = geometry.aperture
         var error = cfd_error()
-        let status = frame.pixels.withUnsafeBufferPointer { pixels in
-            var view = cfd_image_view(
-                pixels: pixels.baseAddress, width: Int32(frame.width), height: Int32(frame.height), stride: frame.bytesPerRow)
-            return cfd_prepare(
-                handle, &view,
-                cfd_rect(x: Int32(aperture.x), y: Int32(aperture.y), width: Int32(aperture.width), height: Int32(aperture.height)),
-                Int32(geometry.orientation.rawValue), &error)
+        let status = frame.withImageView { view in
+            cfd_prepare(handle, &view, geometry.aperture.shimRect, Int32(geometry.orientation.rawValue), &error)
         }
         guard status == CFD_OK else { throw .openCV(error.text) }
     }
@@ -116,9 +110,7 @@ public final class FaceDetector: FrameFaceDetector {
         var error = cfd_error()
         let status: cfd_status
         if let region {
-            var area = cfd_rect(
-                x: Int32(clamping: region.x), y: Int32(clamping: region.y),
-                width: Int32(clamping: region.width), height: Int32(clamping: region.height))
+            var area = region.shimRect
             status = cfd_search(handle, &area, shrink, &params, &rects, &error)
         } else {
             status = cfd_search(handle, nil, shrink, &params, &rects, &error)

@@ -121,15 +121,9 @@ public final class YuNetDetector: FrameFaceDetector {
     /// Finds faces in the upright aperture of `frame`, ordered by box y, then x, then width, then height.
     public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
         precondition(geometry.frameSize == frame.size, "geometry made for another frame size")
-        let aperture = geometry.aperture
         var error = cfd_error()
-        let status = frame.pixels.withUnsafeBufferPointer { pixels in
-            var view = cfd_image_view(
-                pixels: pixels.baseAddress, width: Int32(frame.width), height: Int32(frame.height), stride: frame.bytesPerRow)
-            return cfd_yunet_prepare(
-                handle, &view,
-                cfd_rect(x: Int32(aperture.x), y: Int32(aperture.y), width: Int32(aperture.width), height: Int32(aperture.height)),
-                Int32(geometry.orientation.rawValue), &error)
+        let status = frame.withImageView { view in
+            cfd_yunet_prepare(handle, &view, geometry.aperture.shimRect, Int32(geometry.orientation.rawValue), &error)
         }
         guard status == CFD_OK else { throw .openCV(error.text) }
 

@@ -138,11 +138,7 @@ public final class VideoWriter {
 
     public func append(_ frame: Frame) throws(FaceCamError) {
         var error = cfd_error()
-        let status = frame.pixels.withUnsafeBufferPointer { pixels in
-            var view = cfd_image_view(
-                pixels: pixels.baseAddress, width: Int32(frame.width), height: Int32(frame.height), stride: frame.bytesPerRow)
-            return cfd_video_writer_write(handle, &view, &error)
-        }
+        let status = frame.withImageView { cfd_video_writer_write(handle, &$0, &error) }
         guard status == CFD_OK else { throw .annotatedVideo(path: path, reason: error.text) }
     }
 }

@@ -51,15 +51,11 @@ public struct Annotator {
         let map = [previewToAperture.a, previewToAperture.b, previewToAperture.c,
                    previewToAperture.d, previewToAperture.tx, previewToAperture.ty]
         var error = cfd_error()
-        let status = frame.pixels.withUnsafeBufferPointer { source in
+        let status = frame.withImageView { view in
             preview.pixels.withUnsafeMutableBufferPointer { destination in
-                var view = cfd_image_view(
-                    pixels: source.baseAddress, width: Int32(frame.width), height: Int32(frame.height),
-                    stride: frame.bytesPerRow)
-                return cfd_warp_affine(
-                    &view,
-                    cfd_rect(x: Int32(aperture.x), y: Int32(aperture.y), width: Int32(aperture.width), height: Int32(aperture.height)),
-                    map, destination.baseAddress, Int32(preview.width), Int32(preview.height), preview.bytesPerRow, &error)
+                cfd_warp_affine(
+                    &view, aperture.shimRect, map, destination.baseAddress, Int32(preview.width), Int32(preview.height),
+                    preview.bytesPerRow, &error)
             }
         }
         guard status == CFD_OK else { throw .openCV(error.text) }
