@@ -79,6 +79,37 @@ struct YuNetTests {
         }
     }
 
+    @Test func searchesStayWithin4KPixels() {
+        let size = { (w: Int, h: Int, fast: Int?) in YuNetDetector.searchSize(for: PixelSize(width: w, height: h), searchWidth: fast) }
+        // Up to 3840x2160 a frame is searched as it is; larger ones shrink, keeping their shape.
+        #expect(size(3840, 2160, nil) == PixelSize(width: 3840, height: 2160))
+        #expect(size(640, 480, nil) == PixelSize(width: 640, height: 480))
+        let photo = size(8000, 6000, nil)
+        #expect(Double(photo.width * photo.height) <= YuNetDetector.maximumSearchPixels + 8000)
+        #expect(abs(Double(photo.width) / Double(photo.height) - 8000.0 / 6000) < 0.01)
+        // Fast mode shrinks to its width; a frame narrower than that is not enlarged.
+        #expect(size(1280, 720, 640) == PixelSize(width: 640, height: 360))
+        #expect(size(480, 270, 640) == PixelSize(width: 480, height: 270))
+    }
+
+    /// A frame over the 4K cap (two-faces.jpg enlarged 4 times, 4096x2048) is searched shrunk:
+    /// the same two faces come back, in the large frame's pixels.
+    @Test func aFrameOverTheCapFindsItsFacesInItsOwnPixels() throws {
+        let small = try ImageFile.load(fixture("images/two-faces.jpg"))
+        var large = Frame(width: small.width * 4, height: small.height * 4)
+        for y in 0..<large.height {
+            for x in 0..<large.width { large.setPixel(x: x, y: y, to: small.pixel(x: x / 4, y: y / 4)) }
+        }
+        let detector = try YuNetDetector(model: YuNetModel())
+        let expected = try detector.detect(in: small, geometry: PreviewGeometry(frameSize: small.size))
+        let found = try detector.detect(in: large, geometry: PreviewGeometry(frameSize: large.size))
+        try #require(found.count == expected.count && expected.count == 2, "\(found.map(\.box))")
+        for (face, original) in zip(found, expected) {
+            let scaled = PixelRect(x: original.box.x * 4, y: original.box.y * 4, width: original.box.width * 4, height: original.box.height * 4)
+            #expect(face.box.overlap(with: scaled) >= 0.8, "\(face.box) against \(scaled)")
+        }
+    }
+
     /// Fast mode searches the frame shrunk to the search width: the same faces, boxes a little coarser.
     @Test func fastModeSearchesAShrunkFrame() throws {
         let frame = try ImageFile.load(fixture("images/two-faces.jpg"))

@@ -80,8 +80,9 @@ public struct YuNetModel: Hashable, Sendable {
 /// searched image's shorter side exceeds `largeFaceLimit`, a second search
 /// runs on a copy shrunk to a shorter side of `largeFaceSearchSide`, and of
 /// its faces keeps those larger than `largeFaceLimit` that the first search
-/// did not already find (IoU < 0.5); faces of the first search lying mostly
-/// (half their area or more) inside such a face are fragments of it and go.
+/// did not already find whole (see `sameFace`); faces of the first search
+/// overlapping such a face (IoU 0.3 or more) or lying half inside it are
+/// fragments of it and go.
 ///
 /// The network's memory grows with the image (about 90 bytes a pixel: 4 GB
 /// for a 48-megapixel photograph), so an image larger than
@@ -128,10 +129,7 @@ public final class YuNetDetector: FrameFaceDetector {
         guard status == CFD_OK else { throw .openCV(error.text) }
 
         let upright = geometry.uprightSize
-        let width = min(
-            searchWidth.map(Double.init) ?? Double(upright.width),
-            Double(upright.width) * (Self.maximumSearchPixels / (Double(upright.width) * Double(upright.height))).squareRoot())
-        let searched = Self.shrunk(upright, toWidth: width)
+        let searched = Self.searchSize(for: upright, searchWidth: searchWidth)
         var faces = try search(searched)
         let shorter = Double(min(searched.width, searched.height))
         if shorter > Self.largeFaceLimit {
@@ -139,8 +137,8 @@ public final class YuNetDetector: FrameFaceDetector {
             let scale = Double(searched.width) / Double(upright.width)
             let copy = Self.shrunk(upright, toWidth: Double(searched.width) * Self.largeFaceSearchSide / shorter)
             for large in try search(copy) where max(large.box.width, large.box.height) * scale > Self.largeFaceLimit {
-                if faces.contains(where: { $0.box.overlap(with: large.box) >= 0.5 }) { continue }
-                faces.removeAll { $0.box.intersectionArea(with: large.box) >= $0.box.area / 2 }
+                if faces.contains(where: { Self.sameFace($0.box, large.box) }) { continue }
+                faces.removeAll { $0.box.overlap(with: large.box) >= 0.3 || $0.box.intersectionArea(with: large.box) >= $0.box.area / 2 }
                 faces.append(large)
             }
         }
@@ -151,6 +149,26 @@ public final class YuNetDetector: FrameFaceDetector {
             else { return nil }
             return Face(upright: face, box: box, geometry: geometry)
         }.sorted { ($0.box.y, $0.box.x, $0.box.width, $0.box.height) < ($1.box.y, $1.box.x, $1.box.width, $1.box.height) }
+    }
+
+    /// The size the upright image of `upright` is searched at: shrunk to
+    /// `searchWidth` (fast mode) and to at most `maximumSearchPixels`, never enlarged.
+    static func searchSize(for upright: PixelSize, searchWidth: Int?) -> PixelSize {
+        let width = min(
+            searchWidth.map(Double.init) ?? Double(upright.width),
+            Double(upright.width) * (maximumSearchPixels / (Double(upright.width) * Double(upright.height))).squareRoot())
+        return shrunk(upright, toWidth: width)
+    }
+
+    /// True when the full-size search's `box` is the whole of the large-face
+    /// search's `face`: IoU 0.7 or more, or 0.5 or more with its centre within
+    /// 5% of the face's height of the face's centre. A fragment (an eye and a
+    /// cheek, a mouth and a chin) overlaps less, or lies off centre.
+    private static func sameFace(_ box: Rect, _ face: Rect) -> Bool {
+        let overlap = box.overlap(with: face)
+        let dx = (box.minX + box.maxX - face.minX - face.maxX) / 2
+        let dy = (box.minY + box.maxY - face.minY - face.maxY) / 2
+        return overlap >= 0.7 || (overlap >= 0.5 && (dx * dx + dy * dy).squareRoot() <= 0.05 * face.height)
     }
 
     /// `size` scaled to `width` (never enlarged), rounded to whole pixels, at least 1x1.
