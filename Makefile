@@ -98,6 +98,7 @@ bench: bench-deps
 	@test -f $(BENCH)/clip-720p.avi || $(PYTHON) Tests/Reference/opencv_faces.py clip Fixtures $(BENCH)/clip-720p.avi 300 1280x720
 	$(PYTHON) Tests/Bench/bench.py --facecam .build/release/facecam --reference $(BENCH)/reference_loop \
 		--yunet-loop $(BENCH)/yunet_loop --model $(YUNET_MODEL) --clip $(BENCH)/clip.avi --clip-720p $(BENCH)/clip-720p.avi
+	$(PYTHON) Tests/Bench/large_faces.py --facecam .build/release/facecam
 
 # Rebuilds Fixtures/ from ../shared/fixture-sources and recomputes the expectations with OpenCV.
 fixtures: test-deps
