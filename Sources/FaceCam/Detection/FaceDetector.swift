@@ -127,6 +127,6 @@ public final class FaceDetector: FrameFaceDetector {
         upright.map { rect in
             let box = geometry.bufferRect(fromUpright: rect)
             return Face(box: box, preview: geometry.previewRect(of: box))
-        }.sorted { ($0.box.y, $0.box.x, $0.box.width, $0.box.height) < ($1.box.y, $1.box.x, $1.box.width, $1.box.height) }
+        }.inReportingOrder()
     }
 }

@@ -148,7 +148,7 @@ public final class YuNetDetector: FrameFaceDetector {
                   parameters.maxSize.map({ box.width <= $0.width && box.height <= $0.height }) ?? true
             else { return nil }
             return Face(upright: face, box: box, geometry: geometry)
-        }.sorted { ($0.box.y, $0.box.x, $0.box.width, $0.box.height) < ($1.box.y, $1.box.x, $1.box.width, $1.box.height) }
+        }.inReportingOrder()
     }
 
     /// The size the upright image of `upright` is searched at: shrunk to

@@ -2,10 +2,9 @@ internal import CJPEG
 
 /// JPEG encoding and decoding through libjpeg(-turbo).
 public enum JPEG {
-    /// Why libjpeg failed, and whether another decoder might still manage.
+    /// Why libjpeg failed.
     public struct Failure: Error, Sendable {
         public var reason: String
-        public var unsupportedColourSpace: Bool
     }
 
     /// True when `bytes` start with a JPEG start-of-image marker.
@@ -22,7 +21,7 @@ public enum JPEG {
             cjpeg_read_header(data.baseAddress, data.count, &header, &message, message.count)
         }
         guard status == CJPEG_OK || status == CJPEG_ERROR_UNSUPPORTED else {
-            throw Failure(reason: String(nulTerminated: message), unsupportedColourSpace: false)
+            throw Failure(reason: String(nulTerminated: message))
         }
         return (PixelSize(width: Int(header.width), height: Int(header.height)), status == CJPEG_ERROR_UNSUPPORTED)
     }
@@ -37,7 +36,7 @@ public enum JPEG {
                     data.baseAddress, data.count, pixels, Int32(size.width), Int32(size.height), stride, &message, message.count)
             } == CJPEG_OK
         }
-        guard let frame else { throw Failure(reason: String(nulTerminated: message), unsupportedColourSpace: false) }
+        guard let frame else { throw Failure(reason: String(nulTerminated: message)) }
         return frame
     }
 
@@ -53,7 +52,7 @@ public enum JPEG {
         }
         defer { cjpeg_buffer_free(output) }
         guard status == CJPEG_OK, let output else {
-            throw Failure(reason: String(nulTerminated: message), unsupportedColourSpace: false)
+            throw Failure(reason: String(nulTerminated: message))
         }
         return Array(UnsafeBufferPointer(start: output, count: size))
     }
