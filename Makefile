@@ -15,8 +15,8 @@ PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev
 TEST_PACKAGES := $(PACKAGES) python3-opencv time
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static
-# make bench compares with GStreamer's facedetect element too.
-BENCH_PACKAGES := $(TEST_PACKAGES) g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good
+# make bench compares with GStreamer's facedetect element too, and scores tracking with scipy.
+BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good
 
 .PHONY: all deps test-deps bench-deps build demo test test-v4l2 fuzz bench fixtures clean
 

@@ -4,6 +4,7 @@ import FaceCam
 import Foundation
 
 extension CapturePixelFormat: ExpressibleByArgument {}
+extension TrackEvent.Kind: ExpressibleByArgument {}
 
 struct Live: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +15,8 @@ struct Live: ParsableCommand {
             behind the camera. Ctrl-C or SIGTERM stops: the frames in hand are finished, the \
             output flushed and a summary printed on standard error. Exit statuses beyond 0, 1, \
             2 and 64: 3 camera busy, 4 no such device, 5 permission denied, 6 camera unplugged \
-            while capturing, 7 no frame within --timeout, 8 not a V4L2 capture device.
+            while capturing, 7 no frame within --timeout, 8 not a V4L2 capture device, 9 the run ended \
+            before the --exit-on event.
             """)
 
     @Option(help: ArgumentHelp("The V4L2 capture device (default: /dev/video0).", valueName: "path"))
@@ -44,6 +46,11 @@ struct Live: ParsableCommand {
     @Option(help: ArgumentHelp("Give up when the camera sends no frame for this long.", valueName: "seconds"))
     var timeout = 5.0
 
+    @Option(help: ArgumentHelp(
+        "End with status 0 at the first track event of this kind (enter: a face appears; leave: a face's id ends).",
+        valueName: "event"))
+    var exitOn: TrackEvent.Kind?
+
     @Option(help: ArgumentHelp("With --annotate, save every Nth processed frame (on a queue of its own; it never slows detection).", valueName: "N"))
     var annotateEvery = 1
 
@@ -65,6 +72,7 @@ struct Live: ParsableCommand {
         if let fps, fps < 1 { throw ValidationError("--fps must be 1 or more") }
         if let size, size.width < 1 || size.height < 1 { throw ValidationError("--size must be positive") }
         if annotateEvery < 1 { throw ValidationError("--annotate-every must be 1 or more") }
+        try tracking.validate(with: output)
     }
 
     func run() throws {
@@ -77,7 +85,9 @@ struct Live: ParsableCommand {
         let detector = try options.makeDetectors(live: true)[0]
         let (writer, annotator) = try output.makeSinks()
         let sink = ResultSink(
-            writer: writer, tracker: tracking.makeTracker(), minimumFaces: output.minFaces ?? 0, report: { report($0) })
+            writer: writer, tracker: tracking.makeTracker(),
+            events: ResultSink.EventHandling(write: tracking.events, exitOn: exitOn), minimumFaces: output.minFaces ?? 0,
+            report: { report($0) })
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
             annotator: annotator, annotateEvery: annotateEvery)
@@ -101,6 +111,8 @@ struct Live: ParsableCommand {
             }
         }
         report(processor.finish(skipped: input.source.skipped).description)
+        sink.close()
+        if sink.reachedExitEvent { return }
         if let failure {
             report("\(failure)")
             throw (failure as? CaptureError)?.exitCode ?? Status.failure
@@ -111,6 +123,10 @@ struct Live: ParsableCommand {
             throw Status.failure
         }
         try sink.summary.exitStatus()
+        if let exitOn {
+            report("no face \(exitOn == .enter ? "entered" : "left") before the end (--exit-on \(exitOn.rawValue))")
+            throw ExitCode(9)
+        }
     }
 
     /// The camera or file, opened; on failure one line and the error's status.

@@ -281,14 +281,29 @@ struct TrackingOptions: ParsableArguments {
     @Flag(help: "Smooth each face's box over time (an exponential moving average keeping half of the last box).")
     var smooth = false
 
-    @Option(help: ArgumentHelp("Frames a face may go undetected before its id ends.", valueName: "N"))
-    var trackGrace = TrackerSettings().grace
+    @Option(help: ArgumentHelp(
+        "Source frames (not processed frames: frames skipped by --every or dropped count) a face may go undetected "
+            + "before its id ends (default: 5, and at least --every, so that one missed detection keeps the id).",
+        valueName: "N"))
+    var trackGrace: Int?
+
+    @Flag(help: "Also write track events: a record when a face's id starts (enter) and ends (leave). JSON Lines and text only.")
+    var events = false
 
     func validate() throws {
-        guard trackGrace >= 0 else { throw ValidationError("--track-grace must be 0 or more") }
+        if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }
     }
 
-    func makeTracker() -> FaceTracker {
-        FaceTracker(settings: TrackerSettings(grace: trackGrace, smoothing: smooth ? 0.5 : nil))
+    /// --events has no place in CSV, whose rows are faces.
+    func validate(with output: OutputOptions) throws {
+        if events, output.format == .csv {
+            throw ValidationError("--events needs --format jsonl or text: CSV rows are faces, events have none")
+        }
+    }
+
+    /// The tracker for frames taken every `every` source frames.
+    func makeTracker(every: Int = 1) -> FaceTracker {
+        let grace = trackGrace ?? max(TrackerSettings().grace, every)
+        return FaceTracker(settings: TrackerSettings(grace: grace, smoothing: smooth ? 0.5 : nil))
     }
 }

@@ -12,13 +12,13 @@ struct Session {
     /// not and exits (64 for the detector, 1 for the outputs). From here on
     /// SIGINT and SIGTERM stop between frames instead of ending the process.
     init(
-        detector options: DetectorOptions, output: OutputOptions, tracker: FaceTracker? = nil, video: VideoWriter? = nil,
-        progress: (@Sendable (FrameResult) -> Void)? = nil
+        detector options: DetectorOptions, output: OutputOptions, tracker: FaceTracker? = nil,
+        events: ResultSink.EventHandling = ResultSink.EventHandling(), video: VideoWriter? = nil, progress: (@Sendable (FrameResult) -> Void)? = nil
     ) throws {
         let detectors = try options.makeDetectors()
         let (writer, annotator) = try output.makeSinks()
         let sink = ResultSink(
-            writer: writer, tracker: tracker, annotator: annotator, video: video, minimumFaces: output.minFaces ?? 0,
+            writer: writer, tracker: tracker, events: events, annotator: annotator, video: video, minimumFaces: output.minFaces ?? 0,
             report: { report($0) }, progress: progress)
         self.sink = sink
         self.pipeline = DetectionPipeline(detectors: detectors) { sink.consume($0) }

@@ -39,6 +39,7 @@ struct Video: ParsableCommand {
     func validate() throws {
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
         guard annotateEvery >= 1 else { throw ValidationError("--annotate-every must be 1 or more") }
+        try tracking.validate(with: output)
         if annotateVideo != nil, files.count != 1 {
             throw ValidationError("--annotate-video takes one input file; run facecam once per file")
         }
@@ -52,7 +53,8 @@ struct Video: ParsableCommand {
         var advance: (@Sendable (FrameResult) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detector: detector, output: output, tracker: tracking.makeTracker(), video: video, progress: advance)
+            detector: detector, output: output, tracker: tracking.makeTracker(every: every),
+            events: ResultSink.EventHandling(write: tracking.events), video: video, progress: advance)
         var position = "before the first frame"
         for file in inputs where !session.stopping {
             do throws(FaceCamError) {

@@ -1,6 +1,8 @@
+import Foundation
+
 /// How faces are followed from frame to frame.
 public struct TrackerSettings: Hashable, Sendable {
-    /// Frames a face may go undetected before its track ends.
+    /// Source frames a face may go undetected before its track ends.
     public var grace: Int
     /// Exponential smoothing of boxes over time, 0 (none) up to below 1 (heavy); nil is off.
     public var smoothing: Double?
@@ -11,32 +13,102 @@ public struct TrackerSettings: Hashable, Sendable {
     }
 }
 
+/// A track starting or ending.
+public struct TrackEvent: Hashable, Sendable {
+    public enum Kind: String, Sendable {
+        case enter
+        case leave
+    }
+
+    public var kind: Kind
+    public var id: Int
+    public var source: String
+    /// The frame (and its time) at which the event was decided: for `enter`
+    /// the face's first frame; for `leave` the first processed frame past the
+    /// grace, or the source's last frame when it ended with the face in view.
+    public var frame: Int
+    public var time: Double
+    /// The first and last frames (and times) the face was detected in.
+    public var firstFrame: Int
+    public var firstTime: Double
+    public var lastFrame: Int
+    public var lastTime: Double
+}
+
 /// Gives each face an `id` that stays the same while the face stays in view.
 ///
-/// Frame by frame, faces are matched to the tracks by overlap with where
-/// each track's face is predicted to be (its last box moved on at its last
-/// speed): the pairs with the highest intersection over union (at least
-/// 0.3) first, one face per track. A face left over starts a new track with
-/// the next id (1, 2, ... per source). A track left over waits: it ends once
-/// it has gone unmatched for more than `grace` frames in a row, so one
-/// missed detection does not start a new id. A new source starts afresh.
+/// Time is the source's: a track predicts where its face is after the
+/// number of source frames that elapsed since it was last seen (the frame
+/// index of a file, the capture sequence of a camera), not the number of
+/// frames processed, so `--every N` and frames dropped by a busy detector
+/// stretch the prediction instead of breaking it.
+///
+/// Per processed frame:
+/// 1. Each track predicts its face's centre, moved on at the track's speed
+///    (source frames elapsed x pixels per source frame).
+/// 2. A face may pair with a track when its centre is within the track's
+///    gate and its size within a ratio of the track's. Distances are
+///    measured in face sizes, so a gate is the same for near and far faces.
+///    The gate widens with the elapsed frames: by `maximumSpeed` sizes per
+///    frame for a track seen once (whose speed is unknown), by
+///    `speedUncertainty` per frame for one whose speed is measured, up to
+///    `widestGateAfter` frames.
+/// 3. Among the allowed pairs, the assignment with the least total cost
+///    (centre distance over the gate, plus the log of the size ratio) is
+///    taken: optimal, not greedy, so two faces passing each other do not
+///    swap ids because one of them was matched first.
+/// 4. A face left over starts a track with the next id (1, 2, ... per source).
+///    A track left over ends once more than `grace` source frames have
+///    passed since its face was seen.
 public final class FaceTracker {
+    /// How fast a face seen once may move, in face sizes per source frame
+    /// (20 pixels a frame for an 80-pixel face).
+    static let maximumSpeed = 0.25
+    /// How far a face with a measured speed may stray from its prediction,
+    /// in face sizes: a base plus so much per source frame elapsed.
+    static let baseGate = 0.35
+    static let speedUncertainty = 0.1
+    /// The largest size ratio between a track's face and a new detection,
+    /// plus so much per source frame elapsed (zooming).
+    static let sizeRatio = 1.4
+    static let sizeRatioPerFrame = 0.03
+    /// Gates stop widening after this many source frames (half a second at 30 frames/s): after a
+    /// longer gap, a face anywhere in the picture is not taken for the one last seen.
+    static let widestGateAfter = 15.0
+
     private struct Track {
         var id: Int
         /// The last detected box.
-        var box: PixelRect
-        /// How far the box moved per frame lately, to predict where a face went while missed.
-        var velocity: (x: Double, y: Double) = (0, 0)
+        var box: Rect
+        /// Centre movement in pixels per source frame; nil until seen twice.
+        var velocity: (x: Double, y: Double)?
+        var firstFrame: Int
+        var firstTime: Double
+        var lastFrame: Int
+        var lastTime: Double
         var smoothedBox: Rect
         var smoothedPreview: Rect
-        var missed: Int
 
-        /// The last box moved on by the velocity for each frame since it was seen.
-        var predicted: PixelRect {
-            let frames = Double(missed + 1)
-            return PixelRect(
-                x: box.x + Int((velocity.x * frames).rounded()), y: box.y + Int((velocity.y * frames).rounded()),
-                width: box.width, height: box.height)
+        var size: Double { max(box.width, box.height) }
+
+        /// Source frames from the last detection to `frame`; frames out of
+        /// order (a camera's counter wrapping) count as one.
+        func elapsed(until frame: Int) -> Double {
+            Double(max(frame - lastFrame, 1))
+        }
+
+        /// Where the face's centre should be at `frame`.
+        func predictedCentre(at frame: Int) -> (x: Double, y: Double) {
+            let elapsed = elapsed(until: frame)
+            let v = velocity ?? (0, 0)
+            return (box.x + box.width / 2 + v.x * elapsed, box.y + box.height / 2 + v.y * elapsed)
+        }
+
+        /// How far from the prediction a face may be at `frame`, in pixels.
+        func gate(at frame: Int) -> Double {
+            let elapsed = min(elapsed(until: frame), FaceTracker.widestGateAfter)
+            let perFrame = velocity == nil ? FaceTracker.maximumSpeed : FaceTracker.speedUncertainty
+            return size * (FaceTracker.baseGate + perFrame * elapsed)
         }
     }
 
@@ -44,56 +116,98 @@ public final class FaceTracker {
     private var tracks: [Track] = []
     private var nextID = 1
     private var source: String?
+    /// The last frame processed, to end the tracks still open when the source ends.
+    private var lastFrame = (index: 0, time: 0.0)
 
     public init(settings: TrackerSettings = TrackerSettings()) {
         self.settings = settings
     }
 
-    /// Sets every face's id (and, with smoothing, its smoothed box and preview rect).
-    public func track(_ result: inout FrameResult) {
+    /// Sets every face's id (and, with smoothing, its smoothed box and preview
+    /// rect). Returns the events, in order: the previous source's tracks
+    /// leaving when this result starts a new source, then this frame's
+    /// leaves and enters.
+    @discardableResult
+    public func track(_ result: inout FrameResult) -> [TrackEvent] {
+        var events: [TrackEvent] = []
         if result.source != source {
+            events += finish()
             source = result.source
+        }
+        let frame = result.frame
+        let costs: [[Double?]] = tracks.map { track in
+            let centre = track.predictedCentre(at: frame)
+            let gate = track.gate(at: frame)
+            let ratioLimit = Self.sizeRatio + Self.sizeRatioPerFrame * min(track.elapsed(until: frame), Self.widestGateAfter)
+            return result.faces.map { face in
+                let box = face.box.rect
+                let distance = hypot(box.x + box.width / 2 - centre.x, box.y + box.height / 2 - centre.y)
+                let ratio = max(box.width, box.height) / track.size
+                guard distance <= gate, max(ratio, 1 / ratio) <= ratioLimit else { return nil }
+                return distance / gate + abs(log(ratio))
+            }
+        }
+        let assignment = optimalAssignment(costs)
+        var matchedFaces = Set<Int>()
+        for (t, face) in assignment.enumerated() {
+            guard let face else { continue }
+            matchedFaces.insert(face)
+            update(&tracks[t], with: &result.faces[face], frame: frame, time: result.time)
+        }
+        tracks.removeAll { track in
+            guard frame - track.lastFrame > settings.grace else { return false }
+            events.append(event(.leave, track, frame: frame, time: result.time))
+            return true
+        }
+        for f in result.faces.indices where !matchedFaces.contains(f) {
+            let face = result.faces[f]
+            result.faces[f].id = nextID
+            let track = Track(
+                id: nextID, box: face.box.rect, firstFrame: frame, firstTime: result.time, lastFrame: frame,
+                lastTime: result.time, smoothedBox: face.box.rect, smoothedPreview: face.preview)
+            tracks.append(track)
+            events.append(event(.enter, track, frame: frame, time: result.time))
+            nextID += 1
+        }
+        lastFrame = (frame, result.time)
+        return events
+    }
+
+    /// Ends every open track (the source ended): their `leave` events, at the last frame processed.
+    public func finish() -> [TrackEvent] {
+        defer {
             tracks = []
             nextID = 1
         }
-        var pairs: [(overlap: Double, track: Int, face: Int)] = []
-        for (t, track) in tracks.enumerated() {
-            let predicted = track.predicted
-            for (f, face) in result.faces.enumerated() {
-                let overlap = predicted.overlap(with: face.box)
-                if overlap >= 0.3 { pairs.append((overlap, t, f)) }
-            }
-        }
-        pairs.sort { ($0.overlap, $1.track, $1.face) > ($1.overlap, $0.track, $0.face) }
-        var trackTaken = Set<Int>(), faceTaken = Set<Int>()
-        for pair in pairs where !trackTaken.contains(pair.track) && !faceTaken.contains(pair.face) {
-            trackTaken.insert(pair.track)
-            faceTaken.insert(pair.face)
-            update(&tracks[pair.track], with: &result.faces[pair.face])
-        }
-        for t in tracks.indices where !trackTaken.contains(t) { tracks[t].missed += 1 }
-        tracks.removeAll { $0.missed > settings.grace }
-        for f in result.faces.indices where !faceTaken.contains(f) {
-            let face = result.faces[f]
-            result.faces[f].id = nextID
-            tracks.append(Track(id: nextID, box: face.box, smoothedBox: face.box.rect, smoothedPreview: face.preview, missed: 0))
-            nextID += 1
-        }
+        return tracks.map { event(.leave, $0, frame: lastFrame.index, time: lastFrame.time) }
     }
 
-    private func update(_ track: inout Track, with face: inout Face) {
-        let frames = Double(track.missed + 1)
-        track.velocity = (Double(face.box.x - track.box.x) / frames, Double(face.box.y - track.box.y) / frames)
-        track.box = face.box
-        track.missed = 0
+    private func event(_ kind: TrackEvent.Kind, _ track: Track, frame: Int, time: Double) -> TrackEvent {
+        TrackEvent(
+            kind: kind, id: track.id, source: source ?? "", frame: frame, time: time, firstFrame: track.firstFrame,
+            firstTime: track.firstTime, lastFrame: track.lastFrame, lastTime: track.lastTime)
+    }
+
+    private func update(_ track: inout Track, with face: inout Face, frame: Int, time: Double) {
+        let box = face.box.rect
+        let elapsed = track.elapsed(until: frame)
+        let measured = (
+            x: (box.x + box.width / 2 - track.box.x - track.box.width / 2) / elapsed,
+            y: (box.y + box.height / 2 - track.box.y - track.box.height / 2) / elapsed)
+        // Half the old speed and half the new: detections jitter by a few pixels.
+        track.velocity = track.velocity.map { (($0.x + measured.x) / 2, ($0.y + measured.y) / 2) } ?? measured
+        track.box = box
+        track.lastFrame = frame
+        track.lastTime = time
         face.id = track.id
         guard let keep = settings.smoothing else { return }
         // The preview map is affine and keeps axes parallel, so smoothing both is consistent.
-        track.smoothedBox = blend(track.smoothedBox, face.box.rect, keep: keep)
+        track.smoothedBox = blend(track.smoothedBox, box, keep: keep)
         track.smoothedPreview = blend(track.smoothedPreview, face.preview, keep: keep)
-        let box = track.smoothedBox
+        let smoothed = track.smoothedBox
         face.box = PixelRect(
-            x: Int(box.x.rounded()), y: Int(box.y.rounded()), width: Int(box.width.rounded()), height: Int(box.height.rounded()))
+            x: Int(smoothed.x.rounded()), y: Int(smoothed.y.rounded()), width: Int(smoothed.width.rounded()),
+            height: Int(smoothed.height.rounded()))
         face.preview = track.smoothedPreview
     }
 

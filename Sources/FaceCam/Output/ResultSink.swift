@@ -13,8 +13,22 @@ public final class ResultSink: @unchecked Sendable {
         public var framesBelowMinimum = 0
     }
 
+    /// What the sink does with track events.
+    public struct EventHandling: Sendable {
+        /// Write them among the frames (before the frame that decided them).
+        public var write: Bool
+        /// Stop at the first event of this kind: `reachedExitEvent` turns true.
+        public var exitOn: TrackEvent.Kind?
+
+        public init(write: Bool = false, exitOn: TrackEvent.Kind? = nil) {
+            self.write = write
+            self.exitOn = exitOn
+        }
+    }
+
     private let writer: ResultWriter
     private let tracker: FaceTracker?
+    private let events: EventHandling
     private var annotator: Annotator?
     /// The annotated video, opened before the first frame; dropped after its first failure.
     private var video: VideoWriter?
@@ -22,17 +36,19 @@ public final class ResultSink: @unchecked Sendable {
     private let report: @Sendable (String) -> Void
     private let progress: (@Sendable (FrameResult) -> Void)?
     private let lock = NSLock()
-    private var state = (summary: Summary(), stopped: false)
+    private var state = (summary: Summary(), stopped: false, reachedExitEvent: false)
 
     /// `report` receives one line per failure; `progress` sees every result after it is written.
-    /// With a `tracker`, faces get ids (and smoothing) before they are written.
+    /// With a `tracker`, faces get ids (and smoothing) before they are written, and track events are
+    /// handled as `events` says.
     public init(
-        writer: ResultWriter, tracker: FaceTracker? = nil, annotator: Annotator? = nil, video: VideoWriter? = nil,
-        minimumFaces: Int = 0, report: @escaping @Sendable (String) -> Void,
-        progress: (@Sendable (FrameResult) -> Void)? = nil
+        writer: ResultWriter, tracker: FaceTracker? = nil, events: EventHandling = EventHandling(),
+        annotator: Annotator? = nil, video: VideoWriter? = nil, minimumFaces: Int = 0,
+        report: @escaping @Sendable (String) -> Void, progress: (@Sendable (FrameResult) -> Void)? = nil
     ) {
         self.writer = writer
         self.tracker = tracker
+        self.events = events
         self.annotator = annotator
         self.video = video
         self.minimumFaces = minimumFaces
@@ -40,8 +56,10 @@ public final class ResultSink: @unchecked Sendable {
         self.progress = progress
     }
 
-    /// True once results can no longer be written: stop submitting.
+    /// True once results can no longer be written, or the exit event came: stop submitting.
     public var stopped: Bool { lock.withLock { state.stopped } }
+    /// True once an event of `events.exitOn`'s kind was written (or would have been).
+    public var reachedExitEvent: Bool { lock.withLock { state.reachedExitEvent } }
     public var summary: Summary { lock.withLock { state.summary } }
 
     public func consume(_ completion: Completion) {
@@ -50,8 +68,10 @@ public final class ResultSink: @unchecked Sendable {
         case .failure(let error):
             fail(error)
         case .frame(var result, let preview, let annotationName):
-            tracker?.track(&result)
+            let events = tracker?.track(&result) ?? []
             do {
+                // The frame that decided an exit event is still written: it holds the face that entered.
+                try handle(events)
                 try writer.write(result)
             } catch {
                 fail(.output(error))
@@ -71,9 +91,31 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    /// Finishes the annotated video, so that it plays; call once the last frame is in.
+    /// Ends the open tracks (their `leave` events) and finishes the annotated
+    /// video, so that it plays; call once the last frame is in.
     public func close() {
         video = nil
+        guard !stopped, let tracker else { return }
+        do {
+            // Faces still in view when the source ends did not leave: these end no wait for --exit-on.
+            try handle(tracker.finish(), mayExit: false)
+        } catch {
+            fail(.output(error))
+        }
+    }
+
+    /// Writes `events` up to and including the first of the exit kind, which stops the sink.
+    private func handle(_ events: [TrackEvent], mayExit: Bool = true) throws(SystemError) {
+        for event in events {
+            if self.events.write { try writer.write(event) }
+            if mayExit, event.kind == self.events.exitOn {
+                lock.withLock {
+                    state.stopped = true
+                    state.reachedExitEvent = true
+                }
+                return
+            }
+        }
     }
 
     private func save(_ preview: Frame, annotationName: String?) {

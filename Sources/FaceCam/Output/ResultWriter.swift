@@ -35,6 +35,27 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// The text for a track event, ending in a newline; CSV has no place for
+    /// events (its rows are faces), so it gives "".
+    public func render(_ event: TrackEvent) -> String {
+        switch self {
+        case .jsonl:
+            let span = event.kind == .leave
+                ? ",\"first_frame\":\(event.firstFrame),\"first_time\":\(decimal(event.firstTime)),"
+                    + "\"last_frame\":\(event.lastFrame),\"last_time\":\(decimal(event.lastTime))"
+                : ""
+            return "{\"event\":\"\(event.kind.rawValue)\",\"id\":\(event.id),\"source\":\(jsonString(event.source)),"
+                + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span)}\n"
+        case .csv:
+            return ""
+        case .text:
+            let what = event.kind == .enter
+                ? "id \(event.id) entered"
+                : "id \(event.id) left (seen from frame \(event.firstFrame) to \(event.lastFrame))"
+            return "\(event.source) frame \(event.frame) at \(decimal(event.time)) s: \(what)\n"
+        }
+    }
+
     private func renderJSON(_ r: FrameResult) -> String {
         let faces = r.faces.map { face in
             "{" + (face.id.map { "\"id\":\($0)," } ?? "")
@@ -148,6 +169,11 @@ public final class ResultWriter {
 
     public func write(_ result: FrameResult) throws(SystemError) {
         try emit(format.render(result))
+    }
+
+    public func write(_ event: TrackEvent) throws(SystemError) {
+        let text = format.render(event)
+        if !text.isEmpty { try emit(text) }
     }
 
     private func emit(_ text: String) throws(SystemError) {
