@@ -15,7 +15,7 @@ public struct TrackerSettings: Hashable, Sendable {
 
 /// A track starting or ending.
 public struct TrackEvent: Hashable, Sendable {
-    public enum Kind: String, Sendable {
+    public enum Kind: String, CaseIterable, Sendable {
         case enter
         case leave
     }

@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""`make bench`, tracking and fast mode on synthesised ground-truth clips.
+
+Clips from Tests/Reference/synthetic_clips.py: seeds 1 to 4 are the ones the tracker was tried on
+while it was built, seeds 5 to 8 are held out (never looked at before this table). Prints:
+- per detector and --every (1, 3, 6): id switches (a truth face found in two consecutive processed
+  frames under two ids; the requirement is none) and IDF1, for the tuning and the held-out seeds;
+- fast mode against exact mode (recall and precision at IoU >= 0.5, as bench.py scores them) per
+  clip, for each detector.
+Exits 1 on any id switch, or when fast mode scores under 0.95 on a clip (the target).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import agreement, score  # noqa: E402
+from tracking_quality import score as tracking_score  # noqa: E402
+
+TUNING, HELD_OUT = (1, 2, 3, 4), (5, 6, 7, 8)
+
+
+def records(command):
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def boxes(lines):
+    return {r["frame"]: [f["box"] for f in r["faces"]] for r in lines if "faces" in r}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--facecam", required=True)
+    parser.add_argument("--clips", required=True, help="where the synthesised clips are made")
+    args = parser.parse_args()
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run([sys.executable, os.path.join(here, "..", "Reference", "synthetic_clips.py"), "Fixtures", args.clips]
+                   + [str(s) for s in TUNING + HELD_OUT], check=True)
+    truth = json.load(open(os.path.join(args.clips, "truth.json")))
+    clip = lambda seed: os.path.join(args.clips, f"synthetic-{seed}.avi")
+    verdicts = []
+
+    print("\n| detector | --every | switches (tuning) | IDF1 (tuning) | switches (held out) | IDF1 (held out) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    exact = {}
+    for detector in ("haar", "yunet"):
+        for every in (1, 3, 6):
+            cells = []
+            for seeds in (TUNING, HELD_OUT):
+                switches, idf1 = 0, []
+                for seed in seeds:
+                    lines = records([args.facecam, "video", "--quiet", "--detector", detector, "--every", str(every),
+                                     clip(seed)])
+                    if every == 1:
+                        exact[(detector, seed)] = lines
+                    s = tracking_score(truth[f"synthetic-{seed}.avi"], lines)
+                    switches += s["switches"]
+                    idf1.append(s["idf1"])
+                cells += [str(switches), f"{sum(idf1) / len(idf1):.3f}"]
+                if switches:
+                    verdicts.append(f"{detector} --every {every}: {switches} id switches")
+            print(f"| {detector} | {every} | " + " | ".join(cells) + " |")
+
+    print("\n| clip | detector | exact faces | fast faces | recall | precision |")
+    print("|---|---|---:|---:|---:|---:|")
+    for detector in ("haar", "yunet"):
+        for seed in TUNING + HELD_OUT:
+            fast = records([args.facecam, "video", "--quiet", "--detector", detector, "--fast", clip(seed)])
+            counts = agreement(boxes(exact[(detector, seed)]), boxes(fast))
+            r, p = score(*counts)
+            part = "held out" if seed in HELD_OUT else "tuning"
+            print(f"| synthetic-{seed} ({part}) | {detector} | {counts[1]} | {counts[2]} | {r:.3f} | {p:.3f} |")
+            if r < 0.95 or p < 0.95:
+                verdicts.append(f"{detector} fast mode on synthetic-{seed}: recall {r:.3f}, precision {p:.3f}")
+    print()
+    if verdicts:
+        print("FAIL: " + "; ".join(verdicts))
+        sys.exit(1)
+    print("PASS: no id switches; fast mode at 0.95 or more against exact mode on every synthesised clip")
+
+
+if __name__ == "__main__":
+    main()
