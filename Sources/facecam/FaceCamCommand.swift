@@ -10,12 +10,14 @@ import Glibc
 struct FaceCamCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "facecam",
-        abstract: "Find faces in images, video files and live cameras, and map their boxes into a preview's coordinates.",
+        abstract: "Find faces in images, video files and live cameras, and map their boxes into a preview's coordinates "
+            + "(facecam \(facecamVersion)).",
         discussion: """
             Exit statuses: 0 success; 1 an input or output failed (the others were still \
             processed); 2 some frame had fewer faces than --min-faces; 3-8 camera failures \
             (see facecam live --help); 64 usage error.
             """,
+        version: facecamVersion,
         subcommands: [Detect.self, Video.self, Live.self, Devices.self, Map.self])
 
     /// ArgumentParser's own main, but a usage error is one line on standard error.

@@ -37,7 +37,8 @@ struct Live: ParsableCommand {
     @Option(help: "The camera's pixel format: auto (libv4l2 converts whatever it offers), mjpeg, yuyv, uyvy.")
     var pixelFormat: CapturePixelFormat = .auto
 
-    @Option(help: ArgumentHelp("Stop after this many frames captured.", valueName: "N"))
+    // Unconditional, so that "--frames -1" reaches validate() instead of reading as an option.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many frames captured.", valueName: "N"))
     var frames: Int?
 
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
@@ -67,6 +68,9 @@ struct Live: ParsableCommand {
         }
         if realtime, source == nil { throw ValidationError("--realtime goes with --source") }
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
+        if detector.jobs != nil {
+            throw ValidationError("--jobs does not apply to live: frames are detected one by one, newest first")
+        }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
         if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
         if let fps, fps < 1 { throw ValidationError("--fps must be 1 or more") }

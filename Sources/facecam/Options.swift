@@ -102,7 +102,7 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest face kept (default: no limit).", valueName: "N|WxH"))
     var maxSize: PixelSize?
 
-    @Option(help: ArgumentHelp("Frames detected in parallel (default: the number of cores; Haar's fast mode uses one).", valueName: "N"))
+    @Option(help: ArgumentHelp("detect and video: frames detected in parallel (default: the number of cores; Haar's fast mode uses one).", valueName: "N"))
     var jobs: Int?
 
     @Flag(help: ArgumentHelp(

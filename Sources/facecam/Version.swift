@@ -1,0 +1,2 @@
+/// facecam's version: the one place it is written (`--version`, `--help`).
+let facecamVersion = "0.3.0"
