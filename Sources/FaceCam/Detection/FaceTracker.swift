@@ -104,9 +104,14 @@ public final class FaceTracker {
             return (box.x + box.width / 2 + v.x * elapsed, box.y + box.height / 2 + v.y * elapsed)
         }
 
+        /// The source frames the gates widen by at `frame`.
+        func widening(until frame: Int) -> Double {
+            min(elapsed(until: frame), FaceTracker.widestGateAfter)
+        }
+
         /// How far from the prediction a face may be at `frame`, in pixels.
         func gate(at frame: Int) -> Double {
-            let elapsed = min(elapsed(until: frame), FaceTracker.widestGateAfter)
+            let elapsed = widening(until: frame)
             let perFrame = velocity == nil ? FaceTracker.maximumSpeed : FaceTracker.speedUncertainty
             return size * (FaceTracker.baseGate + perFrame * elapsed)
         }
@@ -138,7 +143,7 @@ public final class FaceTracker {
         let costs: [[Double?]] = tracks.map { track in
             let centre = track.predictedCentre(at: frame)
             let gate = track.gate(at: frame)
-            let ratioLimit = Self.sizeRatio + Self.sizeRatioPerFrame * min(track.elapsed(until: frame), Self.widestGateAfter)
+            let ratioLimit = Self.sizeRatio + Self.sizeRatioPerFrame * track.widening(until: frame)
             return result.faces.map { face in
                 let box = face.box.rect
                 let distance = hypot(box.x + box.width / 2 - centre.x, box.y + box.height / 2 - centre.y)
