@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Tracking quality against synthesised ground truth (Tests/Reference/synthetic_clips.py).
 
-Each truth face (the middle of its patch, less the margin) is paired with the detection of the
+Each truth face is paired with the detection of the
 same frame overlapping it most, at IoU >= 0.3; other detections are false positives. Per run:
 - switches: pairs of consecutive processed frames in which the same truth face was found in both
   but under different ids (the requirement is none);
@@ -12,36 +12,22 @@ same frame overlapping it most, at IoU >= 0.3; other detections are false positi
   tracking_quality.py TRUTH.json CLIP RESULTS.jsonl    prints one JSON object
 """
 import json
+import os
 import sys
 
 from scipy.optimize import linear_sum_assignment
 
-
-MARGIN = 0.3  # synthetic_clips.py's margin around each face in its patch
-
-
-def iou(a, b):
-    w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
-    h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0
-    return w * h / (a[2] * a[3] + b[2] * b[3] - w * h)
-
-
-def face_rect(patch):
-    x, y, side, _ = patch
-    face = side / (1 + 2 * MARGIN)
-    return [x + side * MARGIN / (1 + 2 * MARGIN), y + side * MARGIN / (1 + 2 * MARGIN), face, face]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import overlap  # noqa: E402
 
 
 def pair(faces, visible):
     """{truth name: id} for one frame: each truth face with its best unclaimed detection."""
     taken, paired = set(), {}
-    for name, patch in sorted(visible.items()):
-        truth = face_rect(patch)
-        best = max((i for i in range(len(faces)) if i not in taken), key=lambda i: iou(truth, faces[i]["box"]),
+    for name, truth in sorted(visible.items()):
+        best = max((i for i in range(len(faces)) if i not in taken), key=lambda i: overlap(truth, faces[i]["box"]),
                    default=None)
-        if best is not None and iou(truth, faces[best]["box"]) >= 0.3:
+        if best is not None and overlap(truth, faces[best]["box"]) >= 0.3:
             taken.add(best)
             paired[name] = faces[best]["id"]
     return paired

@@ -12,7 +12,7 @@ vanish at their last. Patches never overlap, so every face stays detectable whil
   synthetic_clips.py FIXTURES OUT SEED... [--size WxH] [--frames N]
 
 writes OUT/synthetic-SEED.avi per seed and OUT/truth.json: per clip, per frame, each visible face's
-patch rect [x, y, w, h] by name (face1, face2, ...). The seeds used to tune facecam and the held-out
+rect [x, y, w, h] (its patch less the margin) by name (face1, face2, ...). The seeds used to tune facecam and the held-out
 ones are listed in the README (Fast mode and tracking).
 """
 import argparse
@@ -115,7 +115,8 @@ def write_clip(fixtures, path, seed, size, frames):
                 continue
             x, y, side, _ = r
             image[y:y + side, x:x + side] = cv2.resize(crops[face[0]], (side, side), interpolation=cv2.INTER_AREA)
-            visible[f"face{n + 1}"] = r
+            inset = side * MARGIN / (1 + 2 * MARGIN)
+            visible[f"face{n + 1}"] = [x + inset, y + inset, side - 2 * inset, side - 2 * inset]
         writer.write(image)
         truth.append(visible)
     writer.release()

@@ -33,7 +33,8 @@ struct SyntheticClips: Sendable {
     /// Seeds 1 to 4 are the ones the tracker was tried on; the bench also scores held-out 5 to 8.
     static let seeds = [1, 2]
     let directory: URL
-    let truth: [String: [[String: [Int]]]]
+    /// Per clip, per frame, each visible face's rect by name.
+    let truth: [String: [[String: [Double]]]]
 
     static let shared: Result<SyntheticClips, Error> = Result {
         let directory = try temporaryDirectory("synthetic")
@@ -43,7 +44,7 @@ struct SyntheticClips: Sendable {
                                                       directory.path] + seeds.map(String.init))
         guard made.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: ["stderr": made.stderr]) }
         let data = try Data(contentsOf: directory.appendingPathComponent("truth.json"))
-        let truth = try JSONSerialization.jsonObject(with: data) as! [String: [[String: [Int]]]]
+        let truth = try JSONSerialization.jsonObject(with: data) as! [String: [[String: [Double]]]]
         return SyntheticClips(directory: directory, truth: truth)
     }
 
@@ -56,10 +57,8 @@ struct SyntheticClips: Sendable {
             guard let index = record["frame"] as? Int, let faces = record["faces"] as? [[String: Any]] else { return nil }
             var ids: [String: Int] = [:]
             var taken = Set<Int>()
-            for (name, patch) in frames[index].sorted(by: { $0.key < $1.key }) {
-                // The face is the middle of its patch: the generator's margin is 0.3 of the face on each side.
-                let side = Double(patch[2]), face = side / 1.6, inset = side * 0.3 / 1.6
-                let truthBox = Rect(x: Double(patch[0]) + inset, y: Double(patch[1]) + inset, width: face, height: face)
+            for (name, r) in frames[index].sorted(by: { $0.key < $1.key }) {
+                let truthBox = Rect(x: r[0], y: r[1], width: r[2], height: r[3])
                 let scored = faces.indices.filter { !taken.contains($0) }.map { i -> (Int, Double) in
                     let b = faces[i]["box"] as! [Int]
                     return (i, truthBox.iou(Rect(x: Double(b[0]), y: Double(b[1]), width: Double(b[2]), height: Double(b[3]))))
