@@ -17,8 +17,12 @@ TEST_PACKAGES := $(PACKAGES) python3-opencv time
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static
 # make bench compares with GStreamer's facedetect element too, and scores tracking with scipy.
 BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good
+# make test-slurm runs a single-node Slurm cluster and GNU parallel, and checks the Kubernetes
+# manifest with PyPI's kubernetes-validate in a virtual environment.
+SLURM_PACKAGES := slurm-wlm munge parallel python3-venv
+SCALE_VENV := .build/scale-venv
 
-.PHONY: all deps test-deps bench-deps build demo test test-v4l2 fuzz bench fixtures clean
+.PHONY: all deps test-deps bench-deps build demo test test-v4l2 test-slurm fuzz bench fixtures clean
 
 all: build
 
@@ -78,6 +82,16 @@ test-v4l2: build
 	@command -v vng > /dev/null || python3 -m pip install --quiet virtme-ng
 	bash Tests/V4L2/run.sh
 
+# The scale examples against real tools: Tests/Scale/facecam-array.sbatch as a job array on a
+# single-node Slurm cluster, the README's GNU parallel line, and Tests/Scale/facecam-indexed-job.yaml
+# against Kubernetes' schema.
+test-slurm: build
+	$(call install-missing,$(SLURM_PACKAGES))
+	bash Tests/Scale/slurm-test.sh $(FACECAM)
+	@test -x $(SCALE_VENV)/bin/python || $(PYTHON) -m venv $(SCALE_VENV)
+	@$(SCALE_VENV)/bin/python -c 'import kubernetes_validate' 2> /dev/null || $(SCALE_VENV)/bin/pip install --quiet kubernetes-validate
+	$(SCALE_VENV)/bin/python Tests/Scale/check_manifest.py Tests/Scale/facecam-indexed-job.yaml
+
 # libFuzzer over the image decoders and the geometry options: Tests/Fuzz/run.sh, FUZZ_SECONDS per target.
 # Swift's toolchain ships libFuzzer; its no-main runtime lets facecam-fuzz keep the entry point SwiftPM gives it.
 FUZZ_SECONDS ?= 60
@@ -99,6 +113,7 @@ bench: bench-deps
 	$(PYTHON) Tests/Bench/bench.py --facecam .build/release/facecam --reference $(BENCH)/reference_loop \
 		--yunet-loop $(BENCH)/yunet_loop --model $(YUNET_MODEL) --clip $(BENCH)/clip.avi --clip-720p $(BENCH)/clip-720p.avi
 	$(PYTHON) Tests/Bench/large_faces.py --facecam .build/release/facecam
+	$(PYTHON) Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi
 	$(PYTHON) Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic
 
 # Rebuilds Fixtures/ from ../shared/fixture-sources and recomputes the expectations with OpenCV.

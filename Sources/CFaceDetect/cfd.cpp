@@ -158,6 +158,14 @@ void cfd_set_opencv_threads(int32_t threads) {
     }
 }
 
+int32_t cfd_usable_cpus(void) {
+    try {
+        return std::max(1, cv::getNumberOfCPUs());
+    } catch (...) {
+        return 1;
+    }
+}
+
 int32_t cfd_opencv_threads(void) {
     try {
         return cv::getNumThreads();

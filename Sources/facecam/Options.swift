@@ -102,7 +102,8 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest face kept (default: no limit).", valueName: "N|WxH"))
     var maxSize: PixelSize?
 
-    @Option(help: ArgumentHelp("detect and video: frames detected in parallel (default: the number of cores; Haar's fast mode uses one).", valueName: "N"))
+    @Option(help: ArgumentHelp("detect and video: frames detected in parallel (default: the cores this process may use, "
+            + "so taskset and a scheduler's CPU binding count; Haar's fast mode uses one).", valueName: "N"))
     var jobs: Int?
 
     @Flag(help: ArgumentHelp(
@@ -118,11 +119,12 @@ struct DetectorOptions: ParsableArguments {
     var fullSearchEvery: Int?
 
     @Option(name: .customLong("opencv-threads"), help: ArgumentHelp(
-        "Threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, else the number of cores).",
+        "Threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, else the cores this "
+            + "process may use).",
         valueName: "N"))
     var openCVThreadsOption: Int?
 
-    static let cores = ProcessInfo.processInfo.activeProcessorCount
+    static let cores = OpenCVThreads.usableCores
 
     /// Frames detected at once: Haar's fast mode follows faces from frame to frame, so it takes them one by one.
     var effectiveJobs: Int { fast && kind == .haar ? 1 : jobs ?? Self.cores }
@@ -263,10 +265,17 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
-    /// Opens the output and annotation directory, or reports why not and exits with status 1.
-    func makeSinks() throws -> (ResultWriter, Annotator?) {
+    /// Opens the output (or creates `resultDirectory`, whose files are opened
+    /// input by input) and the annotation directory, or reports why not and exits with status 1.
+    func makeSinks(resultDirectory: ResultDirectory? = nil) throws -> (ResultWriter?, Annotator?) {
         do {
-            let writer = try ResultWriter(format: format, path: output)
+            let writer: ResultWriter?
+            if let resultDirectory {
+                try resultDirectory.create()
+                writer = nil
+            } else {
+                writer = try ResultWriter(format: format, path: output)
+            }
             let annotator = try annotate.map { (directory) throws(SystemError) in try Annotator(directory: directory) }
             return (writer, annotator)
         } catch {

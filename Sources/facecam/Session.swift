@@ -9,14 +9,17 @@ struct Session {
     let stop: StopRequest
 
     /// Loads the detector once per job and opens the outputs, or reports why
-    /// not and exits (64 for the detector, 1 for the outputs). From here on
-    /// SIGINT and SIGTERM stop between frames instead of ending the process.
+    /// not and exits (64 for the detector, 1 for the outputs). With a
+    /// `resultDirectory`, each input's results are redirected to its own file
+    /// (`results(of:in:submit:)`). From here on SIGINT and SIGTERM stop between
+    /// frames instead of ending the process.
     init(
-        detector options: DetectorOptions, output: OutputOptions, tracker: FaceTracker? = nil,
-        events: ResultSink.EventHandling = ResultSink.EventHandling(), video: VideoWriter? = nil, progress: (@Sendable (FrameResult) -> Void)? = nil
+        detector options: DetectorOptions, output: OutputOptions, resultDirectory: ResultDirectory? = nil,
+        tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
+        video: VideoWriter? = nil, progress: (@Sendable (FrameResult) -> Void)? = nil
     ) throws {
         let detectors = try options.makeDetectors()
-        let (writer, annotator) = try output.makeSinks()
+        let (writer, annotator) = try output.makeSinks(resultDirectory: resultDirectory)
         let sink = ResultSink(
             writer: writer, tracker: tracker, events: events, annotator: annotator, video: video, minimumFaces: output.minFaces ?? 0,
             report: { report($0) }, progress: progress)
@@ -27,6 +30,41 @@ struct Session {
 
     /// True when no more frames should be submitted: a signal came, or results can no longer be written.
     var stopping: Bool { stop.requested || sink.stopped }
+
+    /// Writes the results of the frames `submit` submits to `input`'s own file
+    /// in `directory`, and gives the file its finished name once they are all
+    /// written, unless the run is stopping (that input is redone by --resume)
+    /// or `submit` says the input could not be read at all (no file is left).
+    /// With `resume`, an input whose file is finished is skipped, saying so.
+    func results(of input: FilePath, in directory: ResultDirectory, resume: Bool, submit: () -> Bool) {
+        if resume, directory.isFinished(input) {
+            report("skipping \(input): \(directory.finishedPath(for: input)) is finished (--resume)")
+            return
+        }
+        let writer: ResultWriter
+        do {
+            writer = try directory.open(for: input)
+        } catch {
+            return fail(error)
+        }
+        sink.redirect(to: writer)
+        let readable = submit()
+        pipeline.finish()
+        sink.endSource()
+        if stopping { return }
+        guard readable else { return directory.discard(for: input) }
+        do {
+            try directory.finish(writer, for: input)
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Reports an output failure, which stops the run, before the next input is looked at.
+    private func fail(_ error: SystemError) {
+        pipeline.submit(failure: .output(error))
+        pipeline.finish()
+    }
 
     /// Waits for the last results and closes the annotated video. Then exits
     /// 130 or 143 after a signal (saying where it stopped, `position`), 1 if

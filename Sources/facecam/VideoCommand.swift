@@ -15,8 +15,8 @@ struct Video: ParsableCommand {
             closes the annotated video and exits 130 or 143.
             """)
 
-    @Argument(help: ArgumentHelp("Video files.", valueName: "file"))
-    var files: [String]
+    @Argument(help: ArgumentHelp("Video files (more with --files-from).", valueName: "file"))
+    var files: [String] = []
 
     @Option(help: ArgumentHelp("Detect on every Nth frame only; the others are skipped and not reported.", valueName: "N"))
     var every = 1
@@ -35,32 +35,43 @@ struct Video: ParsableCommand {
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
+    @OptionGroup(title: "Batches") var batch: BatchOptions
 
     func validate() throws {
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
         guard annotateEvery >= 1 else { throw ValidationError("--annotate-every must be 1 or more") }
         try tracking.validate(with: output)
-        if annotateVideo != nil, files.count != 1 {
+        try batch.validate(with: output)
+        if annotateVideo != nil, files.count != 1 || batch.filesFrom != nil || batch.shard != nil {
             throw ValidationError("--annotate-video takes one input file; run facecam once per file")
         }
     }
 
     func run() throws {
-        let inputs = files.map(FilePath.init(argument:))
-        try output.refuseOverwriting(inputs, alsoWriting: annotateVideo.map { [("--annotate-video", $0)] } ?? [])
+        let all = try batch.inputs(arguments: files)
+        let inputs = batch.part(of: all)
+        // Named over the whole batch, so that every shard names an input's files alike.
+        let names = InputNames(all)
+        let results = batch.resultDirectory(format: output.format, names: names)
+        try output.refuseOverwriting(
+            inputs,
+            alsoWriting: (annotateVideo.map { [("--annotate-video", $0)] } ?? [])
+                + (results?.paths(for: inputs).map { ("--output-dir", $0) } ?? []))
+        guard !inputs.isEmpty else { return }
         let video = try openAnnotatedVideo(for: inputs)
         let progress = quiet ? nil : ProgressBar(every: every)
         var advance: (@Sendable (FrameResult) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detector: detector, output: output, tracker: tracking.makeTracker(every: every),
+            detector: detector, output: output, resultDirectory: results, tracker: tracking.makeTracker(every: every),
             events: ResultSink.EventHandling(write: tracking.events), video: video, progress: advance)
         var position = "before the first frame"
         for file in inputs where !session.stopping {
-            do throws(FaceCamError) {
-                try submitFrames(of: file, to: session, progress: progress, position: &position)
-            } catch {
-                session.pipeline.submit(failure: error)
+            let submit = { submitFrames(of: file, named: names[file], to: session, progress: progress, position: &position) }
+            if let results {
+                session.results(of: file, in: results, resume: batch.resume, submit: submit)
+            } else {
+                _ = submit()
             }
         }
         session.pipeline.finish()
@@ -91,11 +102,34 @@ struct Video: ParsableCommand {
         return settings
     }
 
+    /// Submits `file`'s frames, and its failures in their place among them;
+    /// false when not one frame could be read (the file cannot be opened, or
+    /// the geometry options do not fit it).
     private func submitFrames(
-        of file: FilePath, to session: Session, progress: ProgressBar?, position: inout String
+        of file: FilePath, named name: String, to session: Session, progress: ProgressBar?, position: inout String
+    ) -> Bool {
+        let reader: VideoReader
+        let geometry: PreviewGeometry
+        do throws(FaceCamError) {
+            reader = try VideoReader(path: file, maximumPixels: input.maximumPixels)
+            geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
+        } catch {
+            session.pipeline.submit(failure: error)
+            return false
+        }
+        do throws(FaceCamError) {
+            try submitFrames(of: reader, geometry: geometry, named: name, to: session, progress: progress, position: &position)
+        } catch {
+            session.pipeline.submit(failure: error)
+        }
+        return true
+    }
+
+    /// Submits the frames `reader` reads; throws the damage it found once they are all in.
+    private func submitFrames(
+        of reader: VideoReader, geometry: PreviewGeometry, named name: String, to session: Session, progress: ProgressBar?,
+        position: inout String
     ) throws(FaceCamError) {
-        let reader = try VideoReader(path: file, maximumPixels: input.maximumPixels)
-        let geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
         progress?.expect(file: reader.path, frames: reader.info.frameCount)
         var detected = 0
         while !session.stopping, let read = try reader.next(decodeEvery: every) {
@@ -106,7 +140,7 @@ struct Video: ParsableCommand {
             session.pipeline.submit(FrameJob(
                 source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,
                 renderPreview: annotateVideo != nil,
-                annotationName: annotate ? String(format: "%@-%06d", file.stem, read.index) : nil))
+                annotationName: annotate ? String(format: "%@-%06d", name, read.index) : nil))
         }
         if !session.stopping, let damage = reader.damage { throw damage }
     }

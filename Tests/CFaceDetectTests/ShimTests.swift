@@ -69,7 +69,7 @@ struct ShimTests {
         var error = cfd_error()
         let detector = try #require(cfd_detector_create(cascadePath, &error))
         defer { cfd_detector_destroy(detector) }
-        var pixels = [UInt8](repeating: 0, count: 16 * 16 * 4)
+        let pixels = [UInt8](repeating: 0, count: 16 * 16 * 4)
         var faces = cfd_rects()
         var params = cfd_params(scale_factor: 1.1, min_neighbors: 3, min_width: 0, min_height: 0, max_width: 0, max_height: 0)
         func detect(_ aperture: cfd_rect, _ orientation: Int32) -> cfd_status {

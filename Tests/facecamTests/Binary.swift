@@ -22,10 +22,12 @@ struct Run {
     }
 }
 
-/// Runs `executable` with `arguments`, standard output and error going to files (no pipe can fill up);
-/// with `interruptAfter`, sends `signal` (SIGINT) that many seconds after the start.
+/// Runs `executable` with `arguments`, standard output and error going to files (no pipe can fill up)
+/// and standard input read from `input` (nothing without it); with `interruptAfter`, sends `signal`
+/// (SIGINT) that many seconds after the start.
 func run(
-    _ executable: URL, _ arguments: [String], interruptAfter: TimeInterval? = nil, signal: Int32 = SIGINT
+    _ executable: URL, _ arguments: [String], input: URL? = nil, interruptAfter: TimeInterval? = nil,
+    signal: Int32 = SIGINT
 ) throws -> Run {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-run-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -37,7 +39,7 @@ func run(
     process.executableURL = executable
     process.arguments = arguments
     process.currentDirectoryURL = repository
-    process.standardInput = FileHandle.nullDevice
+    process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
     process.standardOutput = try FileHandle(forWritingTo: out)
     process.standardError = try FileHandle(forWritingTo: err)
     try process.run()

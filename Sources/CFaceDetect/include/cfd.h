@@ -164,6 +164,9 @@ cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, cons
 /* Sets the size of OpenCV's own thread pool (cv::setNumThreads); 0 runs OpenCV's loops on the caller's thread. */
 void cfd_set_opencv_threads(int32_t threads);
 int32_t cfd_opencv_threads(void);
+/* The CPUs this process may run on, as OpenCV counts them (cv::getNumberOfCPUs): its CPU affinity
+ * (taskset, Slurm's task binding, cpusets) and the cgroup limits OpenCV reads; at least 1. */
+int32_t cfd_usable_cpus(void);
 
 /* Uncompressed camera pixel layouts cfd_convert_to_bgra understands. */
 typedef enum {

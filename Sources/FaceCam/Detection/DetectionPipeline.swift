@@ -40,6 +40,8 @@ public enum Completion: Sendable {
 /// they were submitted, whatever order the threads finish in. At most
 /// 2 x `jobs` frames are in flight: `submit` waits when that many are.
 /// With one detector, frames reach it in order (fast mode relies on that).
+/// A detector is told when its next frame comes from another source than
+/// its last, so that no source's results depend on the one before.
 /// One thread submits.
 public final class DetectionPipeline: @unchecked Sendable {
     private let work: DispatchQueue
@@ -50,7 +52,8 @@ public final class DetectionPipeline: @unchecked Sendable {
     private let deliver: @Sendable (Completion) -> Void
     private let lock = NSLock()
     // Guarded by `lock`.
-    private var detectors: [any FrameFaceDetector]
+    /// The detectors not in use, with the source of the last frame each saw.
+    private var detectors: [(detector: any FrameFaceDetector, source: String?)]
     private var finished: [Int: Completion] = [:]
     private var nextToDeliver = 0
     // Used by the submitting thread only.
@@ -61,7 +64,7 @@ public final class DetectionPipeline: @unchecked Sendable {
         precondition(!detectors.isEmpty, "a pipeline needs a detector")
         work = detectors.count == 1
             ? DispatchQueue(label: "facecam.detect") : DispatchQueue(label: "facecam.detect", attributes: .concurrent)
-        self.detectors = detectors
+        self.detectors = detectors.map { ($0, nil) }
         self.deliver = deliver
         inFlight = DispatchSemaphore(value: 2 * detectors.count)
         freeDetectors = DispatchSemaphore(value: detectors.count)
@@ -72,9 +75,10 @@ public final class DetectionPipeline: @unchecked Sendable {
         pending.enter()
         work.async { [self] in
             freeDetectors.wait()
-            let detector = lock.withLock { detectors.removeLast() }
+            let (detector, lastSource) = lock.withLock { detectors.removeLast() }
+            if lastSource != job.source { detector.beginSource() }
             let completion = Self.process(job, with: detector)
-            lock.withLock { detectors.append(detector) }
+            lock.withLock { detectors.append((detector, job.source)) }
             freeDetectors.signal()
             complete(sequence, completion)
             pending.leave()
@@ -86,7 +90,7 @@ public final class DetectionPipeline: @unchecked Sendable {
         complete(take(), .failure(error))
     }
 
-    /// Waits until everything submitted has been delivered.
+    /// Waits until everything submitted has been delivered; more may be submitted afterwards.
     public func finish() {
         pending.wait()
         delivery.sync {}

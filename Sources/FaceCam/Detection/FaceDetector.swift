@@ -61,6 +61,14 @@ public struct Cascade: Hashable, Sendable {
 /// frames (fast mode does), so each belongs to one thread and sees frames in order.
 public protocol FrameFaceDetector: AnyObject {
     func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face]
+    /// Forgets what earlier frames taught: the next frame starts a new source,
+    /// whose results must not depend on the sources before it.
+    func beginSource()
+}
+
+extension FrameFaceDetector {
+    /// Detectors that look at each frame alone have nothing to forget.
+    public func beginSource() {}
 }
 
 /// A Haar or LBP cascade detector. Not thread-safe: give each thread its own.

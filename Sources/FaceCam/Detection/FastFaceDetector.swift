@@ -94,6 +94,14 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         return detector.faces(fromUpright: known, geometry: geometry)
     }
 
+    /// Forgets the faces followed and starts with a full search. A background
+    /// search still running may yet hand in candidates; each is confirmed in the new frame first.
+    public func beginSource() {
+        known = []
+        framesSinceFullSearch = 0
+        lock.withLock { finishedSearch = nil }
+    }
+
     /// A full search of `detector`'s prepared frame, shrunk to `settings.detectWidth`:
     /// faces in upright pixels. Found in a shrunk frame, they are candidates for `refine` to confirm.
     private static func fullSearch(

@@ -149,6 +149,10 @@ public enum OpenCVThreads {
         get { Int(cfd_opencv_threads()) }
         set { cfd_set_opencv_threads(Int32(clamping: newValue)) }
     }
+
+    /// The cores this process may run on: its CPU affinity (taskset, a scheduler's binding) and the
+    /// cgroup limits OpenCV reads, not merely the machine's cores; what --jobs defaults to.
+    public static var usableCores: Int { Int(cfd_usable_cpus()) }
 }
 
 extension Orientation {

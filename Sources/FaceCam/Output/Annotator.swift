@@ -16,7 +16,7 @@ public struct Annotator {
 
     public let directory: String
     public let quality: Int
-    private var usedNames: Set<String> = []
+    private var names = FileNames()
 
     /// Creates `directory` (and its parents) when missing.
     public init(directory: String, quality: Int = 90) throws(SystemError) {
@@ -73,7 +73,7 @@ public struct Annotator {
     /// that name was already used) and returns the file's path.
     @discardableResult
     public mutating func save(_ preview: Frame, name: String) throws(FaceCamError) -> String {
-        let path = directory + "/" + uniqueName(name) + ".jpg"
+        let path = directory + "/" + names.claim(name) + ".jpg"
         let bytes: [UInt8]
         do {
             bytes = try JPEG.encode(preview, quality: quality)
@@ -87,24 +87,6 @@ public struct Annotator {
             throw .annotation(path: path, reason: "\(error.call) failed: \(error.reason)")
         }
         return path
-    }
-
-    private mutating func uniqueName(_ name: String) -> String {
-        let stem = name.isEmpty ? "frame" : name.replacingSlashes()
-        var candidate = stem
-        var counter = 1
-        while usedNames.contains(candidate) {
-            counter += 1
-            candidate = "\(stem)-\(counter)"
-        }
-        usedNames.insert(candidate)
-        return candidate
-    }
-}
-
-extension String {
-    fileprivate func replacingSlashes() -> String {
-        String(map { $0 == "/" ? "_" : $0 })
     }
 }
 

@@ -26,7 +26,8 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    private let writer: ResultWriter
+    /// Replaced between sources by `redirect(to:)` (--output-dir).
+    private var writer: ResultWriter?
     private let tracker: FaceTracker?
     private let events: EventHandling
     private var annotator: Annotator?
@@ -40,9 +41,9 @@ public final class ResultSink: @unchecked Sendable {
 
     /// `report` receives one line per failure; `progress` sees every result after it is written.
     /// With a `tracker`, faces get ids (and smoothing) before they are written, and track events are
-    /// handled as `events` says.
+    /// handled as `events` says. A `writer` nil must be given by `redirect(to:)` before the first frame.
     public init(
-        writer: ResultWriter, tracker: FaceTracker? = nil, events: EventHandling = EventHandling(),
+        writer: ResultWriter?, tracker: FaceTracker? = nil, events: EventHandling = EventHandling(),
         annotator: Annotator? = nil, video: VideoWriter? = nil, minimumFaces: Int = 0,
         report: @escaping @Sendable (String) -> Void, progress: (@Sendable (FrameResult) -> Void)? = nil
     ) {
@@ -72,7 +73,7 @@ public final class ResultSink: @unchecked Sendable {
             do {
                 // The frame that decided an exit event is still written: it holds the face that entered.
                 try handle(events)
-                try writer.write(result)
+                try currentWriter().write(result)
             } catch {
                 fail(.output(error))
                 return
@@ -91,10 +92,14 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    /// Ends the open tracks (their `leave` events) and finishes the annotated
-    /// video, so that it plays; call once the last frame is in.
-    public func close() {
-        video = nil
+    /// Results from here on go to `writer`: call between sources, with no frame in flight.
+    public func redirect(to writer: ResultWriter) {
+        lock.withLock { self.writer = writer }
+    }
+
+    /// Ends the open tracks (their `leave` events), so that the next source's
+    /// ids start afresh; call once the source's last frame is in.
+    public func endSource() {
         guard !stopped, let tracker else { return }
         do {
             // Faces still in view when the source ends did not leave: these end no wait for --exit-on.
@@ -104,10 +109,22 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
+    /// Ends the open tracks and finishes the annotated video, so that it
+    /// plays; call once the last frame is in.
+    public func close() {
+        video = nil
+        endSource()
+    }
+
+    private func currentWriter() -> ResultWriter {
+        guard let writer = lock.withLock({ writer }) else { preconditionFailure("a result came before its writer") }
+        return writer
+    }
+
     /// Writes `events` up to and including the first of the exit kind, which stops the sink.
     private func handle(_ events: [TrackEvent], mayExit: Bool = true) throws(SystemError) {
         for event in events {
-            if self.events.write { try writer.write(event) }
+            if self.events.write { try currentWriter().write(event) }
             if mayExit, event.kind == self.events.exitOn {
                 lock.withLock {
                     state.stopped = true

@@ -14,6 +14,15 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     /// Readable lines for people.
     case text
 
+    /// The extension of a results file in this format (`--output-dir`).
+    public var fileExtension: String {
+        switch self {
+        case .jsonl: "jsonl"
+        case .csv: "csv"
+        case .text: "txt"
+        }
+    }
+
     /// The first line of the output, if the format has one.
     public var header: String? {
         switch self {
@@ -174,6 +183,11 @@ public final class ResultWriter {
     public func write(_ event: TrackEvent) throws(SystemError) {
         let text = format.render(event)
         if !text.isEmpty { try emit(text) }
+    }
+
+    /// Waits until what was written is on the disk (fsync), before a file is renamed to say it is finished.
+    public func synchronize() throws(SystemError) {
+        try blockingSyscall("fsync", path: destination) { fsync(descriptor) }
     }
 
     private func emit(_ text: String) throws(SystemError) {

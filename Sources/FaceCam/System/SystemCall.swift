@@ -78,6 +78,12 @@ struct FileDescriptor: ~Copyable {
         try self.init(opening: FilePath(path), flags: flags)
     }
 
+    /// A descriptor of its own for what `descriptor` has open (standard input, say).
+    init(duplicating descriptor: Int32, path: String) throws(SystemError) {
+        rawValue = try blockingSyscall("dup", path: path) { fcntl(descriptor, F_DUPFD_CLOEXEC, 0) }
+        self.path = path
+    }
+
     deinit { close(rawValue) }
 
     /// Writes every byte of `bytes`.

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import FaceCam
+
+@Suite struct ShardTests {
+    /// Paths such as an archive's, some sharing a name in different folders, one given twice.
+    static let batch = (0..<23).map { FilePath("archive/day-\($0 % 7)/clip-\($0).mp4") } + [FilePath("archive/day-1/clip-1.mp4")]
+
+    @Test(arguments: 1...9)
+    func partsCoverTheBatchOnceAndDifferInSizeByOneAtMost(count: Int) throws {
+        let parts = (1...count).map { Shard(index: $0, count: count)!.select(Self.batch) }
+        let distinct = Set(Self.batch)
+        for (k, part) in parts.enumerated() {
+            for (j, other) in parts.enumerated() where j != k {
+                #expect(Set(part).isDisjoint(with: other))
+            }
+        }
+        #expect(Set(parts.flatMap { $0 }) == distinct)
+        let sizes = parts.map { Set($0).count }
+        #expect(sizes.max()! - sizes.min()! <= 1)
+        // Both copies of the path given twice are in one part.
+        #expect(parts.filter { $0.contains(FilePath("archive/day-1/clip-1.mp4")) }.map { $0.filter { $0 == FilePath("archive/day-1/clip-1.mp4") }.count } == [2])
+    }
+
+    @Test func partsDependOnTheSetOfInputsNotTheirOrder() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20 {
+            let shuffled = Self.batch.shuffled(using: &generator)
+            for index in 1...4 {
+                let shard = Shard(index: index, count: 4)!
+                #expect(Set(shard.select(shuffled)) == Set(shard.select(Self.batch)))
+            }
+        }
+    }
+
+    @Test func aPartKeepsTheOrderGiven() {
+        let inputs = ["c", "a", "b", "d"].map { FilePath($0) }
+        // Sorted: a b c d; the first of two parts takes a and c, in the order given.
+        #expect(Shard(index: 1, count: 2)!.select(inputs) == [FilePath("c"), FilePath("a")])
+        #expect(Shard(index: 2, count: 2)!.select(inputs) == [FilePath("b"), FilePath("d")])
+    }
+
+    @Test(arguments: ["1/1", "3/4", "10/10"])
+    func parsesKOverN(text: String) throws {
+        let shard = try #require(Shard(text))
+        #expect(shard.description == text)
+    }
+
+    @Test(arguments: ["0/4", "5/4", "1/0", "-1/4", "1/", "/4", "1/4/2", "a/4", "1 /4", "+1/4", "１/4"])
+    func refusesWhatIsNotKOverN(text: String) {
+        #expect(Shard(text) == nil)
+    }
+}
+
+@Suite struct ResultDirectoryTests {
+    @Test func namesClashesInTheSortedOrderOfTheInputs() {
+        let inputs = ["z/clip.avi", "a/clip.mp4", "m/clip.avi", "clip-2.avi", "other.avi"].map { FilePath($0) }
+        let directory = ResultDirectory(path: "out", format: .jsonl, names: InputNames(inputs))
+        // Sorted: a/clip.mp4, clip-2.avi, m/clip.avi, other.avi, z/clip.avi.
+        #expect(directory.finishedPath(for: FilePath("a/clip.mp4")) == "out/clip.jsonl")
+        #expect(directory.finishedPath(for: FilePath("clip-2.avi")) == "out/clip-2.jsonl")
+        #expect(directory.finishedPath(for: FilePath("m/clip.avi")) == "out/clip-3.jsonl")
+        #expect(directory.finishedPath(for: FilePath("z/clip.avi")) == "out/clip-4.jsonl")
+        #expect(directory.partialPath(for: FilePath("other.avi")) == "out/other.jsonl.partial")
+        let reversed = ResultDirectory(path: "out/", format: .jsonl, names: InputNames(inputs.reversed()))
+        for input in inputs { #expect(reversed.finishedPath(for: input) == directory.finishedPath(for: input)) }
+    }
+
+    @Test(arguments: [(ResultFormat.jsonl, "jsonl"), (.csv, "csv"), (.text, "txt")])
+    func extensionFollowsTheFormat(format: ResultFormat, fileExtension: String) {
+        #expect(ResultDirectory(path: "d", format: format, names: InputNames([FilePath("v.mp4")])).finishedPath(for: FilePath("v.mp4")) == "d/v." + fileExtension)
+    }
+
+    @Test func aFileIsFinishedOnlyOnceRenamed() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-results-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let input = FilePath("clips/a.avi")
+        let directory = ResultDirectory(path: root.appendingPathComponent("nested/out").path, format: .csv, names: InputNames([input]))
+        try directory.create()
+        let writer = try directory.open(for: input)
+        #expect(!directory.isFinished(input))
+        #expect(FileManager.default.fileExists(atPath: directory.partialPath(for: input)))
+        try directory.finish(writer, for: input)
+        #expect(directory.isFinished(input))
+        #expect(!FileManager.default.fileExists(atPath: directory.partialPath(for: input)))
+        // The CSV header was written, and nothing else.
+        #expect(try String(contentsOfFile: directory.finishedPath(for: input), encoding: .utf8) == ResultFormat.csv.header)
+    }
+}
+
+@Suite struct InputListTests {
+    @Test func onePathPerLineAsBytesSkippingEmptyLines() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-list-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data([UInt8]("a b.mp4\n\n/x/\u{e9}.avi\nlatin-".utf8) + [0xE9] + Array(".avi\n\n".utf8)).write(to: url)
+        let paths = try InputList.read(FilePath(url.path))
+        #expect(paths == [FilePath("a b.mp4"), FilePath("/x/\u{e9}.avi"), FilePath(bytes: Array("latin-".utf8) + [0xE9] + Array(".avi".utf8))])
+    }
+
+    @Test func aMissingListNamesItself() {
+        #expect(throws: SystemError.self) { try InputList.read(FilePath("/nonexistent/list")) }
+        do {
+            _ = try InputList.read(FilePath("/nonexistent/list"))
+        } catch {
+            #expect(error.path == "/nonexistent/list" && error.errno == ENOENT)
+        }
+    }
+}
+
+@Suite struct FileNamesTests {
+    @Test func eachNameOnceWithCountersAfterTheFirst() {
+        var names = FileNames()
+        #expect(["a", "a", "a/b", "", "a", "a-2"].map { names.claim($0) } == ["a", "a-2", "a_b", "frame", "a-3", "a-2-2"])
+    }
+}
+
+@Suite struct UsableCoresTests {
+    /// The kernel's own account: the CPUs in this process's affinity mask (/proc/self/status).
+    static func allowedCPUs() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed:") })
+        let mask = line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")
+        return mask.compactMap { $0.hexDigitValue?.nonzeroBitCount }.reduce(0, +)
+    }
+
+    @Test func followTheAffinityMask() throws {
+        #expect(OpenCVThreads.usableCores == (try Self.allowedCPUs()))
+    }
+}

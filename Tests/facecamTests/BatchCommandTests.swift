@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+/// Batches: --output-dir, --resume, --shard and --files-from on the fixture clips.
+@Suite struct BatchCommandTests {
+    /// The clips of a batch, in their sorted order.
+    static let clips = ["crossing.avi", "leave-enter.avi", "pan-zoom.avi", "rotated.mp4"].map { "Fixtures/video/" + $0 }
+
+    /// The files in `directory`, by name, with their contents.
+    func files(in directory: URL) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            files[name] = try Data(contentsOf: directory.appendingPathComponent(name))
+        }
+        return files
+    }
+
+    /// The JSON Lines records of `text`, grouped by their source.
+    func recordsBySource(_ text: String) throws -> [String: [String]] {
+        var grouped: [String: [String]] = [:]
+        for line in text.split(separator: "\n").map(String.init) {
+            let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            grouped[record["source"] as! String, default: []].append(line)
+        }
+        return grouped
+    }
+
+    @Test(arguments: [("jsonl", "jsonl"), ("csv", "csv"), ("text", "txt")])
+    func eachInputGetsTheFileItsOwnRunWouldPrint(format: String, fileExtension: String) throws {
+        let directory = try temporaryDirectory("batch")
+        let events = format == "csv" ? [] : ["--events"]
+        let batch = try run(
+            facecamBinary, ["video", "--quiet", "--every", "2", "--format", format, "--output-dir", directory.path] + events + Self.clips)
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(batch.stdout.isEmpty)
+        let written = try files(in: directory)
+        #expect(Set(written.keys) == Set(Self.clips.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent + "." + fileExtension }))
+        for clip in Self.clips {
+            let alone = try run(facecamBinary, ["video", "--quiet", "--every", "2", "--format", format] + events + [clip])
+            let name = URL(fileURLWithPath: clip).deletingPathExtension().lastPathComponent + "." + fileExtension
+            #expect(!alone.stdout.isEmpty)
+            #expect(written[name] == Data(alone.stdout.utf8), "\(name)")
+        }
+    }
+
+    @Test func clashingNamesAreGivenInSortedOrderWhateverTheArgumentsAndShard() throws {
+        // Two inputs named clip.avi, in folders a and b.
+        let root = try temporaryDirectory("clash")
+        for (folder, clip) in [("a", "pan-zoom.avi"), ("b", "crossing.avi")] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: root.appendingPathComponent("\(folder)/clip.avi").path, withDestinationPath: fixture("video/\(clip)"))
+        }
+        let (a, b) = (root.appendingPathComponent("a/clip.avi").path, root.appendingPathComponent("b/clip.avi").path)
+        let sources = { (directory: URL) throws -> [String: String] in
+            try files(in: directory).mapValues { data in
+                let first = String(decoding: data, as: UTF8.self).split(separator: "\n")[0]
+                return (try JSONSerialization.jsonObject(with: Data(first.utf8)) as! [String: Any])["source"] as! String
+            }
+        }
+        let whole = root.appendingPathComponent("whole")
+        #expect(try run(facecamBinary, ["video", "--quiet", "--every", "8", "--output-dir", whole.path, b, a]).status == 0)
+        #expect(try sources(whole) == ["clip.jsonl": a, "clip-2.jsonl": b])
+        // The second shard holds b alone, and still names its results and annotated frames as the whole batch does.
+        let second = root.appendingPathComponent("second"), frames = root.appendingPathComponent("frames")
+        let part = try run(facecamBinary, [
+            "video", "--quiet", "--every", "8", "--output-dir", second.path, "--annotate", frames.path, "--annotate-every", "100",
+            "--shard", "2/2", a, b])
+        #expect(part.status == 0)
+        #expect(try sources(second) == ["clip-2.jsonl": b])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: frames.path) == ["clip-2-000000.jpg"])
+    }
+
+    @Test(arguments: [2, 3, 5])
+    func shardsSplitTheBatchWithoutOverlapWhateverTheArgumentOrder(count: Int) throws {
+        let whole = try run(facecamBinary, ["video", "--quiet", "--every", "4"] + Self.clips)
+        #expect(whole.status == 0)
+        let expected = try recordsBySource(whole.stdout)
+        var union: [String: [String]] = [:]
+        var sizes: [Int] = []
+        for index in 1...count {
+            // Each task is given the inputs in another order.
+            let order = Array(Self.clips[(index % Self.clips.count)...] + Self.clips[..<(index % Self.clips.count)])
+            let part = try run(facecamBinary, ["video", "--quiet", "--every", "4", "--shard", "\(index)/\(count)"] + order.reversed())
+            #expect(part.status == 0, "\(part.stderr)")
+            let records = try recordsBySource(part.stdout)
+            #expect(Set(records.keys).isDisjoint(with: union.keys), "shard \(index)/\(count) repeats an input")
+            union.merge(records) { old, _ in old }
+            sizes.append(records.count)
+            if records.isEmpty { #expect(part.stderr.contains("shard \(index)/\(count) has no inputs")) }
+        }
+        #expect(union == expected)
+        #expect(sizes.max()! - sizes.min()! <= 1, "parts of \(sizes)")
+    }
+
+    /// The second input is cut short by SIGKILL; the run started again with --resume ends byte-identical to a clean one.
+    @Test(arguments: [[String](), ["--fast"]])
+    func resumeAfterSIGKILLEndsAsACleanRunDoes(options: [String]) throws {
+        let root = try temporaryDirectory("resume")
+        let (clean, killed) = (root.appendingPathComponent("clean"), root.appendingPathComponent("killed"))
+        let arguments = ["video", "--quiet", "--events"] + options
+        #expect(try run(facecamBinary, arguments + ["--output-dir", clean.path] + Self.clips).status == 0)
+
+        let process = Process()
+        process.executableURL = facecamBinary
+        process.arguments = arguments + ["--output-dir", killed.path] + Self.clips
+        process.currentDirectoryURL = repository
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let partial = killed.appendingPathComponent("leave-enter.jsonl.partial").path
+        let deadline = Date().addingTimeInterval(120)
+        while ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) == 0, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let left = try files(in: killed)
+        #expect(Set(left.keys) == ["crossing.jsonl", "leave-enter.jsonl.partial"], "the kill came too late to test resuming")
+
+        let resumed = try run(facecamBinary, arguments + ["--output-dir", killed.path, "--resume"] + Self.clips)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.errorLines == ["facecam: skipping Fixtures/video/crossing.avi: \(killed.path)/crossing.jsonl is finished (--resume)"])
+        #expect(try files(in: killed) == files(in: clean))
+
+        // Once more: everything is skipped and nothing is rewritten.
+        let modified = try FileManager.default.attributesOfItem(atPath: killed.appendingPathComponent("pan-zoom.jsonl").path)[.modificationDate] as! Date
+        let again = try run(facecamBinary, arguments + ["--output-dir", killed.path, "--resume"] + Self.clips)
+        #expect(again.status == 0)
+        #expect(again.errorLines.count == Self.clips.count && again.errorLines.allSatisfy { $0.contains("is finished (--resume)") })
+        #expect(try FileManager.default.attributesOfItem(atPath: killed.appendingPathComponent("pan-zoom.jsonl").path)[.modificationDate] as! Date == modified)
+    }
+
+    /// Fast mode follows the faces of the frame before; a new input must start afresh. After
+    /// synthetic-1 it did not (found by trying every pair of these clips).
+    @Test func fastModeResultsOfAnInputDoNotDependOnTheInputBefore() throws {
+        let clips = try SyntheticClips.shared.get()
+        let clip = "Fixtures/video/rotated.mp4"
+        let alone = try run(facecamBinary, ["video", "--quiet", "--fast", clip])
+        let after = try run(facecamBinary, ["video", "--quiet", "--fast", clips.path(1), clip])
+        #expect(alone.status == 0 && after.status == 0)
+        #expect(try recordsBySource(after.stdout)[clip] == recordsBySource(alone.stdout)[clip])
+    }
+
+    @Test func anUnreadableInputLeavesNoFileAndADamagedOneIsFinished() throws {
+        let directory = try temporaryDirectory("unreadable")
+        let junk = directory.appendingPathComponent("junk.avi")
+        try Data("not a video".utf8).write(to: junk)
+        let out = directory.appendingPathComponent("out")
+        let batch = try run(facecamBinary, ["video", "--quiet", "--output-dir", out.path, junk.path, "Fixtures/video/damaged.mp4"])
+        #expect(batch.status == 1)
+        #expect(batch.stderr.contains("junk.avi") && batch.stderr.contains("damaged.mp4"))
+        #expect(try Set(files(in: out).keys) == ["damaged.jsonl"])
+        // Geometry options that fit no frame of an input leave no file either.
+        let outside = directory.appendingPathComponent("outside")
+        let misfit = try run(facecamBinary, ["video", "--quiet", "--aperture", "0,0,2000,2000", "--output-dir", outside.path, Self.clips[0]])
+        #expect(misfit.status == 1)
+        #expect(try files(in: outside).isEmpty)
+    }
+
+    @Test func resultsMayBeWrittenBesideTheInputs() throws {
+        let directory = try temporaryDirectory("beside")
+        let clip = directory.appendingPathComponent("clip.avi")
+        try FileManager.default.copyItem(atPath: fixture("video/pan-zoom.avi"), toPath: clip.path)
+        let batch = try run(facecamBinary, ["video", "--quiet", "--every", "8", "--output-dir", directory.path, clip.path])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(try Set(files(in: directory).keys) == ["clip.avi", "clip.jsonl"])
+    }
+
+    @Test func inputsFromAListFileOrStandardInput() throws {
+        let directory = try temporaryDirectory("list")
+        let list = directory.appendingPathComponent("list.txt")
+        try Data((["", Self.clips[2], "", Self.clips[0], ""].joined(separator: "\n")).utf8).write(to: list)
+        let positional = try run(facecamBinary, ["video", "--quiet", "--every", "8", Self.clips[2], Self.clips[0]])
+        let fromFile = try run(facecamBinary, ["video", "--quiet", "--every", "8", "--files-from", list.path])
+        let fromStandardInput = try run(facecamBinary, ["video", "--quiet", "--every", "8", "--files-from", "-"], input: list)
+        let mixed = try run(facecamBinary, ["video", "--quiet", "--every", "8", "--files-from", list.path, Self.clips[1]])
+        #expect(positional.status == 0 && !positional.stdout.isEmpty)
+        #expect(fromFile.stdout == positional.stdout)
+        #expect(fromStandardInput.stdout == positional.stdout)
+        #expect(try Set(recordsBySource(mixed.stdout).keys) == Set([Self.clips[1], Self.clips[2], Self.clips[0]]))
+    }
+
+    @Test(arguments: [
+        (["--files-from", "/nonexistent/list.txt"], "cannot read --files-from /nonexistent/list.txt"),
+        (["--files-from", "/dev/null"], "no inputs"),
+        (["--resume", "Fixtures/video/pan-zoom.avi"], "--resume needs --output-dir"),
+        (["--output-dir", "/tmp/x", "-o", "/tmp/y", "Fixtures/video/pan-zoom.avi"], "--output-dir and --output"),
+        (["--shard", "0/2", "Fixtures/video/pan-zoom.avi"], "1 <= K <= N"),
+        (["--shard", "3/2", "Fixtures/video/pan-zoom.avi"], "1 <= K <= N"),
+        (["--shard", "1/2/3", "Fixtures/video/pan-zoom.avi"], "1 <= K <= N"),
+    ])
+    func badBatchOptionsAreUsageErrors(arguments: [String], message: String) throws {
+        let result = try run(facecamBinary, ["video"] + arguments)
+        #expect(result.status == 64)
+        #expect(result.errorLines.count == 1 && result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+}
