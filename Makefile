@@ -59,6 +59,8 @@ demo: build
 	@for k in 1 2 3 4 5 6 7 8; do \
 		$(FACECAM) detect --orientation $$k --annotate $(DEMO)/orientations Fixtures/orientations/portrait-$$k.jpg || exit 1; \
 	done
+	@echo "== the same portraits with their orientation in EXIF tags (JPEG, PNG, TIFF), turned upright as cv2.imread turns them"
+	$(FACECAM) detect --format text Fixtures/exif
 	@echo "== a 640x360 preview of the orientation-6 portrait, mirrored, with each gravity"
 	@for g in aspect fill resize; do \
 		$(FACECAM) detect --orientation right --mirror --preview 640x360 --gravity $$g \

@@ -45,7 +45,7 @@ let package = Package(
             ]
         ),
         // libFuzzer targets with -sanitize=fuzzer -DFUZZING (make fuzz); built plainly, a corpus replayer.
-        .executableTarget(name: "facecam-fuzz", dependencies: ["FaceCam"], path: "Tests/Fuzz", exclude: ["corpus"]),
+        .executableTarget(name: "facecam-fuzz", dependencies: ["FaceCam"], path: "Tests/Fuzz", exclude: ["corpus", "run.sh"]),
         .testTarget(name: "CFaceDetectTests", dependencies: ["CFaceDetect"]),
         .testTarget(name: "CJPEGTests", dependencies: ["CJPEG"]),
         .testTarget(name: "CV4L2Tests", dependencies: ["CV4L2"]),

@@ -41,11 +41,19 @@ struct Detect: ParsableCommand {
                     throw error
                 case .file(let path):
                     last = path.description
-                    let frame = try ImageFile.load(path, maximumPixels: input.maximumPixels)
+                    let image = try ImageFile.load(path, maximumPixels: input.maximumPixels)
+                    var settings = settings
+                    let reported: Orientation
+                    if case .fixed(let given) = geometry.orientation {
+                        reported = given
+                    } else {
+                        settings.orientation = image.uprightOrientation
+                        reported = image.orientation ?? .up
+                    }
                     session.pipeline.submit(FrameJob(
-                        source: path.description, index: 0, time: 0, frame: frame,
-                        geometry: try settings.geometry(for: frame.size, source: path.description),
-                        annotationName: output.annotate == nil ? nil : path.stem))
+                        source: path.description, index: 0, time: 0, frame: image.frame,
+                        geometry: try settings.geometry(for: image.frame.size, source: path.description),
+                        annotationName: output.annotate == nil ? nil : path.stem, orientation: reported))
                 }
             } catch {
                 session.pipeline.submit(failure: error)

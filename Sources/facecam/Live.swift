@@ -68,6 +68,7 @@ struct Live: ParsableCommand {
         }
         if realtime, source == nil { throw ValidationError("--realtime goes with --source") }
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
+        try geometry.refuseAutomaticOrientation(in: "live")
         if detector.jobs != nil {
             throw ValidationError("--jobs does not apply to live: frames are detected one by one, newest first")
         }

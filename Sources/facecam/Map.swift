@@ -15,6 +15,7 @@ struct Map: ParsableCommand {
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
 
     func validate() throws {
+        try geometry.refuseAutomaticOrientation(in: "map")
         guard frame.width > 0, frame.height > 0 else { throw ValidationError("--frame \(frame) is empty") }
         let limit = GeometryLimits.coordinate
         guard frame.width <= limit, frame.height <= limit else {

@@ -5,8 +5,25 @@ import Foundation
 extension PixelSize: ExpressibleByArgument {}
 extension PixelRect: ExpressibleByArgument {}
 extension Rect: ExpressibleByArgument {}
-extension Orientation: ExpressibleByArgument {
-    public static var allValueStrings: [String] { allCases.map(\.name) }
+/// `--orientation`: `auto`, a file's own metadata, or an orientation given as its EXIF number or name.
+enum OrientationChoice: Equatable, ExpressibleByArgument {
+    case auto
+    case fixed(Orientation)
+
+    init?(argument: String) {
+        if argument.lowercased() == "auto" {
+            self = .auto
+        } else if let orientation = Orientation(argument: argument) {
+            self = .fixed(orientation)
+        } else {
+            return nil
+        }
+    }
+
+    /// What a usage error lists: every accepted value.
+    static var allValueStrings: [String] {
+        ["auto"] + Orientation.allCases.map { String($0.rawValue) } + Orientation.allCases.map(\.name)
+    }
 }
 extension Gravity: ExpressibleByArgument {}
 extension ResultFormat: ExpressibleByArgument {}
@@ -19,9 +36,11 @@ struct GeometryOptions: ParsableArguments {
     var aperture: PixelRect?
 
     @Option(help: ArgumentHelp(
-        "How the frame must be turned to be upright: an EXIF orientation 1-8, or its name.",
-        valueName: "orientation"))
-    var orientation: Orientation = .up
+        "How the frame must be turned to be upright: an EXIF orientation 1-8 or its name (up, up-mirrored, down, "
+            + "down-mirrored, left-mirrored, right, right-mirrored, left); or auto (detect's default), the file's own "
+            + "EXIF orientation as cv::imread applies it. video always applies a file's rotation metadata first.",
+        valueName: "auto|1-8|name"))
+    var orientation: OrientationChoice?
 
     @Flag(help: "Mirror the preview left to right, as a front camera's preview shows it.")
     var mirror = false
@@ -51,8 +70,20 @@ struct GeometryOptions: ParsableArguments {
         }
     }
 
+    /// The orientation given, `up` for `auto` or none (a file's metadata is the command's to apply).
+    var fixedOrientation: Orientation {
+        if case .fixed(let orientation) = orientation { orientation } else { .up }
+    }
+
     var settings: GeometrySettings {
-        GeometrySettings(aperture: aperture, orientation: orientation, mirrored: mirror, previewSize: preview, gravity: gravity)
+        GeometrySettings(aperture: aperture, orientation: fixedOrientation, mirrored: mirror, previewSize: preview, gravity: gravity)
+    }
+
+    /// `auto` reads a file's metadata, which `live` and `map` have none of.
+    func refuseAutomaticOrientation(in command: String) throws {
+        if orientation == .auto {
+            throw ValidationError("--orientation auto is for files (detect, video), not \(command): give 1-8 or a name")
+        }
     }
 }
 

@@ -68,7 +68,7 @@ struct AnnotatorTests {
     @Test func savedJPEGShowsTheOutlineOnTheFace() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-annotate-\(getpid())/new")
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
-        let frame = try ImageFile.load(fixture("orientations/portrait-8.jpg"))
+        let frame = try ImageFile.load(fixture("orientations/portrait-8.jpg")).frame
         let geometry = try PreviewGeometry(
             frameSize: frame.size, orientation: .left, previewSize: PixelSize(width: 640, height: 480), gravity: .aspect)
         let faces = try FaceDetector(cascade: Cascade(resolving: Cascade.defaultName)).detect(in: frame, geometry: geometry)
@@ -80,7 +80,7 @@ struct AnnotatorTests {
         #expect(first == directory.path + "/portrait-8.jpg")
         #expect(second == directory.path + "/portrait-8-2.jpg")
 
-        let saved = try ImageFile.load(first)
+        let saved = try ImageFile.load(first).frame
         #expect(saved.size == PixelSize(width: 640, height: 480))
         let p = faces[0].preview
         let inset = Double(Annotator.outlineWidth(for: saved.size)) / 2

@@ -4,7 +4,7 @@ import Testing
 struct DetectorTests {
     @Test(arguments: try Expectation.all().filter { $0.options.detector == nil })
     func haarBoxesEqualOpenCVsOwn(_ expectation: Expectation) throws {
-        let frame = try ImageFile.load(fixture(expectation.file))
+        let frame = try ImageFile.load(fixture(expectation.file)).frame
         let geometry = try expectation.settings.geometry(for: frame.size)
         let faces = try expectation.makeDetector().detect(in: frame, geometry: geometry)
         #expect(faces.map(\.box) == expectation.expectedBoxes)
@@ -15,7 +15,7 @@ struct DetectorTests {
     /// Boxes within a pixel, scores within 0.01 and landmarks within a pixel of FaceDetectorYN's own.
     @Test(arguments: try Expectation.all().filter { $0.options.detector == "yunet" })
     func yunetFacesEqualOpenCVsOwn(_ expectation: Expectation) throws {
-        let frame = try ImageFile.load(fixture(expectation.file))
+        let frame = try ImageFile.load(fixture(expectation.file)).frame
         let geometry = try expectation.settings.geometry(for: frame.size)
         let faces = try expectation.makeDetector().detect(in: frame, geometry: geometry)
         let expected = try #require(expectation.faces)
@@ -34,7 +34,7 @@ struct DetectorTests {
 
     @Test func facesAreOrderedByYThenXThenWidth() throws {
         let detector = try FaceDetector(cascade: Cascade(resolving: Cascade.defaultName))
-        let frame = try ImageFile.load(fixture("images/two-faces.jpg"))
+        let frame = try ImageFile.load(fixture("images/two-faces.jpg")).frame
         let faces = try detector.detect(in: frame, geometry: PreviewGeometry(frameSize: frame.size))
         #expect(faces.count == 2)
         let keys = faces.map { [$0.box.y, $0.box.x, $0.box.width] }

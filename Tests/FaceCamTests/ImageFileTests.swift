@@ -10,14 +10,14 @@ struct ImageFileTests {
     @Test(arguments: ["images/grace_hopper.jpg", "images/two-faces.jpg", "orientations/portrait-6.jpg"])
     func libjpegDecodesExactlyAsOpenCVDoes(_ file: String) throws {
         let data = try Self.bytes(file)
-        let ours = try ImageFile.decode(data, source: file)
+        let ours = try ImageFile.decode(data, source: file).frame
         let openCV = try ImageFile.decodeWithOpenCV(data, size: try JPEG.header(data).size, source: file)
         #expect(ours.size == openCV.size)
         #expect(ours.pixels == openCV.pixels)
     }
 
     @Test func greyPNGBecomesOpaqueBGRAWithEqualChannels() throws {
-        let frame = try ImageFile.load(fixture("images/camera.png"))
+        let frame = try ImageFile.load(fixture("images/camera.png")).frame
         #expect(frame.size == PixelSize(width: 512, height: 512))
         let pixel = frame.pixel(x: 100, y: 100)
         #expect(pixel.blue == pixel.green && pixel.green == pixel.red && pixel.alpha == 255)
@@ -85,9 +85,70 @@ struct ImageFileTests {
     @Test func jpegRoundTripKeepsTheImage() throws {
         var frame = Frame(width: 64, height: 48)
         for y in 0..<48 { for x in 0..<64 { frame.setPixel(x: x, y: y, to: BGRA(blue: UInt8(x * 4), green: UInt8(y * 5), red: 128)) } }
-        let decoded = try ImageFile.decode(try JPEG.encode(frame, quality: 95), source: "round trip")
+        let decoded = try ImageFile.decode(try JPEG.encode(frame, quality: 95), source: "round trip").frame
         #expect(decoded.size == frame.size)
         let worst = (0..<frame.pixels.count).map { abs(Int(frame.pixels[$0]) - Int(decoded.pixels[$0])) }.max()!
         #expect(worst <= 12)
+    }
+}
+
+/// Where and how EXIF orientation is read (the fixtures check the result against cv2.imread).
+@Suite struct ExifOrientationReadingTests {
+    /// A TIFF structure whose first directory holds Orientation = `value` (big-endian, as cameras write it).
+    static func exif(_ value: UInt8, type: UInt8 = 3) -> [UInt8] {
+        Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, type, 0, 0, 0, 1, 0, value, 0, 0, 0, 0, 0, 0]
+    }
+
+    static func jpeg(app1: [UInt8]) -> [UInt8] {
+        let length = app1.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + app1 + [0xFF, 0xDA, 0, 2, 0xFF, 0xD9]
+    }
+
+    @Test(arguments: 1...8)
+    func theTagOfAJPEGsExifSegment(value: Int) {
+        #expect(ExifOrientation.inJPEG(Self.jpeg(app1: Array("Exif".utf8) + [0, 0] + Self.exif(UInt8(value))))?.rawValue == value)
+    }
+
+    @Test func valuesOutsideOneToEightAndOtherTypesCountAsNone() {
+        for value: UInt8 in [0, 9, 255] {
+            #expect(ExifOrientation.inJPEG(Self.jpeg(app1: Array("Exif".utf8) + [0, 0] + Self.exif(value))) == nil)
+        }
+        #expect(ExifOrientation.inJPEG(Self.jpeg(app1: Array("Exif".utf8) + [0, 0] + Self.exif(6, type: 4))) == nil)
+    }
+
+    @Test func damagedOrMisplacedMetadataIsIgnored() {
+        let good = Array("Exif".utf8) + [0, 0] + Self.exif(6)
+        // Cut short at every length: never a crash, and no orientation from half a segment.
+        for cut in 0..<good.count {
+            let bytes = Array(Self.jpeg(app1: good).prefix(6 + cut))
+            #expect(ExifOrientation.inJPEG(bytes) == nil)
+        }
+        // An APP1 that is not EXIF (XMP), a directory offset past the end, a count beyond the data.
+        #expect(ExifOrientation.inJPEG(Self.jpeg(app1: Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + Self.exif(6))) == nil)
+        var farOffset = Self.exif(6)
+        farOffset[7] = 200
+        #expect(ExifOrientation.inTIFF(farOffset[...]) == nil)
+        var bigCount = Self.exif(6)
+        bigCount[8...9] = [0xFF, 0xFF]
+        #expect(ExifOrientation.inTIFF(bigCount[...]) == .right)
+        // After the first scan, EXIF is not looked for.
+        let late: [UInt8] = [0xFF, 0xD8, 0xFF, 0xDA, 0, 2] + Self.jpeg(app1: good).dropFirst(2)
+        #expect(ExifOrientation.inJPEG(late) == nil)
+    }
+
+    @Test func aPNGsExifChunkCountsOnlyBeforeItsImageData() throws {
+        let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture("exif/portrait-6.png"))))
+        #expect(ExifOrientation.inPNG(png) == .right)
+        let plain = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture("images/camera.png"))))
+        #expect(ExifOrientation.inPNG(plain) == nil)
+    }
+
+    @Test func tiffIsDecodedUprightAndSaysSo() throws {
+        let image = try ImageFile.load(fixture("exif/portrait-6.tiff"))
+        #expect(image.orientation == .right && image.orientedByDecoder && image.uprightOrientation == .up)
+        #expect(image.frame.size == PixelSize(width: 400, height: 512))
+        let jpeg = try ImageFile.load(fixture("exif/portrait-6.jpg"))
+        #expect(jpeg.orientation == .right && !jpeg.orientedByDecoder && jpeg.uprightOrientation == .right)
+        #expect(jpeg.frame.size == PixelSize(width: 512, height: 400))
     }
 }

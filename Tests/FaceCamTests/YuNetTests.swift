@@ -16,7 +16,7 @@ struct YuNetTests {
     @Test(arguments: ["large-faces/face-720p.jpg", "large-faces/face-1080p.jpg"])
     func facesLargerThanTheModelsRangeAreFound(_ file: String) throws {
         let expected = try #require(try Self.truth()[file])
-        let frame = try ImageFile.load(fixture(file))
+        let frame = try ImageFile.load(fixture(file)).frame
         let faces = try YuNetDetector(model: YuNetModel()).detect(in: frame, geometry: PreviewGeometry(frameSize: frame.size))
         try #require(faces.count == 1, "\(faces.map(\.box))")
         #expect(faces[0].box.overlap(with: expected) >= 0.7, "\(faces[0].box) against \(expected)")
@@ -28,7 +28,7 @@ struct YuNetTests {
 
     @Test func largeFacesMapBackThroughTheOrientation() throws {
         let expected = try #require(try Self.truth()["large-faces/face-720p.jpg"])
-        let frame = try ImageFile.load(fixture("large-faces/face-720p.jpg"))
+        let frame = try ImageFile.load(fixture("large-faces/face-720p.jpg")).frame
         // Mirrored, the face is still upright; its box in the buffer is where it was.
         let geometry = try PreviewGeometry(frameSize: frame.size, orientation: .upMirrored)
         let faces = try YuNetDetector(model: YuNetModel()).detect(in: frame, geometry: geometry)
@@ -95,7 +95,7 @@ struct YuNetTests {
     /// A frame over the 4K cap (two-faces.jpg enlarged 4 times, 4096x2048) is searched shrunk:
     /// the same two faces come back, in the large frame's pixels.
     @Test func aFrameOverTheCapFindsItsFacesInItsOwnPixels() throws {
-        let small = try ImageFile.load(fixture("images/two-faces.jpg"))
+        let small = try ImageFile.load(fixture("images/two-faces.jpg")).frame
         var large = Frame(width: small.width * 4, height: small.height * 4)
         for y in 0..<large.height {
             for x in 0..<large.width { large.setPixel(x: x, y: y, to: small.pixel(x: x / 4, y: y / 4)) }
@@ -112,7 +112,7 @@ struct YuNetTests {
 
     /// Fast mode searches the frame shrunk to the search width: the same faces, boxes a little coarser.
     @Test func fastModeSearchesAShrunkFrame() throws {
-        let frame = try ImageFile.load(fixture("images/two-faces.jpg"))
+        let frame = try ImageFile.load(fixture("images/two-faces.jpg")).frame
         let geometry = try PreviewGeometry(frameSize: frame.size)
         let exact = try YuNetDetector(model: YuNetModel()).detect(in: frame, geometry: geometry)
         let fast = try YuNetDetector(model: YuNetModel(), searchWidth: 512).detect(in: frame, geometry: geometry)

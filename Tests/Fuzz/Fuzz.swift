@@ -14,7 +14,7 @@ import Glibc
 
 /// Decoding must end in a frame or a FaceCamError, never a crash, within a small pixel limit.
 func fuzzDecoders(_ bytes: [UInt8]) {
-    guard let frame = try? ImageFile.decode(bytes, source: "fuzz", maximumPixels: 4_000_000) else { return }
+    guard let frame = try? ImageFile.decode(bytes, source: "fuzz", maximumPixels: 4_000_000).frame else { return }
     precondition(frame.width > 0 && frame.height > 0 && frame.width * frame.height <= 4_000_000)
 }
 

@@ -20,12 +20,17 @@ map those index grids define).
   opencv_faces.py fixtures SOURCES OUT          synthesise Fixtures/ frames, clips and expectations
   opencv_faces.py clip FIXTURES OUT FRAMES [WxH] synthesise a 640x480 (or WxH) MJPEG clip (for make bench)
   opencv_faces.py check FIXTURES                recompute expectations; exit 1 on any difference
+
+Fixtures/exif/ holds photographs whose EXIF orientation must be applied as cv2.imread applies it;
+their expectations (exif/expectations.jsonl) come from cv2.imread itself, EXIF honoured: boxes in
+the upright image imread returns.
 """
 import argparse
 import json
 import os
 import struct
 import sys
+import zlib
 
 # FFmpeg's own log lines about damaged clips would only clutter the test output.
 os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
@@ -363,6 +368,83 @@ def make_large_faces(out):
         f.write("\n")
 
 
+def exif_tiff(k, byte_order=b"II"):
+    """A TIFF structure (as EXIF carries) whose first directory holds one tag: Orientation = k."""
+    f = "<" if byte_order == b"II" else ">"
+    return (byte_order + struct.pack(f + "HI", 42, 8) + struct.pack(f + "H", 1)
+            + struct.pack(f + "HHIHH", 0x112, 3, 1, k, 0) + struct.pack(f + "I", 0))
+
+
+def jpeg_with_exif(jpeg, k):
+    """The JPEG's bytes with an APP1 Exif segment saying orientation k right after its SOI marker."""
+    app1 = b"Exif\0\0" + exif_tiff(k, b"MM")
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:]
+
+
+def png_with_exif(png, k):
+    """The PNG's bytes with an eXIf chunk saying orientation k before its first IDAT chunk."""
+    data = exif_tiff(k, b"MM")
+    chunk = struct.pack(">I", len(data)) + b"eXIf" + data + struct.pack(">I", zlib.crc32(b"eXIf" + data))
+    at = png.index(b"IDAT") - 4
+    return png[:at] + chunk + png[at:]
+
+
+def tiff_with_orientation(bgr, k):
+    """An uncompressed RGB TIFF of the image, stored as given, with Orientation = k."""
+    height, width = bgr.shape[:2]
+    pixels = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB).tobytes()
+    # (tag, type, value); 258 (BitsPerSample) and 273 (StripOffsets) point past the directory.
+    entries = [(256, 4, width), (257, 4, height), (258, 3, None), (259, 3, 1), (262, 3, 2), (273, 4, None),
+               (274, 3, k), (277, 3, 3), (278, 4, height), (279, 4, len(pixels))]
+    bits_at = 8 + 2 + 12 * len(entries) + 4
+    pixels_at = bits_at + 6
+    out = b"II" + struct.pack("<HI", 42, 8) + struct.pack("<H", len(entries))
+    for tag, kind, value in entries:
+        if tag == 258:
+            out += struct.pack("<HHII", tag, kind, 3, bits_at)
+        elif tag == 273:
+            out += struct.pack("<HHII", tag, kind, 1, pixels_at)
+        elif kind == 3:
+            out += struct.pack("<HHIHH", tag, kind, 1, value, 0)
+        else:
+            out += struct.pack("<HHII", tag, kind, 1, value)
+    return out + struct.pack("<I", 0) + struct.pack("<HHH", 8, 8, 8) + pixels
+
+
+EXIF_FILES = [f"exif/portrait-{k}.jpg" for k in range(1, 9)] + ["exif/portrait-6.png", "exif/portrait-6.tiff"]
+
+
+def make_exif_fixtures(out):
+    """The orientations/ portraits (stored turned, k = 1-8) tagged with the EXIF orientation that turns
+    them upright: JPEG (APP1), PNG (eXIf) and TIFF (its own tag), the three imread honours."""
+    os.makedirs(os.path.join(out, "exif"), exist_ok=True)
+    for k in range(1, 9):
+        with open(os.path.join(out, "orientations", f"portrait-{k}.jpg"), "rb") as f:
+            stored = f.read()
+        with open(os.path.join(out, "exif", f"portrait-{k}.jpg"), "wb") as f:
+            f.write(jpeg_with_exif(stored, k))
+    stored = read_image(os.path.join(out, "orientations", "portrait-6.jpg"))
+    with open(os.path.join(out, "exif", "portrait-6.png"), "wb") as f:
+        f.write(png_with_exif(cv2.imencode(".png", stored)[1].tobytes(), 6))
+    with open(os.path.join(out, "exif", "portrait-6.tiff"), "wb") as f:
+        f.write(tiff_with_orientation(stored, 6))
+    with open(os.path.join(out, "exif", "expectations.jsonl"), "w") as f:
+        f.write(exif_expectations(out))
+
+
+def exif_expectations(fixtures):
+    """For each EXIF fixture, what cv2.imread (EXIF honoured, as by default) returns and what each
+    detector finds in it: sizes and boxes in imread's upright image."""
+    lines = []
+    for path in EXIF_FILES:
+        upright = cv2.imread(os.path.join(fixtures, path))
+        size = [upright.shape[1], upright.shape[0]]
+        lines.append(json.dumps({"file": path, "detector": "haar", "size": size, "boxes": detect(upright)}, sort_keys=True))
+        lines.append(json.dumps({"file": path, "detector": "yunet", "size": size,
+                                 "boxes": [face["box"] for face in yunet(upright)]}, sort_keys=True))
+    return "\n".join(lines) + "\n"
+
+
 def make_fixtures(sources, out):
     os.makedirs(os.path.join(out, "images"), exist_ok=True)
     os.makedirs(os.path.join(out, "orientations"), exist_ok=True)
@@ -404,6 +486,7 @@ def make_fixtures(sources, out):
         f.write("\n")
     make_large_faces(out)
     damaged_clip(out)
+    make_exif_fixtures(out)
     with open(os.path.join(out, "expectations.jsonl"), "w") as f:
         f.write(expectations(out))
 
@@ -461,11 +544,14 @@ def main():
         with open(os.path.join(args.fixtures, "expectations.jsonl")) as f:
             committed = f.read()
         fresh = expectations(args.fixtures)
-        if not same_expectations(committed, fresh):
-            sys.stderr.write("Fixtures/expectations.jsonl differs from what OpenCV finds now; "
-                             "run `make fixtures` and review the change\n")
+        with open(os.path.join(args.fixtures, "exif", "expectations.jsonl")) as f:
+            committed_exif = f.read()
+        if not same_expectations(committed, fresh) or not same_expectations(committed_exif, exif_expectations(args.fixtures)):
+            sys.stderr.write("Fixtures/expectations.jsonl or Fixtures/exif/expectations.jsonl differs from what OpenCV "
+                             "finds now; run `make fixtures` and review the change\n")
             sys.exit(1)
-        print(f"expectations: {len(cases())} still-image cases and every frame of {len(VIDEO_CLIPS)} clips match OpenCV")
+        print(f"expectations: {len(cases())} still-image cases, every frame of {len(VIDEO_CLIPS)} clips and "
+              f"{len(EXIF_FILES)} EXIF-oriented photographs match OpenCV")
 
 
 if __name__ == "__main__":

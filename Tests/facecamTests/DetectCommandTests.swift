@@ -107,8 +107,8 @@ struct DetectCommandTests {
             "Fixtures/images/coffee.png", "Fixtures/images/grace_hopper.jpg", "Fixtures/images/two-faces.jpg",
         ])
         let recursive = try facecam("detect", "--recursive", "Fixtures")
-        // images/ (6), orientations/ (8), large-faces/ (2).
-        #expect(recursive.lines.count == 16)
+        // exif/ (10), images/ (6), orientations/ (8), large-faces/ (2).
+        #expect(recursive.lines.count == 26)
     }
 
     @Test func csvHasOneRowPerFaceAndTextIsReadable() throws {
@@ -281,5 +281,75 @@ struct SharedDataTests {
             faces += referenceFaces.count
         }
         #expect(faces >= 9)
+    }
+}
+
+/// EXIF orientation, checked against cv2.imread, which applies it (Fixtures/exif/expectations.jsonl).
+@Suite struct ExifOrientationTests {
+    struct Case: Decodable {
+        var file: String
+        var detector: String
+        var size: [Int]
+        var boxes: [[Int]]
+    }
+
+    static let cases: [Case] = {
+        let text = try! String(contentsOf: repository.appendingPathComponent("Fixtures/exif/expectations.jsonl"), encoding: .utf8)
+        return text.split(separator: "\n").map { try! JSONDecoder().decode(Case.self, from: Data($0.utf8)) }
+    }()
+
+    /// The orientation each fixture is tagged with: the digit in its name.
+    func tagged(_ file: String) -> Int { Int(String(file.first { $0.isNumber }!))! }
+
+    @Test(arguments: ["haar", "yunet"])
+    func autoTurnsEveryPhotographUprightAsImreadDoes(detector: String) throws {
+        let result = try facecam("detect", "--detector", detector, "Fixtures/exif")
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        let cases = Self.cases.filter { $0.detector == detector }
+        #expect(records.count == cases.count)
+        for expected in cases {
+            let record = try #require(records.first { $0["source"] as? String == "Fixtures/" + expected.file })
+            #expect(record["orientation"] as? Int == tagged(expected.file), "\(expected.file)")
+            #expect(record["preview_size"] as? [Int] == expected.size, "\(expected.file)")
+            let previews = (record["faces"] as! [[String: Any]]).map { ($0["preview"] as! [Double]).map { Int($0.rounded()) } }
+            // Haar's boxes are OpenCV's exactly; YuNet's within a pixel, as everywhere.
+            let tolerance = detector == "haar" ? 0 : 1
+            #expect(previews.count == expected.boxes.count, "\(expected.file): \(previews) against \(expected.boxes)")
+            for (found, box) in zip(previews, expected.boxes) {
+                #expect(zip(found, box).allSatisfy { abs($0 - $1) <= tolerance }, "\(expected.file): \(found) against \(box)")
+            }
+        }
+    }
+
+    /// An explicit orientation replaces the file's: `up` is the image as stored (TIFF excepted:
+    /// OpenCV's decoder turns it upright whatever it is asked).
+    @Test func anExplicitOrientationReplacesTheFiles() throws {
+        let result = try facecam("detect", "--orientation", "up", "Fixtures/exif/portrait-6.jpg", "Fixtures/exif/portrait-6.png")
+        #expect(result.status == 0)
+        for record in try result.records() {
+            #expect(record["orientation"] as? Int == 1)
+            #expect(record["size"] as? [Int] == [512, 400] && record["preview_size"] as? [Int] == [512, 400])
+        }
+        let given = try facecam("detect", "--orientation", "3", "Fixtures/exif/portrait-6.jpg")
+        #expect(try given.records().first?["orientation"] as? Int == 3)
+    }
+
+    @Test func anImageWithoutMetadataIsUpAndSaysSo() throws {
+        let result = try facecam("detect", "Fixtures/images/astronaut.png")
+        #expect(try result.records().first?["orientation"] as? Int == 1)
+    }
+
+    @Test(arguments: [["live", "--orientation", "auto"], ["map", "--frame", "640x480", "--rect", "0,0,10,10", "--orientation", "auto"]])
+    func autoIsForFilesOnly(arguments: [String]) throws {
+        let result = try run(facecamBinary, arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--orientation auto is for files"))
+    }
+
+    @Test func aBadOrientationListsTheNumbersToo() throws {
+        let result = try facecam("detect", "--orientation", "9", "Fixtures/images/astronaut.png")
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("auto, 1, 2, 3, 4, 5, 6, 7, 8, up,"))
     }
 }

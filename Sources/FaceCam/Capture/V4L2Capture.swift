@@ -276,7 +276,7 @@ public final class V4L2Capture {
 
     private func convert(_ bytes: UnsafeRawBufferPointer) throws(FaceCamError) -> Frame {
         if fourcc == CV4L2_PIX_FMT_MJPEG || fourcc == CV4L2_PIX_FMT_JPEG {
-            let frame = try ImageFile.decode(Array(bytes), source: path)
+            let frame = try ImageFile.decode(Array(bytes), source: path).frame
             guard frame.size == size else {
                 throw .videoFrame(path: path, frame: 0, reason: "MJPEG frame of \(frame.size), not \(size)")
             }

@@ -12,10 +12,12 @@ public struct FrameJob: Sendable {
     public var renderPreview: Bool
     /// The annotated JPEG's file name without extension; nil for no JPEG.
     public var annotationName: String?
+    /// The orientation to report in the result (still images).
+    public var orientation: Orientation?
 
     public init(
         source: String, index: Int, time: Double, frame: Frame, geometry: PreviewGeometry,
-        renderPreview: Bool = false, annotationName: String? = nil
+        renderPreview: Bool = false, annotationName: String? = nil, orientation: Orientation? = nil
     ) {
         self.source = source
         self.index = index
@@ -24,6 +26,7 @@ public struct FrameJob: Sendable {
         self.geometry = geometry
         self.renderPreview = renderPreview || annotationName != nil
         self.annotationName = annotationName
+        self.orientation = orientation
     }
 }
 
@@ -107,7 +110,7 @@ public final class DetectionPipeline: @unchecked Sendable {
             let faces = try detector.detect(in: job.frame, geometry: job.geometry)
             let result = FrameResult(
                 source: job.source, frame: job.index, time: job.time, size: job.frame.size,
-                previewSize: job.geometry.previewSize, faces: faces)
+                previewSize: job.geometry.previewSize, faces: faces, orientation: job.orientation)
             let preview = job.renderPreview
                 ? Result { () throws(FaceCamError) in
                     try Annotator.render(job.frame, faces: faces, geometry: job.geometry, source: job.source)

@@ -5,6 +5,20 @@ import Musl
 #endif
 internal import CFaceDetect
 
+/// A decoded still image, and how its metadata says to turn it upright.
+public struct StillImage: Sendable {
+    public var frame: Frame
+    /// The orientation the file's metadata gives, where `cv::imread` honours it
+    /// (JPEG and PNG EXIF, TIFF's tag); nil when it gives none.
+    public var orientation: Orientation?
+    /// True when decoding already turned `frame` upright by `orientation`: OpenCV's TIFF
+    /// decoder does so whatever it is asked.
+    public var orientedByDecoder: Bool
+
+    /// What turns `frame` upright as `cv::imread` shows the file.
+    public var uprightOrientation: Orientation { orientedByDecoder ? .up : orientation ?? .up }
+}
+
 /// Still images on disk: JPEG through libjpeg, everything else OpenCV reads
 /// (PNG, BMP, TIFF, WebP, PNM) through cv::imdecode.
 public enum ImageFile {
@@ -20,7 +34,7 @@ public enum ImageFile {
 
     /// Reads and decodes an image file; one that announces more than
     /// `maximumPixels` is refused from its header, before anything is decoded.
-    public static func load(_ path: FilePath, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> Frame {
+    public static func load(_ path: FilePath, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> StillImage {
         let kind: FileKind
         let bytes: [UInt8]
         do {
@@ -35,12 +49,12 @@ public enum ImageFile {
         return try decode(bytes, source: path.description, maximumPixels: maximumPixels)
     }
 
-    public static func load(_ path: String, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> Frame {
+    public static func load(_ path: String, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> StillImage {
         try load(FilePath(path), maximumPixels: maximumPixels)
     }
 
-    /// Decodes an encoded image; `source` names it in errors.
-    public static func decode(_ bytes: [UInt8], source: String, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> Frame {
+    /// Decodes an encoded image as stored (but TIFF, which OpenCV turns upright itself); `source` names it in errors.
+    public static func decode(_ bytes: [UInt8], source: String, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> StillImage {
         if bytes.isEmpty { throw .undecodable(path: source, reason: "the file is empty") }
         guard var header = ImageHeader.read(bytes) else {
             throw .undecodable(path: source, reason: "not a JPEG, PNG, BMP, TIFF, WebP or PNM image")
@@ -57,12 +71,17 @@ public enum ImageFile {
         guard header.width > 0, header.height > 0 else {
             throw .undecodable(path: source, reason: "its \(header.format.rawValue) header announces an empty image")
         }
-        let size = PixelSize(width: header.width, height: header.height)
+        var size = PixelSize(width: header.width, height: header.height)
         try checkPixels(size, limit: maximumPixels, source: source)
+        let orientedByDecoder = header.format == .tiff && header.orientation != nil
+        if orientedByDecoder, header.orientation?.swapsAxes == true { size = PixelSize(width: size.height, height: size.width) }
+        let image = { (frame: Frame) in
+            StillImage(frame: frame, orientation: header.orientation, orientedByDecoder: orientedByDecoder)
+        }
         switch header.format {
         case .jpeg where !cmyk:
             do {
-                return try JPEG.decode(bytes, size: size)
+                return image(try JPEG.decode(bytes, size: size))
             } catch {
                 throw .undecodable(path: source, reason: "damaged or truncated JPEG (\(error.reason))")
             }
@@ -73,7 +92,7 @@ public enum ImageFile {
             // CMYK and YCCK JPEGs too: OpenCV converts those itself.
             break
         }
-        return try decodeWithOpenCV(bytes, size: size, source: source)
+        return image(try decodeWithOpenCV(bytes, size: size, source: source))
     }
 
     /// Refuses a frame of more than `limit` pixels, naming `source`.

@@ -11,6 +11,16 @@ public struct ImageHeader: Hashable, Sendable {
     public var format: Format
     public var width: Int
     public var height: Int
+    /// What the file's metadata says turns it upright, where `cv::imread` honours it
+    /// (see `ExifOrientation`); nil when it says nothing.
+    public var orientation: Orientation?
+
+    public init(format: Format, width: Int, height: Int, orientation: Orientation? = nil) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.orientation = orientation
+    }
 
     public var pixels: Int { width * height }
 
@@ -20,12 +30,14 @@ public struct ImageHeader: Hashable, Sendable {
     /// with a size of 0 x 0.
     public static func read(_ bytes: [UInt8]) -> ImageHeader? {
         let reader = ByteReader(bytes)
-        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return ImageHeader(format: .jpeg, width: 0, height: 0) }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            return ImageHeader(format: .jpeg, width: 0, height: 0, orientation: ExifOrientation.inJPEG(bytes))
+        }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             // The first chunk must be IHDR: width and height as 4-byte big-endian numbers.
             guard reader.ascii(12, 4) == "IHDR", let width = reader.uint(16, 4, bigEndian: true),
                   let height = reader.uint(20, 4, bigEndian: true) else { return nil }
-            return ImageHeader(format: .png, width: width, height: height)
+            return ImageHeader(format: .png, width: width, height: height, orientation: ExifOrientation.inPNG(bytes))
         }
         if bytes.starts(with: Array("BM".utf8)) {
             guard let headerSize = reader.uint(14, 4, bigEndian: false) else { return nil }
@@ -68,7 +80,7 @@ public struct ImageHeader: Hashable, Sendable {
             if tag == 256 { width = number } else { height = number }
         }
         guard let width, let height else { return nil }
-        return ImageHeader(format: .tiff, width: width, height: height)
+        return ImageHeader(format: .tiff, width: width, height: height, orientation: big ? nil : ExifOrientation.inTIFF(reader.bytes[...]))
     }
 
     /// WebP's first chunk: lossy (VP8), lossless (VP8L) or extended (VP8X).

@@ -13,10 +13,13 @@ public struct FrameResult: Sendable {
     public var faces: [Face]
     /// The capture device's frame counter (live capture only): gaps are dropped frames.
     public var sequence: Int?
+    /// The orientation that turned the image upright (still images only): its EXIF
+    /// orientation, or the one given.
+    public var orientation: Orientation?
 
     public init(
         source: String, frame: Int, time: Double, size: PixelSize, previewSize: PixelSize, faces: [Face],
-        sequence: Int? = nil
+        sequence: Int? = nil, orientation: Orientation? = nil
     ) {
         self.source = source
         self.frame = frame
@@ -25,6 +28,7 @@ public struct FrameResult: Sendable {
         self.previewSize = previewSize
         self.faces = faces
         self.sequence = sequence
+        self.orientation = orientation
     }
 }
 

@@ -77,6 +77,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         }
         return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
             + (r.sequence.map { "\"sequence\":\($0)," } ?? "")
+            + (r.orientation.map { "\"orientation\":\($0.rawValue)," } ?? "")
             + "\"size\":[\(r.size.width),\(r.size.height)],"
             + "\"preview_size\":[\(r.previewSize.width),\(r.previewSize.height)],"
             + "\"faces\":[\(faces.joined(separator: ","))]}\n"
@@ -101,7 +102,8 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     private func renderText(_ r: FrameResult) -> String {
         let place = r.time == 0 && r.frame == 0 ? r.source : "\(r.source) frame \(r.frame) at \(decimal(r.time)) s"
         let count = r.faces.count == 1 ? "1 face" : "\(r.faces.count) faces"
-        var text = "\(place): \(r.size), \(count)\n"
+        let turned = r.orientation.flatMap { $0 == .up ? nil : " (turned upright: orientation \($0.rawValue), \($0.name))" } ?? ""
+        var text = "\(place): \(r.size)\(turned), \(count)\n"
         for (index, face) in r.faces.enumerated() {
             let b = face.box
             let p = face.preview
