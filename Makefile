@@ -14,7 +14,7 @@ OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_o
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev
 TEST_PACKAGES := $(PACKAGES) python3-opencv time
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
-V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static
+V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev
 # make bench compares with GStreamer's facedetect element too, and scores tracking with scipy.
 BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good
 # make test-slurm runs a single-node Slurm cluster and GNU parallel, and checks the Kubernetes

@@ -5,9 +5,11 @@
 #include <opencv2/videoio.hpp>
 
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 using cfd::fail;
 using cfd::guarded;
@@ -20,6 +22,10 @@ struct cfd_video_reader {
     cv::Mat bgr;
     /* Frames grabbed or lost so far: the index of the next one. */
     int64_t attempts = 0;
+    /* Opening and reading give up after this long without data; 0 for never (files). */
+    int32_t timeout_ms = 0;
+    /* A read waited out the timeout. */
+    bool timed_out = false;
 };
 
 struct cfd_video_writer {
@@ -62,17 +68,29 @@ int fourcc_for(const std::string &path) {
     return cv::VideoWriter::fourcc('M', 'J', 'P', 'G');
 }
 
+/* Milliseconds since `start`. */
+int64_t elapsed_ms(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
 } // namespace
 
 extern "C" {
 
-cfd_video_reader *cfd_video_open(const char *path, cfd_video_info *info, cfd_error *error) {
+cfd_video_reader *cfd_video_open(const char *path, int32_t timeout_ms, cfd_video_info *info, cfd_error *error) {
     cfd_video_reader *result = nullptr;
     guarded(error, [&]() -> cfd_status {
-        if (path == nullptr || info == nullptr) return invalid(error, "null argument");
+        if (path == nullptr || info == nullptr || timeout_ms < 0) return invalid(error, "null argument");
         quiet_ffmpeg_logging();
         auto reader = std::make_unique<cfd_video_reader>();
-        if (!reader->capture.open(path, cv::CAP_FFMPEG)) {
+        reader->timeout_ms = timeout_ms;
+        std::vector<int> params;
+        if (timeout_ms > 0) params = {cv::CAP_PROP_OPEN_TIMEOUT_MSEC, timeout_ms, cv::CAP_PROP_READ_TIMEOUT_MSEC, timeout_ms};
+        const auto start = std::chrono::steady_clock::now();
+        if (!reader->capture.open(path, cv::CAP_FFMPEG, params)) {
+            if (timeout_ms > 0 && elapsed_ms(start) >= timeout_ms * 9 / 10) {
+                return fail(error, CFD_ERROR_TIMEOUT, "nothing arrived within the timeout");
+            }
             return fail(error, CFD_ERROR_DECODE, "FFmpeg cannot open it");
         }
         // Frames come out as stored; the rotation becomes an orientation in the geometry.
@@ -114,7 +132,16 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
         while (true) {
             if (announced > 0 ? reader->attempts >= announced : failures >= 8) return CFD_END_OF_STREAM;
             const int64_t index = reader->attempts++;
-            if (!reader->capture.grab()) {
+            const auto start = std::chrono::steady_clock::now();
+            const bool grabbed = reader->capture.grab();
+            // FFmpeg gave up waiting on a stream (the grab that waited may still return what had arrived).
+            if (reader->timeout_ms > 0 && elapsed_ms(start) >= reader->timeout_ms * 9 / 10) reader->timed_out = true;
+            if (!grabbed) {
+                // After a wait that timed out, a stream is stalled: every frame to come would fail alike.
+                if (reader->timed_out) {
+                    reader->attempts = index;
+                    return fail(error, CFD_ERROR_TIMEOUT, "nothing arrived within the timeout");
+                }
                 ++failures;
                 continue;
             }

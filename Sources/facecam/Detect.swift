@@ -21,12 +21,6 @@ struct Detect: ParsableCommand {
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
 
-    func validate() throws {
-        if detector.fast {
-            throw ValidationError("--fast is for frame sequences: use it with facecam video or live")
-        }
-    }
-
     func run() throws {
         let inputs = paths.map(FilePath.init(argument:))
         try output.refuseOverwriting(inputs)

@@ -3,7 +3,13 @@ import FaceCam
 
 struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the V4L2 capture devices: path, card, driver, bus, and each pixel format with its sizes and rates.")
+        abstract: "List the V4L2 capture devices: path, card, driver, bus, udev's stable names (aliases), and each pixel "
+            + "format with its sizes and rates.",
+        discussion: """
+            The aliases are the links udev makes in /dev/v4l/by-id (USB cameras, by serial number) and \
+            /dev/v4l/by-path (by the port they hang off), which keep naming the same camera when \
+            /dev/videoN numbers change; facecam live --device takes them as it takes /dev/videoN or N.
+            """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case jsonl, text
@@ -28,11 +34,11 @@ extension CaptureDevice {
             return "{\"fourcc\":\(jsonString(format.fourcc)),\"description\":\(jsonString(format.description)),\"sizes\":[\(sizes.joined(separator: ","))]}"
         }
         return "{\"path\":\(jsonString(path)),\"card\":\(jsonString(card)),\"driver\":\(jsonString(driver)),\"bus\":\(jsonString(bus)),"
-            + "\"formats\":[\(formats.joined(separator: ","))]}\n"
+            + "\"aliases\":[\(aliases.map(jsonString).joined(separator: ","))],\"formats\":[\(formats.joined(separator: ","))]}\n"
     }
 
     var text: String {
-        var lines = ["\(path): \(card) (driver \(driver), bus \(bus))"]
+        var lines = ["\(path): \(card) (driver \(driver), bus \(bus))"] + aliases.map { "  also \($0)" }
         for format in formats {
             lines.append("  \(format.fourcc) \(format.description)")
             for size in format.sizes {

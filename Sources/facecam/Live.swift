@@ -8,33 +8,40 @@ extension TrackEvent.Kind: ExpressibleByArgument {}
 
 struct Live: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Log faces from a V4L2 camera as they happen (or from a video played as a camera).",
+        abstract: "Log faces from a V4L2 camera as they happen (or from a video file or stream played as a camera).",
         discussion: """
             Frames are captured on this thread and detected on a serial queue; while the detector \
             is busy, a newer frame replaces the waiting one, so the log stays about one frame \
             behind the camera. Ctrl-C or SIGTERM stops: the frames in hand are finished, the \
             output flushed and a summary printed on standard error. Exit statuses beyond 0, 1, \
             2 and 64: 3 camera busy, 4 no such device, 5 permission denied, 6 camera unplugged \
-            while capturing, 7 no frame within --timeout, 8 not a V4L2 capture device, 9 the run ended \
+            while capturing, 7 nothing from the camera or the --source stream within --timeout, 8 not a \
+            V4L2 capture device, 9 the run ended \
             before the --exit-on event.
             """)
 
-    @Option(help: ArgumentHelp("The V4L2 capture device (default: /dev/video0).", valueName: "path"))
+    @Option(help: ArgumentHelp(
+        "The V4L2 capture device: a path (/dev/video2, or a stable name from facecam devices such as "
+            + "/dev/v4l/by-id/...), or N for /dev/videoN (default: /dev/video0).",
+        valueName: "path|N"))
     var device: String?
 
-    @Option(help: ArgumentHelp("Play this video file through the live path instead of a camera.", valueName: "file"))
+    @Option(help: ArgumentHelp(
+        "Play this instead of a camera: a video file, a URL FFmpeg reads (http, https, rtsp, rtmp, udp, ...), or - for "
+            + "standard input.",
+        valueName: "file|URL|-"))
     var source: String?
 
     @Flag(help: "With --source, present frames at the file's own frame rate (else as fast as they decode).")
     var realtime = false
 
-    @Option(help: ArgumentHelp("Frame size to ask the camera for.", valueName: "WxH"))
+    @Option(help: ArgumentHelp("Cameras only: the frame size to ask for.", valueName: "WxH"))
     var size: PixelSize?
 
-    @Option(help: ArgumentHelp("Frame rate to ask the camera for.", valueName: "N"))
+    @Option(help: ArgumentHelp("Cameras only: the frame rate to ask for.", valueName: "N"))
     var fps: Int?
 
-    @Option(help: "The camera's pixel format: auto (libv4l2 converts whatever it offers), mjpeg, yuyv, uyvy.")
+    @Option(help: "Cameras only: the pixel format: auto (libv4l2 converts whatever it offers), mjpeg, yuyv, uyvy.")
     var pixelFormat: CapturePixelFormat = .auto
 
     // Unconditional, so that "--frames -1" reaches validate() instead of reading as an option.
@@ -44,7 +51,8 @@ struct Live: ParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
-    @Option(help: ArgumentHelp("Give up when the camera sends no frame for this long.", valueName: "seconds"))
+    @Option(help: ArgumentHelp(
+        "Give up when the camera, or a --source URL or standard input, sends nothing for this long.", valueName: "seconds"))
     var timeout = 5.0
 
     @Option(help: ArgumentHelp(
@@ -57,6 +65,7 @@ struct Live: ParsableCommand {
 
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Fast mode") var fastMode: FastModeOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
@@ -78,6 +87,7 @@ struct Live: ParsableCommand {
         if let size, size.width < 1 || size.height < 1 { throw ValidationError("--size must be positive") }
         if annotateEvery < 1 { throw ValidationError("--annotate-every must be 1 or more") }
         try tracking.validate(with: output)
+        try fastMode.validate(with: detector)
     }
 
     func run() throws {
@@ -87,7 +97,7 @@ struct Live: ParsableCommand {
         // One detector on one serial queue: frames are detected one by one, in order.
         var options = detector
         options.jobs = 1
-        let detector = try options.makeDetectors(live: true)[0]
+        let detector = try options.makeDetectors(fast: fastMode.settings, live: true)[0]
         let (writer, annotator) = try output.makeSinks()
         let sink = ResultSink(
             writer: writer, tracker: tracking.makeTracker(),
@@ -120,7 +130,7 @@ struct Live: ParsableCommand {
         if sink.reachedExitEvent { return }
         if let failure {
             report("\(failure)")
-            throw (failure as? CaptureError)?.exitCode ?? Status.failure
+            throw (failure as? CaptureError)?.exitCode ?? (failure as? FaceCamError)?.liveExitCode ?? Status.failure
         }
         // A file played to its end says what it lost, as `video` does.
         if ended, let damage = input.source.damage {
@@ -134,18 +144,25 @@ struct Live: ParsableCommand {
         }
     }
 
+    /// --device: a path, or N for /dev/videoN as v4l2-ctl's -d takes it.
+    private var devicePath: String {
+        guard let device else { return "/dev/video0" }
+        return !device.isEmpty && device.allSatisfy(\.isASCII) && device.allSatisfy(\.isNumber) ? "/dev/video\(device)" : device
+    }
+
     /// The camera or file, opened; on failure one line and the error's status.
     private func openSource() throws -> (source: LiveSource, name: String) {
         if let source {
             do throws(FaceCamError) {
-                let reader = try VideoReader(path: FilePath(argument: source), maximumPixels: input.maximumPixels)
+                let reader = try VideoReader(
+                    input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumPixels, timeout: timeout)
                 return (FileSource(reader: reader, realtime: realtime), reader.path)
             } catch {
                 report(error.description)
-                throw Status.failure
+                throw error.liveExitCode
             }
         }
-        let path = device ?? "/dev/video0"
+        let path = devicePath
         do {
             let capture = try V4L2Capture(
                 path: path, request: CaptureRequest(size: size, framesPerSecond: fps, pixelFormat: pixelFormat))
@@ -155,6 +172,13 @@ struct Live: ParsableCommand {
             report(error.description)
             throw error.exitCode
         }
+    }
+}
+
+extension FaceCamError {
+    /// A stream that stalls ends as a camera that stops sending does (7); anything else is 1.
+    var liveExitCode: ExitCode {
+        if case .streamStalled = self { ExitCode(7) } else { Status.failure }
     }
 }
 

@@ -127,52 +127,40 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("YuNet: candidates kept before non-maximum suppression (default: 5000).", valueName: "N"))
     var topK: Int?
 
-    @Option(help: ArgumentHelp("Smallest face kept, in upright pixels (default: 30 for haar, none for yunet).", valueName: "N|WxH"))
+    @Option(help: ArgumentHelp(
+        "Both detectors: smallest face kept, in upright pixels (default: 30 for haar, none for yunet).", valueName: "N|WxH"))
     var minSize: PixelSize?
 
-    @Option(help: ArgumentHelp("Largest face kept (default: no limit).", valueName: "N|WxH"))
+    @Option(help: ArgumentHelp("Both detectors: largest face kept (default: no limit).", valueName: "N|WxH"))
     var maxSize: PixelSize?
 
     @Option(help: ArgumentHelp("detect and video: frames detected in parallel (default: the cores this process may use, "
             + "so taskset and a scheduler's CPU binding count; Haar's fast mode uses one).", valueName: "N"))
     var jobs: Int?
 
-    @Flag(help: ArgumentHelp(
-        "Fast mode (video, live): see README. Haar: full searches on a shrunk frame every few frames, and between them "
-            + "only around the faces already found. YuNet: every frame searched shrunk to --detect-width."))
-    var fast = false
-
-    @Option(help: ArgumentHelp("In fast mode, the width frames are shrunk to for searching (default: 640).", valueName: "W"))
-    var detectWidth = FastSettings().detectWidth
-
-    @Option(help: ArgumentHelp(
-        "Haar, in fast mode: a full search at least every N frames, and whenever a face is lost (default: 5).", valueName: "N"))
-    var fullSearchEvery: Int?
-
     @Option(name: .customLong("opencv-threads"), help: ArgumentHelp(
-        "Threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, else the cores this "
-            + "process may use).",
+        "Both detectors: threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, "
+            + "else the cores this process may use).",
         valueName: "N"))
     var openCVThreadsOption: Int?
 
     static let cores = OpenCVThreads.usableCores
 
     /// Frames detected at once: Haar's fast mode follows faces from frame to frame, so it takes them one by one.
-    var effectiveJobs: Int { fast && kind == .haar ? 1 : jobs ?? Self.cores }
+    func effectiveJobs(fast: FastSettings?) -> Int { fast != nil && kind == .haar ? 1 : jobs ?? Self.cores }
 
     /// With several jobs OpenCV's pool would split each frame's search over
     /// cores the jobs already use; `make bench` measures the arrangements side
     /// by side, and one job per core with OpenCV on one thread came out faster,
     /// for both detectors.
-    var openCVThreads: Int {
-        openCVThreadsOption ?? (effectiveJobs > 1 ? 1 : Self.cores)
+    func openCVThreads(fast: FastSettings?) -> Int {
+        openCVThreadsOption ?? (effectiveJobs(fast: fast) > 1 ? 1 : Self.cores)
     }
 
     func validate() throws {
         // An option of the other detector would be ignored silently: refuse it, naming its detector.
         let haarOnly: [(String, Bool)] = [
             ("--cascade", cascade != nil), ("--scale-factor", scaleFactor != nil), ("--min-neighbors", minNeighbors != nil),
-            ("--full-search-every", fullSearchEvery != nil),
         ]
         let yunetOnly: [(String, Bool)] = [
             ("--model", model != nil), ("--score-threshold", scoreThreshold != nil),
@@ -194,8 +182,6 @@ struct DetectorOptions: ParsableArguments {
         if let openCVThreadsOption, !(1...256).contains(openCVThreadsOption) {
             throw ValidationError("--opencv-threads must be from 1 to 256")
         }
-        guard detectWidth >= 40 else { throw ValidationError("--detect-width must be 40 or more") }
-        if let fullSearchEvery, fullSearchEvery < 1 { throw ValidationError("--full-search-every must be 1 or more") }
         if let minSize, minSize.width < 0 || minSize.height < 0 { throw ValidationError("--min-size must not be negative") }
         if let maxSize {
             guard maxSize.width > 0, maxSize.height > 0 else { throw ValidationError("--max-size must be positive") }
@@ -222,26 +208,26 @@ struct DetectorOptions: ParsableArguments {
         return parameters
     }
 
-    /// One detector per job, exact or fast; sets OpenCV's pool to match. Live
+    /// One detector per job, exact or in fast mode (`fast`); sets OpenCV's pool to match. Live
     /// Haar fast mode runs its full searches in the background, on a core of their own.
-    func makeDetectors(live: Bool = false) throws -> [any FrameFaceDetector] {
-        let background = live && fast && kind == .haar
-        OpenCVThreads.count = openCVThreadsOption ?? (background ? 1 : openCVThreads)
+    func makeDetectors(fast: FastSettings? = nil, live: Bool = false) throws -> [any FrameFaceDetector] {
+        var fast = fast
+        let background = live && fast != nil && kind == .haar
+        fast?.searchInBackground = background
+        OpenCVThreads.count = openCVThreadsOption ?? (background ? 1 : openCVThreads(fast: fast))
+        let jobs = effectiveJobs(fast: fast)
         do throws(FaceCamError) {
             switch kind {
             case .haar:
                 let cascade = try Cascade(resolving: cascade ?? Cascade.defaultName)
-                let settings = FastSettings(
-                    detectWidth: detectWidth, fullSearchEvery: fullSearchEvery ?? FastSettings().fullSearchEvery,
-                    searchInBackground: background)
-                return try (0..<effectiveJobs).map { _ throws(FaceCamError) in
+                return try (0..<jobs).map { _ throws(FaceCamError) in
                     let detector = try FaceDetector(cascade: cascade, parameters: parameters)
-                    return fast ? try FastFaceDetector(detector: detector, settings: settings) : detector
+                    return if let fast { try FastFaceDetector(detector: detector, settings: fast) } else { detector }
                 }
             case .yunet:
                 let model = if let path = self.model { try YuNetModel(path: path) } else { try YuNetModel() }
-                return try (0..<effectiveJobs).map { _ throws(FaceCamError) in
-                    try YuNetDetector(model: model, parameters: yunetParameters, searchWidth: fast ? detectWidth : nil)
+                return try (0..<jobs).map { _ throws(FaceCamError) in
+                    try YuNetDetector(model: model, parameters: yunetParameters, searchWidth: fast?.detectWidth)
                 }
             }
         } catch {
@@ -252,19 +238,64 @@ struct DetectorOptions: ParsableArguments {
     }
 }
 
+/// Fast mode: `video` and `live` only, since it follows faces from frame to frame.
+struct FastModeOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(
+        "Fast mode, see README. Haar: full searches on a shrunk frame every few frames, and between them only around "
+            + "the faces already found. YuNet: every frame searched shrunk to --detect-width."))
+    var fast = false
+
+    @Option(help: ArgumentHelp(
+        "With --fast, both detectors: the width frames are shrunk to for searching (default: 640).", valueName: "W"))
+    var detectWidth: Int?
+
+    @Option(help: ArgumentHelp(
+        "With --fast, Haar: a full search at least every N frames, and whenever a face is lost (default: 5).",
+        valueName: "N"))
+    var fullSearchEvery: Int?
+
+    func validate() throws {
+        if !fast, let option = [("--detect-width", detectWidth != nil), ("--full-search-every", fullSearchEvery != nil)]
+            .first(where: \.1)?.0 {
+            throw ValidationError("\(option) tunes fast mode: add --fast, or leave \(option) out")
+        }
+        if let detectWidth, detectWidth < 40 { throw ValidationError("--detect-width must be 40 or more") }
+        if let fullSearchEvery, fullSearchEvery < 1 { throw ValidationError("--full-search-every must be 1 or more") }
+    }
+
+    /// YuNet's fast mode has no full searches to space out.
+    func validate(with detector: DetectorOptions) throws {
+        if fullSearchEvery != nil, detector.kind == .yunet {
+            throw ValidationError(
+                "--full-search-every is an option of the haar detector's fast mode: YuNet searches every frame; leave it out")
+        }
+    }
+
+    /// The settings, or nil without --fast.
+    var settings: FastSettings? {
+        guard fast else { return nil }
+        let defaults = FastSettings()
+        return FastSettings(
+            detectWidth: detectWidth ?? defaults.detectWidth, fullSearchEvery: fullSearchEvery ?? defaults.fullSearchEvery)
+    }
+}
+
 /// Limits on what an input may make facecam allocate.
 struct InputOptions: ParsableArguments {
     @Option(name: .customLong("max-megapixels"), help: ArgumentHelp(
         "Refuse images and video frames larger than this, read from their headers before anything is decoded "
-            + "(default: 250, beyond any phone photograph; a decompression bomb claims far more).",
+            + "(default: \(ImageFile.defaultMaximumPixels / 1_000_000), beyond any phone photograph; a decompression bomb "
+            + "claims far more).",
         valueName: "N"))
-    var maxMegapixels: Int = ImageFile.defaultMaximumPixels / 1_000_000
+    var maxMegapixels: Int?
 
     func validate() throws {
-        guard (1...10_000).contains(maxMegapixels) else { throw ValidationError("--max-megapixels must be from 1 to 10000") }
+        if let maxMegapixels, !(1...10_000).contains(maxMegapixels) {
+            throw ValidationError("--max-megapixels must be from 1 to 10000")
+        }
     }
 
-    var maximumPixels: Int { maxMegapixels * 1_000_000 }
+    var maximumPixels: Int { maxMegapixels.map { $0 * 1_000_000 } ?? ImageFile.defaultMaximumPixels }
 }
 
 /// Where and how results go.

@@ -14,11 +14,11 @@ struct Session {
     /// (`results(of:in:submit:)`). From here on SIGINT and SIGTERM stop between
     /// frames instead of ending the process.
     init(
-        detector options: DetectorOptions, output: OutputOptions, resultDirectory: ResultDirectory? = nil,
+        detector options: DetectorOptions, fast: FastSettings? = nil, output: OutputOptions, resultDirectory: ResultDirectory? = nil,
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         video: VideoWriter? = nil, progress: (@Sendable (FrameResult) -> Void)? = nil
     ) throws {
-        let detectors = try options.makeDetectors()
+        let detectors = try options.makeDetectors(fast: fast)
         let (writer, annotator) = try output.makeSinks(resultDirectory: resultDirectory)
         let sink = ResultSink(
             writer: writer, tracker: tracker, events: events, annotator: annotator, video: video, minimumFaces: output.minFaces ?? 0,

@@ -4,7 +4,7 @@ import Foundation
 
 struct Video: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Detect faces in every frame of video files (anything FFmpeg reads).",
+        abstract: "Detect faces in every frame of video files and streams (anything FFmpeg reads).",
         discussion: """
             Frames are decoded with OpenCV's VideoCapture (FFmpeg back end), detected on --jobs \
             threads and written in frame order: the same file and options give the same output \
@@ -15,8 +15,16 @@ struct Video: ParsableCommand {
             closes the annotated video and exits 130 or 143.
             """)
 
-    @Argument(help: ArgumentHelp("Video files (more with --files-from).", valueName: "file"))
+    @Argument(help: ArgumentHelp(
+        "Video files, URLs FFmpeg reads (http, https, rtsp, rtmp, udp, ...), or - for standard input "
+            + "(more with --files-from).",
+        valueName: "file|URL|-"))
     var files: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "URLs and standard input: give up on a stream that sends nothing for this long (default: 10).",
+        valueName: "seconds"))
+    var timeout: Double?
 
     @Option(help: ArgumentHelp("Detect on every Nth frame only; the others are skipped and not reported.", valueName: "N"))
     var every = 1
@@ -32,6 +40,7 @@ struct Video: ParsableCommand {
 
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Fast mode") var fastMode: FastModeOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
@@ -40,7 +49,11 @@ struct Video: ParsableCommand {
     func validate() throws {
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
         guard annotateEvery >= 1 else { throw ValidationError("--annotate-every must be 1 or more") }
+        if let timeout, !(timeout > 0 && timeout <= 86_400) {
+            throw ValidationError("--timeout must be more than 0 and at most 86400 s")
+        }
         try tracking.validate(with: output)
+        try fastMode.validate(with: detector)
         try batch.validate(with: output)
         if annotateVideo != nil, files.count != 1 || batch.filesFrom != nil || batch.shard != nil {
             throw ValidationError("--annotate-video takes one input file; run facecam once per file")
@@ -58,16 +71,19 @@ struct Video: ParsableCommand {
             alsoWriting: (annotateVideo.map { [("--annotate-video", $0)] } ?? [])
                 + (results?.paths(for: inputs).map { ("--output-dir", $0) } ?? []))
         guard !inputs.isEmpty else { return }
-        let video = try openAnnotatedVideo(for: inputs)
+        let annotated = try openAnnotatedVideo(for: inputs)
         let progress = quiet ? nil : ProgressBar(every: every)
         var advance: (@Sendable (FrameResult) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detector: detector, output: output, resultDirectory: results, tracker: tracking.makeTracker(every: every),
-            events: ResultSink.EventHandling(write: tracking.events), video: video, progress: advance)
+            detector: detector, fast: fastMode.settings, output: output, resultDirectory: results, tracker: tracking.makeTracker(every: every),
+            events: ResultSink.EventHandling(write: tracking.events), video: annotated?.writer, progress: advance)
         var position = "before the first frame"
         for file in inputs where !session.stopping {
-            let submit = { submitFrames(of: file, named: names[file], to: session, progress: progress, position: &position) }
+            let submit = {
+                submitFrames(
+                    of: file, opened: annotated?.reader, named: names[file], to: session, progress: progress, position: &position)
+            }
             if let results {
                 session.results(of: file, in: results, resume: batch.resume, submit: submit)
             } else {
@@ -79,16 +95,17 @@ struct Video: ParsableCommand {
         try session.finish(position: position)
     }
 
-    /// With --annotate-video, the video writer, opened before any frame is
-    /// read so that a bad path costs no work: one line and status 1.
-    private func openAnnotatedVideo(for inputs: [FilePath]) throws -> VideoWriter? {
+    /// With --annotate-video, its one input, opened (once: a stream cannot be opened twice), and the
+    /// video writer, opened before any frame is read so that a bad path costs no work: one line and status 1.
+    private func openAnnotatedVideo(for inputs: [FilePath]) throws -> (writer: VideoWriter, reader: VideoReader)? {
         guard let annotateVideo else { return nil }
         do throws(FaceCamError) {
-            let reader = try VideoReader(path: inputs[0], maximumPixels: input.maximumPixels)
+            let reader = try openReader(inputs[0])
             let geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
             // The annotated video plays at the source's rate, less the frames --every skips.
-            return try VideoWriter(
+            let writer = try VideoWriter(
                 path: annotateVideo, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond / Double(every))
+            return (writer, reader)
         } catch {
             report(error.description)
             throw Status.failure
@@ -102,16 +119,22 @@ struct Video: ParsableCommand {
         return settings
     }
 
-    /// Submits `file`'s frames, and its failures in their place among them;
+    /// A file, URL or standard input ("-"), opened.
+    private func openReader(_ file: FilePath) throws(FaceCamError) -> VideoReader {
+        try VideoReader(input: VideoInput(file), maximumPixels: input.maximumPixels, timeout: timeout ?? 10)
+    }
+
+    /// Submits `file`'s frames (read from `opened` when it was opened already), and its failures in their place among them;
     /// false when not one frame could be read (the file cannot be opened, or
     /// the geometry options do not fit it).
     private func submitFrames(
-        of file: FilePath, named name: String, to session: Session, progress: ProgressBar?, position: inout String
+        of file: FilePath, opened: VideoReader?, named name: String, to session: Session, progress: ProgressBar?,
+        position: inout String
     ) -> Bool {
         let reader: VideoReader
         let geometry: PreviewGeometry
         do throws(FaceCamError) {
-            reader = try VideoReader(path: file, maximumPixels: input.maximumPixels)
+            if let opened { reader = opened } else { reader = try openReader(file) }
             geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
         } catch {
             session.pipeline.submit(failure: error)

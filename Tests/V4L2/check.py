@@ -123,6 +123,17 @@ def judge(out):
           any(d["driver"] == "vivid" and d["path"] == "/dev/video0" and any(f["fourcc"] == "YUYV" for f in d["formats"])
               for d in devices), read("devices.out")[:300])
     check("devices: the output-only node is left out", all(d["path"] != "/dev/video1" for d in devices))
+    alias = read("device-alias.path").strip()
+    check("udev made a /dev/v4l/by-path name for the capture node", alias.startswith("/dev/v4l/by-path/"),
+          read("udevd.log")[-300:])
+    capture = next((d for d in devices if d["path"] == "/dev/video0"), {})
+    check("devices: the capture node's aliases are udev's by-path name", capture.get("aliases") == [alias],
+          f"{capture.get('aliases')} against {alias}")
+    for name, source in (("device-number", "/dev/video0"), ("device-alias", alias)):
+        records = [json.loads(line) for line in read(f"{name}.out").splitlines()]
+        check(f"{name}: --device reaches the capture node ({source})",
+              read(f"{name}.status").strip() == "0" and bool(records) and all(r["source"] == source for r in records),
+              f"status {read(f'{name}.status').strip()}: {read(f'{name}.err').strip()[-200:]}")
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
     sys.exit(0 if passed == len(results) else 1)

@@ -15,9 +15,13 @@ run() {  # run NAME COMMAND...: stdout, stderr and status into OUT/NAME.*
     echo $? > "$OUT/$name.status"
 }
 
+# udev makes the stable names (/dev/v4l/by-path/...) that `devices` lists and --device takes.
+/lib/systemd/systemd-udevd --daemon > "$OUT/udevd.log" 2>&1
 modprobe vivid n_devs=1 node_types=0x101 > "$OUT/modprobe.log" 2>&1
 echo $? > "$OUT/modprobe.status"
 for _ in $(seq 50); do [ -e $OUTPUT ] && break; sleep 0.1; done
+udevadm trigger --action=add --subsystem-match=video4linux >> "$OUT/udevd.log" 2>&1
+udevadm settle --timeout=30 >> "$OUT/udevd.log" 2>&1
 # Clean frames: no on-screen text.
 v4l2-ctl -d $CAPTURE --set-ctrl osd_text_mode=2 >> "$OUT/setup.log" 2>&1
 
@@ -45,6 +49,11 @@ run loop-fast "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 30 
 kill $streamer 2> /dev/null
 wait $streamer 2> /dev/null
 
-# (3) The device list.
+# (3) The device list, and the capture device by number and by its stable name.
 run devices "$FACECAM" devices
+run device-number "$FACECAM" live --device 0 --frames 2 --timeout 30
+alias=$(ls /dev/v4l/by-path/* 2> /dev/null | while read -r link; do
+    [ "$(readlink -f "$link")" = $CAPTURE ] && echo "$link"; done | head -n 1)
+echo "$alias" > "$OUT/device-alias.path"
+run device-alias "$FACECAM" live --device "${alias:-/dev/v4l/by-path/missing}" --frames 2 --timeout 30
 echo done > "$OUT/finished"

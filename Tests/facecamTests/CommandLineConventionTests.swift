@@ -21,4 +21,72 @@ struct CommandLineConventionTests {
         #expect(run.status == 64)
         #expect(run.stderr.contains("--jobs does not apply to live"))
     }
+
+    /// Each option's block in `facecam COMMAND --help`: from its line to the next option's.
+    func optionBlocks(_ command: String) throws -> [String: String] {
+        var blocks: [String: String] = [:]
+        var current: String?
+        for line in try facecam(command, "--help").lines {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("  -"), let name = trimmed.split(separator: " ").first(where: { $0.hasPrefix("--") }) {
+                current = String(name)
+                blocks[current!] = trimmed
+            } else if let current, line.hasPrefix("   ") {
+                blocks[current]! += " " + trimmed
+            } else {
+                current = nil
+            }
+        }
+        return blocks
+    }
+
+    @Test(arguments: ["detect", "video", "live", "devices", "map"])
+    func everyOptionStatesItsDefaultOnceAtMost(command: String) throws {
+        let blocks = try optionBlocks(command)
+        #expect(blocks["--help"] != nil && blocks.count >= 3)
+        for (option, text) in blocks {
+            #expect(text.components(separatedBy: "default:").count <= 2, "\(command) \(option): \(text)")
+        }
+    }
+
+    @Test func detectListsNoFastModeOptionsAndRefusesThem() throws {
+        let blocks = try optionBlocks("detect")
+        for option in ["--fast", "--detect-width", "--full-search-every"] {
+            #expect(blocks[option] == nil, "detect --help lists \(option)")
+        }
+        #expect(try optionBlocks("video")["--fast"] != nil && optionBlocks("live")["--detect-width"] != nil)
+        let run = try facecam("detect", "--fast", "Fixtures/images/astronaut.png")
+        #expect(run.status == 64)
+    }
+
+    @Test(arguments: [
+        (["video", "--detect-width", "320", "Fixtures/video/pan-zoom.avi"], "--detect-width tunes fast mode: add --fast"),
+        (["video", "--full-search-every", "3", "Fixtures/video/pan-zoom.avi"], "--full-search-every tunes fast mode: add --fast"),
+        (["video", "--fast", "--detector", "yunet", "--full-search-every", "3", "Fixtures/video/pan-zoom.avi"],
+         "--full-search-every is an option of the haar detector's fast mode"),
+    ])
+    func fastModeOptionsThatDoNotApplyAreRefused(arguments: [String], message: String) throws {
+        let run = try run(facecamBinary, arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+
+    /// Detector options say which detector they belong to; the rest say both.
+    @Test func detectorOptionsNameTheirDetector() throws {
+        let blocks = try optionBlocks("video")
+        for option in ["--cascade", "--scale-factor", "--min-neighbors"] { #expect(blocks[option]?.contains("Haar:") == true) }
+        for option in ["--model", "--score-threshold", "--nms-threshold", "--top-k"] {
+            #expect(blocks[option]?.contains("YuNet:") == true)
+        }
+        for option in ["--min-size", "--max-size", "--opencv-threads", "--detect-width"] {
+            #expect(blocks[option]?.contains("oth detectors") == true, "\(option)")
+        }
+        #expect(blocks["--jobs"]?.contains("detect and video:") == true)
+    }
+
+    @Test func aDeviceNumberMeansDevVideoN() throws {
+        let run = try facecam("live", "--device", "37", "--frames", "1")
+        #expect(run.status == 4)
+        #expect(run.stderr.contains("/dev/video37 does not exist"))
+    }
 }

@@ -27,7 +27,8 @@ typedef enum {
     CFD_ERROR_OPENCV = 4,           /* OpenCV raised cv::Exception */
     CFD_ERROR_INTERNAL = 5,         /* std::exception or anything else */
     CFD_END_OF_STREAM = 6,          /* a video has no more frames: not an error */
-    CFD_ERROR_MODEL = 7             /* the DNN model file could not be loaded or run */
+    CFD_ERROR_MODEL = 7,            /* the DNN model file could not be loaded or run */
+    CFD_ERROR_TIMEOUT = 8           /* a stream sent nothing for the reader's timeout */
 } cfd_status;
 
 /* `message` is one line: OpenCV's own multi-line exception text is condensed. */
@@ -193,8 +194,10 @@ typedef struct {
     int32_t rotation;         /* clockwise degrees (0, 90, 180, 270) a player turns the frames to show them */
 } cfd_video_info;
 
-/* Opens a video file; frames come out as stored, never auto-rotated. NULL and `error` on failure. */
-cfd_video_reader *cfd_video_open(const char *path, cfd_video_info *info, cfd_error *error);
+/* Opens a video file, or a stream FFmpeg reads (a URL, or "pipe:0"); frames come out as stored, never
+ * auto-rotated. With `timeout_ms` > 0, opening and each read give up when nothing arrives for that long:
+ * opening fails with CFD_ERROR_TIMEOUT, reading ends with it. NULL and `error` on failure. */
+cfd_video_reader *cfd_video_open(const char *path, int32_t timeout_ms, cfd_video_info *info, cfd_error *error);
 
 /* One frame read from a video. */
 typedef struct {

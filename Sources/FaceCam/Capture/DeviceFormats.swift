@@ -94,15 +94,37 @@ public struct CaptureDevice: Sendable {
     public var driver: String
     public var bus: String
     public var formats: [DeviceFormat]
+    /// udev's stable names for the node (/dev/v4l/by-id/..., /dev/v4l/by-path/...), which survive
+    /// reboots and replugging where /dev/videoN may not; sorted.
+    public var aliases: [String] = []
 
-    /// The capture devices among /dev/video*, in number order; others are left out.
-    public static func all(directory: String = "/dev") -> [CaptureDevice] {
+    /// Where udev keeps the stable names of video nodes.
+    public static let aliasDirectories = ["/dev/v4l/by-id", "/dev/v4l/by-path"]
+
+    /// The capture devices among /dev/video*, in number order (others are left out), each
+    /// with the links in `aliasDirectories` that lead to it.
+    public static func all(directory: String = "/dev", aliasDirectories: [String] = aliasDirectories) -> [CaptureDevice] {
         let names = ((try? directoryEntries(FilePath(directory))) ?? []).map { String(decoding: $0, as: UTF8.self) }
         let numbered = names.compactMap { name -> (Int, String)? in
             guard name.hasPrefix("video"), let number = Int(name.dropFirst(5)) else { return nil }
             return (number, directory + "/" + name)
         }
-        return numbered.sorted { $0.0 < $1.0 }.compactMap { try? CaptureDevice(path: $0.1) }
+        let links = aliasDirectories.flatMap { folder in
+            ((try? directoryEntries(FilePath(folder))) ?? []).map { folder + "/" + String(decoding: $0, as: UTF8.self) }
+        }
+        let targets = Dictionary(grouping: links) { resolvedPath($0) ?? "" }
+        return numbered.sorted { $0.0 < $1.0 }.compactMap { _, path in
+            guard var device = try? CaptureDevice(path: path) else { return nil }
+            device.aliases = (targets[resolvedPath(path) ?? path] ?? []).sorted()
+            return device
+        }
+    }
+
+    /// `path` with every symbolic link followed (realpath), or nil when it leads nowhere.
+    private static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Opens `path` long enough to ask it; throws when it is not a capture device.

@@ -1,7 +1,8 @@
 internal import CFaceDetect
 
-/// A video file read frame by frame through OpenCV's VideoCapture (FFmpeg
-/// back end), going on past damaged frames as FFmpeg does.
+/// A video file (or a stream: a URL, standard input) read frame by frame
+/// through OpenCV's VideoCapture (FFmpeg back end), going on past damaged
+/// frames as FFmpeg does.
 public final class VideoReader {
     public struct Info: Sendable {
         /// The frames' size as stored, before any rotation.
@@ -22,8 +23,11 @@ public final class VideoReader {
         public var frame: Frame?
     }
 
+    /// How results and messages name the input.
     public let path: String
     public let info: Info
+    /// For streams: how long reading waits for data before giving up.
+    private let timeout: Double?
     private let handle: OpaquePointer
     /// Indices of the frames that could not be read, in order.
     public private(set) var lostFrames: [Int] = []
@@ -31,19 +35,33 @@ public final class VideoReader {
     public private(set) var lastIndex = -1
 
     /// Opens a regular file whose frames have at most `maximumPixels` pixels.
-    public init(path: FilePath, maximumPixels: Int = ImageFile.defaultMaximumPixels) throws(FaceCamError) {
-        let kind: FileKind
-        do {
-            kind = try fileStatus(path).kind
-        } catch {
-            throw .unreadable(error)
+    public convenience init(path: FilePath, maximumPixels: Int = ImageFile.defaultMaximumPixels) throws(FaceCamError) {
+        try self.init(input: .file(path), maximumPixels: maximumPixels)
+    }
+
+    /// Opens a regular file, or a stream, whose frames have at most `maximumPixels` pixels.
+    /// A stream that sends nothing for `timeout` seconds fails to open, or ends reading
+    /// with `FaceCamError.streamStalled`.
+    public init(input: VideoInput, maximumPixels: Int = ImageFile.defaultMaximumPixels, timeout: Double = 10) throws(FaceCamError) {
+        let name = input.description
+        if case .file(let path) = input {
+            let kind: FileKind
+            do {
+                kind = try fileStatus(path).kind
+            } catch {
+                throw .unreadable(error)
+            }
+            guard kind == .regular else { throw .notARegularFile(path: name) }
         }
-        let name = path.description
-        guard kind == .regular else { throw .notARegularFile(path: name) }
+        let timeout = input.isStream ? timeout : nil
         var info = cfd_video_info()
         var error = cfd_error()
-        guard let handle = path.withCString({ cfd_video_open($0, &info, &error) }) else {
-            throw .undecodableVideo(path: name, reason: error.text)
+        let milliseconds = timeout.map { Int32(clamping: Int(($0 * 1000).rounded(.up))) } ?? 0
+        guard let handle = cfd_video_open(input.ffmpegName, milliseconds, &info, &error) else {
+            if error.status == CFD_ERROR_TIMEOUT { throw .streamStalled(source: name, afterFrame: nil, seconds: timeout ?? 0) }
+            throw input.isStream
+                ? .unreachableStream(source: name, reason: error.text)
+                : .undecodableVideo(path: name, reason: error.text)
         }
         let size = PixelSize(width: Int(info.width), height: Int(info.height))
         do {
@@ -54,6 +72,7 @@ public final class VideoReader {
         }
         self.path = name
         self.handle = handle
+        self.timeout = timeout
         self.info = Info(
             size: size, framesPerSecond: info.frames_per_second, frameCount: Int(info.frame_count),
             rotation: Orientation(clockwiseRotation: Int(info.rotation)) ?? .up)
@@ -79,6 +98,8 @@ public final class VideoReader {
             lostFrames += (index - Int(read.lost))..<index
             lastIndex = index
             return VideoFrame(index: index, time: read.time, frame: frame)
+        case CFD_ERROR_TIMEOUT:
+            throw .streamStalled(source: path, afterFrame: lastIndex, seconds: timeout ?? 0)
         default:
             throw .videoFrame(path: path, frame: lastIndex + 1, reason: error.text)
         }

@@ -19,6 +19,10 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case tooLarge(path: String, size: PixelSize, limit: Int)
     /// The file is not a video FFmpeg can open.
     case undecodableVideo(path: String, reason: String)
+    /// A stream (URL, standard input) could not be opened.
+    case unreachableStream(source: String, reason: String)
+    /// A stream sent nothing for `seconds`: while opening (`afterFrame` nil), or after that frame (-1: before any).
+    case streamStalled(source: String, afterFrame: Int?, seconds: Double)
     /// Frames of a video were lost to damage, or it ended before its announced frame count.
     case videoDamaged(path: String, reason: String)
     /// A video frame could not be decoded.
@@ -60,6 +64,17 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
                 + "more than the limit of \(decimal(Double(limit) / 1e6)) (raise --max-megapixels for a file you trust)"
         case .undecodableVideo(let path, let reason):
             return "\(path): not a video facecam can read: \(reason)"
+        case .unreachableStream(let source, let reason):
+            return "\(source): \(reason): check the address, that the stream is up, and that FFmpeg reads its protocol "
+                + "and format (standard input needs one that plays without seeking, such as MJPEG AVI or MPEG-TS)"
+        case .streamStalled(let source, let afterFrame, let seconds):
+            let when = switch afterFrame {
+            case nil: "while opening"
+            case -1: "before the first frame"
+            case let frame?: "after frame \(frame)"
+            }
+            return "\(source): the stream stalled \(when): nothing arrived for \(decimal(seconds)) s "
+                + "(raise --timeout for a slow source)"
         case .videoDamaged(let path, let reason):
             return "\(path): \(reason)"
         case .videoFrame(let path, let frame, let reason):

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+/// A server started for a test, on a free loopback port; `stop()` ends it (call it in a defer, which
+/// also keeps the server alive until then).
+final class LocalServer {
+    let process = Process()
+    let port: Int
+
+    /// Runs Python `code`, which must print the port it listens on as its first line.
+    init(python code: String, arguments: [String] = []) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-u", "-c", code] + arguments
+        process.currentDirectoryURL = repository
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
+            line += byte
+        }
+        port = try #require(Int(String(decoding: line, as: UTF8.self)))
+    }
+
+    /// Python's own HTTP server over `directory`.
+    static func files(_ directory: String) throws -> LocalServer {
+        try LocalServer(python: """
+            import functools, http.server, sys
+            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+            handler.func.log_message = lambda *args: None
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            print(server.server_address[1])
+            server.serve_forever()
+            """, arguments: [directory])
+    }
+
+    /// Answers every request with the headers for all of `file` and its first half, then sends nothing more.
+    static func stalling(_ file: String) throws -> LocalServer {
+        try LocalServer(python: """
+            import socket, sys
+            data = open(sys.argv[1], "rb").read()
+            listener = socket.create_server(("127.0.0.1", 0))
+            print(listener.getsockname()[1])
+            held = []
+            while True:
+                connection, _ = listener.accept()
+                connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: video/x-msvideo\\r\\nContent-Length: %d\\r\\n\\r\\n"
+                                   % len(data) + data[:len(data) // 2])
+                held.append(connection)
+            """, arguments: [file])
+    }
+
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// `video` and `live --source` read URLs and standard input as FFmpeg does.
+@Suite struct StreamInputTests {
+    /// The records of `run`, each without its source.
+    func recordsWithoutSource(_ run: Run) throws -> [NSDictionary] {
+        try run.records().map { record in
+            var record = record
+            record["source"] = nil
+            return record as NSDictionary
+        }
+    }
+
+    @Test func aClipServedOverHTTPGivesTheFilesResults() throws {
+        let server = try LocalServer.files(fixture("video"))
+        defer { server.stop() }
+        let url = "http://127.0.0.1:\(server.port)/pan-zoom.avi"
+        let streamed = try facecam("video", "--quiet", "--every", "4", url)
+        let file = try facecam("video", "--quiet", "--every", "4", "Fixtures/video/pan-zoom.avi")
+        #expect(streamed.status == 0, "\(streamed.stderr)")
+        #expect(try streamed.records().allSatisfy { $0["source"] as? String == url })
+        #expect(try recordsWithoutSource(streamed) == recordsWithoutSource(file))
+        #expect(try streamed.records().count == 9)
+    }
+
+    @Test func standardInputIsReadThroughFFmpegsPipe() throws {
+        let piped = try run(facecamBinary, ["video", "--quiet", "--every", "4", "-"], input: URL(fileURLWithPath: fixture("video/pan-zoom.avi")))
+        let file = try facecam("video", "--quiet", "--every", "4", "Fixtures/video/pan-zoom.avi")
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(try piped.records().allSatisfy { $0["source"] as? String == "-" })
+        #expect(try recordsWithoutSource(piped) == recordsWithoutSource(file))
+    }
+
+    @Test func aStreamThatStallsEndsWithOneLineAfterItsFramesAndHidesThePassword() throws {
+        let server = try LocalServer.stalling(fixture("video/pan-zoom.avi"))
+        defer { server.stop() }
+        let url = "http://viewer:secret@127.0.0.1:\(server.port)/clip.avi"
+        let started = Date()
+        let result = try facecam("video", "--quiet", "--timeout", "1", url)
+        #expect(Date().timeIntervalSince(started) < 20)
+        #expect(result.status == 1)
+        let records = try result.records()
+        #expect(records.count >= 10, "the frames that arrived are written")
+        #expect(records.allSatisfy { $0["source"] as? String == "http://viewer:***@127.0.0.1:\(server.port)/clip.avi" })
+        #expect(result.errorLines.count == 1)
+        #expect(result.stderr.contains("the stream stalled after frame \(records.count - 1): nothing arrived for 1 s"))
+        #expect(!result.stderr.contains("secret") && !result.stdout.contains("secret"))
+
+        let live = try facecam("live", "--timeout", "1", "--source", url)
+        #expect(live.status == 7)
+        #expect(live.stderr.contains("the stream stalled"))
+    }
+
+    @Test func anUnreachableURLIsOneLineAndTheOtherInputsGoOn() throws {
+        // A port nothing listens on: the files server's, once stopped.
+        let server = try LocalServer.files(fixture("video"))
+        server.stop()
+        let port = server.port
+        let result = try facecam("video", "--quiet", "--every", "12", "http://127.0.0.1:\(port)/pan-zoom.avi", "Fixtures/video/pan-zoom.avi")
+        #expect(result.status == 1)
+        #expect(result.errorLines.count == 1 && result.stderr.contains("http://127.0.0.1:\(port)/pan-zoom.avi: FFmpeg cannot open it"))
+        #expect(try result.records().count == 3)
+    }
+
+    @Test func liveReadsAURLAsACamera() throws {
+        let server = try LocalServer.files(fixture("video"))
+        defer { server.stop() }
+        let result = try facecam("live", "--frames", "5", "--source", "http://127.0.0.1:\(server.port)/pan-zoom.avi")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("captured 5 frames"))
+        #expect(try !result.records().isEmpty)
+    }
+}
