@@ -22,7 +22,21 @@ BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreame
 SLURM_PACKAGES := slurm-wlm munge parallel python3-venv
 SCALE_VENV := .build/scale-venv
 
-.PHONY: all deps test-deps bench-deps build demo test test-v4l2 test-slurm fuzz bench fixtures clean
+# make install and make deb: what goes where. DESTDIR stages an install (packagers); PREFIX is
+# where it runs from. The binary links the Swift runtime statically, so no toolchain is needed to run it.
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/.*facecamVersion = "\(.*\)"/\1/p' Sources/facecam/Version.swift)
+STATIC := .build-static
+RELEASE_BINARY := $(STATIC)/release/facecam
+STAGE := .build/stage
+DEB_PACKAGES := $(PACKAGES) dpkg-dev
+# The installed man pages and completions are read by man, bash, zsh and fish in make test-install.
+INSTALL_TEST_PACKAGES := $(DEB_PACKAGES) man-db bash-completion zsh fish
+DEB := .build/facecam_$(VERSION)_amd64.deb
+
+.PHONY: all deps test-deps bench-deps build demo test test-v4l2 test-slurm test-install fuzz bench fixtures clean \
+	release stage install uninstall deb
 
 all: build
 
@@ -117,6 +131,82 @@ bench: bench-deps
 	$(PYTHON) Tests/Bench/large_faces.py --facecam .build/release/facecam
 	$(PYTHON) Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi
 	$(PYTHON) Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic
+
+# The release binary, the Swift runtime linked in.
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC)
+
+# Everything installed, under $(STAGE) as under a prefix: bin/, share/facecam (the YuNet model),
+# share/man/man1 (one page per command, from swift-argument-parser's generate-manual plugin, named
+# as git names its own: facecam-detect.1), and bash, zsh and fish completions.
+stage: release
+	rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/share/facecam $(STAGE)/share/man/man1 $(STAGE)/completions
+	cp $(RELEASE_BINARY) $(STAGE)/bin/facecam
+	strip $(STAGE)/bin/facecam
+	cp Sources/FaceCam/Resources/YuNet/* $(STAGE)/share/facecam/
+	$(SWIFT) package --scratch-path $(STATIC) --allow-writing-to-package-directory generate-manual --multi-page \
+		--date "$$(git log -1 --format=%cs 2> /dev/null || date +%F)" --authors "the facecam developers"
+	for page in $(STATIC)/plugins/GenerateManual/outputs/facecam/*.1; do \
+		name=$$(basename $$page .1 | tr . -); \
+		sed -e 's/^\.Xr facecam\.\([a-z]*\)/.Xr facecam-\1/' -e 's/^\.Dt FACECAM\.\([A-Z]*\)/.Dt FACECAM-\1/' \
+			$$page > $(STAGE)/share/man/man1/$$name.1 || exit 1; \
+	done
+	for shell in bash zsh fish; do \
+		$(STAGE)/bin/facecam --generate-completion-script $$shell > $(STAGE)/completions/$$shell || exit 1; \
+	done
+
+# Copies what `stage` made under $(1), a prefix: the binary, the model (found from bin/../share/facecam),
+# the man pages and the completions.
+define install-staged
+	install -D -m 755 $(STAGE)/bin/facecam $(1)/bin/facecam
+	install -d $(1)/share/facecam $(1)/share/man/man1
+	install -m 644 $(STAGE)/share/facecam/* $(1)/share/facecam/
+	install -m 644 $(STAGE)/share/man/man1/*.1 $(1)/share/man/man1/
+	install -D -m 644 $(STAGE)/completions/bash $(1)/share/bash-completion/completions/facecam
+	install -D -m 644 $(STAGE)/completions/zsh $(1)/share/zsh/site-functions/_facecam
+	install -D -m 644 $(STAGE)/completions/fish $(1)/share/fish/vendor_completions.d/facecam.fish
+endef
+
+# make install PREFIX=/usr/local DESTDIR=; make uninstall removes exactly what it installed.
+install: stage
+	$(call install-staged,$(DESTDIR)$(PREFIX))
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/facecam $(DESTDIR)$(PREFIX)/share/man/man1/facecam.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/facecam-*.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/facecam $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_facecam \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/facecam.fish
+	rm -rf $(DESTDIR)$(PREFIX)/share/facecam
+
+# facecam_VERSION_amd64.deb: Debian's places (man pages gzipped, zsh's vendor-completions), Depends
+# computed by dpkg-shlibdeps from the binary's shared libraries.
+deb: stage
+	$(call install-missing,$(DEB_PACKAGES))
+	rm -rf $(STAGE)/deb && mkdir -p $(STAGE)/deb/DEBIAN $(STAGE)/deb/usr/share/doc/facecam
+	$(call install-staged,$(STAGE)/deb/usr)
+	mv $(STAGE)/deb/usr/share/zsh/site-functions $(STAGE)/deb/usr/share/zsh/vendor-completions
+	gzip -9n $(STAGE)/deb/usr/share/man/man1/*.1
+	printf '%s\n' "facecam: copyright the facecam developers." "" \
+		"/usr/share/facecam/face_detection_yunet_2022mar.onnx, the YuNet model from OpenCV's model zoo:" "" \
+		> $(STAGE)/deb/usr/share/doc/facecam/copyright
+	cat Sources/FaceCam/Resources/YuNet/LICENSE >> $(STAGE)/deb/usr/share/doc/facecam/copyright
+	mkdir -p $(STAGE)/shlibs/debian && touch $(STAGE)/shlibs/debian/control
+	cd $(STAGE)/shlibs && dpkg-shlibdeps -O -e ../deb/usr/bin/facecam | sed 's/^shlibs:Depends=//' > depends
+	printf '%s\n' "Package: facecam" "Version: $(VERSION)" "Architecture: amd64" "Maintainer: the facecam developers" \
+		"Depends: $$(cat $(STAGE)/shlibs/depends), opencv-data" "Section: video" "Priority: optional" \
+		"Installed-Size: $$(du -sk $(STAGE)/deb/usr | cut -f1)" \
+		"Description: command-line face detector for images, video files, streams and V4L2 cameras" \
+		" Finds faces with OpenCV's Haar cascades or its YuNet DNN detector and maps each box into a" \
+		" preview's coordinates (clean aperture, orientation, mirroring, gravity); results as JSON Lines," \
+		" CSV or text, or drawn onto JPEGs." > $(STAGE)/deb/DEBIAN/control
+	dpkg-deb --root-owner-group --build $(STAGE)/deb $(DEB)
+	@echo "deb: $(DEB)"
+
+# make install, make uninstall and make deb, tested: Tests/Install/check.sh installs into throwaway
+# roots (DESTDIR, and dpkg --root) and runs the installed facecam from another directory.
+test-install: deb
+	$(call install-missing,$(INSTALL_TEST_PACKAGES))
+	bash Tests/Install/check.sh $(DEB)
 
 # Rebuilds Fixtures/ from ../shared/fixture-sources and recomputes the expectations with OpenCV.
 fixtures: test-deps

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# make test-install: make install and make uninstall into a throwaway DESTDIR, and the .deb installed
+# by dpkg into a throwaway root; each installed facecam is run from another directory, and its man
+# pages and completions are read by man, bash, zsh and fish.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+deb=$(realpath "${1:?usage: check.sh FACECAM.deb}")
+work=$(mktemp -d /tmp/facecam-install.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+image=$(realpath Fixtures/images/astronaut.png)
+checks=0
+fail() { echo "test-install: $*" >&2; exit 1; }
+pass() { checks=$((checks + 1)); echo "ok: $*"; }
+
+# An installed facecam under ROOT/PREFIX: it runs from another directory, finds its YuNet model,
+# and its man pages and completions are where man and the shells look.
+check_installed() {
+    local prefix=$1 zsh_dir=$2 what=$3
+    (cd "$work" && "$prefix/bin/facecam" --version) | grep -qx "$(sed -n 's/.*facecamVersion = "\(.*\)"/\1/p' Sources/facecam/Version.swift)" \
+        || fail "$what: facecam --version"
+    local record
+    record=$(cd "$work" && "$prefix/bin/facecam" detect --detector yunet "$image") || fail "$what: detect --detector yunet"
+    echo "$record" | grep -q '"score"' || fail "$what: YuNet found no face: $record"
+    pass "$what: facecam runs from another directory and finds its YuNet model"
+    if readelf -d "$prefix/bin/facecam" | grep -q 'libswift\|libFoundation\|libdispatch'; then
+        fail "$what: the binary needs the Swift runtime's shared libraries"
+    fi
+    pass "$what: no Swift runtime library among the binary's needs"
+    for page in facecam facecam-detect facecam-video facecam-live facecam-devices facecam-map; do
+        local file
+        file=$(ls "$prefix/share/man/man1/$page.1"* 2> /dev/null) || fail "$what: no man page $page"
+        MANWIDTH=80 man -l "$file" 2> /dev/null | grep -q "^NAME" || fail "$what: man cannot read $file"
+    done
+    MANWIDTH=80 man -l "$prefix"/share/man/man1/facecam-video.1* | grep -q -- "--shard" || fail "$what: man facecam-video lacks --shard"
+    pass "$what: man reads a page for facecam and each command"
+    bash -c "source /usr/share/bash-completion/bash_completion; source '$prefix/share/bash-completion/completions/facecam'; complete -p facecam" > /dev/null \
+        || fail "$what: bash completion does not load"
+    zsh -n "$zsh_dir/_facecam" || fail "$what: zsh completion does not parse"
+    fish --no-execute "$prefix/share/fish/vendor_completions.d/facecam.fish" || fail "$what: fish completion does not parse"
+    pass "$what: bash loads its completion, zsh and fish parse theirs"
+}
+
+# make install / make uninstall with DESTDIR and PREFIX.
+root=$work/destdir
+make --no-print-directory install DESTDIR="$root" PREFIX=/usr/local > "$work/install.log" 2>&1 || { tail "$work/install.log"; fail "make install"; }
+check_installed "$root/usr/local" "$root/usr/local/share/zsh/site-functions" "make install"
+make --no-print-directory uninstall DESTDIR="$root" PREFIX=/usr/local > /dev/null
+left=$(find "$root" -type f)
+[ -z "$left" ] || fail "make uninstall left: $left"
+pass "make uninstall removes every file make install put there"
+
+# The .deb: its Depends name Debian's OpenCV, libv4l and libjpeg packages, each available here.
+depends=$(dpkg-deb -f "$deb" Depends)
+for library in libopencv-core406 libopencv-videoio406 libv4l-0 libjpeg62-turbo libc6; do
+    echo "$depends" | grep -q "$library" || fail "Depends lacks $library: $depends"
+done
+for package in $(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/|.*//' | tr -d ' '); do
+    dpkg-query -W "$package" > /dev/null 2>&1 || fail "Depends names $package, which this machine does not have"
+done
+pass "the .deb's Depends, computed by dpkg-shlibdeps, name Debian's OpenCV, libv4l and libjpeg packages: $depends"
+debroot=$work/debroot
+mkdir -p "$debroot/var/lib/dpkg/info" "$debroot/var/lib/dpkg/updates"
+touch "$debroot/var/lib/dpkg/status"
+dpkg --root="$debroot" --force-depends --force-script-chrootless -i "$deb" > "$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail "dpkg -i"; }
+dpkg --root="$debroot" -s facecam | grep -q "^Status: install ok installed" || fail "dpkg does not list facecam as installed"
+check_installed "$debroot/usr" "$debroot/usr/share/zsh/vendor-completions" "the .deb"
+dpkg --root="$debroot" -r facecam > /dev/null 2>&1 || fail "dpkg -r"
+[ ! -e "$debroot/usr/bin/facecam" ] || fail "dpkg -r left /usr/bin/facecam"
+pass "dpkg removes it again"
+echo "test-install: $checks checks passed"
