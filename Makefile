@@ -9,10 +9,11 @@ BENCH := .build/bench
 YUNET_MODEL := Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
-# What facecam needs to build and run, and what its tests need beside that
-# (python3-opencv runs the independent OpenCV reference).
+# What facecam needs to build and run, and what its tests need beside that (python3-opencv runs the
+# independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP).
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev
-TEST_PACKAGES := $(PACKAGES) python3-opencv time
+TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
+	gstreamer1.0-plugins-good
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev
 # make bench compares with GStreamer's facedetect element too, and scores tracking with scipy.

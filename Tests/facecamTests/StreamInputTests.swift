@@ -7,11 +7,12 @@ final class LocalServer {
     let process = Process()
     let port: Int
 
-    /// Runs Python `code`, which must print the port it listens on as its first line.
-    init(python code: String, arguments: [String] = []) throws {
+    /// Runs Python `code` (or with `code` nil, the script `arguments[0]`), which must print the port
+    /// it listens on as its first line.
+    init(python code: String?, arguments: [String] = []) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-u", "-c", code] + arguments
+        process.arguments = ["-u"] + (code.map { ["-c", $0] } ?? []) + arguments
         process.currentDirectoryURL = repository
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -50,6 +51,11 @@ final class LocalServer {
                                    % len(data) + data[:len(data) // 2])
                 held.append(connection)
             """, arguments: [file])
+    }
+
+    /// Tests/Reference/rtsp_server.py: `clip` at rtsp://127.0.0.1:PORT/clip.
+    static func rtsp(_ clip: String) throws -> LocalServer {
+        try LocalServer(python: nil, arguments: [repository.appendingPathComponent("Tests/Reference/rtsp_server.py").path, clip])
     }
 
     func stop() {
@@ -127,5 +133,25 @@ final class LocalServer {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("captured 5 frames"))
         #expect(try !result.records().isEmpty)
+    }
+
+    /// Over RTSP the frames are JPEG-encoded again (see rtsp_server.py), so the faces are compared with
+    /// OpenCV's on the file by overlap: every frame arrives, and most faces are found where OpenCV found them.
+    @Test func anRTSPStreamArrivesWhole() throws {
+        let server = try LocalServer.rtsp(fixture("video/pan-zoom.avi"))
+        defer { server.stop() }
+        let url = "rtsp://127.0.0.1:\(server.port)/clip"
+        let result = try facecam("video", "--quiet", "--timeout", "10", url)
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        let expected = try videoExpectations("video/pan-zoom.avi")
+        #expect(records.map { $0["frame"] as! Int } == expected.map(\.frame))
+        var found = 0
+        for (record, reference) in zip(records, expected) {
+            let boxes = (record["faces"] as! [[String: Any]]).map { $0["box"] as! [Int] }
+            found += reference.boxes.filter { box in boxes.contains { iou($0, box) >= 0.5 } }.count
+        }
+        let total = expected.map(\.boxes.count).reduce(0, +)
+        #expect(total > 20 && Double(found) >= 0.8 * Double(total), "\(found) of \(total) faces")
     }
 }
