@@ -60,8 +60,10 @@ struct Live: ParsableCommand {
         valueName: "event"))
     var exitOn: TrackEvent.Kind?
 
-    @Option(help: ArgumentHelp("With --annotate, save every Nth processed frame (on a queue of its own; it never slows detection).", valueName: "N"))
-    var annotateEvery = 1
+    @Option(help: ArgumentHelp(
+        "With --annotate, save every Nth processed frame (default: 1; on a queue of its own, it never slows detection).",
+        valueName: "N"))
+    var annotateEvery: Int?
 
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
@@ -85,7 +87,7 @@ struct Live: ParsableCommand {
         if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
         if let fps, fps < 1 { throw ValidationError("--fps must be 1 or more") }
         if let size, size.width < 1 || size.height < 1 { throw ValidationError("--size must be positive") }
-        if annotateEvery < 1 { throw ValidationError("--annotate-every must be 1 or more") }
+        try validateAnnotateEvery(annotateEvery, with: output)
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
     }
@@ -105,7 +107,7 @@ struct Live: ParsableCommand {
             report: { report($0) })
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
-            annotator: annotator, annotateEvery: annotateEvery)
+            annotator: annotator, annotateEvery: annotateEvery ?? 1)
 
         let deadline = duration.map { monotonicSeconds() + $0 }
         let finished = { stop.requested || deadline.map { monotonicSeconds() >= $0 } == true || sink.stopped }

@@ -347,6 +347,13 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
+/// --annotate-every (video, live): 1 or more, and only with --annotate, which it thins out.
+func validateAnnotateEvery(_ annotateEvery: Int?, with output: OutputOptions) throws {
+    guard let annotateEvery else { return }
+    if annotateEvery < 1 { throw ValidationError("--annotate-every must be 1 or more") }
+    if output.annotate == nil { throw ValidationError("--annotate-every goes with --annotate DIR, which it thins out") }
+}
+
 /// Face ids from frame to frame (video and live).
 struct TrackingOptions: ParsableArguments {
     @Flag(help: "Smooth each face's box over time (an exponential moving average keeping half of the last box).")

@@ -29,8 +29,8 @@ struct Video: ParsableCommand {
     @Option(help: ArgumentHelp("Detect on every Nth frame only; the others are skipped and not reported.", valueName: "N"))
     var every = 1
 
-    @Option(help: ArgumentHelp("With --annotate, save every Nth detected frame only.", valueName: "N"))
-    var annotateEvery = 1
+    @Option(help: ArgumentHelp("With --annotate, save every Nth detected frame only (default: 1).", valueName: "N"))
+    var annotateEvery: Int?
 
     @Option(help: ArgumentHelp("Write the preview of every detected frame, faces outlined, as a video (.avi, .mkv, .mp4).", valueName: "file"))
     var annotateVideo: String?
@@ -48,7 +48,7 @@ struct Video: ParsableCommand {
 
     func validate() throws {
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
-        guard annotateEvery >= 1 else { throw ValidationError("--annotate-every must be 1 or more") }
+        try validateAnnotateEvery(annotateEvery, with: output)
         if let timeout, !(timeout > 0 && timeout <= 86_400) {
             throw ValidationError("--timeout must be more than 0 and at most 86400 s")
         }
@@ -158,7 +158,7 @@ struct Video: ParsableCommand {
         while !session.stopping, let read = try reader.next(decodeEvery: every) {
             guard let frame = read.frame else { continue }
             position = "at \(reader.path) frame \(read.index)"
-            let annotate = output.annotate != nil && detected % annotateEvery == 0
+            let annotate = output.annotate != nil && detected % (annotateEvery ?? 1) == 0
             detected += 1
             session.pipeline.submit(FrameJob(
                 source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,

@@ -84,6 +84,14 @@ struct CommandLineConventionTests {
         #expect(blocks["--jobs"]?.contains("detect and video:") == true)
     }
 
+    @Test(arguments: ["video", "live"])
+    func annotateEveryWithoutAnnotateIsRefused(command: String) throws {
+        let input = command == "video" ? ["Fixtures/video/pan-zoom.avi"] : ["--source", "Fixtures/video/pan-zoom.avi"]
+        let run = try run(facecamBinary, [command, "--annotate-every", "5"] + input)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--annotate-every goes with --annotate"))
+    }
+
     @Test func aDeviceNumberMeansDevVideoN() throws {
         let run = try facecam("live", "--device", "37", "--frames", "1")
         #expect(run.status == 4)

@@ -151,7 +151,7 @@ public enum FileKind: Sendable {
 /// What `path` names, and which file it is, following symbolic links.
 func fileStatus(_ path: FilePath) throws(SystemError) -> (kind: FileKind, identity: FileIdentity) {
     var info = stat()
-    try path.withCString { raw throws(SystemError) in
+    _ = try path.withCString { raw throws(SystemError) in
         try blockingSyscall("stat", path: path.description) { stat(raw, &info) }
     }
     return (FileKind(info), FileIdentity(info))
