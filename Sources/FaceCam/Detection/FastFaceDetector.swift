@@ -38,6 +38,11 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
     /// Faces of the last frame, in upright pixels.
     private var known: [PixelRect] = []
     private var framesSinceFullSearch = 0
+    /// Faces followed until a recent frame, with the frames since: sought again for a few frames,
+    /// since a face near the cascade's threshold comes and goes from frame to frame.
+    private var missing: [(box: PixelRect, frames: Int)] = []
+    /// How many frames a missing face is sought again.
+    static let missingFrames = 4
 
     public init(detector: FaceDetector, settings: FastSettings = FastSettings()) throws(FaceCamError) {
         self.detector = detector
@@ -51,8 +56,16 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         try detector.prepare(frame, geometry: geometry)
         var found: [PixelRect] = []
         var lost = false
+        var missingNow: [(box: PixelRect, frames: Int)] = []
         for box in known {
-            if let next = try refine(box) { found.append(next) } else { lost = true }
+            if let next = try refine(box) { found.append(next) } else { lost = true; missingNow.append((box, 1)) }
+        }
+        for (box, frames) in missing {
+            if let next = try refine(box) {
+                found.append(next)
+            } else if frames < Self.missingFrames {
+                missingNow.append((box, frames + 1))
+            }
         }
         let due = lost || known.isEmpty || framesSinceFullSearch + 1 >= settings.fullSearchEvery
         if let background {
@@ -91,6 +104,7 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
             framesSinceFullSearch += 1
         }
         known = withoutDuplicates(found)
+        missing = missingNow.filter { entry in !known.contains { $0.overlap(with: entry.box) > 0.3 } }
         return detector.faces(fromUpright: known, geometry: geometry)
     }
 
@@ -98,6 +112,7 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
     /// search still running may yet hand in candidates; each is confirmed in the new frame first.
     public func beginSource() {
         known = []
+        missing = []
         framesSinceFullSearch = 0
         lock.withLock { finishedSearch = nil }
     }
