@@ -181,6 +181,22 @@ import Testing
         #expect(try Set(recordsBySource(mixed.stdout).keys) == Set([Self.clips[1], Self.clips[2], Self.clips[0]]))
     }
 
+    /// A list holds paths as bytes: a video whose name is not UTF-8 is read, and shown escaped.
+    @Test func aListedVideoWhoseNameIsNotUTF8IsRead() throws {
+        let directory = try temporaryDirectory("bytes")
+        let name = Array(directory.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".avi".utf8)
+        let clip = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("video/pan-zoom.avi"))))
+        let descriptor = open(name.map { CChar(bitPattern: $0) } + [0], O_WRONLY | O_CREAT, 0o644)
+        try #require(descriptor >= 0)
+        _ = clip.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        let list = directory.appendingPathComponent("list")
+        try Data(name + [0x0A]).write(to: list)
+        let result = try run(facecamBinary, ["video", "--quiet", "--every", "12", "--files-from", list.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try result.records().map { $0["source"] as! String } == Array(repeating: directory.path + "/caf\\xE9.avi", count: 3))
+    }
+
     @Test(arguments: [
         (["--files-from", "/nonexistent/list.txt"], "cannot read --files-from /nonexistent/list.txt"),
         (["--files-from", "/dev/null"], "no inputs"),

@@ -10,18 +10,6 @@ struct CommandLineConventionTests {
         #expect(try facecam("--help").stdout.contains("(facecam \(number))"))
     }
 
-    @Test func aNegativeFrameCountIsNamedNotAMissingValue() throws {
-        let run = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--frames", "-1")
-        #expect(run.status == 64)
-        #expect(run.stderr.contains("--frames must be 1 or more"))
-    }
-
-    @Test func jobsIsRefusedWhereItDoesNotApply() throws {
-        let run = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--jobs", "2")
-        #expect(run.status == 64)
-        #expect(run.stderr.contains("--jobs does not apply to live"))
-    }
-
     /// Each option's block in `facecam COMMAND --help`: from its line to the next option's.
     func optionBlocks(_ command: String) throws -> [String: String] {
         var blocks: [String: String] = [:]
@@ -59,18 +47,6 @@ struct CommandLineConventionTests {
         #expect(run.status == 64)
     }
 
-    @Test(arguments: [
-        (["video", "--detect-width", "320", "Fixtures/video/pan-zoom.avi"], "--detect-width tunes fast mode: add --fast"),
-        (["video", "--full-search-every", "3", "Fixtures/video/pan-zoom.avi"], "--full-search-every tunes fast mode: add --fast"),
-        (["video", "--fast", "--detector", "yunet", "--full-search-every", "3", "Fixtures/video/pan-zoom.avi"],
-         "--full-search-every is an option of the haar detector's fast mode"),
-    ])
-    func fastModeOptionsThatDoNotApplyAreRefused(arguments: [String], message: String) throws {
-        let run = try run(facecamBinary, arguments)
-        #expect(run.status == 64)
-        #expect(run.stderr.contains(message), "\(run.stderr)")
-    }
-
     /// Detector options say which detector they belong to; the rest say both.
     @Test func detectorOptionsNameTheirDetector() throws {
         let blocks = try optionBlocks("video")
@@ -84,12 +60,21 @@ struct CommandLineConventionTests {
         #expect(blocks["--jobs"]?.contains("detect and video:") == true)
     }
 
-    @Test(arguments: ["video", "live"])
-    func annotateEveryWithoutAnnotateIsRefused(command: String) throws {
-        let input = command == "video" ? ["Fixtures/video/pan-zoom.avi"] : ["--source", "Fixtures/video/pan-zoom.avi"]
-        let run = try run(facecamBinary, [command, "--annotate-every", "5"] + input)
+    /// Options given where they cannot apply, and values out of range, are usage errors (64) that say why.
+    @Test(arguments: [
+        (["live", "--source", "Fixtures/video/pan-zoom.avi", "--frames", "-1"], "--frames must be 1 or more"),
+        (["live", "--source", "Fixtures/video/pan-zoom.avi", "--jobs", "2"], "--jobs does not apply to live"),
+        (["video", "--detect-width", "320", "Fixtures/video/pan-zoom.avi"], "--detect-width tunes fast mode: add --fast"),
+        (["video", "--full-search-every", "3", "Fixtures/video/pan-zoom.avi"], "--full-search-every tunes fast mode: add --fast"),
+        (["video", "--fast", "--detector", "yunet", "--full-search-every", "3", "Fixtures/video/pan-zoom.avi"],
+         "--full-search-every is an option of the haar detector's fast mode"),
+        (["video", "--annotate-every", "5", "Fixtures/video/pan-zoom.avi"], "--annotate-every goes with --annotate"),
+        (["live", "--annotate-every", "5", "--source", "Fixtures/video/pan-zoom.avi"], "--annotate-every goes with --annotate"),
+    ])
+    func usageErrorsSayWhatIsWrong(arguments: [String], message: String) throws {
+        let run = try run(facecamBinary, arguments)
         #expect(run.status == 64)
-        #expect(run.stderr.contains("--annotate-every goes with --annotate"))
+        #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 
     @Test func aDeviceNumberMeansDevVideoN() throws {

@@ -57,7 +57,7 @@ public final class VideoReader {
         var info = cfd_video_info()
         var error = cfd_error()
         let milliseconds = timeout.map { Int32(clamping: Int(($0 * 1000).rounded(.up))) } ?? 0
-        guard let handle = cfd_video_open(input.ffmpegName, milliseconds, &info, &error) else {
+        guard let handle = input.withFFmpegName({ cfd_video_open($0, milliseconds, &info, &error) }) else {
             if error.status == CFD_ERROR_TIMEOUT { throw .streamStalled(source: name, afterFrame: nil, seconds: timeout ?? 0) }
             throw input.isStream
                 ? .unreachableStream(source: name, reason: error.text)

@@ -29,12 +29,13 @@ public enum VideoInput: Hashable, Sendable, CustomStringConvertible {
         if case .file = self { false } else { true }
     }
 
-    /// What FFmpeg is given to open.
-    var ffmpegName: String {
+    /// Runs `body` with what FFmpeg is given to open, as a C string: a file's path as its bytes
+    /// (which need not be UTF-8), the URL, or "pipe:0".
+    func withFFmpegName<Value>(_ body: (UnsafePointer<CChar>) -> Value) -> Value {
         switch self {
-        case .file(let path): path.description
-        case .url(let url): url
-        case .standardInput: "pipe:0"
+        case .file(let path): path.withCString(body)
+        case .url(let url): url.withCString(body)
+        case .standardInput: "pipe:0".withCString(body)
         }
     }
 
