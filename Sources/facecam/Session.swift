@@ -11,7 +11,7 @@ struct Session {
     /// Loads the detector once per job and opens the outputs, or reports why
     /// not and exits (64 for the detector, 1 for the outputs). With a
     /// `resultDirectory`, each input's results are redirected to its own file
-    /// (`results(of:in:submit:)`). From here on SIGINT and SIGTERM stop between
+    /// (`results(of:shownAs:in:resume:submit:)`). From here on SIGINT and SIGTERM stop between
     /// frames instead of ending the process.
     init(
         detector options: DetectorOptions, fast: FastSettings? = nil, output: OutputOptions, resultDirectory: ResultDirectory? = nil,
@@ -35,10 +35,12 @@ struct Session {
     /// in `directory`, and gives the file its finished name once they are all
     /// written, unless the run is stopping (that input is redone by --resume)
     /// or `submit` says the input could not be read at all (no file is left).
-    /// With `resume`, an input whose file is finished is skipped, saying so.
-    func results(of input: FilePath, in directory: ResultDirectory, resume: Bool, submit: () -> Bool) {
+    /// With `resume`, an input whose file is finished is skipped, saying so (naming it `shownAs`).
+    func results(
+        of input: FilePath, shownAs name: String, in directory: ResultDirectory, resume: Bool, submit: () -> Bool
+    ) {
         if resume, directory.isFinished(input) {
-            report("skipping \(input): \(directory.finishedPath(for: input)) is finished (--resume)")
+            report("skipping \(name): \(directory.finishedPath(for: input)) is finished (--resume)")
             return
         }
         let writer: ResultWriter

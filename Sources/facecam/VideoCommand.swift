@@ -85,7 +85,7 @@ struct Video: ParsableCommand {
                     of: file, opened: annotated?.reader, named: names[file], to: session, progress: progress, position: &position)
             }
             if let results {
-                session.results(of: file, in: results, resume: batch.resume, submit: submit)
+                session.results(of: file, shownAs: VideoInput(file).description, in: results, resume: batch.resume, submit: submit)
             } else {
                 _ = submit()
             }
