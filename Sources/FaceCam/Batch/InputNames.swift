@@ -11,7 +11,7 @@ public struct InputNames: Sendable {
     public init(_ inputs: [FilePath]) {
         var files = FileNames()
         var names: [FilePath: String] = [:]
-        for input in Set(inputs).sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
+        for input in FilePath.distinctInByteOrder(inputs) {
             names[input] = files.claim(input.stem)
         }
         self.names = names

@@ -32,8 +32,16 @@ public struct Shard: Hashable, Sendable, CustomStringConvertible {
 
     /// This part of `inputs`, in the order given.
     public func select(_ inputs: [FilePath]) -> [FilePath] {
-        let ranked = Set(inputs).sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        let ranked = FilePath.distinctInByteOrder(inputs)
         let mine = Set(ranked.enumerated().filter { $0.offset % count == index - 1 }.map(\.element))
         return inputs.filter { mine.contains($0) }
+    }
+}
+
+extension FilePath {
+    /// Each of `paths` once, sorted by their bytes: the order in which a batch's inputs are dealt
+    /// out to shards and given names, the same whatever the order they were listed in.
+    static func distinctInByteOrder(_ paths: [FilePath]) -> [FilePath] {
+        Set(paths).sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
     }
 }
