@@ -22,8 +22,10 @@ import tempfile
 
 import cv2
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [here, os.path.join(here, "..", "Reference")]
 from bench import overlap  # noqa: E402
+from opencv_faces import place_face  # noqa: E402
 
 MODEL = "Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx"
 
@@ -34,19 +36,6 @@ def yunet_boxes(image):
     return [] if found is None else [[int(round(v)) for v in row[:4]] for row in found]
 
 
-def place(photo, face, size, share, background):
-    """`photo` scaled so that `face` is `share` of the frame's height, centred: the frame and the face's box in it."""
-    width, height = size
-    scale = share * height / face[3]
-    big = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-    fx, fy, fw, fh = (int(round(v * scale)) for v in face)
-    ox, oy = width // 2 - fw // 2 - fx, height // 2 - fh // 2 - fy
-    frame = cv2.GaussianBlur(cv2.resize(background, (width, height)), (0, 0), 9)
-    x0, y0, x1, y1 = max(ox, 0), max(oy, 0), min(ox + big.shape[1], width), min(oy + big.shape[0], height)
-    frame[y0:y1, x0:x1] = big[y0 - oy:y1 - oy, x0 - ox:x1 - ox]
-    return frame, [fx + ox, fy + oy, fw, fh]
-
-
 def measuring_set(out):
     background = cv2.imread("Fixtures/images/coffee.png")
     frames = {}
@@ -55,7 +44,7 @@ def measuring_set(out):
         face = yunet_boxes(photo)[0]
         for size in ((640, 480), (1280, 720), (1920, 1080)):
             for share in (0.3, 0.45, 0.6, 0.75, 0.9):
-                frame, truth = place(photo, face, size, share, background)
+                frame, truth = place_face(photo, face, size, share, background)
                 path = os.path.join(out, f"measuring-{source[:3]}-{size[1]}-{share}.jpg")
                 cv2.imwrite(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
                 frames[path] = truth
@@ -71,7 +60,7 @@ def held_out_set(out, shared):
             if max(face[2], face[3]) > 250:
                 continue  # the truth must come from a face within the model's range
             for size, share in (((1280, 720), 0.7), ((1920, 1080), 0.85)):
-                frame, truth = place(photo, face, size, share, blurred)
+                frame, truth = place_face(photo, face, size, share, blurred)
                 path = os.path.join(out, f"held-out-{os.path.basename(source)[:-4]}-{k}-{size[1]}.jpg")
                 cv2.imwrite(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
                 frames[path] = truth

@@ -344,6 +344,20 @@ LARGE_FACES = (("large-faces/face-720p.jpg", "astronaut.png", (1280, 720), 0.75)
                ("large-faces/face-1080p.jpg", "grace_hopper.jpg", (1920, 1080), 0.8))
 
 
+def place_face(photo, face, size, share, background):
+    """`photo` scaled so that its `face` box is `share` of a `size` frame's height, centred on
+    `background` resized and blurred: the frame, and the face's box in it (the box scaled alike)."""
+    width, height = size
+    scale = share * height / face[3]
+    big = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    fx, fy, fw, fh = (int(round(v * scale)) for v in face)
+    ox, oy = width // 2 - fw // 2 - fx, height // 2 - fh // 2 - fy
+    frame = cv2.GaussianBlur(cv2.resize(background, (width, height)), (0, 0), 9)
+    x0, y0, x1, y1 = max(ox, 0), max(oy, 0), min(ox + big.shape[1], width), min(oy + big.shape[0], height)
+    frame[y0:y1, x0:x1] = big[y0 - oy:y1 - oy, x0 - ox:x1 - ox]
+    return frame, [fx + ox, fy + oy, fw, fh]
+
+
 def make_large_faces(out):
     """Scales a fixture photograph until YuNet's box of its face (found at the photograph's own size,
     well within the model's range) fills the given share of a 1280x720 or 1920x1080 frame, centred on
@@ -351,18 +365,10 @@ def make_large_faces(out):
     background = read_image(os.path.join(out, "images", "coffee.png"))
     os.makedirs(os.path.join(out, "large-faces"), exist_ok=True)
     truth = {}
-    for name, source, (width, height), share in LARGE_FACES:
+    for name, source, size, share in LARGE_FACES:
         photo = read_image(os.path.join(out, "images", source))
-        face = yunet(photo)[0]["box"]
-        scale = share * height / face[3]
-        big = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-        fx, fy, fw, fh = (int(round(v * scale)) for v in face)
-        ox, oy = width // 2 - fw // 2 - fx, height // 2 - fh // 2 - fy
-        frame = cv2.GaussianBlur(cv2.resize(background, (width, height)), (0, 0), 9)
-        x0, y0, x1, y1 = max(ox, 0), max(oy, 0), min(ox + big.shape[1], width), min(oy + big.shape[0], height)
-        frame[y0:y1, x0:x1] = big[y0 - oy:y1 - oy, x0 - ox:x1 - ox]
+        frame, truth[name] = place_face(photo, yunet(photo)[0]["box"], size, share, background)
         cv2.imwrite(os.path.join(out, name), frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        truth[name] = [fx + ox, fy + oy, fw, fh]
     with open(os.path.join(out, "large-faces", "truth.json"), "w") as f:
         json.dump(truth, f, sort_keys=True)
         f.write("\n")
