@@ -149,7 +149,7 @@ struct Live: ParsableCommand {
     /// --device: a path, or N for /dev/videoN as v4l2-ctl's -d takes it.
     private var devicePath: String {
         guard let device else { return "/dev/video0" }
-        return !device.isEmpty && device.allSatisfy(\.isASCII) && device.allSatisfy(\.isNumber) ? "/dev/video\(device)" : device
+        return !device.isEmpty && device.allSatisfy({ $0.isASCII && $0.isNumber }) ? "/dev/video\(device)" : device
     }
 
     /// The camera or file, opened; on failure one line and the error's status.
