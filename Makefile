@@ -9,9 +9,9 @@ BENCH := .build/bench
 YUNET_MODEL := Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
-# What facecam needs to build and run, and what its tests need beside that (python3-opencv runs the
+# What facecam needs to build and run (ffmpeg encodes redacted videos), and what its tests need beside that (python3-opencv runs the
 # independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP).
-PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev
+PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev ffmpeg
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
@@ -180,7 +180,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/facecam
 
 # facecam_VERSION_amd64.deb: Debian's places (man pages gzipped, zsh's vendor-completions), Depends
-# computed by dpkg-shlibdeps from the binary's shared libraries.
+# computed by dpkg-shlibdeps from the binary's shared libraries, and ffmpeg, which facecam redact runs.
 deb: stage
 	$(call install-missing,$(DEB_PACKAGES))
 	rm -rf $(STAGE)/deb && mkdir -p $(STAGE)/deb/DEBIAN $(STAGE)/deb/usr/share/doc/facecam
@@ -194,12 +194,13 @@ deb: stage
 	mkdir -p $(STAGE)/shlibs/debian && touch $(STAGE)/shlibs/debian/control
 	cd $(STAGE)/shlibs && dpkg-shlibdeps -O -e ../deb/usr/bin/facecam | sed 's/^shlibs:Depends=//' > depends
 	printf '%s\n' "Package: facecam" "Version: $(VERSION)" "Architecture: amd64" "Maintainer: the facecam developers" \
-		"Depends: $$(cat $(STAGE)/shlibs/depends), opencv-data" "Section: video" "Priority: optional" \
+		"Depends: $$(cat $(STAGE)/shlibs/depends), opencv-data, ffmpeg" "Section: video" "Priority: optional" \
 		"Installed-Size: $$(du -sk $(STAGE)/deb/usr | cut -f1)" \
 		"Description: command-line face detector for images, video files, streams and V4L2 cameras" \
 		" Finds faces with OpenCV's Haar cascades or its YuNet DNN detector and maps each box into a" \
 		" preview's coordinates (clean aperture, orientation, mirroring, gravity); results as JSON Lines," \
-		" CSV or text, or drawn onto JPEGs." > $(STAGE)/deb/DEBIAN/control
+		" CSV or text, or drawn onto JPEGs; hides faces in photographs and videos (redact)." \
+		> $(STAGE)/deb/DEBIAN/control
 	dpkg-deb --root-owner-group --build $(STAGE)/deb $(DEB)
 	@echo "deb: $(DEB)"
 

@@ -21,6 +21,10 @@ struct Detect: ParsableCommand {
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
 
+    func validate() throws {
+        try detector.refuseForeignOptions()
+    }
+
     func run() throws {
         let inputs = paths.map(FilePath.init(argument:))
         try output.refuseOverwriting(inputs)

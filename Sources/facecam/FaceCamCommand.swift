@@ -18,7 +18,7 @@ struct FaceCamCommand: ParsableCommand {
             (see facecam live --help); 64 usage error.
             """,
         version: facecamVersion,
-        subcommands: [Detect.self, Video.self, Live.self, Devices.self, Map.self])
+        subcommands: [Detect.self, Video.self, Live.self, Redact.self, Devices.self, Map.self])
 
     /// ArgumentParser's own main, but a usage error is one line on standard error.
     static func main() {

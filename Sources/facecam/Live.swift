@@ -71,6 +71,7 @@ struct Live: ParsableCommand {
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
+    @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
 
     func validate() throws {
         if device != nil, source != nil { throw ValidationError("--device and --source exclude each other") }
@@ -90,6 +91,8 @@ struct Live: ParsableCommand {
         try validateAnnotateEvery(annotateEvery, with: output)
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
+        try detector.refuseForeignOptions()
+        try redaction.validate(previews: [("--annotate", output.annotate != nil)])
     }
 
     func run() throws {
@@ -107,7 +110,7 @@ struct Live: ParsableCommand {
             report: { report($0) })
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
-            annotator: annotator, annotateEvery: annotateEvery ?? 1)
+            annotator: annotator, marking: redaction.marking, annotateEvery: annotateEvery ?? 1)
 
         let deadline = duration.map { monotonicSeconds() + $0 }
         let finished = { stop.requested || deadline.map { monotonicSeconds() >= $0 } == true || sink.stopped }

@@ -99,9 +99,12 @@ enum DetectorKind: String, CaseIterable, ExpressibleByArgument {
 struct DetectorOptions: ParsableArguments {
     @Option(name: .customLong("detector"), help: ArgumentHelp(
         "haar: OpenCV's cascades, boxes exactly detectMultiScale's; yunet: OpenCV's DNN detector (FaceDetectorYN), "
-            + "more faces, with scores and landmarks.",
+            + "more faces, with scores and landmarks (default: haar; redact: yunet).",
         valueName: "haar|yunet"))
-    var kind: DetectorKind = .haar
+    var choice: DetectorKind?
+
+    /// The detector that runs: haar unless chosen (redact chooses through `redactionDefaults`).
+    var kind: DetectorKind { choice ?? .haar }
 
     @Option(help: ArgumentHelp(
         "Haar: cascade name (looked up in /usr/share/opencv4/haarcascades and lbpcascades) or path to a cascade XML file "
@@ -118,7 +121,8 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("YuNet: the ONNX model (default: the model shipped with facecam).", valueName: "path"))
     var model: String?
 
-    @Option(help: ArgumentHelp("YuNet: faces scoring less than this (0-1) are dropped (default: 0.9).", valueName: "F"))
+    @Option(help: ArgumentHelp(
+        "YuNet: faces scoring less than this (0-1) are dropped (default: 0.9; redact: 0.5).", valueName: "F"))
     var scoreThreshold: Double?
 
     @Option(help: ArgumentHelp("YuNet: faces overlapping a better one by more than this IoU (0-1) are dropped (default: 0.3).", valueName: "F"))
@@ -157,8 +161,25 @@ struct DetectorOptions: ParsableArguments {
         openCVThreadsOption ?? (effectiveJobs(fast: fast) > 1 ? 1 : Self.cores)
     }
 
+    /// Redaction's defaults: YuNet, which finds more faces, keeping faces down to a score of 0.5, since a
+    /// missed face is a leak. What was given stays.
+    var redactionDefaults: DetectorOptions {
+        var options = self
+        if options.choice == nil {
+            options.choice = .yunet
+            options.scoreThreshold = options.scoreThreshold ?? 0.5
+        }
+        return options
+    }
+
     func validate() throws {
-        // An option of the other detector would be ignored silently: refuse it, naming its detector.
+        // The command's default detector is not known here: redact's is YuNet. Commands call `refuseForeignOptions`.
+        if choice != nil { try refuseForeignOptions() }
+        try validateValues()
+    }
+
+    /// An option of the other detector would be ignored silently: refuses it, naming its detector.
+    func refuseForeignOptions() throws {
         let haarOnly: [(String, Bool)] = [
             ("--cascade", cascade != nil), ("--scale-factor", scaleFactor != nil), ("--min-neighbors", minNeighbors != nil),
         ]
@@ -170,6 +191,9 @@ struct DetectorOptions: ParsableArguments {
         if let (option, _) = foreign.first(where: \.1) {
             throw ValidationError("\(option) is an option of the \(owner) detector: add --detector \(owner), or leave \(option) out")
         }
+    }
+
+    private func validateValues() throws {
         if let scaleFactor, !(scaleFactor > 1 && scaleFactor.isFinite) {
             throw ValidationError("--scale-factor \(scaleFactor) must be a number greater than 1, such as 1.1")
         }

@@ -24,12 +24,12 @@ final class ProgressBar: @unchecked Sendable {
         lock.withLock { expected[file] = (frames == 0 ? 0 : (frames + every - 1) / every, Date()) }
     }
 
-    /// Counts a written result; results arrive in order, so a new source means the last one is done.
-    func advance(_ result: FrameResult) {
+    /// Counts a frame of `source` done; frames arrive in order, so a new source means the last one is done.
+    func advance(_ source: String) {
         lock.withLock {
-            if result.source != file {
+            if source != file {
                 if done > 0 { draw(force: true, newline: true) }
-                file = result.source
+                file = source
                 (total, started) = expected[file] ?? (0, Date())
                 done = 0
             }

@@ -9,19 +9,21 @@ struct Session {
     let stop: StopRequest
 
     /// Loads the detector once per job and opens the outputs, or reports why
-    /// not and exits (64 for the detector, 1 for the outputs). With a
+    /// not and exits (64 for the detector, 1 for the outputs); `output` nil writes
+    /// no results (redact, whose results are its files). With a
     /// `resultDirectory`, each input's results are redirected to its own file
     /// (`results(of:shownAs:in:resume:submit:)`). From here on SIGINT and SIGTERM stop between
     /// frames instead of ending the process.
     init(
-        detector options: DetectorOptions, fast: FastSettings? = nil, output: OutputOptions, resultDirectory: ResultDirectory? = nil,
+        detector options: DetectorOptions, fast: FastSettings? = nil, output: OutputOptions?, resultDirectory: ResultDirectory? = nil,
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
-        video: VideoWriter? = nil, progress: (@Sendable (FrameResult) -> Void)? = nil
+        marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
         let detectors = try options.makeDetectors(fast: fast)
-        let (writer, annotator) = try output.makeSinks(resultDirectory: resultDirectory)
+        let (writer, annotator) = try output?.makeSinks(resultDirectory: resultDirectory) ?? (nil, nil)
         let sink = ResultSink(
-            writer: writer, tracker: tracker, events: events, annotator: annotator, video: video, minimumFaces: output.minFaces ?? 0,
+            writer: writer, tracker: tracker, events: events, annotator: annotator, marking: marking, frames: frames,
+            minimumFaces: output?.minFaces ?? 0,
             report: { report($0) }, progress: progress)
         self.sink = sink
         self.pipeline = DetectionPipeline(detectors: detectors) { sink.consume($0) }

@@ -44,6 +44,7 @@ struct Video: ParsableCommand {
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
+    @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
     @OptionGroup(title: "Batches") var batch: BatchOptions
 
     func validate() throws {
@@ -54,7 +55,9 @@ struct Video: ParsableCommand {
         }
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
+        try detector.refuseForeignOptions()
         try batch.validate(with: output)
+        try redaction.validate(previews: [("--annotate", output.annotate != nil), ("--annotate-video", annotateVideo != nil)])
         if annotateVideo != nil, files.count != 1 || batch.filesFrom != nil || batch.shard != nil {
             throw ValidationError("--annotate-video takes one input file; run facecam once per file")
         }
@@ -73,11 +76,12 @@ struct Video: ParsableCommand {
         guard !inputs.isEmpty else { return }
         let annotated = try openAnnotatedVideo(for: inputs)
         let progress = quiet ? nil : ProgressBar(every: every)
-        var advance: (@Sendable (FrameResult) -> Void)?
+        var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
             detector: detector, fast: fastMode.settings, output: output, resultDirectory: results, tracker: tracking.makeTracker(every: every),
-            events: ResultSink.EventHandling(write: tracking.events), video: annotated?.writer, progress: advance)
+            events: ResultSink.EventHandling(write: tracking.events), marking: redaction.marking, frames: annotated?.writer,
+            progress: advance)
         var position = "before the first frame"
         for file in inputs where !session.stopping {
             let submit = {

@@ -27,7 +27,7 @@ struct AnnotatorTests {
             let geometry = try PreviewGeometry(
                 frameSize: buffer.size, orientation: orientation, mirrored: mirrored,
                 previewSize: PixelSize(width: 150, height: 120), gravity: gravity)
-            let preview = try Annotator.render(buffer, faces: [], geometry: geometry, source: "test")
+            let preview = try outlined(buffer, faces: [], geometry: geometry)
             let mapped = geometry.previewRect(of: Self.marker)
             let context = "\(orientation) mirrored \(mirrored) \(gravity)"
             // Inside the marker's preview rect, pixels in from its corners are red...
@@ -54,7 +54,7 @@ struct AnnotatorTests {
             previewSize: PixelSize(width: 96, height: 96), gravity: .aspect)
         let face = Face(box: Self.block, preview: geometry.previewRect(of: Self.block))
         #expect(face.preview == Rect(x: 32, y: 16, width: 16, height: 24))
-        let preview = try Annotator.render(Self.buffer(marking: Self.block), faces: [face], geometry: geometry, source: "test")
+        let preview = try outlined(Self.buffer(marking: Self.block), faces: [face], geometry: geometry)
         let green = Annotator.outlineColour
         #expect(Annotator.outlineWidth(for: geometry.previewSize) == 2)
         for (x, y) in [(32, 16), (33, 17), (47, 39), (46, 38), (40, 16), (40, 17), (32, 28), (47, 28), (40, 39)] {
@@ -74,7 +74,7 @@ struct AnnotatorTests {
         let faces = try FaceDetector(cascade: Cascade(resolving: Cascade.defaultName)).detect(in: frame, geometry: geometry)
         #expect(faces.count == 1)
         var annotator = try Annotator(directory: directory.path)
-        let preview = try Annotator.render(frame, faces: faces, geometry: geometry, source: "test")
+        let preview = try outlined(frame, faces: faces, geometry: geometry)
         let first = try annotator.save(preview, name: "portrait-8")
         let second = try annotator.save(preview, name: "portrait-8")
         #expect(first == directory.path + "/portrait-8.jpg")
@@ -104,4 +104,11 @@ extension Rect {
     func contains(_ px: Int, _ py: Int) -> Bool {
         Double(px) >= minX && Double(px) < maxX && Double(py) >= minY && Double(py) < maxY
     }
+}
+
+/// The preview as annotated JPEGs show it: rendered, then the faces outlined.
+func outlined(_ frame: Frame, faces: [Face], geometry: PreviewGeometry) throws -> Frame {
+    var preview = try Annotator.render(frame, geometry: geometry, source: "test")
+    try Annotator.mark(&preview, with: PreviewMarks(faces: faces), as: .outline)
+    return preview
 }

@@ -27,6 +27,21 @@ struct FaceTrackerTests {
         #expect(track(tracker, 2, [Self.box(400 - 20), Self.box(120), Self.box(250, 300)]) == [2, 1, 3])
     }
 
+    /// Redaction's masks for missed faces: a face seen at x 100 then 110 moves 10 pixels a frame, so
+    /// two frames after its last sighting it should be at 130; past the grace it is no longer predicted.
+    @Test func missedFacesArePredictedWhereTheirSpeedTakesThem() {
+        let tracker = FaceTracker(settings: TrackerSettings(grace: 3))
+        track(tracker, 0, [Self.box(100)])
+        track(tracker, 1, [Self.box(110)])
+        #expect(tracker.predictedBoxes(at: 1) == [], "detected in that frame")
+        // A frame skipped by --every is asked without tracking.
+        #expect(tracker.predictedBoxes(at: 2) == [Rect(x: 120, y: 100, width: 80, height: 80)])
+        track(tracker, 3, [])
+        #expect(tracker.predictedBoxes(at: 3) == [Rect(x: 130, y: 100, width: 80, height: 80)])
+        #expect(tracker.predictedBoxes(at: 4) == [Rect(x: 140, y: 100, width: 80, height: 80)])
+        #expect(tracker.predictedBoxes(at: 5) == [], "four frames since it was seen, past the grace of 3")
+    }
+
     @Test func theGraceIsCountedInSourceFrames() {
         let tracker = FaceTracker(settings: TrackerSettings(grace: 6))
         #expect(track(tracker, 0, [Self.box(100)]) == [1])

@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -344,6 +345,18 @@ LARGE_FACES = (("large-faces/face-720p.jpg", "astronaut.png", (1280, 720), 0.75)
                ("large-faces/face-1080p.jpg", "grace_hopper.jpg", (1920, 1080), 0.8))
 
 
+def audio_clip(out):
+    """video/pan-zoom-audio.mkv: pan-zoom.avi's frames (copied) with a 2.5 s AAC tone, for the redaction
+    tests that the audio comes through. Made with Debian's ffmpeg; AAC, so that .mp4 can hold a copy. The
+    tone ends before the 3 s of video: OpenCV counts a Matroska file's frames from the container's
+    duration, which longer audio would stretch."""
+    video = os.path.join(out, "video")
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", os.path.join(video, "pan-zoom.avi"),
+                    "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=22050:duration=2.5", "-map", "0:v", "-map", "1:a",
+                    "-c:v", "copy", "-c:a", "aac", "-b:a", "48k", "-bitexact", "-fflags", "+bitexact",
+                    os.path.join(video, "pan-zoom-audio.mkv")], check=True)
+
+
 def place_face(photo, face, size, share, background):
     """`photo` scaled so that its `face` box is `share` of a `size` frame's height, centred on
     `background` resized and blurred: the frame, and the face's box in it (the box scaled alike)."""
@@ -492,6 +505,7 @@ def make_fixtures(sources, out):
         f.write("\n")
     make_large_faces(out)
     damaged_clip(out)
+    audio_clip(out)
     make_exif_fixtures(out)
     with open(os.path.join(out, "expectations.jsonl"), "w") as f:
         f.write(expectations(out))

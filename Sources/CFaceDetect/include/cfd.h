@@ -162,6 +162,46 @@ cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, cons
                            uint8_t *destination, int32_t width, int32_t height, size_t stride,
                            cfd_error *error);
 
+/* ---- Redaction ---- */
+
+typedef enum {
+    CFD_REDACT_BLUR = 1,     /* a blur whose radius grows with the region */
+    CFD_REDACT_PIXELATE = 2, /* blocks whose size grows with the region */
+    CFD_REDACT_SOLID = 3     /* opaque black */
+} cfd_redaction_mode;
+
+typedef enum {
+    CFD_MASK_ELLIPSE = 1, /* the ellipse inscribed in the region */
+    CFD_MASK_BOX = 2      /* the whole region */
+} cfd_mask_shape;
+
+/* A region in continuous pixel coordinates: pixel (i, j) covers [i, i+1) x [j, j+1). */
+typedef struct {
+    double x;
+    double y;
+    double width;
+    double height;
+} cfd_region;
+
+/*
+ * Hides `count` regions of a BGRA image in place. A region may reach past the image; what lies
+ * outside is ignored. Every pixel whose centre is outside all the regions' shapes is left
+ * exactly as it was. Blur and block sizes are a fixed fraction of each region's larger side,
+ * so a large face is hidden as thoroughly as a small one.
+ */
+cfd_status cfd_redact(uint8_t *pixels, int32_t width, int32_t height, size_t stride, const cfd_region *regions,
+                      size_t count, cfd_redaction_mode mode, cfd_mask_shape shape, cfd_error *error);
+
+/*
+ * Encodes a BGRA image in the format `extension` names (".jpg", ".png", ".webp", ".tiff", ...,
+ * as cv::imencode knows them; JPEG and WebP at `quality` 1-100), dropping alpha. The bytes are
+ * malloc'd into *data (free with cfd_bytes_free). CFD_ERROR_INVALID_ARGUMENT for an extension
+ * OpenCV cannot write.
+ */
+cfd_status cfd_encode_image(const cfd_image_view *image, const char *extension, int32_t quality, uint8_t **data,
+                            size_t *size, cfd_error *error);
+void cfd_bytes_free(uint8_t *data);
+
 /* Sets the size of OpenCV's own thread pool (cv::setNumThreads); 0 runs OpenCV's loops on the caller's thread. */
 void cfd_set_opencv_threads(int32_t threads);
 int32_t cfd_opencv_threads(void);

@@ -10,6 +10,9 @@ public struct FrameJob: Sendable {
     public var geometry: PreviewGeometry
     /// Render the preview image too (for annotated JPEGs or video).
     public var renderPreview: Bool
+    /// False for a frame that is only shown (rendered, and its tracked faces masked), not searched:
+    /// the frames between detections when a redacted video keeps every frame.
+    public var detect: Bool
     /// The annotated JPEG's file name without extension; nil for no JPEG.
     public var annotationName: String?
     /// The orientation to report in the result (still images).
@@ -17,14 +20,15 @@ public struct FrameJob: Sendable {
 
     public init(
         source: String, index: Int, time: Double, frame: Frame, geometry: PreviewGeometry,
-        renderPreview: Bool = false, annotationName: String? = nil, orientation: Orientation? = nil
+        renderPreview: Bool = false, annotationName: String? = nil, orientation: Orientation? = nil, detect: Bool = true
     ) {
         self.source = source
         self.index = index
         self.time = time
         self.frame = frame
         self.geometry = geometry
-        self.renderPreview = renderPreview || annotationName != nil
+        self.renderPreview = renderPreview || annotationName != nil || !detect
+        self.detect = detect
         self.annotationName = annotationName
         self.orientation = orientation
     }
@@ -33,8 +37,10 @@ public struct FrameJob: Sendable {
 /// What became of a submitted frame or failure, delivered in submission order.
 public enum Completion: Sendable {
     /// A frame's results, and its preview when one was asked for (a preview that
-    /// cannot be drawn fails alone: the results still count).
-    case frame(FrameResult, preview: Result<Frame, FaceCamError>?, annotationName: String?)
+    /// cannot be drawn fails alone: the results still count), not yet marked.
+    case frame(FrameResult, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>?, annotationName: String?)
+    /// A frame that was shown but not searched (`FrameJob.detect` false): its preview, not yet marked.
+    case shownOnly(source: String, index: Int, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>)
     case failure(FaceCamError)
 }
 
@@ -106,17 +112,18 @@ public final class DetectionPipeline: @unchecked Sendable {
     }
 
     private static func process(_ job: FrameJob, with detector: any FrameFaceDetector) -> Completion {
+        let preview = job.renderPreview
+            ? Result { () throws(FaceCamError) in try Annotator.render(job.frame, geometry: job.geometry, source: job.source) }
+            : nil
+        if !job.detect, let preview {
+            return .shownOnly(source: job.source, index: job.index, geometry: job.geometry, preview: preview)
+        }
         do {
             let faces = try detector.detect(in: job.frame, geometry: job.geometry)
             let result = FrameResult(
                 source: job.source, frame: job.index, time: job.time, size: job.frame.size,
                 previewSize: job.geometry.previewSize, faces: faces, orientation: job.orientation)
-            let preview = job.renderPreview
-                ? Result { () throws(FaceCamError) in
-                    try Annotator.render(job.frame, faces: faces, geometry: job.geometry, source: job.source)
-                }
-                : nil
-            return .frame(result, preview: preview, annotationName: job.annotationName)
+            return .frame(result, geometry: job.geometry, preview: preview, annotationName: job.annotationName)
         } catch {
             return .failure(error)
         }

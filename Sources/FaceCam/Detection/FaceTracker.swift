@@ -178,6 +178,20 @@ public final class FaceTracker {
         return events
     }
 
+    /// Where the faces of the open tracks that were not detected at `frame` should be, in buffer
+    /// coordinates: each one's last detected box moved on at its speed, for the tracks still within
+    /// the grace. Call after `track` for that frame (the faces it missed), or for a frame that was
+    /// not detected at all (--every), for which it changes nothing.
+    public func predictedBoxes(at frame: Int) -> [Rect] {
+        tracks.compactMap { track in
+            guard track.lastFrame != frame, frame - track.lastFrame <= settings.grace else { return nil }
+            let centre = track.predictedCentre(at: frame)
+            return Rect(
+                x: centre.x - track.box.width / 2, y: centre.y - track.box.height / 2, width: track.box.width,
+                height: track.box.height)
+        }
+    }
+
     /// Ends every open track (the source ended): their `leave` events, at the last frame processed.
     public func finish() -> [TrackEvent] {
         defer {

@@ -65,7 +65,7 @@ public final class LiveProcessor: @unchecked Sendable {
     private let source: String
     private let annotateEvery: Int
     private var frames: LatestFrameQueue<LiveFrame>!
-    private let annotations: LatestFrameQueue<(Frame, [Face], PreviewGeometry, String)>?
+    private let annotations: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, String)>?
     private let lock = NSLock()
     // Guarded by `lock`.
     private var offered = 0
@@ -74,7 +74,7 @@ public final class LiveProcessor: @unchecked Sendable {
 
     public init(
         detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
-        annotator: Annotator?, annotateEvery: Int = 1
+        annotator: Annotator?, marking: PreviewMarking = .outline, annotateEvery: Int = 1
     ) {
         self.detector = detector
         self.settings = settings
@@ -88,9 +88,11 @@ public final class LiveProcessor: @unchecked Sendable {
                 init(_ annotator: Annotator) { self.annotator = annotator }
             }
             let saver = Saver(annotator)
-            annotations = LatestFrameQueue(label: "facecam.annotate") { frame, faces, geometry, name in
+            annotations = LatestFrameQueue(label: "facecam.annotate") { frame, marks, geometry, name in
                 do throws(FaceCamError) {
-                    try saver.annotator.save(Annotator.render(frame, faces: faces, geometry: geometry, source: source), name: name)
+                    var preview = try Annotator.render(frame, geometry: geometry, source: source)
+                    try Annotator.mark(&preview, with: marks, as: marking)
+                    try saver.annotator.save(preview, name: name)
                 } catch {
                     sink.consume(.failure(error))
                 }
@@ -131,14 +133,14 @@ public final class LiveProcessor: @unchecked Sendable {
             let result = FrameResult(
                 source: source, frame: live.sequence, time: live.time, size: live.frame.size,
                 previewSize: geometry.previewSize, faces: faces, sequence: live.sequence)
-            sink.consume(.frame(result, preview: nil, annotationName: nil))
+            let marks = sink.consume(.frame(result, geometry: geometry, preview: nil, annotationName: nil))
             let latency = monotonicSeconds() - live.capturedAt
             let count = lock.withLock {
                 latencies.append(latency)
                 return latencies.count
             }
-            if let annotations, (count - 1) % annotateEvery == 0 {
-                annotations.offer((live.frame, faces, geometry, String(format: "frame-%08d", live.sequence)))
+            if let annotations, let marks, (count - 1) % annotateEvery == 0 {
+                annotations.offer((live.frame, marks, geometry, String(format: "frame-%08d", live.sequence)))
             }
         } catch {
             sink.consume(.failure(error))

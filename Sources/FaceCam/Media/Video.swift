@@ -110,7 +110,9 @@ public final class VideoReader {
     /// middle are named; a file that ends before its announced frame count is
     /// called truncated.
     public var damage: FaceCamError? {
-        let missingAtEnd = lastIndex + 1 < info.frameCount
+        // A container that gives no frame count (Matroska, WebM) has one reckoned from its duration, which
+        // audio ending after the last frame stretches by a frame: one frame short of it is not truncation.
+        let missingAtEnd = lastIndex + 2 < info.frameCount
         let skipped = lostFrames.filter { $0 <= lastIndex }
         guard !skipped.isEmpty || missingAtEnd else { return nil }
         var parts: [String] = []
@@ -139,11 +141,13 @@ public final class VideoReader {
     }
 }
 
-/// An annotated video being written (MJPEG in .avi and .mkv, MPEG-4 in .mp4 and .mov).
-public final class VideoWriter {
+/// An annotated video written by OpenCV (MJPEG in .avi and .mkv, MPEG-4 in .mp4 and .mov); it grows
+/// in place, so a run that stops early leaves the frames written so far playable.
+public final class VideoWriter: FrameOutput {
     public let path: String
     public let size: PixelSize
-    private let handle: OpaquePointer
+    /// Nil once finished.
+    private var handle: OpaquePointer?
 
     public init(path: String, size: PixelSize, framesPerSecond: Double) throws(FaceCamError) {
         var error = cfd_error()
@@ -155,12 +159,19 @@ public final class VideoWriter {
         self.handle = handle
     }
 
-    deinit { cfd_video_writer_close(handle) }
+    deinit { try? finish() }
 
     public func append(_ frame: Frame) throws(FaceCamError) {
+        guard let handle else { throw .annotatedVideo(path: path, reason: "the video is finished") }
         var error = cfd_error()
         let status = frame.withImageView { cfd_video_writer_write(handle, &$0, &error) }
         guard status == CFD_OK else { throw .annotatedVideo(path: path, reason: error.text) }
+    }
+
+    /// Writes the container's index, so that the video plays.
+    public func finish() throws(FaceCamError) {
+        if let handle { cfd_video_writer_close(handle) }
+        handle = nil
     }
 }
 

@@ -5,8 +5,8 @@ import Musl
 #endif
 internal import CFaceDetect
 
-/// Draws frames as the preview shows them, with each face's preview rect
-/// outlined (`render`), and saves them as JPEG files in a directory (`save`).
+/// Draws frames as the preview shows them (`render`), with each face's preview rect outlined or
+/// hidden (`mark`), and saves them as JPEG files in a directory (`save`).
 public struct Annotator {
     public static let outlineColour = BGRA(blue: 0, green: 255, red: 0)
     /// The largest preview drawn: 50 megapixels (200 MB), beyond 8K video.
@@ -31,15 +31,17 @@ public struct Annotator {
     }
 
     /// The frame as the preview shows it: the aperture reoriented, mirrored
-    /// and scaled by the gravity, black outside the video, with outlines drawn
-    /// just inside each face's preview rect and its landmarks as dots. A
-    /// preview over `maximumPreviewPixels` is refused, naming `source`.
-    public static func render(_ frame: Frame, faces: [Face], geometry: PreviewGeometry, source: String) throws(FaceCamError) -> Frame {
+    /// and scaled by the gravity, black outside the video; faces are marked
+    /// afterwards (`mark`), once tracking has said where they are. A preview
+    /// over `maximumPreviewPixels` is refused, naming `source`.
+    public static func render(_ frame: Frame, geometry: PreviewGeometry, source: String) throws(FaceCamError) -> Frame {
         let size = geometry.previewSize
         let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
         guard !overflow, pixels <= maximumPreviewPixels else {
             throw .previewTooLarge(source: source, size: size, limit: maximumPreviewPixels)
         }
+        // The whole frame, upright and unscaled, is the frame itself (redaction's common case).
+        if geometry.bufferToPreview == .identity, size == frame.size { return frame }
         var preview = Frame(width: size.width, height: size.height)
         // bufferToPreview maps continuous coordinates; warpAffine wants pixel
         // indices of the destination mapped to pixel indices of the aperture,
@@ -59,14 +61,29 @@ public struct Annotator {
             }
         }
         guard status == CFD_OK else { throw .openCV(error.text) }
-        let width = outlineWidth(for: geometry.previewSize)
-        for face in faces {
+        return preview
+    }
+
+    /// Marks faces on a rendered preview: outlines just inside each face's preview rect and its
+    /// landmarks as dots; or, redacting, every face hidden, the tracked faces the detector
+    /// missed (`marks.predicted`) too, with outlines on top only when `outline` is set.
+    public static func mark(_ preview: inout Frame, with marks: PreviewMarks, as marking: PreviewMarking) throws(FaceCamError) {
+        let outline: Bool
+        switch marking {
+        case .outline:
+            outline = true
+        case .redact(let settings, let alsoOutline):
+            try preview.redact(marks.faces.map(\.preview) + marks.predicted, settings: settings)
+            outline = alsoOutline
+        }
+        guard outline else { return }
+        let width = outlineWidth(for: preview.size)
+        for face in marks.faces {
             preview.drawOutline(face.preview, width: width, colour: outlineColour)
             for point in face.previewLandmarks?.points ?? [] {
                 preview.drawDot(at: point, radius: width, colour: landmarkColour)
             }
         }
-        return preview
     }
 
     /// Saves a rendered preview as `<name>.jpg` (`<name>-2.jpg`, ... when
@@ -87,6 +104,27 @@ public struct Annotator {
             throw .annotation(path: path, reason: "\(error.call) failed: \(error.reason)")
         }
         return path
+    }
+}
+
+/// What is drawn on a preview's faces.
+public enum PreviewMarking: Hashable, Sendable {
+    /// Each face outlined in green, its landmarks as red dots.
+    case outline
+    /// Each face hidden; outlined on top too when `outline` is set.
+    case redact(RedactionSettings, outline: Bool)
+}
+
+/// The faces to mark on one preview, after tracking.
+public struct PreviewMarks: Sendable {
+    /// The faces detected in the frame, in preview coordinates as `Face.preview` gives them.
+    public var faces: [Face]
+    /// Where tracked faces the detector missed should be (preview coordinates): only redaction marks these.
+    public var predicted: [Rect]
+
+    public init(faces: [Face], predicted: [Rect] = []) {
+        self.faces = faces
+        self.predicted = predicted
     }
 }
 

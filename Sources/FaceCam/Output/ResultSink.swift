@@ -1,7 +1,8 @@
 import Foundation
 
-/// Where completions go, in order: results to the writer, previews to
-/// annotated JPEGs and an annotated video, failures to `report`.
+/// Where completions go, in order: results to the writer, previews (marked
+/// once tracking has placed the faces) to annotated JPEGs and a frame output
+/// (an annotated or redacted video, a redacted image), failures to `report`.
 /// Frames come from one thread at a time (the pipeline's delivery queue), failures from any; `stopped`
 /// and `summary` may be read from any thread.
 public final class ResultSink: @unchecked Sendable {
@@ -11,6 +12,10 @@ public final class ResultSink: @unchecked Sendable {
         public var failures = 0
         /// Frames with fewer faces than the sink's minimum.
         public var framesBelowMinimum = 0
+        /// Faces hidden on previews, the tracked faces the detector missed included.
+        public var masks = 0
+        /// Previews written to the frame output.
+        public var outputFrames = 0
     }
 
     /// What the sink does with track events.
@@ -26,32 +31,36 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    /// Replaced between sources by `redirect(to:)` (--output-dir).
+    /// Replaced between sources by `redirect(to:)` (--output-dir); nil writes no results (redact).
     private var writer: ResultWriter?
     private let tracker: FaceTracker?
     private let events: EventHandling
     private var annotator: Annotator?
-    /// The annotated video, opened before the first frame; dropped after its first failure.
-    private var video: VideoWriter?
+    private let marking: PreviewMarking
+    /// The annotated or redacted video (or image), replaced between sources by
+    /// `redirect(frames:)`; dropped after its first failure.
+    private var frames: FrameOutput?
     private let minimumFaces: Int
     private let report: @Sendable (String) -> Void
-    private let progress: (@Sendable (FrameResult) -> Void)?
+    private let progress: (@Sendable (String) -> Void)?
     private let lock = NSLock()
-    private var state = (summary: Summary(), stopped: false, reachedExitEvent: false)
+    private var state = (summary: Summary(), stopped: false, reachedExitEvent: false, frameOutputFailed: false)
 
-    /// `report` receives one line per failure; `progress` sees every result after it is written.
-    /// With a `tracker`, faces get ids (and smoothing) before they are written, and track events are
-    /// handled as `events` says. A `writer` nil must be given by `redirect(to:)` before the first frame.
+    /// `report` receives one line per failure; `progress` sees every frame's source after it is
+    /// written (or, shown only, output). With a `tracker`, faces get ids (and smoothing) before they are
+    /// written, track events are handled as `events` says, and redaction hides tracked faces the
+    /// detector missed. Previews are marked as `marking` says.
     public init(
         writer: ResultWriter?, tracker: FaceTracker? = nil, events: EventHandling = EventHandling(),
-        annotator: Annotator? = nil, video: VideoWriter? = nil, minimumFaces: Int = 0,
-        report: @escaping @Sendable (String) -> Void, progress: (@Sendable (FrameResult) -> Void)? = nil
+        annotator: Annotator? = nil, marking: PreviewMarking = .outline, frames: FrameOutput? = nil, minimumFaces: Int = 0,
+        report: @escaping @Sendable (String) -> Void, progress: (@Sendable (String) -> Void)? = nil
     ) {
         self.writer = writer
         self.tracker = tracker
         self.events = events
         self.annotator = annotator
-        self.video = video
+        self.marking = marking
+        self.frames = frames
         self.minimumFaces = minimumFaces
         self.report = report
         self.progress = progress
@@ -63,34 +72,55 @@ public final class ResultSink: @unchecked Sendable {
     public var reachedExitEvent: Bool { lock.withLock { state.reachedExitEvent } }
     public var summary: Summary { lock.withLock { state.summary } }
 
-    public func consume(_ completion: Completion) {
-        if stopped { return }
+    /// Handles one completion; for a frame, returns its faces as tracked, to be marked on a
+    /// preview drawn elsewhere (live's annotations).
+    @discardableResult
+    public func consume(_ completion: Completion) -> PreviewMarks? {
+        if stopped { return nil }
         switch completion {
         case .failure(let error):
             fail(error)
-        case .frame(var result, let preview, let annotationName):
+            return nil
+        case .frame(var result, let geometry, let preview, let annotationName):
             let events = tracker?.track(&result) ?? []
             do {
                 // The frame that decided an exit event is still written: it holds the face that entered.
                 try handle(events)
-                try currentWriter().write(result)
+                try currentWriter()?.write(result)
             } catch {
                 fail(.output(error))
-                return
+                return nil
             }
             lock.withLock {
                 state.summary.frames += 1
                 state.summary.faces += result.faces.count
                 if result.faces.count < minimumFaces { state.summary.framesBelowMinimum += 1 }
             }
-            switch preview {
-            case .success(let frame): save(frame, annotationName: annotationName)
-            case .failure(let error): fail(error)
-            case nil: break
-            }
-            progress?(result)
+            let marks = PreviewMarks(faces: result.faces, predicted: predicted(at: result.frame, geometry: geometry))
+            if let preview { show(preview, marks: marks, annotationName: annotationName) }
+            progress?(result.source)
+            return marks
+        case .shownOnly(let source, let index, let geometry, let preview):
+            show(preview, marks: PreviewMarks(faces: [], predicted: predicted(at: index, geometry: geometry)), annotationName: nil)
+            progress?(source)
+            return nil
         }
     }
+
+    /// Redacting: where the tracked faces the detector missed at `frame` should be, in preview coordinates.
+    private func predicted(at frame: Int, geometry: PreviewGeometry) -> [Rect] {
+        guard case .redact = marking, let tracker else { return [] }
+        return tracker.predictedBoxes(at: frame).map(geometry.bufferToPreview.apply)
+    }
+
+    /// Frames from here on go to `output`: call between sources, with no frame in flight.
+    public func redirect(frames output: FrameOutput?) {
+        frames = output
+        lock.withLock { state.frameOutputFailed = false }
+    }
+
+    /// True when the frame output failed (and was dropped) since it was given: stop sending it frames.
+    public var frameOutputFailed: Bool { lock.withLock { state.frameOutputFailed } }
 
     /// Results from here on go to `writer`: call between sources, with no frame in flight.
     public func redirect(to writer: ResultWriter) {
@@ -109,22 +139,28 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    /// Ends the open tracks and finishes the annotated video, so that it
+    /// Ends the open tracks and finishes the frame output, so that it
     /// plays; call once the last frame is in.
     public func close() {
-        video = nil
+        if let output = frames {
+            frames = nil
+            do {
+                try output.finish()
+            } catch {
+                fail(error)
+            }
+        }
         endSource()
     }
 
-    private func currentWriter() -> ResultWriter {
-        guard let writer = lock.withLock({ writer }) else { preconditionFailure("a result came before its writer") }
-        return writer
+    private func currentWriter() -> ResultWriter? {
+        lock.withLock { writer }
     }
 
     /// Writes `events` up to and including the first of the exit kind, which stops the sink.
     private func handle(_ events: [TrackEvent], mayExit: Bool = true) throws(SystemError) {
         for event in events {
-            if self.events.write { try currentWriter().write(event) }
+            if self.events.write { try currentWriter()?.write(event) }
             if mayExit, event.kind == self.events.exitOn {
                 lock.withLock {
                     state.stopped = true
@@ -135,7 +171,19 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    private func save(_ preview: Frame, annotationName: String?) {
+    /// Marks a rendered preview and saves it: as an annotated JPEG when it has a name, and to the frame output.
+    private func show(_ rendered: Result<Frame, FaceCamError>, marks: PreviewMarks, annotationName: String?) {
+        var preview: Frame
+        do {
+            preview = try rendered.get()
+            try Annotator.mark(&preview, with: marks, as: marking)
+        } catch {
+            fail(error)
+            return
+        }
+        if case .redact = marking {
+            lock.withLock { state.summary.masks += marks.faces.count + marks.predicted.count }
+        }
         if let annotationName, annotator != nil {
             do {
                 try annotator?.save(preview, name: annotationName)
@@ -143,12 +191,15 @@ public final class ResultSink: @unchecked Sendable {
                 fail(error)
             }
         }
+        guard let output = frames else { return }
         do {
-            try video?.append(preview)
+            try output.append(preview)
+            lock.withLock { state.summary.outputFrames += 1 }
         } catch {
-            // One line, not one per frame: the video is given up, the results go on.
+            // One line, not one per frame: the output is given up, the results go on.
             fail(error)
-            video = nil
+            frames = nil
+            lock.withLock { state.frameOutputFailed = true }
         }
     }
 

@@ -39,6 +39,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case annotatedVideo(path: String, reason: String)
     /// Results could not be written: nothing more can be reported.
     case output(SystemError)
+    /// A video could not be encoded (ffmpeg missing, refusing its arguments, or failing).
+    case videoEncoder(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -90,6 +92,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             return "cannot write annotated image \(path): \(reason)"
         case .annotatedVideo(let path, let reason):
             return "cannot write annotated video \(path): \(reason)"
+        case .videoEncoder(let path, let reason):
+            return "cannot write the video \(path): \(reason)"
         case .output(let error):
             return "cannot write results to \(error.path ?? "the output"): \(error.reason)"
         }

@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+
+/// A video written by Debian's ffmpeg, fed raw BGRA frames through a socket: H.264 (libx264) in
+/// .mp4, .mkv and .mov, MJPEG in .avi, with the audio of another file copied as it is.
+///
+/// The file is written as `PATH.partial` and renamed by `finish()` once ffmpeg has written it
+/// all; a failure or a run that stops early removes it, so `PATH` only ever names a whole file.
+public final class VideoEncoder: FrameOutput {
+    public struct Settings: Sendable {
+        /// libx264's constant rate factor: 0 lossless, 18 visually lossless, 51 worst.
+        public var crf: Int
+        /// The file whose audio streams are copied; nil for none.
+        public var audioFrom: FilePath?
+
+        public init(crf: Int = 18, audioFrom: FilePath? = nil) {
+            self.crf = crf
+            self.audioFrom = audioFrom
+        }
+    }
+
+    /// Containers by extension, and ffmpeg's name for each muxer.
+    public static let containers: [String: String] = ["mp4": "mp4", "mkv": "matroska", "mov": "mov", "avi": "avi"]
+
+    public let path: String
+    public let size: PixelSize
+    private let process: Process
+    private let frames: Int32
+    private let errors: Pipe
+    private let errorText = ErrorText()
+    private var finished = false
+
+    /// Where ffmpeg writes until the file is finished.
+    public var partialPath: String { path + ".partial" }
+
+    /// Starts ffmpeg writing `path`, whose extension picks the container (see `containers`).
+    public init(path: String, size: PixelSize, framesPerSecond: Double, settings: Settings) throws(FaceCamError) {
+        guard let muxer = FilePath(path).fileExtension.flatMap({ Self.containers[$0] }) else {
+            throw .videoEncoder(path: path, reason: "the extension names no container facecam writes: use .mp4, .mkv, .mov or .avi")
+        }
+        guard let ffmpeg = Self.executable() else {
+            throw .videoEncoder(path: path, reason: "ffmpeg is not installed (or not on PATH): apt-get install ffmpeg, or make deps")
+        }
+        self.path = path
+        self.size = size
+        var sockets: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else {
+            throw .videoEncoder(path: path, reason: "socketpair failed: \(String(cString: strerror(errno)))")
+        }
+        frames = sockets[0]
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = Self.arguments(
+            size: size, framesPerSecond: framesPerSecond, muxer: muxer, settings: settings, output: path + ".partial")
+        process.standardInput = FileHandle(fileDescriptor: sockets[1], closeOnDealloc: true)
+        process.standardOutput = FileHandle.nullDevice
+        errors = Pipe()
+        process.standardError = errors
+        let errorText = errorText
+        let reader = errors.fileHandleForReading
+        Thread.detachNewThread { errorText.collect(from: reader) }
+        do {
+            try process.run()
+        } catch {
+            close(sockets[0])
+            throw .videoEncoder(path: path, reason: "ffmpeg could not be started: \(error.localizedDescription)")
+        }
+        // The child has its own copy; ours would keep ffmpeg's input open after we close ours.
+        try? errors.fileHandleForWriting.close()
+        try? (process.standardInput as? FileHandle)?.close()
+    }
+
+    deinit {
+        if !finished { abandon() }
+        close(frames)
+    }
+
+    /// ffmpeg's arguments: raw frames on standard input, video from them and audio from `settings.audioFrom`.
+    static func arguments(
+        size: PixelSize, framesPerSecond: Double, muxer: String, settings: Settings, output: String
+    ) -> [String] {
+        // A rate the container does not say gets the commonest one; each frame is still one frame.
+        let rate = framesPerSecond > 0 && framesPerSecond.isFinite ? String(format: "%.6f", framesPerSecond) : "25"
+        var arguments = [
+            "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+            "-f", "rawvideo", "-pix_fmt", "bgra", "-video_size", "\(size.width)x\(size.height)", "-framerate", rate,
+            "-i", "pipe:0",
+        ]
+        if let audio = settings.audioFrom {
+            arguments += ["-i", "file:" + audio.description, "-map", "0:v:0", "-map", "1:a?", "-c:a", "copy"]
+        }
+        if muxer == "avi" {
+            arguments += ["-c:v", "mjpeg", "-q:v", "2", "-pix_fmt", "yuvj420p"]
+        } else {
+            arguments += ["-c:v", "libx264", "-crf", String(settings.crf), "-pix_fmt", "yuv420p"]
+        }
+        if muxer == "mp4" || muxer == "mov" { arguments += ["-movflags", "+faststart"] }
+        return arguments + ["-f", muxer, "file:" + output]
+    }
+
+    public func append(_ frame: Frame) throws(FaceCamError) {
+        precondition(frame.size == size, "a frame of another size than the video's")
+        let rowBytes = frame.width * 4
+        do {
+            // withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
+            try frame.pixels.withUnsafeBytes { pixels in
+                Result { () throws(SystemError) in
+                    for row in 0..<frame.height {
+                        try sendAll(pixels.baseAddress! + row * frame.bytesPerRow, count: rowBytes)
+                    }
+                }
+            }.get()
+        } catch {
+            // ffmpeg stopped reading: it failed, and says why on its standard error.
+            throw failure(otherwise: "\(error.call) failed: \(error.reason)")
+        }
+    }
+
+    public func finish() throws(FaceCamError) {
+        guard !finished else { return }
+        finished = true
+        shutdown(frames, Int32(SHUT_WR))
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            unlink(partialPath)
+            throw failure(otherwise: "ffmpeg exited with status \(process.terminationStatus)")
+        }
+        guard rename(partialPath, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(partialPath)
+            throw .videoEncoder(path: path, reason: "rename failed: \(reason)")
+        }
+    }
+
+    /// Stops ffmpeg and removes what it wrote: the run stopped, or failed, before the video was whole.
+    public func abandon() {
+        finished = true
+        if process.isRunning { process.terminate() }
+        shutdown(frames, Int32(SHUT_RDWR))
+        process.waitUntilExit()
+        unlink(partialPath)
+    }
+
+    private func sendAll(_ start: UnsafeRawPointer, count: Int) throws(SystemError) {
+        var offset = 0
+        while offset < count {
+            // MSG_NOSIGNAL: ffmpeg gone means EPIPE here, not a SIGPIPE that ends facecam.
+            offset += try blockingSyscall("send", path: "ffmpeg's input") {
+                send(frames, start + offset, count - offset, Int32(MSG_NOSIGNAL))
+            }
+        }
+    }
+
+    /// ffmpeg's own last line of error when it wrote one, else `reason`.
+    private func failure(otherwise reason: String) -> FaceCamError {
+        if process.isRunning { process.waitUntilExit() }
+        let said = errorText.lastLine(waiting: 2)
+        unlink(partialPath)
+        return .videoEncoder(path: path, reason: said.map { "ffmpeg: \($0)" } ?? reason)
+    }
+
+    /// The first `ffmpeg` on PATH.
+    static func executable() -> String? {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return directories.map { $0 + "/ffmpeg" }.first { access($0, X_OK) == 0 }
+    }
+
+    /// What ffmpeg wrote on its standard error, read on a thread of its own so that ffmpeg never blocks on it.
+    private final class ErrorText: @unchecked Sendable {
+        private let lock = NSCondition()
+        private var text = Data()
+        private var ended = false
+
+        func collect(from handle: FileHandle) {
+            while let chunk = try? handle.read(upToCount: 4096), !chunk.isEmpty {
+                lock.withLock { text.append(chunk) }
+            }
+            lock.withLock {
+                ended = true
+                lock.broadcast()
+            }
+        }
+
+        func lastLine(waiting seconds: Double) -> String? {
+            lock.withLock {
+                let deadline = Date(timeIntervalSinceNow: seconds)
+                while !ended, lock.wait(until: deadline) {}
+                return String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline).last.map(String.init)
+            }
+        }
+    }
+}

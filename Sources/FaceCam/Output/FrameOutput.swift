@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+internal import CFaceDetect
+
+/// A file that rendered frames (annotated or redacted) are written to, in order.
+public protocol FrameOutput: AnyObject {
+    /// The file's final name, for messages.
+    var path: String { get }
+    func append(_ frame: Frame) throws(FaceCamError)
+    /// Completes the file; until then it does not exist under `path` (a video
+    /// written by OpenCV excepted: that one grows in place).
+    func finish() throws(FaceCamError)
+}
+
+/// A still image written in the format its extension names (JPEG through libjpeg, the others
+/// through OpenCV's encoders): the first frame appended, written as `PATH.partial` and renamed.
+public final class StillImageOutput: FrameOutput {
+    public let path: String
+    private let quality: Int
+    private var written = false
+
+    /// Formats OpenCV can write, by extension.
+    public static let extensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "bmp", "tif", "tiff", "webp", "pbm", "pgm", "ppm", "pnm"]
+
+    public init(path: String, quality: Int = 95) {
+        self.path = path
+        self.quality = quality
+    }
+
+    public var partialPath: String { path + ".partial" }
+
+    public func append(_ frame: Frame) throws(FaceCamError) {
+        guard !written else { return }
+        let format = FilePath(path).fileExtension ?? ""
+        let bytes: [UInt8]
+        if ["jpg", "jpeg", "jpe"].contains(format) {
+            do {
+                bytes = try JPEG.encode(frame, quality: quality)
+            } catch {
+                throw .annotation(path: path, reason: error.reason)
+            }
+        } else {
+            bytes = try frame.encoded(extension: "." + format, quality: quality, path: path)
+        }
+        do {
+            let file = try FileDescriptor(opening: partialPath, flags: O_WRONLY | O_CREAT | O_TRUNC)
+            try file.write(bytes)
+            try blockingSyscall("fsync", path: partialPath) { fsync(file.rawValue) }
+            try blockingSyscall("rename", path: partialPath) { rename(partialPath, path) }
+        } catch {
+            unlink(partialPath)
+            throw .annotation(path: path, reason: "\(error.call) failed: \(error.reason)")
+        }
+        written = true
+    }
+
+    public func finish() throws(FaceCamError) {}
+}
+
+extension Frame {
+    /// The frame encoded by OpenCV in the format `extension` (".png") names.
+    func encoded(extension: String, quality: Int, path: String) throws(FaceCamError) -> [UInt8] {
+        var data: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var error = cfd_error()
+        let status = withImageView { cfd_encode_image(&$0, `extension`, Int32(clamping: quality), &data, &size, &error) }
+        guard status == CFD_OK, let data else { throw .annotation(path: path, reason: error.text) }
+        defer { cfd_bytes_free(data) }
+        return Array(UnsafeBufferPointer(start: data, count: size))
+    }
+}

@@ -1,0 +1,64 @@
+internal import CFaceDetect
+
+/// How faces are hidden: what replaces them, in what shape, over how much of the picture.
+public struct RedactionSettings: Hashable, Sendable {
+    public enum Mode: String, CaseIterable, Sendable {
+        /// A blur whose radius grows with the face.
+        case blur
+        /// Blocks whose size grows with the face.
+        case pixelate
+        /// Opaque black.
+        case solid
+    }
+
+    public enum Shape: String, CaseIterable, Sendable {
+        /// The ellipse inscribed in the enlarged box.
+        case ellipse
+        /// The enlarged box itself.
+        case box
+    }
+
+    public var mode: Mode
+    public var shape: Shape
+    /// Each face's box is enlarged around its centre by this factor before it is hidden:
+    /// detectors' boxes stop at the brow and chin, and hair and ears identify too.
+    public var scale: Double
+
+    public static let defaultScale = 1.3
+
+    public init(mode: Mode = .blur, shape: Shape = .ellipse, scale: Double = RedactionSettings.defaultScale) {
+        self.mode = mode
+        self.shape = shape
+        self.scale = scale
+    }
+
+    /// The region hidden for a face whose box is `box` (any coordinates: preview rects, buffer boxes).
+    public func region(for box: Rect) -> Rect {
+        let width = box.width * scale, height = box.height * scale
+        return Rect(x: box.x + box.width / 2 - width / 2, y: box.y + box.height / 2 - height / 2, width: width, height: height)
+    }
+}
+
+extension Frame {
+    /// Hides each face box of `boxes` (in this frame's pixel coordinates) as `settings` says; pixels
+    /// outside every enlarged shape are left exactly as they were.
+    public mutating func redact(_ boxes: [Rect], settings: RedactionSettings) throws(FaceCamError) {
+        guard !boxes.isEmpty else { return }
+        let regions = boxes.map { box in
+            let region = settings.region(for: box)
+            return cfd_region(x: region.x, y: region.y, width: region.width, height: region.height)
+        }
+        let mode: cfd_redaction_mode = switch settings.mode {
+        case .blur: CFD_REDACT_BLUR
+        case .pixelate: CFD_REDACT_PIXELATE
+        case .solid: CFD_REDACT_SOLID
+        }
+        let shape: cfd_mask_shape = settings.shape == .ellipse ? CFD_MASK_ELLIPSE : CFD_MASK_BOX
+        var error = cfd_error()
+        let (width, height, stride) = (Int32(width), Int32(height), bytesPerRow)
+        let status = pixels.withUnsafeMutableBufferPointer { pixels in
+            cfd_redact(pixels.baseAddress, width, height, stride, regions, regions.count, mode, shape, &error)
+        }
+        guard status == CFD_OK else { throw .openCV(error.text) }
+    }
+}

@@ -1,0 +1,253 @@
+import ArgumentParser
+import FaceCam
+import Foundation
+
+struct Redact: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Hide the faces in photographs and videos before sharing them: blurred, pixelated or filled.",
+        discussion: """
+            Images (by extension: jpg, png, webp, tiff, bmp, pnm) keep their format, given by the \
+            output's extension; they are turned upright by their EXIF orientation. Videos keep \
+            their size, frame count and frame rate, are turned upright by their rotation metadata, \
+            and are encoded by ffmpeg (H.264 at --crf in .mp4, .mkv and .mov; MJPEG in .avi), with \
+            the source's audio copied as it is. Faces are followed from frame to frame: a face the \
+            detector misses for up to --track-grace frames stays hidden where it is predicted to \
+            be, and with --every N the masks are carried over the frames between detections. \
+            Outputs are written under a .partial name and renamed when whole. One JSON line per \
+            finished output goes to standard output: source, output, frames, faces detected, masks \
+            drawn. An input that fails is reported and the others are still done; the exit status is then 1.
+            """)
+
+    @Argument(help: ArgumentHelp(
+        "Images, directories of images, videos, URLs FFmpeg reads, or - for a video on standard input.",
+        valueName: "path|URL|-"))
+    var inputs: [String]
+
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "The redacted file, for one input; its extension picks the format (an image format for an image; "
+            + ".mp4, .mkv, .mov or .avi for a video).",
+        valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp(
+        "Write each input's redacted copy into this directory, named as the input (a clash gets -2, -3, ...); videos "
+            + "in other containers, URLs and standard input become NAME.mkv.",
+        valueName: "dir"))
+    var outputDir: String?
+
+    @Option(help: "How faces are hidden: blur, pixelate or solid (black).")
+    var mode: RedactionSettings.Mode = .blur
+
+    @Option(help: ArgumentHelp(
+        "Videos: detect on every Nth frame; the masks follow the tracked faces over the frames between. Every frame "
+            + "is written.",
+        valueName: "N"))
+    var every = 1
+
+    @Option(help: ArgumentHelp(
+        "Source frames a face may go undetected and still be hidden where its track predicts it (default: 5, and at "
+            + "least --every).",
+        valueName: "N"))
+    var trackGrace: Int?
+
+    @Option(help: ArgumentHelp(
+        "H.264 quality (.mp4, .mkv, .mov): 0 lossless, 18 visually lossless, 51 worst (default: 18).", valueName: "N"))
+    var crf: Int?
+
+    @Option(help: ArgumentHelp(
+        "URLs and standard input: give up on a stream that sends nothing for this long (default: 10).",
+        valueName: "seconds"))
+    var timeout: Double?
+
+    @Flag(help: "No progress bar on standard error.")
+    var quiet = false
+
+    @OptionGroup(title: "Masks") var mask: MaskOptions
+    @OptionGroup(title: "Input") var input: InputOptions
+    @OptionGroup(title: "Detector") var detector: DetectorOptions
+
+    func validate() throws {
+        try detector.redactionDefaults.refuseForeignOptions()
+        switch (output, outputDir) {
+        case (nil, nil): throw ValidationError("say where the redacted files go: -o FILE for one input, or --output-dir DIR")
+        case (.some, .some): throw ValidationError("-o and --output-dir both say where the redacted files go: choose one")
+        case (.some, nil) where inputs.count != 1:
+            throw ValidationError("-o names one redacted file, for one input; give --output-dir DIR for \(inputs.count)")
+        default: break
+        }
+        guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
+        if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }
+        if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be from 0 to 51") }
+        if let timeout, !(timeout > 0 && timeout <= 86_400) {
+            throw ValidationError("--timeout must be more than 0 and at most 86400 s")
+        }
+    }
+
+    /// One input, and the redacted file it becomes.
+    private struct Job {
+        var input: FilePath
+        var isImage: Bool
+        var output: String
+    }
+
+    func run() throws {
+        let (jobs, expansionFailures) = plan()
+        try refuseOverwriting(jobs)
+        if let outputDir {
+            do {
+                try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+            } catch {
+                report("cannot create --output-dir \(outputDir): \(error.localizedDescription)")
+                throw Status.failure
+            }
+        }
+        let progress = quiet ? nil : ProgressBar(every: 1)
+        var advance: (@Sendable (String) -> Void)?
+        if let progress { advance = { progress.advance($0) } }
+        let tracker = FaceTracker(settings: TrackerSettings(grace: trackGrace ?? max(TrackerSettings().grace, every)))
+        let session = try Session(
+            detector: detector.redactionDefaults, output: nil, tracker: tracker,
+            marking: .redact(mask.settings(mode: mode), outline: false), progress: advance)
+        for failure in expansionFailures { session.pipeline.submit(failure: failure) }
+        var position = "before the first input"
+        for job in jobs where !session.stopping {
+            position = "in \(VideoInput(job.input).description)"
+            let before = session.sink.summary
+            guard let written = job.isImage ? redactImage(job, session: session) : redactVideo(job, session: session, progress: progress)
+            else { continue }
+            let after = session.sink.summary
+            print(summaryLine(
+                source: VideoInput(job.input).description, output: written, frames: after.outputFrames - before.outputFrames,
+                faces: after.faces - before.faces, masks: after.masks - before.masks))
+        }
+        progress?.end()
+        try session.finish(position: position)
+    }
+
+    /// The inputs (directories expanded to their images) and where each goes; paths that cannot be used, as failures.
+    private func plan() -> ([Job], [FaceCamError]) {
+        var files: [(FilePath, isImage: Bool)] = []
+        var failures: [FaceCamError] = []
+        for argument in inputs.map(FilePath.init(argument:)) {
+            guard case .file = VideoInput(argument) else {
+                files.append((argument, false))
+                continue
+            }
+            // Directories become their images; named files are taken whatever their extension.
+            for item in StillImageInputs(paths: [argument], recursive: false) {
+                switch item {
+                case .file(let path): files.append((path, path.fileExtension.map(ImageFile.extensions.contains) ?? false))
+                case .failure(let error): failures.append(error)
+                }
+            }
+        }
+        let names = InputNames(files.map(\.0))
+        let jobs = files.map { file, isImage in
+            Job(input: file, isImage: isImage, output: output ?? outputPath(for: file, isImage: isImage, name: names[file]))
+        }
+        return (jobs, failures)
+    }
+
+    /// Under --output-dir: the input's name and extension, where facecam writes that format.
+    private func outputPath(for input: FilePath, isImage: Bool, name: String) -> String {
+        let directory = outputDir ?? "."
+        let given = input.fileExtension
+        let known = isImage ? StillImageOutput.extensions : Set(VideoEncoder.containers.keys)
+        let fileExtension = given.flatMap { known.contains($0) ? $0 : nil } ?? (isImage ? "png" : "mkv")
+        return directory + (directory.hasSuffix("/") ? "" : "/") + name + "." + fileExtension
+    }
+
+    /// An output that is also an input would be truncated before it is read: refused (64).
+    private func refuseOverwriting(_ jobs: [Job]) throws {
+        let outputs = jobs.flatMap { [("the redacted file", $0.output), ("the redacted file", $0.output + ".partial")] }
+        if let conflict = OutputSafety.conflict(files: outputs, directories: [], inputs: jobs.map(\.input)) {
+            report(conflict)
+            throw Status.usage
+        }
+    }
+
+    /// Redacts one image; the output's path when it was written.
+    private func redactImage(_ job: Job, session: Session) -> String? {
+        let source = job.input.description
+        do throws(FaceCamError) {
+            guard StillImageOutput.extensions.contains(FilePath(job.output).fileExtension ?? "") else {
+                throw .annotation(
+                    path: job.output, reason: "its extension names no image format facecam writes: use .jpg, .png, .webp, .tiff, .bmp or .pnm")
+            }
+            let image = try ImageFile.load(job.input, maximumPixels: input.maximumPixels)
+            var settings = GeometrySettings()
+            settings.orientation = image.uprightOrientation
+            let geometry = try settings.geometry(for: image.frame.size, source: source)
+            return write(to: StillImageOutput(path: job.output), session: session) {
+                session.pipeline.submit(FrameJob(
+                    source: source, index: 0, time: 0, frame: image.frame, geometry: geometry, renderPreview: true))
+            }
+        } catch {
+            session.pipeline.submit(failure: error)
+            return nil
+        }
+    }
+
+    /// Redacts one video; the output's path when it was written whole.
+    private func redactVideo(_ job: Job, session: Session, progress: ProgressBar?) -> String? {
+        let videoInput = VideoInput(job.input)
+        do throws(FaceCamError) {
+            let reader = try VideoReader(input: videoInput, maximumPixels: input.maximumPixels, timeout: timeout ?? 10)
+            var settings = GeometrySettings()
+            settings.orientation = reader.info.rotation
+            let geometry = try settings.geometry(for: reader.info.size, source: reader.path)
+            // A stream cannot be read twice: its audio is not copied.
+            let audio: FilePath? = if case .file(let path) = videoInput { path } else { nil }
+            let encoder = try VideoEncoder(
+                path: job.output, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond,
+                settings: VideoEncoder.Settings(crf: crf ?? 18, audioFrom: audio))
+            progress?.expect(file: reader.path, frames: reader.info.frameCount)
+            var damage: FaceCamError?
+            let written = write(to: encoder, session: session) {
+                do throws(FaceCamError) {
+                    while !session.stopping, !session.sink.frameOutputFailed, let read = try reader.next() {
+                        guard let frame = read.frame else { continue }
+                        session.pipeline.submit(FrameJob(
+                            source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,
+                            renderPreview: true, detect: read.index % every == 0))
+                    }
+                    // Stopped early (a signal, or the output failed): the rest was not read, not lost.
+                    if !session.stopping, !session.sink.frameOutputFailed { damage = reader.damage }
+                } catch {
+                    damage = error
+                }
+            }
+            // Frames lost to damage are not in the output: said after it, as video says it.
+            if let damage { session.pipeline.submit(failure: damage) }
+            return written
+        } catch {
+            session.pipeline.submit(failure: error)
+            return nil
+        }
+    }
+
+    /// Sends the frames `submit` submits to `output`, and finishes it unless the run is stopping or
+    /// the output failed (each already reported); its path when it was finished.
+    private func write(to output: FrameOutput, session: Session, submit: () -> Void) -> String? {
+        session.sink.redirect(frames: output)
+        submit()
+        session.pipeline.finish()
+        session.sink.endSource()
+        let failed = session.sink.frameOutputFailed
+        session.sink.redirect(frames: nil)
+        guard !session.stopping, !failed else { return nil }
+        do throws(FaceCamError) {
+            try output.finish()
+            return output.path
+        } catch {
+            session.pipeline.submit(failure: error)
+            session.pipeline.finish()
+            return nil
+        }
+    }
+
+    private func summaryLine(source: String, output: String, frames: Int, faces: Int, masks: Int) -> String {
+        "{\"source\":\(jsonString(source)),\"output\":\(jsonString(output)),\"frames\":\(frames),\"faces\":\(faces),"
+            + "\"masks\":\(masks)}"
+    }
+}

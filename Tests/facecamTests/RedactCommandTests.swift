@@ -1,0 +1,273 @@
+import Foundation
+import Testing
+
+/// Tests/Reference/redaction_check.py: OpenCV's FaceDetectorYN and numpy on the original and the redacted file.
+struct RedactionCheck {
+    var facesBefore: Int
+    var facesAfter: Int
+    var framesBefore: Int
+    var framesAfter: Int
+    /// Infinite when the pixels outside the masks are exactly the original's.
+    var psnrOutside: Double
+
+    static func run(original: String, redacted: String) throws -> RedactionCheck {
+        let script = repository.appendingPathComponent("Tests/Reference/redaction_check.py").path
+        // Thresholds are checked here, per file, from the numbers; the script's own exit status is not used.
+        let result = try facecamTests.run(
+            URL(fileURLWithPath: SharedDataTests.python),
+            [script, "check", original, redacted, "--max-remaining", "1", "--min-psnr", "0"])
+        try #require(result.status == 0, "\(result.stderr)")
+        let record = try #require(try result.records().first)
+        let psnr = record["psnr_outside"] as? String == "inf" ? Double.infinity : (record["psnr_outside"] as! NSNumber).doubleValue
+        return RedactionCheck(
+            facesBefore: record["faces_before"] as! Int, facesAfter: record["faces_after"] as! Int,
+            framesBefore: record["frames_before"] as! Int, framesAfter: record["frames_after"] as! Int, psnrOutside: psnr)
+    }
+}
+
+/// What ffprobe says about a video's streams: codec, kind, size, frames counted by decoding.
+func probe(_ path: String) throws -> [[String: Any]] {
+    let result = try run(
+        URL(fileURLWithPath: "/usr/bin/ffprobe"),
+        ["-v", "error", "-count_frames", "-show_entries", "stream=codec_name,codec_type,width,height,nb_read_frames,r_frame_rate",
+         "-of", "json", path])
+    try #require(result.status == 0, "\(result.stderr)")
+    let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+    return object["streams"] as! [[String: Any]]
+}
+
+@Suite struct RedactCommandTests {
+    /// Lossy outputs (JPEG, H.264, MJPEG) differ from the original by their codec alone outside the masks.
+    static let lossyPSNR = 35.0
+
+    /// Every fixture photograph: its format kept, OpenCV's YuNet finds none of its faces afterwards,
+    /// and outside the masks a PNG is exactly the original, a JPEG within its re-encoding.
+    @Test func photographsAreHiddenAndTheRestKept() throws {
+        let out = try temporaryDirectory("redact-images")
+        let result = try facecam("redact", "--output-dir", out.path, "Fixtures/images")
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        #expect(records.count == 6)
+        var before = 0, after = 0
+        for name in ["astronaut.png", "camera.png", "grace_hopper.jpg", "two-faces.jpg"] {
+            let redacted = out.appendingPathComponent(name).path
+            let magic = try #require(FileManager.default.contents(atPath: redacted)).prefix(4)
+            #expect(Array(magic) == (name.hasSuffix(".png") ? [0x89, 0x50, 0x4E, 0x47] : [0xFF, 0xD8, 0xFF, magic.last!]), "\(name)")
+            let check = try RedactionCheck.run(original: fixture("images/" + name), redacted: redacted)
+            before += check.facesBefore
+            after += check.facesAfter
+            #expect(name.hasSuffix(".png") ? check.psnrOutside.isInfinite : check.psnrOutside > Self.lossyPSNR, "\(name)")
+        }
+        #expect(before >= 4)
+        #expect(after == 0)
+    }
+
+    /// Every mode and shape hides the faces; a box hides at least what the ellipse inscribed in it does.
+    @Test(arguments: ["blur", "pixelate", "solid"], ["ellipse", "box"])
+    func everyModeHides(_ mode: String, _ shape: String) throws {
+        let out = try temporaryDirectory("redact-mode")
+        let redacted = out.appendingPathComponent("two-faces.png").path
+        let result = try facecam("redact", "--mode", mode, "--shape", shape, "-o", redacted, "Fixtures/images/two-faces.jpg")
+        #expect(result.status == 0, "\(result.stderr)")
+        let check = try RedactionCheck.run(original: fixture("images/two-faces.jpg"), redacted: redacted)
+        #expect(check.facesBefore == 2)
+        #expect(check.facesAfter == 0)
+        // A PNG of a JPEG: outside the masks, the decoded JPEG exactly.
+        #expect(check.psnrOutside.isInfinite)
+    }
+
+    /// A photograph stored sideways with EXIF orientation 6 comes out upright, as a viewer shows it, with no face left.
+    @Test func exifOrientationIsApplied() throws {
+        let out = try temporaryDirectory("redact-exif")
+        let redacted = out.appendingPathComponent("upright.png").path
+        let result = try facecam("redact", "-o", redacted, "Fixtures/exif/portrait-6.jpg")
+        #expect(result.status == 0, "\(result.stderr)")
+        let check = try RedactionCheck.run(original: fixture("exif/portrait-6.jpg"), redacted: redacted)
+        #expect(check.facesBefore == 1)
+        #expect(check.facesAfter == 0)
+        #expect(check.psnrOutside.isInfinite)
+    }
+
+    /// A clip with audio: H.264 in .mp4, the AAC copied, every frame at the same rate, no face left.
+    @Test func videoKeepsFramesRateAndAudio() throws {
+        let out = try temporaryDirectory("redact-audio")
+        let redacted = out.appendingPathComponent("clip.mp4").path
+        let result = try facecam("redact", "--quiet", "-o", redacted, "Fixtures/video/pan-zoom-audio.mkv")
+        #expect(result.status == 0, "\(result.stderr)")
+        let record = try #require(try result.records().first)
+        #expect(record["frames"] as? Int == 36)
+        #expect(record["output"] as? String == redacted)
+        let streams = try probe(redacted), source = try probe(fixture("video/pan-zoom-audio.mkv"))
+        let video = try #require(streams.first { $0["codec_type"] as? String == "video" })
+        #expect(video["codec_name"] as? String == "h264")
+        #expect(video["nb_read_frames"] as? String == "36")
+        #expect(video["width"] as? Int == 480 && video["height"] as? Int == 360)
+        #expect(video["r_frame_rate"] as? String == source.first { $0["codec_type"] as? String == "video" }?["r_frame_rate"] as? String)
+        let audio = try #require(streams.first { $0["codec_type"] as? String == "audio" }, "no audio stream in \(streams)")
+        #expect(audio["codec_name"] as? String == "aac")
+        let check = try RedactionCheck.run(original: fixture("video/pan-zoom-audio.mkv"), redacted: redacted)
+        #expect(check.framesAfter == check.framesBefore)
+        #expect(check.facesBefore >= 25)
+        #expect(check.facesAfter == 0)
+        #expect(check.psnrOutside > Self.lossyPSNR)
+        #expect(!FileManager.default.fileExists(atPath: redacted + ".partial"))
+    }
+
+    /// A clip with rotation metadata plays upright (400x512) without it; .avi is MJPEG.
+    @Test func rotatedVideoComesOutUpright() throws {
+        let out = try temporaryDirectory("redact-rotated")
+        let redacted = out.appendingPathComponent("rotated.avi").path
+        let result = try facecam("redact", "--quiet", "-o", redacted, "Fixtures/video/rotated.mp4")
+        #expect(result.status == 0, "\(result.stderr)")
+        let video = try #require(try probe(redacted).first)
+        #expect(video["codec_name"] as? String == "mjpeg")
+        #expect(video["width"] as? Int == 400 && video["height"] as? Int == 512)
+        #expect(video["nb_read_frames"] as? String == "24")
+        let check = try RedactionCheck.run(original: fixture("video/rotated.mp4"), redacted: redacted)
+        #expect(check.facesBefore == 24)
+        #expect(check.facesAfter == 0)
+        #expect(check.psnrOutside > Self.lossyPSNR)
+    }
+
+    /// Frames 3 and 4 have the face covered by a flat grey box, so no detector finds it there: the
+    /// tracked mask (solid black) still covers the face's place, and with --track-grace 0 it does not.
+    @Test func maskStaysOnFramesWhereTheDetectorMissesTheFace() throws {
+        let out = try temporaryDirectory("redact-occluded")
+        let clip = out.appendingPathComponent("occluded.avi").path
+        let script = repository.appendingPathComponent("Tests/Reference/redaction_check.py").path
+        let made = try run(URL(fileURLWithPath: SharedDataTests.python), [script, "occluded-clip", fixture("images/grace_hopper.jpg"), clip])
+        try #require(made.status == 0, "\(made.stderr)")
+        let face = try #require(try made.records().first?["face"] as? [Int])
+        // The middle half of the face: inside the ellipse whatever the rounding.
+        let centre = [face[0] + face[2] / 4, face[1] + face[3] / 4, face[2] / 2, face[3] / 2].map(String.init)
+        func meanAtFace(grace: Int, frame: Int) throws -> Double {
+            let redacted = out.appendingPathComponent("grace-\(grace).avi").path
+            let result = try facecam(
+                "redact", "--quiet", "--mode", "solid", "--track-grace", String(grace), "-o", redacted, clip)
+            #expect(result.status == 0, "\(result.stderr)")
+            let mean = try run(URL(fileURLWithPath: SharedDataTests.python), [script, "mean", redacted, String(frame)] + centre)
+            try #require(mean.status == 0, "\(mean.stderr)")
+            let values = try JSONSerialization.jsonObject(with: Data(mean.stdout.utf8)) as! [Double]
+            return values.reduce(0, +) / 3
+        }
+        for frame in [2, 3, 4, 5] {
+            #expect(try meanAtFace(grace: 5, frame: frame) < 30, "frame \(frame): masked")
+        }
+        // Without grace the grey box shows on the frames the detector missed: the test can tell.
+        #expect(try meanAtFace(grace: 0, frame: 3) > 100)
+    }
+
+    /// --every 3 detects a frame in three: the masks follow the tracks over the frames between, and
+    /// every frame is written.
+    @Test func masksAreCarriedBetweenDetections() throws {
+        let out = try temporaryDirectory("redact-every")
+        let redacted = out.appendingPathComponent("every.mkv").path
+        let result = try facecam("redact", "--quiet", "--every", "3", "-o", redacted, "Fixtures/video/crossing.avi")
+        #expect(result.status == 0, "\(result.stderr)")
+        let check = try RedactionCheck.run(original: fixture("video/crossing.avi"), redacted: redacted)
+        #expect(check.framesAfter == 40)
+        #expect(check.facesBefore >= 60)
+        #expect(Double(check.facesAfter) <= 0.03 * Double(check.facesBefore))
+        #expect(check.psnrOutside > Self.lossyPSNR)
+    }
+
+    /// ffmpeg absent: one line saying what to do, status 1, and nothing written.
+    @Test func missingFFmpegIsOneLine() throws {
+        let out = try temporaryDirectory("redact-no-ffmpeg")
+        let redacted = out.appendingPathComponent("clip.mp4").path
+        let result = try run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["PATH=\(out.path)", facecamBinary.path, "redact", "-o", redacted, "Fixtures/video/pan-zoom.avi"])
+        #expect(result.status == 1)
+        #expect(result.errorLines.count == 1)
+        #expect(result.stderr.contains("ffmpeg is not installed"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).isEmpty)
+    }
+
+    /// ffmpeg failing (a stand-in that reads a little and exits 1, saying why): its line, status 1,
+    /// no file under the final name nor a partial one; the next input is still done.
+    @Test func failingFFmpegLeavesNothing() throws {
+        let out = try temporaryDirectory("redact-ffmpeg-fails")
+        let fake = out.appendingPathComponent("bin/ffmpeg")
+        try FileManager.default.createDirectory(at: fake.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "#!/bin/sh\nhead -c 1000 > /dev/null\necho 'Conversion failed: disk on fire' >&2\nexit 1\n"
+            .write(to: fake, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
+        let results = out.appendingPathComponent("out")
+        let result = try run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["PATH=\(fake.deletingLastPathComponent().path):/usr/bin:/bin", facecamBinary.path, "redact", "--quiet",
+             "--output-dir", results.path, "Fixtures/video/pan-zoom.avi", "Fixtures/images/grace_hopper.jpg"])
+        #expect(result.status == 1)
+        #expect(result.errorLines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("pan-zoom.avi: ffmpeg: Conversion failed: disk on fire"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: results.path) == ["grace_hopper.jpg"])
+        #expect(try result.records().map { $0["source"] as? String } == ["Fixtures/images/grace_hopper.jpg"])
+    }
+
+    /// SIGINT in the middle of a video: status 130, and neither the video nor its partial file is left.
+    @Test func interruptedVideoLeavesNoFile() throws {
+        let out = try temporaryDirectory("redact-interrupted")
+        let clip = out.appendingPathComponent("long.avi").path
+        // 20 s of the clip looped, so that the signal lands mid-way.
+        let made = try run(
+            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+            ["-v", "error", "-stream_loop", "16", "-i", fixture("video/pan-zoom.avi"), "-c", "copy", clip])
+        try #require(made.status == 0, "\(made.stderr)")
+        let redacted = out.appendingPathComponent("long.mp4").path
+        let result = try run(facecamBinary, ["redact", "--quiet", "-o", redacted, clip], interruptAfter: 2)
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: redacted))
+        #expect(!FileManager.default.fileExists(atPath: redacted + ".partial"))
+    }
+
+    /// --redact on video's annotated frames: the face is solid black where it was outlined.
+    @Test func videoAnnotateRedacts() throws {
+        let out = try temporaryDirectory("redact-annotate")
+        let result = try facecam(
+            "video", "--quiet", "--detector", "yunet", "--every", "12", "--annotate", out.path, "--redact", "solid",
+            "Fixtures/video/pan-zoom.avi")
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        try #require(records.count == 3)
+        for record in records {
+            let face = try #require((record["faces"] as? [[String: Any]])?.first?["preview"] as? [Double])
+            let name = String(format: "pan-zoom-%06d.jpg", record["frame"] as! Int)
+            let image = out.appendingPathComponent(name).path
+            let script = "import cv2,sys; i=cv2.imread(sys.argv[1]); print(*i[int(sys.argv[3]), int(sys.argv[2])])"
+            let pixel = try run(
+                URL(fileURLWithPath: SharedDataTests.python),
+                ["-c", script, image, String(Int(face[0] + face[2] / 2)), String(Int(face[1] + face[3] / 2))])
+            let values = pixel.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+            #expect(values.count == 3 && values.allSatisfy { $0 < 30 }, "\(name): \(pixel.stdout) \(pixel.stderr)")
+        }
+    }
+
+    @Test(arguments: [
+        (["redact", "Fixtures/images/astronaut.png"], "-o FILE"),
+        (["redact", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png", "Fixtures/images/camera.png"], "--output-dir"),
+        (["redact", "--crf", "60", "-o", "/tmp/x.mp4", "Fixtures/video/pan-zoom.avi"], "--crf"),
+        (["redact", "--mask-scale", "0.5", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--mask-scale"),
+        (["redact", "--cascade", "x", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--detector haar"),
+        (["video", "--redact", "blur", "Fixtures/video/pan-zoom.avi"], "--annotate"),
+        (["video", "--outline", "Fixtures/video/pan-zoom.avi"], "--redact"),
+        (["live", "--source", "Fixtures/video/pan-zoom.avi", "--redact", "blur"], "--annotate"),
+    ])
+    func usageErrors(_ arguments: [String], _ mentions: String) throws {
+        let result = try run(facecamBinary, arguments)
+        #expect(result.status == 64)
+        #expect(result.errorLines.count == 1)
+        #expect(result.stderr.contains(mentions), "\(result.stderr)")
+    }
+
+    /// An output that is an input is refused before anything is written.
+    @Test func outputOverwritingItsInputIsRefused() throws {
+        let out = try temporaryDirectory("redact-self")
+        let copy = out.appendingPathComponent("a.png")
+        try FileManager.default.copyItem(atPath: fixture("images/astronaut.png"), toPath: copy.path)
+        let before = try Data(contentsOf: copy)
+        let result = try facecam("redact", "-o", copy.path, copy.path)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("also an input"), "\(result.stderr)")
+        #expect(try Data(contentsOf: copy) == before)
+    }
+}
