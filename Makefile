@@ -16,8 +16,11 @@ TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-serv
 	gstreamer1.0-plugins-good
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev
-# make bench compares with GStreamer's facedetect element too, and scores tracking with scipy.
-BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good
+# make bench compares with GStreamer's facedetect element too, scores tracking with scipy, and runs
+# redact beside deface (PyPI, in a virtual environment).
+BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good \
+	python3-venv
+DEFACE_VENV := .build/deface-venv
 # make test-slurm runs a single-node Slurm cluster and GNU parallel, and checks the Kubernetes
 # manifest with PyPI's kubernetes-validate in a virtual environment.
 SLURM_PACKAGES := slurm-wlm munge parallel python3-venv
@@ -85,6 +88,10 @@ demo: build
 	$(FACECAM) video --quiet --every 6 --annotate-video $(DEMO)/pan-zoom-annotated.avi Fixtures/video/pan-zoom.avi
 	@echo "== the same clip played as a live camera at its own frame rate (summary on stderr)"
 	$(FACECAM) live --source Fixtures/video/pan-zoom.avi --realtime --format text | tail -n 4
+	@echo "== faces hidden before sharing: the README's example (blurred; copied to Fixtures/readme/), and a clip pixelated, its audio kept"
+	$(FACECAM) redact -o $(DEMO)/redacted/two-faces.jpg Fixtures/images/two-faces.jpg
+	@mkdir -p Fixtures/readme && cp $(DEMO)/redacted/two-faces.jpg Fixtures/readme/two-faces-redacted.jpg
+	$(FACECAM) redact --quiet --mode pixelate -o $(DEMO)/redacted/pan-zoom-audio.mp4 Fixtures/video/pan-zoom-audio.mkv
 	@echo "== annotated JPEGs (faces outlined in green) are in $(DEMO):"
 	@find $(DEMO) -name '*.jpg' | sort
 
@@ -132,6 +139,10 @@ bench: bench-deps
 	$(PYTHON) Tests/Bench/large_faces.py --facecam .build/release/facecam
 	$(PYTHON) Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi
 	$(PYTHON) Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic
+	@test -x $(DEFACE_VENV)/bin/deface || { $(PYTHON) -m venv $(DEFACE_VENV) && $(DEFACE_VENV)/bin/pip install --quiet deface; } \
+		|| echo "deface did not install from PyPI: the redact bench leaves its column empty"
+	$(PYTHON) Tests/Bench/redact_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi \
+		--clip-720p $(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface)
 
 # The release binary, the Swift runtime linked in.
 release: deps

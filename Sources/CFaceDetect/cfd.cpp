@@ -150,6 +150,32 @@ cfd_status cfd_convert_to_bgra(const uint8_t *source, size_t source_stride, cfd_
     });
 }
 
+cfd_status cfd_convert_bgra_to_yuyv(const cfd_image_view *image, uint8_t *destination, size_t destination_stride,
+                                    cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (!valid_view(image) || image->width % 2 != 0) return invalid(error, "malformed frame (the width must be even)");
+        if (destination == nullptr || destination_stride < static_cast<size_t>(image->width) * 2) {
+            return invalid(error, "destination rows too short");
+        }
+        cv::Mat bgra(image->height, image->width, CV_8UC4, const_cast<uint8_t *>(image->pixels), image->stride);
+        cv::Mat bgr, yuv;
+        cv::cvtColor(bgra, bgr, cv::COLOR_BGRA2BGR);
+        cv::cvtColor(bgr, yuv, cv::COLOR_BGR2YUV);
+        for (int row = 0; row < yuv.rows; ++row) {
+            const uint8_t *in = yuv.ptr<uint8_t>(row);
+            uint8_t *out = destination + row * destination_stride;
+            for (int x = 0; x < yuv.cols; x += 2) {
+                const uint8_t *a = in + 3 * x, *b = a + 3;
+                out[2 * x] = a[0];
+                out[2 * x + 1] = static_cast<uint8_t>((a[1] + b[1] + 1) / 2);
+                out[2 * x + 2] = b[0];
+                out[2 * x + 3] = static_cast<uint8_t>((a[2] + b[2] + 1) / 2);
+            }
+        }
+        return CFD_OK;
+    });
+}
+
 void cfd_set_opencv_threads(int32_t threads) {
     try {
         cv::setNumThreads(threads);

@@ -14,14 +14,15 @@ using namespace cfd;
 namespace {
 
 /*
- * How strongly a region of side `side` is hidden: blurred as the region averaged over cells a
- * third of the side wide and interpolated smoothly (bicubic) between them; pixelated in blocks an
- * eighth of the side wide. Measured with Tests/Reference/redaction_check.py on the fixture
- * photographs and clips (README, Redaction): OpenCV's YuNet at its usual score threshold (0.9)
- * finds none of the 84 faces afterwards. A box blur a fifth of the side wide, run three times,
- * left 5: a smooth oval under hair still reads as a head.
+ * How strongly a region of side `side` is hidden: blurred as the region averaged over cells half
+ * the side wide and interpolated linearly between them; pixelated in blocks an eighth of the side
+ * wide. Chosen with Tests/Reference/redaction_check.py's measure on the fixture photographs and
+ * clips and the 1280x720 bench clip (README, redact): at YuNet's usual score threshold (0.9) it
+ * finds 1 of the bench clip's 624 faces again. Cells a third of the side wide found 5 (bicubic: 12),
+ * and a box blur a fifth of the side wide, run three times, left 5 of 84 fixture faces: a smooth
+ * oval under hair still reads as a head.
  */
-constexpr double blur_cells = 3;
+constexpr double blur_cells = 2;
 constexpr double block_fraction = 1.0 / 8;
 
 /* `area` averaged over cells `cell` pixels wide: one cell for anything narrower. */
@@ -62,7 +63,7 @@ cv::Mat hidden(const cv::Mat &area, double side, cfd_redaction_mode mode) {
     switch (mode) {
     case CFD_REDACT_BLUR:
         // Within the area only: pixels beside the face are neither read nor changed.
-        cv::resize(averaged(area, std::max(2.0, side / blur_cells)), out, area.size(), 0, 0, cv::INTER_CUBIC);
+        cv::resize(averaged(area, std::max(2.0, side / blur_cells)), out, area.size(), 0, 0, cv::INTER_LINEAR);
         return out;
     case CFD_REDACT_PIXELATE:
         cv::resize(averaged(area, std::max(2.0, side * block_fraction)), out, area.size(), 0, 0, cv::INTER_NEAREST);

@@ -16,7 +16,7 @@ struct Live: ParsableCommand {
             output flushed and a summary printed on standard error. Exit statuses beyond 0, 1, \
             2 and 64: 3 camera busy, 4 no such device, 5 permission denied, 6 camera unplugged \
             while capturing, 7 nothing from the camera or the --source stream within --timeout, 8 not a \
-            V4L2 capture device, 9 the run ended \
+            V4L2 capture device (or --output-device not an output device), 9 the run ended \
             before the --exit-on event.
             """)
 
@@ -61,6 +61,13 @@ struct Live: ParsableCommand {
     var exitOn: TrackEvent.Kind?
 
     @Option(help: ArgumentHelp(
+        "Write every processed frame, at the camera's size, to this V4L2 output device (a v4l2loopback virtual "
+            + "camera, for video calls), faces hidden with --redact, else outlined: a path, or N for /dev/videoN. "
+            + "Writing never waits: when the device's reader is slow, frames are dropped there.",
+        valueName: "path|N"))
+    var outputDevice: String?
+
+    @Option(help: ArgumentHelp(
         "With --annotate, save every Nth processed frame (default: 1; on a queue of its own, it never slows detection).",
         valueName: "N"))
     var annotateEvery: Int?
@@ -92,7 +99,7 @@ struct Live: ParsableCommand {
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
-        try redaction.validate(previews: [("--annotate", output.annotate != nil)])
+        try redaction.validate(previews: [("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil)])
     }
 
     func run() throws {
@@ -108,9 +115,10 @@ struct Live: ParsableCommand {
             writer: writer, tracker: tracking.makeTracker(),
             events: ResultSink.EventHandling(write: tracking.events, exitOn: exitOn), minimumFaces: output.minFaces ?? 0,
             report: { report($0) })
+        let device = try openOutputDevice(size: input.source.frameSize)
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
-            annotator: annotator, marking: redaction.marking, annotateEvery: annotateEvery ?? 1)
+            annotator: annotator, marking: redaction.marking, annotateEvery: annotateEvery ?? 1, outputDevice: device)
 
         let deadline = duration.map { monotonicSeconds() + $0 }
         let finished = { stop.requested || deadline.map { monotonicSeconds() >= $0 } == true || sink.stopped }
@@ -131,6 +139,10 @@ struct Live: ParsableCommand {
             }
         }
         report(processor.finish(skipped: input.source.skipped).description)
+        if let device {
+            report("wrote \(device.written) frames to \(device.path)"
+                + (device.dropped > 0 ? ", dropped \(device.dropped) while its reader was behind" : ""))
+        }
         sink.close()
         if sink.reachedExitEvent { return }
         if let failure {
@@ -150,9 +162,21 @@ struct Live: ParsableCommand {
     }
 
     /// --device: a path, or N for /dev/videoN as v4l2-ctl's -d takes it.
-    private var devicePath: String {
-        guard let device else { return "/dev/video0" }
-        return !device.isEmpty && device.allSatisfy({ $0.isASCII && $0.isNumber }) ? "/dev/video\(device)" : device
+    private var devicePath: String { device.map(Self.devicePath) ?? "/dev/video0" }
+
+    private static func devicePath(_ argument: String) -> String {
+        !argument.isEmpty && argument.allSatisfy({ $0.isASCII && $0.isNumber }) ? "/dev/video\(argument)" : argument
+    }
+
+    /// --output-device, opened for frames of `size`; on failure one line and the error's status.
+    private func openOutputDevice(size: PixelSize) throws -> V4L2OutputDevice? {
+        guard let outputDevice else { return nil }
+        do {
+            return try V4L2OutputDevice(path: Self.devicePath(outputDevice), size: size)
+        } catch {
+            report(error.description)
+            throw error.exitCode
+        }
     }
 
     /// The camera or file, opened; on failure one line and the error's status.
@@ -196,7 +220,7 @@ extension CaptureError {
         case .permissionDenied: ExitCode(5)
         case .deviceGone: ExitCode(6)
         case .timeout: ExitCode(7)
-        case .notACaptureDevice: ExitCode(8)
+        case .notACaptureDevice, .notAnOutputDevice: ExitCode(8)
         case .unsupportedFormat: Status.usage
         case .system: Status.failure
         }

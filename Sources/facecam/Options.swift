@@ -322,6 +322,25 @@ struct InputOptions: ParsableArguments {
     var maximumPixels: Int { maxMegapixels.map { $0 * 1_000_000 } ?? ImageFile.defaultMaximumPixels }
 }
 
+/// Video files and streams (video, redact): how long a stream may stall.
+struct StreamOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "URLs and standard input: give up on a stream that sends nothing for this long (default: 10).",
+        valueName: "seconds"))
+    var timeout: Double?
+
+    func validate() throws {
+        if let timeout, !(timeout > 0 && timeout <= 86_400) {
+            throw ValidationError("--timeout must be more than 0 and at most 86400 s")
+        }
+    }
+
+    /// A file, URL or standard input ("-"), opened within `limits`.
+    func open(_ file: FilePath, limits: InputOptions) throws(FaceCamError) -> VideoReader {
+        try VideoReader(input: VideoInput(file), maximumPixels: limits.maximumPixels, timeout: timeout ?? 10)
+    }
+}
+
 /// Where and how results go.
 struct OutputOptions: ParsableArguments {
     @Option(help: "Result format: jsonl (one JSON object per frame), csv (one row per face), text.")
@@ -405,7 +424,11 @@ struct TrackingOptions: ParsableArguments {
 
     /// The tracker for frames taken every `every` source frames.
     func makeTracker(every: Int = 1) -> FaceTracker {
-        let grace = trackGrace ?? max(TrackerSettings().grace, every)
-        return FaceTracker(settings: TrackerSettings(grace: grace, smoothing: smooth ? 0.5 : nil))
+        FaceTracker(settings: TrackerSettings(grace: Self.grace(given: trackGrace, every: every), smoothing: smooth ? 0.5 : nil))
+    }
+
+    /// --track-grace, or its default: 5 source frames, and at least `every`, so that one missed detection keeps the id.
+    static func grace(given: Int?, every: Int) -> Int {
+        given ?? max(TrackerSettings().grace, every)
     }
 }

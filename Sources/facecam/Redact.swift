@@ -54,16 +54,12 @@ struct Redact: ParsableCommand {
         "H.264 quality (.mp4, .mkv, .mov): 0 lossless, 18 visually lossless, 51 worst (default: 18).", valueName: "N"))
     var crf: Int?
 
-    @Option(help: ArgumentHelp(
-        "URLs and standard input: give up on a stream that sends nothing for this long (default: 10).",
-        valueName: "seconds"))
-    var timeout: Double?
-
     @Flag(help: "No progress bar on standard error.")
     var quiet = false
 
     @OptionGroup(title: "Masks") var mask: MaskOptions
     @OptionGroup(title: "Input") var input: InputOptions
+    @OptionGroup(title: "Streams") var stream: StreamOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
 
     func validate() throws {
@@ -78,9 +74,6 @@ struct Redact: ParsableCommand {
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
         if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be from 0 to 51") }
-        if let timeout, !(timeout > 0 && timeout <= 86_400) {
-            throw ValidationError("--timeout must be more than 0 and at most 86400 s")
-        }
     }
 
     /// One input, and the redacted file it becomes.
@@ -92,19 +85,24 @@ struct Redact: ParsableCommand {
 
     func run() throws {
         let (jobs, expansionFailures) = plan()
+        if output != nil, jobs.count > 1 {
+            report("-o names one redacted file, but \(inputs[0]) holds \(jobs.count) images: give --output-dir DIR")
+            throw Status.usage
+        }
         try refuseOverwriting(jobs)
-        if let outputDir {
+        // The directory outputs go to is made when missing, as --annotate's is.
+        if let directory = outputDir ?? output.map({ FilePath($0).parent.description }) {
             do {
-                try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                report("cannot create --output-dir \(outputDir): \(error.localizedDescription)")
+                report("cannot create the directory \(directory): \(error.localizedDescription)")
                 throw Status.failure
             }
         }
         let progress = quiet ? nil : ProgressBar(every: 1)
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
-        let tracker = FaceTracker(settings: TrackerSettings(grace: trackGrace ?? max(TrackerSettings().grace, every)))
+        let tracker = FaceTracker(settings: TrackerSettings(grace: TrackingOptions.grace(given: trackGrace, every: every)))
         let session = try Session(
             detector: detector.redactionDefaults, output: nil, tracker: tracker,
             marking: .redact(mask.settings(mode: mode), outline: false), progress: advance)
@@ -171,7 +169,7 @@ struct Redact: ParsableCommand {
         let source = job.input.description
         do throws(FaceCamError) {
             guard StillImageOutput.extensions.contains(FilePath(job.output).fileExtension ?? "") else {
-                throw .annotation(
+                throw .imageOutput(
                     path: job.output, reason: "its extension names no image format facecam writes: use .jpg, .png, .webp, .tiff, .bmp or .pnm")
             }
             let image = try ImageFile.load(job.input, maximumPixels: input.maximumPixels)
@@ -192,7 +190,7 @@ struct Redact: ParsableCommand {
     private func redactVideo(_ job: Job, session: Session, progress: ProgressBar?) -> String? {
         let videoInput = VideoInput(job.input)
         do throws(FaceCamError) {
-            let reader = try VideoReader(input: videoInput, maximumPixels: input.maximumPixels, timeout: timeout ?? 10)
+            let reader = try stream.open(job.input, limits: input)
             var settings = GeometrySettings()
             settings.orientation = reader.info.rotation
             let geometry = try settings.geometry(for: reader.info.size, source: reader.path)

@@ -21,11 +21,6 @@ struct Video: ParsableCommand {
         valueName: "file|URL|-"))
     var files: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "URLs and standard input: give up on a stream that sends nothing for this long (default: 10).",
-        valueName: "seconds"))
-    var timeout: Double?
-
     @Option(help: ArgumentHelp("Detect on every Nth frame only; the others are skipped and not reported.", valueName: "N"))
     var every = 1
 
@@ -39,6 +34,7 @@ struct Video: ParsableCommand {
     var quiet = false
 
     @OptionGroup(title: "Input") var input: InputOptions
+    @OptionGroup(title: "Streams") var stream: StreamOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
     @OptionGroup(title: "Fast mode") var fastMode: FastModeOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
@@ -50,9 +46,6 @@ struct Video: ParsableCommand {
     func validate() throws {
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
         try validateAnnotateEvery(annotateEvery, with: output)
-        if let timeout, !(timeout > 0 && timeout <= 86_400) {
-            throw ValidationError("--timeout must be more than 0 and at most 86400 s")
-        }
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
@@ -104,7 +97,7 @@ struct Video: ParsableCommand {
     private func openAnnotatedVideo(for inputs: [FilePath]) throws -> (writer: VideoWriter, reader: VideoReader)? {
         guard let annotateVideo else { return nil }
         do throws(FaceCamError) {
-            let reader = try openReader(inputs[0])
+            let reader = try stream.open(inputs[0], limits: input)
             let geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
             // The annotated video plays at the source's rate, less the frames --every skips.
             let writer = try VideoWriter(
@@ -123,11 +116,6 @@ struct Video: ParsableCommand {
         return settings
     }
 
-    /// A file, URL or standard input ("-"), opened.
-    private func openReader(_ file: FilePath) throws(FaceCamError) -> VideoReader {
-        try VideoReader(input: VideoInput(file), maximumPixels: input.maximumPixels, timeout: timeout ?? 10)
-    }
-
     /// Submits `file`'s frames (read from `opened` when it was opened already), and its failures in their place among them;
     /// false when not one frame could be read (the file cannot be opened, or
     /// the geometry options do not fit it).
@@ -138,7 +126,7 @@ struct Video: ParsableCommand {
         let reader: VideoReader
         let geometry: PreviewGeometry
         do throws(FaceCamError) {
-            if let opened { reader = opened } else { reader = try openReader(file) }
+            if let opened { reader = opened } else { reader = try stream.open(file, limits: input) }
             geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
         } catch {
             session.pipeline.submit(failure: error)

@@ -16,6 +16,8 @@ final class ScriptedDriver: VideoDeviceDriver, @unchecked Sendable {
     var failures: [UInt: Int32] = [:]
     var openFailure: Int32?
     var dequeues: [Dequeue] = []
+    /// Plays an output device (v4l2loopback) instead of a camera.
+    var isOutput = false
     var polls: [Int32] = []
     private(set) var log: [String] = []
     private var pixelFormat = CV4L2_PIX_FMT_BGR24
@@ -46,8 +48,9 @@ final class ScriptedDriver: VideoDeviceDriver, @unchecked Sendable {
         switch request {
         case CV4L2_VIDIOC_QUERYCAP:
             let capability = argument.assumingMemoryBound(to: v4l2_capability.self)
-            capability.pointee.capabilities = CV4L2_CAP_VIDEO_CAPTURE | CV4L2_CAP_STREAMING | CV4L2_CAP_DEVICE_CAPS
-            capability.pointee.device_caps = CV4L2_CAP_VIDEO_CAPTURE | CV4L2_CAP_STREAMING
+            let kind = isOutput ? CV4L2_CAP_VIDEO_OUTPUT : CV4L2_CAP_VIDEO_CAPTURE
+            capability.pointee.capabilities = kind | CV4L2_CAP_STREAMING | CV4L2_CAP_DEVICE_CAPS
+            capability.pointee.device_caps = kind | CV4L2_CAP_STREAMING
         case CV4L2_VIDIOC_G_FMT:
             let format = argument.assumingMemoryBound(to: v4l2_format.self)
             format.pointee.fmt.pix.width = UInt32(size.width)
@@ -70,7 +73,9 @@ final class ScriptedDriver: VideoDeviceDriver, @unchecked Sendable {
             buffer.pointee.length = UInt32(size.width * size.height * 3)
             buffer.pointee.m.offset = buffer.pointee.index * buffer.pointee.length
         case CV4L2_VIDIOC_QBUF:
-            queued.append(argument.assumingMemoryBound(to: v4l2_buffer.self).pointee.index)
+            let buffer = argument.assumingMemoryBound(to: v4l2_buffer.self).pointee
+            queued.append(buffer.index)
+            if isOutput { log.append("QBUF \(buffer.index)") }
         case CV4L2_VIDIOC_DQBUF:
             guard !dequeues.isEmpty else { errno = EAGAIN; return -1 }
             switch dequeues.removeFirst() {
@@ -105,6 +110,11 @@ final class ScriptedDriver: VideoDeviceDriver, @unchecked Sendable {
         memory.append(address)
         log.append("mmap")
         return address
+    }
+
+    /// The first `count` bytes of buffer `index`.
+    func bytes(ofBuffer index: Int, count: Int) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(start: memory[index], count: count))
     }
 
     func munmap(_ address: UnsafeMutableRawPointer, length: Int) -> Int32 {
@@ -306,5 +316,50 @@ struct LatestFrameQueueTests {
         }
         queue.drain()
         #expect(queue.processed == 20 && queue.dropped == 0)
+    }
+}
+
+/// --output-device against the scripted driver playing a v4l2loopback device.
+struct OutputDeviceTests {
+    static func driver() -> ScriptedDriver {
+        let driver = ScriptedDriver()
+        driver.isOutput = true
+        driver.formats = [CV4L2_PIX_FMT_YUYV]
+        return driver
+    }
+
+    /// Mid-grey BGRA is Y 128, U 128, V 128; the stream starts with the first frame; with both
+    /// buffers queued and none given back, a frame is dropped, not waited for; one given back is
+    /// used again; teardown mirrors setup.
+    @Test func framesGoOutAsYUYVAndAreDroppedRatherThanWaitedFor() throws {
+        let driver = Self.driver()
+        var device: V4L2OutputDevice? = try V4L2OutputDevice(
+            path: devicePath, size: PixelSize(width: 8, height: 4), driver: driver, bufferCount: 2)
+        var grey = Frame(width: 8, height: 4)
+        for y in 0..<4 { for x in 0..<8 { grey.setPixel(x: x, y: y, to: BGRA(blue: 128, green: 128, red: 128)) } }
+        try device!.write(grey)
+        // Rows are the driver's bytesperline apart (3 x 8 here), each starting with 8 pixels of YUYV.
+        let bytes = driver.bytes(ofBuffer: 0, count: 4 * 24)
+        #expect((0..<4).allSatisfy { row in bytes[row * 24 ..< row * 24 + 16].allSatisfy { $0 == 128 } })
+        try device!.write(grey)
+        try device!.write(grey)
+        #expect(device!.written == 2)
+        #expect(device!.dropped == 1)
+        driver.dequeues = [.frame()]
+        try device!.write(grey)
+        #expect(device!.written == 3)
+        #expect(driver.log.filter { $0.hasPrefix("QBUF") || $0 == "STREAMON" } == ["QBUF 0", "STREAMON", "QBUF 1", "QBUF 0"])
+        device = nil
+        #expect(Array(driver.log.suffix(5)) == ["STREAMOFF", "munmap", "munmap", "REQBUFS 0", "close"])
+    }
+
+    @Test func aCaptureOnlyDeviceIsRefused() {
+        let driver = ScriptedDriver()
+        #expect {
+            try V4L2OutputDevice(path: devicePath, size: PixelSize(width: 8, height: 4), driver: driver)
+        } throws: { error in
+            guard case .notAnOutputDevice(_, let reason) = error as? CaptureError else { return false }
+            return reason == "it has no video output" && driver.log == ["open", "close"]
+        }
     }
 }

@@ -26,7 +26,7 @@ check_installed() {
         fail "$what: the binary needs the Swift runtime's shared libraries"
     fi
     pass "$what: no Swift runtime library among the binary's needs"
-    for page in facecam facecam-detect facecam-video facecam-live facecam-devices facecam-map; do
+    for page in facecam facecam-detect facecam-video facecam-live facecam-redact facecam-devices facecam-map; do
         local file
         file=$(ls "$prefix/share/man/man1/$page.1"* 2> /dev/null) || fail "$what: no man page $page"
         MANWIDTH=80 man -l "$file" 2> /dev/null | grep -q "^NAME" || fail "$what: man cannot read $file"

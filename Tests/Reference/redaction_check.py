@@ -61,32 +61,39 @@ def iou(a, b):
     return w * h / union if union > 0 else 0
 
 
-def check(args):
-    before, after = upright_frames(args.original), upright_frames(args.redacted)
+def measure(original_path, redacted_path, score_threshold=0.9, hidden_threshold=0.5, allowed_scale=1.6, grace=5):
+    """The numbers `check` prints, as a dict (psnr_outside a float, inf when unchanged)."""
+    before, after = upright_frames(original_path), upright_frames(redacted_path)
     found_before = found_after = 0
     squared, count = 0.0, 0
-    recent = []  # the faces to hide in the last --grace frames, where tracked masks may stay
+    recent = []  # the faces to hide in the last `grace` frames, where tracked masks may stay
     for original, redacted in zip(before, after):
         if original.shape != redacted.shape:
             raise SystemExit(f"frame sizes differ: {original.shape} and {redacted.shape}")
-        faces = yunet(original, score_threshold=args.score_threshold)
+        faces = yunet(original, score_threshold=score_threshold)
         found_before += len(faces)
         # A face still found is one found again where it was: not a hallucination in a blurred black border.
-        found_after += sum(any(iou(face["box"], again["box"]) >= 0.3 for again in yunet(redacted, score_threshold=args.score_threshold))
-                           for face in faces)
-        recent = (recent + [yunet(original, score_threshold=args.hidden_threshold)])[-(args.grace + 1):]
-        outside = ~allowed_mask(original.shape, [face for faces in recent for face in faces], args.allowed_scale)
+        again = yunet(redacted, score_threshold=score_threshold)
+        found_after += sum(any(iou(face["box"], other["box"]) >= 0.3 for other in again) for face in faces)
+        recent = (recent + [yunet(original, score_threshold=hidden_threshold)])[-(grace + 1):]
+        outside = ~allowed_mask(original.shape, [face for faces in recent for face in faces], allowed_scale)
         difference = original.astype(np.float64)[outside] - redacted.astype(np.float64)[outside]
         squared += float(np.sum(difference ** 2))
         count += difference.size
     mse = squared / count if count else 0.0
-    psnr = math.inf if mse == 0 else 10 * math.log10(255 ** 2 / mse)
-    remaining = found_after / found_before if found_before else 0.0
-    report = {"original": args.original, "redacted": args.redacted, "frames_before": len(before),
-              "frames_after": len(after), "faces_before": found_before, "faces_after": found_after,
-              "remaining": round(remaining, 4), "psnr_outside": "inf" if math.isinf(psnr) else round(psnr, 2)}
-    print(json.dumps(report))
-    failed = remaining > args.max_remaining or psnr < args.min_psnr or len(before) != len(after)
+    return {"original": original_path, "redacted": redacted_path, "frames_before": len(before),
+            "frames_after": len(after), "faces_before": found_before, "faces_after": found_after,
+            "remaining": round(found_after / found_before, 4) if found_before else 0.0,
+            "psnr_outside": math.inf if mse == 0 else 10 * math.log10(255 ** 2 / mse)}
+
+
+def check(args):
+    report = measure(args.original, args.redacted, args.score_threshold, args.hidden_threshold, args.allowed_scale,
+                     args.grace)
+    psnr = report["psnr_outside"]
+    print(json.dumps(dict(report, psnr_outside="inf" if math.isinf(psnr) else round(psnr, 2))))
+    failed = (report["remaining"] > args.max_remaining or psnr < args.min_psnr
+              or report["frames_before"] != report["frames_after"])
     sys.exit(1 if failed else 0)
 
 

@@ -49,6 +49,47 @@ def iou(a, b):
     return inter / (a[2] * a[3] + b[2] * b[3] - inter)
 
 
+def judge_virtual_camera(out, check, read, expectations):
+    """redact-device: what vivid's second capture node showed of facecam's --output-device frames."""
+    import cv2
+    import numpy as np
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Reference"))
+    from opencv_faces import yunet
+    status, err = read("redact-device.status").strip(), read("redact-device.err")
+    check("redact-device: exit status 0", status == "0", f"status {status}: {err.strip()[-300:]}")
+    written = re.search(r"wrote (\d+) frames to /dev/video3", err)
+    check("redact-device: frames were written to the output device", bool(written) and int(written.group(1)) > 0,
+          err.strip()[-300:])
+
+    def frames(name):
+        path = os.path.join(out, name)
+        raw = np.fromfile(path, np.uint8) if os.path.exists(path) else np.zeros(0, np.uint8)
+        count = raw.size // (720 * 480 * 2)
+        return [cv2.cvtColor(raw[k * 720 * 480 * 2:(k + 1) * 720 * 480 * 2].reshape(480, 720, 2), cv2.COLOR_YUV2BGR_YUYV)
+                for k in range(count)]
+
+    looped, shown = frames("face.yuyv"), frames("redacted.yuyv")
+    check("redact-device: v4l2-ctl read frames from the looped capture node", len(shown) >= 1,
+          read("redacted-capture.log").strip()[-300:])
+    check("redact-device: OpenCV's YuNet finds the face in the camera's frame",
+          bool(looped) and len(yunet(looped[0])) == 1)
+    box = expectations.get("yunet_box")
+    if not (shown and looped and box):
+        return
+    x, y, w, h = (int(round(v)) for v in box)
+    # Outside the face (enlarged twice), the virtual camera shows the camera's picture, not a test pattern.
+    outside = np.ones((480, 720), bool)
+    outside[max(0, y - h // 2):y + h + h // 2, max(0, x - w // 2):x + w + w // 2] = False
+    for k, frame in enumerate(shown):
+        faces = yunet(frame)
+        check(f"redact-device: frame {k}: YuNet finds no face", not faces, f"{faces}")
+        difference = np.abs(frame.astype(int) - looped[0].astype(int))
+        check(f"redact-device: frame {k}: the picture outside the face is the camera's (mean difference < 8)",
+              difference[outside].mean() < 8, f"{difference[outside].mean():.1f}")
+        check(f"redact-device: frame {k}: the face is changed (mean difference > 8)",
+              difference[y:y + h, x:x + w].mean() > 8, f"{difference[y:y + h, x:x + w].mean():.1f}")
+
+
 def judge(out):
     results = []
 
@@ -117,6 +158,7 @@ def judge(out):
         print(f"note: under emulation fast mode processed {processed} of {captured} frames captured "
               f"({dropped} dropped while detecting); the driver dropped {missed.group(1) if missed else 0} more "
               "that capture did not dequeue in time")
+    judge_virtual_camera(out, check, read, expectations)
     devices = [json.loads(line) for line in read("devices.out").splitlines()]
     check("devices: exit status 0", read("devices.status").strip() == "0")
     check("devices: vivid's capture node is listed with its formats",
@@ -126,8 +168,10 @@ def judge(out):
     alias = read("device-alias.path").strip()
     check("udev made a /dev/v4l/by-path name for the capture node", alias.startswith("/dev/v4l/by-path/"),
           read("udevd.log")[-300:])
-    capture = next((d for d in devices if d["path"] == "/dev/video0"), {})
-    check("devices: the capture node's aliases are udev's by-path name", capture.get("aliases") == [alias],
+    target = read("device-alias.target").strip()
+    capture = next((d for d in devices if d["path"] == target), {})
+    check(f"devices: the capture node udev named ({target}) has that by-path name as its alias",
+          target in ("/dev/video0", "/dev/video2") and capture.get("aliases") == [alias],
           f"{capture.get('aliases')} against {alias}")
     for name, source in (("device-number", "/dev/video0"), ("device-alias", alias)):
         records = [json.loads(line) for line in read(f"{name}.out").splitlines()]

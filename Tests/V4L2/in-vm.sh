@@ -5,8 +5,12 @@
 set -u
 FACECAM=$1
 OUT=$2
+# vivid's first instance: a capture node and an output node looped into it; its second, the same,
+# for the virtual-camera test.
 CAPTURE=/dev/video0
 OUTPUT=/dev/video1
+CAPTURE2=/dev/video2
+OUTPUT2=/dev/video3
 
 run() {  # run NAME COMMAND...: stdout, stderr and status into OUT/NAME.*
     local name=$1
@@ -17,13 +21,13 @@ run() {  # run NAME COMMAND...: stdout, stderr and status into OUT/NAME.*
 
 # udev makes the stable names (/dev/v4l/by-path/...) that `devices` lists and --device takes.
 /lib/systemd/systemd-udevd --daemon > "$OUT/udevd.log" 2>&1
-modprobe vivid n_devs=1 node_types=0x101 > "$OUT/modprobe.log" 2>&1
+modprobe vivid n_devs=2 node_types=0x101,0x101 > "$OUT/modprobe.log" 2>&1
 echo $? > "$OUT/modprobe.status"
-for _ in $(seq 50); do [ -e $OUTPUT ] && break; sleep 0.1; done
+for _ in $(seq 50); do [ -e $OUTPUT2 ] && break; sleep 0.1; done
 udevadm trigger --action=add --subsystem-match=video4linux >> "$OUT/udevd.log" 2>&1
 udevadm settle --timeout=30 >> "$OUT/udevd.log" 2>&1
 # Clean frames: no on-screen text.
-v4l2-ctl -d $CAPTURE --set-ctrl osd_text_mode=2 >> "$OUT/setup.log" 2>&1
+for node in $CAPTURE $CAPTURE2; do v4l2-ctl -d $node --set-ctrl osd_text_mode=2 >> "$OUT/setup.log" 2>&1; done
 
 # (1) The webcam input in two pixel formats: YUYV (converted by facecam through OpenCV) and
 # auto (libv4l2 picks the camera's format and converts it to BGR24).
@@ -46,14 +50,28 @@ run loop "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 6 --time
 run loop-yunet "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 6 --timeout 30 --detector yunet
 # The same in fast mode, 30 frames: whether it keeps up under emulation is reported, not required.
 run loop-fast "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 30 --timeout 30 --min-size 60 --fast
+# (2b) A virtual camera: the looped face read from the first instance, redacted, written to the second
+# instance's output node, which vivid loops back to its capture node; v4l2-ctl reads frames there.
+v4l2-ctl -d $CAPTURE2 -i 2 -s ntsc --set-fmt-video width=720,height=480,pixelformat=YUYV \
+    --set-ctrl loop_video=1 >> "$OUT/setup.log" 2>&1
+v4l2-ctl -d $OUTPUT2 -o 0 -s ntsc >> "$OUT/setup.log" 2>&1
+run redact-device "$FACECAM" live --device $CAPTURE --pixel-format yuyv --duration 40 --timeout 30 \
+    --detector yunet --score-threshold 0.5 --redact blur --output-device $OUTPUT2 &
+redactor=$!
+sleep 20
+v4l2-ctl -d $CAPTURE2 --stream-mmap --stream-skip 2 --stream-count 5 --stream-to "$OUT/redacted.yuyv" \
+    > "$OUT/redacted-capture.log" 2>&1
+wait $redactor
 kill $streamer 2> /dev/null
 wait $streamer 2> /dev/null
 
 # (3) The device list, and the capture device by number and by its stable name.
 run devices "$FACECAM" devices
 run device-number "$FACECAM" live --device 0 --frames 2 --timeout 30
-alias=$(ls /dev/v4l/by-path/* 2> /dev/null | while read -r link; do
-    [ "$(readlink -f "$link")" = $CAPTURE ] && echo "$link"; done | head -n 1)
+# vivid's instances share one platform device, so their capture nodes share one by-path name, which
+# udev gives to one of them: the check takes whichever it is.
+alias=$(ls /dev/v4l/by-path/*-video-index0 2> /dev/null | head -n 1)
 echo "$alias" > "$OUT/device-alias.path"
+readlink -f "$alias" > "$OUT/device-alias.target" 2> /dev/null
 run device-alias "$FACECAM" live --device "${alias:-/dev/v4l/by-path/missing}" --frames 2 --timeout 30
 echo done > "$OUT/finished"

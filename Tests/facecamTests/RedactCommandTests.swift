@@ -245,6 +245,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     @Test(arguments: [
         (["redact", "Fixtures/images/astronaut.png"], "-o FILE"),
         (["redact", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png", "Fixtures/images/camera.png"], "--output-dir"),
+        (["redact", "-o", "/tmp/x.png", "Fixtures/images"], "holds 6 images"),
         (["redact", "--crf", "60", "-o", "/tmp/x.mp4", "Fixtures/video/pan-zoom.avi"], "--crf"),
         (["redact", "--mask-scale", "0.5", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--mask-scale"),
         (["redact", "--cascade", "x", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--detector haar"),
@@ -257,6 +258,15 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(result.status == 64)
         #expect(result.errorLines.count == 1)
         #expect(result.stderr.contains(mentions), "\(result.stderr)")
+    }
+
+    /// The README's "after" image is what facecam redact makes of two-faces.jpg today (make demo copies it there).
+    @Test func readmeExampleIsCurrent() throws {
+        let made = try temporaryDirectory("redact-readme").appendingPathComponent("two-faces.jpg").path
+        let result = try facecam("redact", "-o", made, "Fixtures/images/two-faces.jpg")
+        #expect(result.status == 0, "\(result.stderr)")
+        let committed = FileManager.default.contents(atPath: fixture("readme/two-faces-redacted.jpg"))
+        #expect(committed != nil && FileManager.default.contents(atPath: made) == committed, "run make demo and commit the image")
     }
 
     /// An output that is an input is refused before anything is written.

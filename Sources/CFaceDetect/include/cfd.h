@@ -222,6 +222,11 @@ cfd_status cfd_convert_to_bgra(const uint8_t *source, size_t source_stride, cfd_
                                int32_t width, int32_t height, uint8_t *destination, size_t destination_stride,
                                cfd_error *error);
 
+/* Converts a BGRA frame to packed YUYV 4:2:2 (cv::cvtColor to YUV, each pixel pair sharing the
+ * mean of its U and of its V), `height` rows of `destination_stride` >= 2 x `width` bytes; `width` even. */
+cfd_status cfd_convert_bgra_to_yuyv(const cfd_image_view *image, uint8_t *destination, size_t destination_stride,
+                                    cfd_error *error);
+
 /* ---- Video files through cv::VideoCapture (FFmpeg back end) ---- */
 
 typedef struct cfd_video_reader cfd_video_reader;

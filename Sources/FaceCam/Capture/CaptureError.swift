@@ -18,6 +18,8 @@ public enum CaptureError: Error, Sendable, CustomStringConvertible {
     case timeout(path: String, seconds: Double)
     /// The path is not a character device with video capture and streaming.
     case notACaptureDevice(path: String, reason: String)
+    /// The --output-device path is not a V4L2 output device that takes the camera's frames as YUYV.
+    case notAnOutputDevice(path: String, reason: String)
     /// The camera does not offer the pixel format asked for.
     case unsupportedFormat(path: String, requested: String, offered: [String])
     /// Any other failed call.
@@ -37,6 +39,9 @@ public enum CaptureError: Error, Sendable, CustomStringConvertible {
             "\(path) sent no frame for \(decimal(seconds)) s: check the camera works (`facecam devices`), or raise --timeout"
         case .notACaptureDevice(let path, let reason):
             "\(path) is not a V4L2 capture device (\(reason)): pick one that `facecam devices` lists"
+        case .notAnOutputDevice(let path, let reason):
+            "\(path) is not a V4L2 output device facecam can write to (\(reason)): give a v4l2loopback device "
+                + "(modprobe v4l2loopback; v4l2-ctl --list-devices names it)"
         case .unsupportedFormat(let path, let requested, let offered):
             "\(path) does not offer \(requested) (it offers \(offered.joined(separator: ", "))): use --pixel-format auto"
         case .system(let error):

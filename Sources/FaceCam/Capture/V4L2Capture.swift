@@ -54,8 +54,8 @@ public struct CapturedFrame: Sendable {
 ///
 /// Setup runs open, QUERYCAP, v4l2_fd_open, S_FMT (then G_FMT), S_PARM (then G_PARM),
 /// REQBUFS, QUERYBUF and mmap, QBUF and STREAMON; teardown runs the reverse
-/// (STREAMOFF, munmap, REQBUFS 0, close) on every path, from `deinit`,
-/// including when setup fails half-way.
+/// (STREAMOFF, munmap, REQBUFS 0, close) on every path, from its `MappedDeviceStream`'s
+/// `deinit`, including when setup fails half-way.
 public final class V4L2Capture {
     public let path: String
     /// The size, format and rate the driver settled on, which may differ from the request.
@@ -67,11 +67,9 @@ public final class V4L2Capture {
     /// Buffers the driver flagged as damaged or empty, re-queued unread.
     public private(set) var skippedBuffers = 0
 
-    private let driver: VideoDeviceDriver
-    private var descriptor: Int32 = -1
-    private var buffers: [(address: UnsafeMutableRawPointer, length: Int)] = []
-    private var requestedBuffers = false
-    private var streaming = false
+    private let stream: MappedDeviceStream
+    private var driver: VideoDeviceDriver { stream.driver }
+    private var descriptor: Int32 { stream.descriptor }
     private var bytesPerLine = 0
 
     public convenience init(path: String, request: CaptureRequest) throws(CaptureError) {
@@ -80,28 +78,17 @@ public final class V4L2Capture {
 
     init(path: String, request: CaptureRequest, driver: VideoDeviceDriver, bufferCount: UInt32 = 4) throws(CaptureError) {
         self.path = path
-        self.driver = driver
-        try open()
+        stream = MappedDeviceStream(path: path, driver: driver, type: CV4L2_BUF_TYPE_VIDEO_CAPTURE)
+        try stream.open { .notACaptureDevice(path: path, reason: $0) }
         try checkCapabilities()
         try negotiateFormat(request)
         try negotiateRate(request.framesPerSecond)
-        try mapBuffers(count: bufferCount)
-        try call("VIDIOC_STREAMON", CV4L2_VIDIOC_STREAMON, CV4L2_BUF_TYPE_VIDEO_CAPTURE)
-        streaming = true
-    }
-
-    deinit {
-        var type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
-        if streaming { _ = driver.ioctl(descriptor, CV4L2_VIDIOC_STREAMOFF, &type) }
-        for buffer in buffers.reversed() { _ = driver.munmap(buffer.address, length: buffer.length) }
-        if requestedBuffers {
-            var release = v4l2_requestbuffers()
-            release.count = 0
-            release.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
-            release.memory = CV4L2_MEMORY_MMAP
-            _ = driver.ioctl(descriptor, CV4L2_VIDIOC_REQBUFS, &release)
+        try stream.mapBuffers(count: bufferCount, minimum: 2)
+        for index in stream.buffers.indices {
+            var buffer = stream.buffer(index: UInt32(index))
+            try call("VIDIOC_QBUF", CV4L2_VIDIOC_QBUF, &buffer)
         }
-        if descriptor >= 0 { _ = driver.close(descriptor) }
+        try stream.streamOn()
     }
 
     /// Waits up to `timeout` seconds for the next good frame, in slices of
@@ -126,21 +113,6 @@ public final class V4L2Capture {
     }
 
     // MARK: Setup
-
-    private func open() throws(CaptureError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw .from(SystemError(call: "stat", path: path, errno: errno), opening: true)
-        }
-        guard info.st_mode & S_IFMT == S_IFCHR else {
-            throw .notACaptureDevice(path: path, reason: "not a character device")
-        }
-        do {
-            descriptor = try blocking("open") { driver.open(path, flags: O_RDWR | O_NONBLOCK | O_CLOEXEC) }
-        } catch {
-            throw .from(error, opening: true)
-        }
-    }
 
     private func checkCapabilities() throws(CaptureError) {
         let caps = try captureCapabilities(descriptor: descriptor, driver: driver, path: path)
@@ -206,45 +178,14 @@ public final class V4L2Capture {
         }
     }
 
-    private func mapBuffers(count: UInt32) throws(CaptureError) {
-        var request = v4l2_requestbuffers()
-        request.count = count
-        request.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
-        request.memory = CV4L2_MEMORY_MMAP
-        try call("VIDIOC_REQBUFS", CV4L2_VIDIOC_REQBUFS, &request)
-        requestedBuffers = true
-        guard request.count >= 2 else {
-            throw .system(SystemError(call: "VIDIOC_REQBUFS", path: path, errno: ENOMEM))
-        }
-        for index in 0..<request.count {
-            var buffer = mmapBuffer(index: index)
-            try call("VIDIOC_QUERYBUF", CV4L2_VIDIOC_QUERYBUF, &buffer)
-            let length = Int(buffer.length)
-            guard let address = driver.mmap(descriptor, length: length, offset: Int64(buffer.m.offset)) else {
-                throw .from(SystemError(call: "mmap", path: path, errno: errno))
-            }
-            buffers.append((address, length))
-        }
-        for index in 0..<request.count {
-            var buffer = mmapBuffer(index: index)
-            try call("VIDIOC_QBUF", CV4L2_VIDIOC_QBUF, &buffer)
-        }
-    }
-
     // MARK: Streaming
 
     /// One DQBUF: a converted frame, or nil when no buffer was ready or it was unusable.
     private func dequeue() throws(CaptureError) -> CapturedFrame? {
-        var buffer = mmapBuffer(index: 0)
-        let outcome: SyscallOutcome<Int32>
-        do {
-            outcome = try syscall("VIDIOC_DQBUF", path: path) { driver.ioctl(descriptor, CV4L2_VIDIOC_DQBUF, &buffer) }
-        } catch {
-            throw .from(error)
-        }
-        guard case .completed = outcome else { return nil }
+        guard let buffer = try stream.dequeue() else { return nil }
+        let buffers = stream.buffers
         defer {
-            var requeue = mmapBuffer(index: buffer.index)
+            var requeue = stream.buffer(index: buffer.index)
             _ = try? call("VIDIOC_QBUF", CV4L2_VIDIOC_QBUF, &requeue)
         }
         guard buffer.flags & CV4L2_BUF_FLAG_ERROR == 0, buffer.bytesused > 0, Int(buffer.index) < buffers.count else {
@@ -304,28 +245,8 @@ public final class V4L2Capture {
 
     // MARK: Helpers
 
-    private func mmapBuffer(index: UInt32) -> v4l2_buffer {
-        var buffer = v4l2_buffer()
-        buffer.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
-        buffer.memory = CV4L2_MEMORY_MMAP
-        buffer.index = index
-        return buffer
-    }
-
-    /// An ioctl that must succeed; EINTR is retried.
     private func call<Argument>(_ name: String, _ request: UInt, _ argument: inout Argument) throws(CaptureError) {
-        do {
-            _ = try withUnsafeMutableBytes(of: &argument) { bytes in
-                Result { () throws(SystemError) in try blocking(name) { driver.ioctl(descriptor, request, bytes.baseAddress!) } }
-            }.get()
-        } catch {
-            throw .from(error)
-        }
-    }
-
-    private func call(_ name: String, _ request: UInt, _ value: UInt32) throws(CaptureError) {
-        var argument = Int32(bitPattern: value)
-        try call(name, request, &argument)
+        try stream.call(name, request, &argument)
     }
 
     @discardableResult

@@ -55,9 +55,9 @@ public struct LiveSummary: Sendable, CustomStringConvertible {
 
 /// Detects faces in live frames on one serial queue, newest frame first:
 /// while the detector is busy a newer frame replaces the waiting one.
-/// Results are written as soon as each frame is done; annotated JPEGs are
-/// rendered on a queue of their own, which drops in the same way, so they
-/// never slow detection.
+/// Results are written as soon as each frame is done; annotated JPEGs, and
+/// the frames for an output device (a virtual camera), are marked on queues
+/// of their own, which drop in the same way, so they never slow detection.
 public final class LiveProcessor: @unchecked Sendable {
     private let detector: any FrameFaceDetector
     private let settings: GeometrySettings
@@ -66,6 +66,7 @@ public final class LiveProcessor: @unchecked Sendable {
     private let annotateEvery: Int
     private var frames: LatestFrameQueue<LiveFrame>!
     private let annotations: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, String)>?
+    private let deviceFrames: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry)>?
     private let lock = NSLock()
     // Guarded by `lock`.
     private var offered = 0
@@ -74,7 +75,8 @@ public final class LiveProcessor: @unchecked Sendable {
 
     public init(
         detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
-        annotator: Annotator?, marking: PreviewMarking = .outline, annotateEvery: Int = 1
+        annotator: Annotator?, marking: PreviewMarking = .outline, annotateEvery: Int = 1,
+        outputDevice: V4L2OutputDevice? = nil
     ) {
         self.detector = detector
         self.settings = settings
@@ -100,6 +102,29 @@ public final class LiveProcessor: @unchecked Sendable {
         } else {
             annotations = nil
         }
+        if let outputDevice {
+            // Used on the device's queue only; dropped after its first failure.
+            final class Writer: @unchecked Sendable {
+                var device: V4L2OutputDevice?
+                init(_ device: V4L2OutputDevice) { self.device = device }
+            }
+            let writer = Writer(outputDevice)
+            deviceFrames = LatestFrameQueue(label: "facecam.output-device") { frame, marks, geometry in
+                guard let device = writer.device else { return }
+                var frame = frame
+                do {
+                    try Annotator.mark(&frame, with: marks.inBufferCoordinates(of: geometry), as: marking)
+                    try device.write(frame)
+                } catch let error as CaptureError {
+                    writer.device = nil
+                    sink.consume(.failure(.outputDevice(path: device.path, reason: error.description)))
+                } catch {
+                    sink.consume(.failure(.outputDevice(path: device.path, reason: "\(error)")))
+                }
+            }
+        } else {
+            deviceFrames = nil
+        }
         frames = LatestFrameQueue(label: "facecam.live") { [unowned self] in process($0) }
     }
 
@@ -116,6 +141,7 @@ public final class LiveProcessor: @unchecked Sendable {
     public func finish(skipped: Int) -> LiveSummary {
         frames.drain()
         annotations?.drain()
+        deviceFrames?.drain()
         return lock.withLock {
             let sorted = latencies.sorted()
             let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.95).rounded(.up)) - 1)]
@@ -139,6 +165,7 @@ public final class LiveProcessor: @unchecked Sendable {
                 latencies.append(latency)
                 return latencies.count
             }
+            if let deviceFrames, let marks { deviceFrames.offer((live.frame, marks, geometry)) }
             if let annotations, let marks, (count - 1) % annotateEvery == 0 {
                 annotations.offer((live.frame, marks, geometry, String(format: "frame-%08d", live.sequence)))
             }

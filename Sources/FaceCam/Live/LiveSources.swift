@@ -10,6 +10,8 @@ public protocol LiveSource: AnyObject {
     func next(shouldStop: () -> Bool) throws -> LiveFrame?
     /// Buffers the source skipped as damaged.
     var skipped: Int { get }
+    /// The size of its frames, as stored.
+    var frameSize: PixelSize { get }
     /// Once the source has ended: frames a video file lost to damage, or its truncation.
     var damage: FaceCamError? { get }
 }
@@ -26,6 +28,7 @@ public final class CameraSource: LiveSource {
     }
 
     public var skipped: Int { capture.skippedBuffers }
+    public var frameSize: PixelSize { capture.size }
     public var damage: FaceCamError? { nil }
 
     public func next(shouldStop: () -> Bool) throws -> LiveFrame? {
@@ -51,6 +54,7 @@ public final class FileSource: LiveSource {
     }
 
     public var skipped: Int { 0 }
+    public var frameSize: PixelSize { reader.info.size }
     public var damage: FaceCamError? { reader.damage }
 
     public func next(shouldStop: () -> Bool) throws -> LiveFrame? {

@@ -128,6 +128,22 @@ public struct PreviewMarks: Sendable {
     }
 }
 
+extension PreviewMarks {
+    /// The same marks on the frame itself rather than its preview: boxes and landmarks as the
+    /// detector gave them, predicted places mapped back from the preview.
+    public func inBufferCoordinates(of geometry: PreviewGeometry) -> PreviewMarks {
+        let toBuffer = geometry.bufferToPreview.inverted() ?? .identity
+        return PreviewMarks(
+            faces: faces.map { face in
+                var face = face
+                face.preview = face.box.rect
+                face.previewLandmarks = face.landmarks
+                return face
+            },
+            predicted: predicted.map(toBuffer.apply))
+    }
+}
+
 extension Frame {
     /// Draws a band `width` pixels wide just inside `rect`, clipped to the frame.
     mutating func drawOutline(_ rect: Rect, width: Int, colour: BGRA) {

@@ -40,7 +40,7 @@ public final class StillImageOutput: FrameOutput {
             do {
                 bytes = try JPEG.encode(frame, quality: quality)
             } catch {
-                throw .annotation(path: path, reason: error.reason)
+                throw .imageOutput(path: path, reason: error.reason)
             }
         } else {
             bytes = try frame.encoded(extension: "." + format, quality: quality, path: path)
@@ -52,7 +52,7 @@ public final class StillImageOutput: FrameOutput {
             try blockingSyscall("rename", path: partialPath) { rename(partialPath, path) }
         } catch {
             unlink(partialPath)
-            throw .annotation(path: path, reason: "\(error.call) failed: \(error.reason)")
+            throw .imageOutput(path: path, reason: "\(error.call) failed: \(error.reason)")
         }
         written = true
     }
@@ -67,7 +67,7 @@ extension Frame {
         var size = 0
         var error = cfd_error()
         let status = withImageView { cfd_encode_image(&$0, `extension`, Int32(clamping: quality), &data, &size, &error) }
-        guard status == CFD_OK, let data else { throw .annotation(path: path, reason: error.text) }
+        guard status == CFD_OK, let data else { throw .imageOutput(path: path, reason: error.text) }
         defer { cfd_bytes_free(data) }
         return Array(UnsafeBufferPointer(start: data, count: size))
     }

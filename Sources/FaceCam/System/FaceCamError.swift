@@ -39,6 +39,10 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case annotatedVideo(path: String, reason: String)
     /// Results could not be written: nothing more can be reported.
     case output(SystemError)
+    /// Frames could not be written to a V4L2 output device (--output-device).
+    case outputDevice(path: String, reason: String)
+    /// A still image could not be encoded or written (redact).
+    case imageOutput(path: String, reason: String)
     /// A video could not be encoded (ffmpeg missing, refusing its arguments, or failing).
     case videoEncoder(path: String, reason: String)
 
@@ -92,6 +96,10 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             return "cannot write annotated image \(path): \(reason)"
         case .annotatedVideo(let path, let reason):
             return "cannot write annotated video \(path): \(reason)"
+        case .outputDevice(let path, let reason):
+            return "cannot write frames to \(path): \(reason)"
+        case .imageOutput(let path, let reason):
+            return "cannot write the image \(path): \(reason)"
         case .videoEncoder(let path, let reason):
             return "cannot write the video \(path): \(reason)"
         case .output(let error):

@@ -1,0 +1,122 @@
+"""make bench: what facecam redact leaves and what it costs.
+
+Quality: every fixture photograph and clip (the material the blur was chosen on) and, held out, the
+photographs and clips in ../shared/data (the GIFs converted to H.264 with ffmpeg first), redacted with
+the defaults, then measured by Tests/Reference/redaction_check.py (OpenCV's FaceDetectorYN and numpy,
+no facecam): faces YuNet finds in the originals at 0.9, how many it finds again afterwards (at 0.9,
+and at 0.5 for the record), and the PSNR outside the masks. Fails if more than 3% are found again at
+0.9 in either set.
+
+Speed: the 640x480 and 1280x720 bench clips redacted to H.264 (.mkv), against facecam video with the
+same detector (detection alone) and ffmpeg alone encoding the clip the same way (the encoder's share);
+and deface (PyPI, CenterFace on onnxruntime) on the same clip when it installs, with the faces it
+leaves to YuNet.
+"""
+import argparse
+import glob
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Reference"))
+from redaction_check import measure  # noqa: E402
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--facecam", required=True)
+parser.add_argument("--clip", required=True)
+parser.add_argument("--clip-720p", required=True)
+parser.add_argument("--deface", help="a deface executable, when it installed")
+args = parser.parse_args()
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+shared = os.path.join(root, "..", "shared", "data")
+VIDEO = (".avi", ".mp4", ".mkv", ".mov")
+failed = []
+
+
+def redact(inputs, out, extra=()):
+    subprocess.run([args.facecam, "redact", "--quiet", "--output-dir", out, *extra, *inputs], check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def output_for(path, out):
+    stem, extension = os.path.splitext(os.path.basename(path))
+    return os.path.join(out, stem + (extension if extension in VIDEO + (".jpg", ".png") else ".mkv"))
+
+
+def quality(name, inputs, work):
+    out = os.path.join(work, name)
+    redact(inputs, out)
+    totals = {"before": 0, "again": 0, "again_05": 0}
+    psnr = {}
+    for path in inputs:
+        redacted = output_for(path, out)
+        strict = measure(path, redacted)
+        loose = measure(path, redacted, score_threshold=0.5)
+        totals["before"] += strict["faces_before"]
+        totals["again"] += strict["faces_after"]
+        totals["again_05"] += loose["faces_after"]
+        kind = "PNG" if path.endswith(".png") else "JPEG" if path.endswith(".jpg") else (
+            "MJPEG" if path.endswith(".avi") else "H.264")
+        psnr.setdefault(kind, []).append(strict["psnr_outside"])
+    ranges = "; ".join(
+        f"{kind}: " + ("unchanged" if all(math.isinf(v) for v in values) else
+                       f"{min(values):.1f}-{max(v for v in values if not math.isinf(v)):.1f} dB")
+        for kind, values in sorted(psnr.items()))
+    share = totals["again"] / totals["before"] if totals["before"] else 0
+    print(f"| {name} | {len(inputs)} | {totals['before']} | {totals['again']} ({share:.1%}) | {totals['again_05']} | {ranges} |")
+    if share > 0.03:
+        failed.append(f"{name}: {share:.1%} of the faces found again")
+
+
+def timed(command):
+    start = time.monotonic()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.monotonic() - start
+
+
+with tempfile.TemporaryDirectory(prefix="facecam-redact-") as work:
+    fixtures = os.path.join(root, "Fixtures")
+    tuned = sorted(glob.glob(os.path.join(fixtures, "images", "*.*")) + glob.glob(os.path.join(fixtures, "large-faces", "*.jpg"))
+                   + [os.path.join(fixtures, "video", name) for name in ("pan-zoom.avi", "rotated.mp4", "crossing.avi", "leave-enter.avi")])
+    print("\n| redact (defaults: blur, YuNet at 0.5) | files | faces YuNet finds at 0.9 | found again at 0.9 | at 0.5 | PSNR outside the masks |")
+    print("|---|---:|---:|---:|---:|---|")
+    quality("fixtures (tuned on)", tuned, work)
+    if os.path.isdir(shared):
+        held_out = sorted(glob.glob(os.path.join(shared, "images", "*.jpg")))
+        for gif in sorted(glob.glob(os.path.join(shared, "video", "*.gif"))):
+            clip = os.path.join(work, os.path.splitext(os.path.basename(gif))[0] + ".mp4")
+            subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", gif, "-c:v", "libx264", "-crf", "12",
+                            "-pix_fmt", "yuv420p", clip], check=True)
+            held_out.append(clip)
+        quality("../shared/data (held out)", held_out, work)
+    else:
+        print("(../shared/data is absent: no held-out row)")
+
+    print("\n| clip (300 frames) | facecam redact | facecam video, same detector | ffmpeg alone, same encoding | deface | faces deface leaves (YuNet 0.9) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for clip in (args.clip, args.clip_720p):
+        frames = 300
+        size = "1280x720" if clip == args.clip_720p else "640x480"
+        redacted = os.path.join(work, f"redacted-{size}.mkv")
+        seconds = timed([args.facecam, "redact", "--quiet", "-o", redacted, clip])
+        detect = timed([args.facecam, "video", "--quiet", "--detector", "yunet", "--score-threshold", "0.5", clip])
+        encode = timed(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", clip, "-c:v", "libx264", "-crf", "18",
+                        "-pix_fmt", "yuv420p", os.path.join(work, "plain.mkv")])
+        deface_cells = ["not installed", ""]
+        if args.deface:
+            output = os.path.join(work, f"deface-{size}.mp4")
+            try:
+                deface = timed([args.deface, clip, "-o", output])
+                left = measure(clip, output)
+                deface_cells = [f"{frames / deface:.1f} frames/s", f"{left['faces_after']} of {left['faces_before']}"]
+            except subprocess.CalledProcessError as error:
+                deface_cells = [f"failed ({error.returncode})", ""]
+        ours = measure(clip, redacted)
+        print(f"| {size} | {frames / seconds:.1f} frames/s ({ours['faces_after']} of {ours['faces_before']} faces left) "
+              f"| {frames / detect:.1f} frames/s | {frames / encode:.1f} frames/s | " + " | ".join(deface_cells) + " |")
+
+if failed:
+    sys.exit("redact bench: " + "; ".join(failed))
