@@ -150,7 +150,7 @@ struct Redact: ParsableCommand {
     private func outputPath(for input: FilePath, isImage: Bool, name: String) -> String {
         let directory = outputDir ?? "."
         let given = input.fileExtension
-        let known = isImage ? StillImageOutput.extensions : Set(VideoEncoder.containers.keys)
+        let known = isImage ? ImageFile.extensions : Set(VideoEncoder.containers.keys)
         let fileExtension = given.flatMap { known.contains($0) ? $0 : nil } ?? (isImage ? "png" : "mkv")
         return directory + (directory.hasSuffix("/") ? "" : "/") + name + "." + fileExtension
     }
@@ -168,7 +168,7 @@ struct Redact: ParsableCommand {
     private func redactImage(_ job: Job, session: Session) -> String? {
         let source = job.input.description
         do throws(FaceCamError) {
-            guard StillImageOutput.extensions.contains(FilePath(job.output).fileExtension ?? "") else {
+            guard ImageFile.extensions.contains(FilePath(job.output).fileExtension ?? "") else {
                 throw .imageOutput(
                     path: job.output, reason: "its extension names no image format facecam writes: use .jpg, .png, .webp, .tiff, .bmp or .pnm")
             }

@@ -15,15 +15,13 @@ public protocol FrameOutput: AnyObject {
     func finish() throws(FaceCamError)
 }
 
-/// A still image written in the format its extension names (JPEG through libjpeg, the others
-/// through OpenCV's encoders): the first frame appended, written as `PATH.partial` and renamed.
+/// A still image written in the format its extension names, one of `ImageFile.extensions` (OpenCV
+/// writes every format facecam reads; JPEG goes through libjpeg, the others through OpenCV's
+/// encoders): the first frame appended, written as `PATH.partial` and renamed.
 public final class StillImageOutput: FrameOutput {
     public let path: String
     private let quality: Int
     private var written = false
-
-    /// Formats OpenCV can write, by extension.
-    public static let extensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "bmp", "tif", "tiff", "webp", "pbm", "pgm", "ppm", "pnm"]
 
     public init(path: String, quality: Int = 95) {
         self.path = path
