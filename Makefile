@@ -10,10 +10,11 @@ YUNET_MODEL := Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
 # What facecam needs to build and run (ffmpeg encodes redacted videos), and what its tests need beside that (python3-opencv runs the
-# independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP).
+# independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP; curl, Chromium, Xvfb and xdotool
+# check live --serve and --show as a person would meet them).
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev ffmpeg
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
-	gstreamer1.0-plugins-good
+	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev
 # make bench compares with GStreamer's facedetect element too, scores tracking with scipy, and runs
@@ -126,7 +127,7 @@ fuzz: test-deps
 	bash Tests/Fuzz/run.sh $(FUZZ_SECONDS)
 
 # facecam video beside OpenCV alone (Haar and YuNet loops) and GStreamer, on 300-frame 640x480 and
-# 1280x720 clips made from Fixtures/.
+# 1280x720 clips made from Fixtures/; then large faces, batches, tracking, what live --serve costs, and redaction.
 bench: bench-deps
 	$(SWIFT) build -c release
 	@mkdir -p $(BENCH)
@@ -139,6 +140,7 @@ bench: bench-deps
 	$(PYTHON) Tests/Bench/large_faces.py --facecam .build/release/facecam
 	$(PYTHON) Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi
 	$(PYTHON) Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic
+	$(PYTHON) Tests/Bench/serve_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi
 	@test -x $(DEFACE_VENV)/bin/deface || { $(PYTHON) -m venv $(DEFACE_VENV) && $(DEFACE_VENV)/bin/pip install --quiet deface; } \
 		|| echo "deface did not install from PyPI: the redact bench leaves its column empty"
 	$(PYTHON) Tests/Bench/redact_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi \

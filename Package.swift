@@ -4,7 +4,9 @@ import PackageDescription
 /// OpenCV's headers live under /usr/include/opencv4 on Debian; only the modules
 /// facecam calls are linked, not everything `pkg-config opencv4 --libs` lists.
 let openCVFlags: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4"])]
-let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_imgcodecs", "opencv_videoio"]
+let openCVLibraries: [LinkerSetting] = [
+    "opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_imgcodecs", "opencv_videoio", "opencv_highgui",
+]
     .map { .linkedLibrary($0) }
 
 let package = Package(
@@ -16,6 +18,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The live preview's HTTP server (live --serve) and its /metrics.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -37,10 +42,22 @@ let package = Package(
             // The YuNet model, its licence and provenance; found at run time by YuNetModel.
             resources: [.copy("Resources/YuNet")]
         ),
+        // The live preview served over HTTP; a target of its own so that the library (and its fuzz build) needs no NIO.
+        .target(
+            name: "FaceCamServe",
+            dependencies: [
+                "FaceCam",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .executableTarget(
             name: "facecam",
             dependencies: [
                 "FaceCam",
+                "FaceCamServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -50,6 +67,14 @@ let package = Package(
         .testTarget(name: "CJPEGTests", dependencies: ["CJPEG"]),
         .testTarget(name: "CV4L2Tests", dependencies: ["CV4L2"]),
         .testTarget(name: "FaceCamTests", dependencies: ["FaceCam"]),
+        .testTarget(
+            name: "FaceCamServeTests",
+            dependencies: [
+                "FaceCamServe",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "facecamTests", dependencies: ["facecam"]),
     ],
     cxxLanguageStandard: .cxx17

@@ -1,10 +1,13 @@
 import ArgumentParser
 import Dispatch
 import FaceCam
+import FaceCamServe
 import Foundation
 
 extension CapturePixelFormat: ExpressibleByArgument {}
 extension TrackEvent.Kind: ExpressibleByArgument {}
+
+extension ServeAddress: ExpressibleByArgument {}
 
 struct Live: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,6 +37,9 @@ struct Live: ParsableCommand {
 
     @Flag(help: "With --source, present frames at the file's own frame rate (else as fast as they decode).")
     var realtime = false
+
+    @Flag(help: "With --source FILE, play it again from the start whenever it ends, until stopped (frame numbers go on).")
+    var loop = false
 
     @Option(help: ArgumentHelp("Cameras only: the frame size to ask for.", valueName: "WxH"))
     var size: PixelSize?
@@ -72,6 +78,16 @@ struct Live: ParsableCommand {
         valueName: "N"))
     var annotateEvery: Int?
 
+    @Option(help: ArgumentHelp(
+        "Serve the preview over HTTP: a page at /, /stream.mjpg, /snapshot.jpg, /events (each frame's record) and "
+            + "/metrics (Prometheus). HOST is 127.0.0.1 unless named (0.0.0.0 for every interface); port 0 takes a free "
+            + "one. The address is printed on standard error.",
+        valueName: "[HOST:]PORT"))
+    var serve: ServeAddress?
+
+    @Flag(help: "Show the preview in a desktop window; q or Esc (or closing it) stops as Ctrl-C does.")
+    var show = false
+
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
     @OptionGroup(title: "Fast mode") var fastMode: FastModeOptions
@@ -86,6 +102,7 @@ struct Live: ParsableCommand {
             throw ValidationError("--size, --fps and --pixel-format are for cameras, not --source")
         }
         if realtime, source == nil { throw ValidationError("--realtime goes with --source") }
+        if loop, source == nil || source == "-" { throw ValidationError("--loop goes with --source FILE") }
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
         try geometry.refuseAutomaticOrientation(in: "live")
         if detector.jobs != nil {
@@ -99,12 +116,19 @@ struct Live: ParsableCommand {
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
-        try redaction.validate(previews: [("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil)])
+        try redaction.validate(previews: [
+            ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
+            ("--show", show),
+        ])
     }
 
     func run() throws {
         let stop = StopRequest()
         try output.refuseOverwriting(source.map { [FilePath(argument: $0)] } ?? [])
+        if show, let problem = Display.problem(display: ProcessInfo.processInfo.environment["DISPLAY"]) {
+            report("--show needs a desktop display, and \(problem); run it in a desktop session, or watch in a browser with --serve")
+            throw Status.usage
+        }
         let input = try openSource()
         // One detector on one serial queue: frames are detected one by one, in order.
         var options = detector
@@ -116,12 +140,18 @@ struct Live: ParsableCommand {
             events: ResultSink.EventHandling(write: tracking.events, exitOn: exitOn), minimumFaces: output.minFaces ?? 0,
             report: { report($0) })
         let device = try openOutputDevice(size: input.source.frameSize)
+        let server = try startServer(source: input.name)
+        let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
-            annotator: annotator, marking: redaction.marking, annotateEvery: annotateEvery ?? 1, outputDevice: device)
+            annotator: annotator, marking: redaction.marking, annotateEvery: annotateEvery ?? 1, outputDevice: device,
+            observers: [server as (any LiveObserver)?, window].compactMap { $0 })
+        server?.attach(counts: processor.counts)
 
         let deadline = duration.map { monotonicSeconds() + $0 }
-        let finished = { stop.requested || deadline.map { monotonicSeconds() >= $0 } == true || sink.stopped }
+        let finished = {
+            stop.requested || deadline.map { monotonicSeconds() >= $0 } == true || sink.stopped || window?.quitRequested == true
+        }
         var captured = 0
         var ended = false
         var failure: Error?
@@ -139,6 +169,9 @@ struct Live: ParsableCommand {
             }
         }
         report(processor.finish(skipped: input.source.skipped).description)
+        window?.close()
+        server?.close()
+        if let failure = window?.failure { report(failure) }
         if let device {
             report("wrote \(device.written) frames to \(device.path)"
                 + (device.dropped > 0 ? ", dropped \(device.dropped) while its reader was behind" : ""))
@@ -158,6 +191,19 @@ struct Live: ParsableCommand {
         if let exitOn {
             report("no face \(exitOn == .enter ? "entered" : "left") before the end (--exit-on \(exitOn.rawValue))")
             throw ExitCode(9)
+        }
+    }
+
+    /// --serve, bound before the first frame, its address on stderr; on failure one line and status 1.
+    private func startServer(source: String) throws -> PreviewServer? {
+        guard let serve else { return nil }
+        do {
+            let server = try PreviewServer(address: serve, source: source)
+            report("serving the preview at \(server.url)")
+            return server
+        } catch {
+            report(error.description)
+            throw Status.failure
         }
     }
 
@@ -185,7 +231,12 @@ struct Live: ParsableCommand {
             do throws(FaceCamError) {
                 let reader = try VideoReader(
                     input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumPixels, timeout: timeout)
-                return (FileSource(reader: reader, realtime: realtime), reader.path)
+                let again: (() throws(FaceCamError) -> VideoReader)? = loop
+                    ? { () throws(FaceCamError) in
+                        try VideoReader(input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumPixels, timeout: timeout)
+                    }
+                    : nil
+                return (FileSource(reader: reader, realtime: realtime, reopen: again), reader.path)
             } catch {
                 report(error.description)
                 throw error.liveExitCode

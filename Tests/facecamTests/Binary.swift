@@ -12,6 +12,8 @@ struct Run {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// Standard output as bytes, for programs that print binary (curl fetching a JPEG).
+    var stdoutBytes: [UInt8] = []
 
     var lines: [String] { stdout.split(separator: "\n").map(String.init) }
     var errorLines: [String] { stderr.split(separator: "\n").map(String.init) }
@@ -23,35 +25,83 @@ struct Run {
 }
 
 /// Runs `executable` with `arguments`, standard output and error going to files (no pipe can fill up)
-/// and standard input read from `input` (nothing without it); with `interruptAfter`, sends `signal`
-/// (SIGINT) that many seconds after the start.
+/// and standard input read from `input` (nothing without it), in `environment` (this one's without it);
+/// with `interruptAfter`, sends `signal` (SIGINT) that many seconds after the start.
 func run(
     _ executable: URL, _ arguments: [String], input: URL? = nil, interruptAfter: TimeInterval? = nil,
-    signal: Int32 = SIGINT
+    signal: Int32 = SIGINT, environment: [String: String]? = nil
 ) throws -> Run {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-run-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    let out = scratch.appendingPathComponent("stdout"), err = scratch.appendingPathComponent("stderr")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
-    FileManager.default.createFile(atPath: err.path, contents: nil)
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.currentDirectoryURL = repository
-    process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
-    process.standardOutput = try FileHandle(forWritingTo: out)
-    process.standardError = try FileHandle(forWritingTo: err)
-    try process.run()
+    let started = try BackgroundProcess(executable, arguments, input: input, environment: environment)
     if let interruptAfter {
         Thread.sleep(forTimeInterval: interruptAfter)
-        kill(process.processIdentifier, signal)
+        started.signal(signal)
     }
-    process.waitUntilExit()
-    return Run(
-        status: process.terminationStatus,
-        stdout: try String(contentsOf: out, encoding: .utf8),
-        stderr: try String(contentsOf: err, encoding: .utf8))
+    return try started.wait()
+}
+
+/// A program running while a test talks to it: standard output and error go to files, read when it ends.
+final class BackgroundProcess {
+    private let process = Process()
+    private let scratch: URL
+    private let out: URL
+    private let err: URL
+
+    init(_ executable: URL, _ arguments: [String], input: URL? = nil, environment: [String: String]? = nil) throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        out = scratch.appendingPathComponent("stdout")
+        err = scratch.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = repository
+        if let environment { process.environment = environment }
+        process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Standard error so far.
+    var standardError: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+
+    /// The first line of standard error containing `text`, waiting up to `timeout` seconds for it;
+    /// nil when the program ended or the time ran out first.
+    func waitForErrorLine(containing text: String, timeout: TimeInterval = 30) -> String? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if let line = standardError.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            if !process.isRunning { return nil }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return nil
+    }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    /// Waits for the program to end.
+    func wait() throws -> Run {
+        process.waitUntilExit()
+        let bytes = try Data(contentsOf: out)
+        return Run(
+            status: process.terminationStatus,
+            // Binary output (checked through stdoutBytes) is no text to decode.
+            stdout: String(data: bytes, encoding: .utf8) ?? "",
+            stderr: try String(contentsOf: err, encoding: .utf8), stdoutBytes: Array(bytes))
+    }
 }
 
 /// The built facecam, beside this test bundle.

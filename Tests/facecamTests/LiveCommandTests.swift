@@ -38,6 +38,26 @@ struct LiveCommandTests {
         #expect(sequences == sequences.sorted())
     }
 
+    @Test func aLoopedFilePlaysAgainWithItsFrameNumbersGoingOn() throws {
+        // pan-zoom.avi has 36 frames: 80 captured frames are two rounds and part of a third.
+        let result = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--loop", "--frames", "80")
+        #expect(result.status == 0, "\(result.stderr)")
+        let counts = try #require(summaryCounts(result))
+        #expect(counts.captured == 80)
+        let records = try result.records()
+        let sequences = records.map { $0["sequence"] as! Int }
+        #expect(sequences == sequences.sorted() && sequences.last == 79)
+        #expect(sequences.contains { $0 >= 72 })
+        let expected = Dictionary(uniqueKeysWithValues: try videoExpectations("video/pan-zoom.avi").map { ($0.frame, $0.boxes) })
+        for record in records {
+            let sequence = record["sequence"] as! Int
+            #expect(boxes(record) == expected[sequence % 36], "frame \(sequence)")
+        }
+        // Times go on too: the file is 12 frames/s.
+        let last = try #require(records.last)
+        #expect(abs((last["time"] as! Double) - Double(last["sequence"] as! Int) / 12) < 0.01)
+    }
+
     @Test func interruptFlushesEverythingAndSummarises() throws {
         let run = try run(facecamBinary, ["live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime"], interruptAfter: 1.2)
         // Exited normally with 0 (a process killed by SIGINT would report the signal instead).

@@ -202,6 +202,21 @@ cfd_status cfd_encode_image(const cfd_image_view *image, const char *extension, 
                             size_t *size, cfd_error *error);
 void cfd_bytes_free(uint8_t *data);
 
+/* ---- A desktop window (highgui), for live --show ---- */
+
+/*
+ * Opens (or reuses) the window `title`, `width` x `height` on screen, keeping the aspect ratio when
+ * resized. Every cfd_window_ call must come from the thread that made the first one. The caller
+ * checks first that a display answers: Qt aborts the process when it cannot open one.
+ */
+cfd_status cfd_window_open(const char *title, int32_t width, int32_t height, cfd_error *error);
+/* Shows a BGRA image in the window (copied; the view may be released afterwards). */
+cfd_status cfd_window_show(const char *title, const cfd_image_view *image, cfd_error *error);
+/* Runs the window's events for up to `wait_ms` (>= 1): *key is the key pressed (-1 for none) and
+ * *visible 0 once the user closed the window. */
+cfd_status cfd_window_poll(const char *title, int32_t wait_ms, int32_t *key, int32_t *visible, cfd_error *error);
+void cfd_window_close(const char *title);
+
 /* Sets the size of OpenCV's own thread pool (cv::setNumThreads); 0 runs OpenCV's loops on the caller's thread. */
 void cfd_set_opencv_threads(int32_t threads);
 int32_t cfd_opencv_threads(void);

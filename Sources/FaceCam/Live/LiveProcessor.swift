@@ -32,12 +32,11 @@ public func monotonicSeconds() -> Double {
 
 /// Counts and latencies of a live run.
 public struct LiveSummary: Sendable, CustomStringConvertible {
-    public var captured: Int
-    public var processed: Int
-    /// Frames replaced while waiting for the detector.
-    public var dropped: Int
-    /// Frames the driver never delivered: gaps in the sequence numbers.
-    public var missed: Int
+    public var counts: LiveCounts
+    public var captured: Int { counts.captured }
+    public var processed: Int { counts.processed }
+    public var dropped: Int { counts.dropped }
+    public var missed: Int { counts.missed }
     /// Buffers the driver flagged as damaged or empty.
     public var skipped: Int
     /// Capture to result written, in seconds.
@@ -55,9 +54,10 @@ public struct LiveSummary: Sendable, CustomStringConvertible {
 
 /// Detects faces in live frames on one serial queue, newest frame first:
 /// while the detector is busy a newer frame replaces the waiting one.
-/// Results are written as soon as each frame is done; annotated JPEGs, and
-/// the frames for an output device (a virtual camera), are marked on queues
-/// of their own, which drop in the same way, so they never slow detection.
+/// Results are written as soon as each frame is done; annotated JPEGs, the
+/// frames for an output device (a virtual camera) and the previews observers
+/// show are marked on queues of their own, which drop in the same way, so
+/// they never slow detection.
 public final class LiveProcessor: @unchecked Sendable {
     private let detector: any FrameFaceDetector
     private let settings: GeometrySettings
@@ -67,6 +67,8 @@ public final class LiveProcessor: @unchecked Sendable {
     private var frames: LatestFrameQueue<LiveFrame>!
     private let annotations: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, String)>?
     private let deviceFrames: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry)>?
+    private let observers: [any LiveObserver]
+    private let previews: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, FrameResult)>?
     private let lock = NSLock()
     // Guarded by `lock`.
     private var offered = 0
@@ -76,7 +78,7 @@ public final class LiveProcessor: @unchecked Sendable {
     public init(
         detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
         annotator: Annotator?, marking: PreviewMarking = .outline, annotateEvery: Int = 1,
-        outputDevice: V4L2OutputDevice? = nil
+        outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = []
     ) {
         self.detector = detector
         self.settings = settings
@@ -92,8 +94,7 @@ public final class LiveProcessor: @unchecked Sendable {
             let saver = Saver(annotator)
             annotations = LatestFrameQueue(label: "facecam.annotate") { frame, marks, geometry, name in
                 do throws(FaceCamError) {
-                    var preview = try Annotator.render(frame, geometry: geometry, source: source)
-                    try Annotator.mark(&preview, with: marks, as: marking)
+                    let preview = try Annotator.marked(frame, with: marks, geometry: geometry, source: source, as: marking)
                     try saver.annotator.save(preview, name: name)
                 } catch {
                     sink.consume(.failure(error))
@@ -125,7 +126,30 @@ public final class LiveProcessor: @unchecked Sendable {
         } else {
             deviceFrames = nil
         }
+        self.observers = observers
+        let showing = observers.filter(\.wantsPreviews)
+        if showing.isEmpty {
+            previews = nil
+        } else {
+            previews = LatestFrameQueue(label: "facecam.preview") { frame, marks, geometry, result in
+                do throws(FaceCamError) {
+                    let preview = try Annotator.marked(frame, with: marks, geometry: geometry, source: source, as: marking)
+                    for observer in showing { observer.preview(preview, of: result) }
+                } catch {
+                    sink.consume(.failure(error))
+                }
+            }
+        }
         frames = LatestFrameQueue(label: "facecam.live") { [unowned self] in process($0) }
+    }
+
+    /// The counts so far; any thread may ask.
+    public func counts() -> LiveCounts {
+        lock.withLock {
+            LiveCounts(
+                captured: offered, processed: frames.processed, dropped: frames.dropped,
+                missed: sequences.map { $0.count - offered } ?? 0)
+        }
     }
 
     public func offer(_ frame: LiveFrame) {
@@ -142,12 +166,13 @@ public final class LiveProcessor: @unchecked Sendable {
         frames.drain()
         annotations?.drain()
         deviceFrames?.drain()
+        previews?.drain()
+        let counts = counts()
         return lock.withLock {
             let sorted = latencies.sorted()
             let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.95).rounded(.up)) - 1)]
             return LiveSummary(
-                captured: offered, processed: frames.processed, dropped: frames.dropped,
-                missed: sequences.map { $0.count - offered } ?? 0, skipped: skipped,
+                counts: counts, skipped: skipped,
                 meanLatency: sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count), percentile95Latency: p95)
         }
     }
@@ -164,6 +189,13 @@ public final class LiveProcessor: @unchecked Sendable {
             let count = lock.withLock {
                 latencies.append(latency)
                 return latencies.count
+            }
+            if let marks, !observers.isEmpty {
+                // The record as written: the faces with their track ids.
+                var written = result
+                written.faces = marks.faces
+                for observer in observers { observer.processed(written, latency: latency) }
+                previews?.offer((live.frame, marks, geometry, written))
             }
             if let deviceFrames, let marks { deviceFrames.offer((live.frame, marks, geometry)) }
             if let annotations, let marks, (count - 1) % annotateEvery == 0 {

@@ -42,15 +42,21 @@ public final class CameraSource: LiveSource {
 }
 
 /// A video file played through the live path: at its own frame rate when
-/// `realtime`, else as fast as it decodes (a camera faster than the detector).
+/// `realtime`, else as fast as it decodes (a camera faster than the detector);
+/// with `reopen`, played again from the start whenever it ends, frame numbers
+/// and times going on as a camera's would.
 public final class FileSource: LiveSource {
-    private let reader: VideoReader
+    private var reader: VideoReader
     private let realtime: Bool
+    private let reopen: (() throws(FaceCamError) -> VideoReader)?
     private var start: Double?
+    /// Frames and seconds played in the earlier rounds of a loop.
+    private var played = (frames: 0, seconds: 0.0)
 
-    public init(reader: VideoReader, realtime: Bool) {
+    public init(reader: VideoReader, realtime: Bool, reopen: (() throws(FaceCamError) -> VideoReader)? = nil) {
         self.reader = reader
         self.realtime = realtime
+        self.reopen = reopen
     }
 
     public var skipped: Int { 0 }
@@ -58,8 +64,18 @@ public final class FileSource: LiveSource {
     public var damage: FaceCamError? { reader.damage }
 
     public func next(shouldStop: () -> Bool) throws -> LiveFrame? {
-        guard let read = try reader.next(), let frame = read.frame else { return nil }
-        let (index, time) = (read.index, read.time)
+        var next = try reader.next()
+        if next == nil, let reopen, reader.lastIndex >= 0 {
+            // One frame's duration after the last frame, as the next round's first frame is shown.
+            let last = reader.lastIndex
+            let frameSeconds = reader.info.framesPerSecond > 0 ? 1 / reader.info.framesPerSecond : 1.0 / 30
+            played.seconds += Double(last) * frameSeconds + frameSeconds
+            played.frames += last + 1
+            reader = try reopen()
+            next = try reader.next()
+        }
+        guard let read = next, let frame = read.frame else { return nil }
+        let (index, time) = (played.frames + read.index, played.seconds + read.time)
         let now = monotonicSeconds()
         let start = self.start ?? now - time
         self.start = start

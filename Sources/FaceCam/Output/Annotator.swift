@@ -64,6 +64,15 @@ public struct Annotator {
         return preview
     }
 
+    /// The frame rendered as the preview shows it and marked: `render`, then `mark`.
+    public static func marked(
+        _ frame: Frame, with marks: PreviewMarks, geometry: PreviewGeometry, source: String, as marking: PreviewMarking
+    ) throws(FaceCamError) -> Frame {
+        var preview = try render(frame, geometry: geometry, source: source)
+        try mark(&preview, with: marks, as: marking)
+        return preview
+    }
+
     /// Marks faces on a rendered preview: outlines just inside each face's preview rect and its
     /// landmarks as dots; or, redacting, every face hidden, the tracked faces the detector
     /// missed (`marks.predicted`) too, with outlines on top only when `outline` is set.

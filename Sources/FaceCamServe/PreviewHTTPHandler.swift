@@ -1,0 +1,187 @@
+import FaceCam
+import NIOCore
+import NIOHTTP1
+
+/// What the routes answer with; shared by every connection.
+struct PreviewRoutes: Sendable {
+    let hub: PreviewHub
+    let metrics: PreviewMetrics
+    let page: String
+    let counts: @Sendable () -> LiveCounts
+}
+
+/// One HTTP connection. GET (and HEAD) of /, /snapshot.jpg, /metrics,
+/// /stream.mjpg and /events; 405 for other methods, 404 for other paths;
+/// nothing is read from disk. A streaming client has at most one part being
+/// written and one waiting: a newer part replaces the waiting one, so a slow
+/// client misses frames instead of growing a queue, and a client that takes
+/// nothing for `stallLimit` seconds is disconnected.
+final class PreviewHTTPHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    static let stallLimit = 30.0
+
+    private let routes: PreviewRoutes
+    private var request: HTTPRequestHead?
+    private var subscription: Int?
+    /// When the part being written was handed to the channel; nil when none is.
+    private var writingSince: Double?
+    private var waiting: ByteBuffer?
+
+    init(routes: PreviewRoutes) {
+        self.routes = routes
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch Self.unwrapInboundIn(data) {
+        case .head(let head):
+            request = head
+        case .body:
+            // No route takes a body: it is read and discarded.
+            break
+        case .end:
+            guard let head = request, subscription == nil else { return }
+            request = nil
+            respond(to: head, context: context)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, writingSince == nil, let part = waiting {
+            waiting = nil
+            send(part, context: context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        endSubscription()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        endSubscription()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    private func endSubscription() {
+        if let subscription { routes.hub.unsubscribe(subscription) }
+        subscription = nil
+        waiting = nil
+    }
+
+    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard head.method == .GET || head.method == .HEAD else {
+            return reply(.methodNotAllowed, "only GET and HEAD are served\n", extra: [("Allow", "GET, HEAD")], to: head, context: context)
+        }
+        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        switch path {
+        case "/":
+            reply(.ok, routes.page, type: "text/html; charset=utf-8", to: head, context: context)
+        case "/snapshot.jpg":
+            guard let jpeg = routes.hub.snapshot else {
+                return reply(.serviceUnavailable, "no frame processed yet\n", extra: [("Retry-After", "1")], to: head, context: context)
+            }
+            reply(.ok, body: jpeg, type: "image/jpeg", to: head, context: context)
+        case "/metrics":
+            let text = routes.metrics.text(counts: routes.counts(), streams: routes.hub.streamCount)
+            reply(.ok, text, type: "text/plain; version=0.0.4; charset=utf-8", to: head, context: context)
+        case "/stream.mjpg":
+            stream(.mjpeg, type: "multipart/x-mixed-replace; boundary=\(PreviewHub.boundary)", for: head, context: context)
+        case "/events":
+            stream(.events, type: "text/event-stream", for: head, context: context)
+        default:
+            reply(.notFound, "not found: the routes are /, /stream.mjpg, /snapshot.jpg, /events and /metrics\n", to: head, context: context)
+        }
+    }
+
+    private func reply(
+        _ status: HTTPResponseStatus, _ text: String, type: String = "text/plain; charset=utf-8",
+        extra: [(String, String)] = [], to request: HTTPRequestHead, context: ChannelHandlerContext
+    ) {
+        reply(status, body: ByteBuffer(string: text), type: type, extra: extra, to: request, context: context)
+    }
+
+    /// A whole response; the connection stays open when the client keeps it alive.
+    private func reply(
+        _ status: HTTPResponseStatus, body: ByteBuffer, type: String, extra: [(String, String)] = [],
+        to request: HTTPRequestHead, context: ChannelHandlerContext
+    ) {
+        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(body.readableBytes)), ("Cache-Control", "no-store")])
+        headers.add(contentsOf: extra)
+        let keepAlive = request.isKeepAlive
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        context.write(Self.wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
+        if request.method != .HEAD { context.write(Self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+        let sent = context.writeAndFlush(Self.wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            sent.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    /// Starts a stream that lasts until the client goes or the server stops; 503 beyond the hub's limit.
+    private func stream(_ kind: PreviewStream, type: String, for request: HTTPRequestHead, context: ChannelHandlerContext) {
+        let headers = HTTPHeaders([("Content-Type", type), ("Cache-Control", "no-store"), ("Connection", "close")])
+        let head = HTTPResponseHead(version: request.version, status: .ok, headers: headers)
+        if request.method == .HEAD {
+            context.write(Self.wrapOutboundOut(.head(head)), promise: nil)
+            context.writeAndFlush(Self.wrapOutboundOut(.end(nil))).whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
+            return
+        }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        let subscriber = PreviewHub.Subscriber(
+            stream: kind,
+            deliver: { part in eventLoop.execute { handler.value.offer(part, context: boundContext.value) } },
+            close: { eventLoop.execute { handler.value.finish(context: boundContext.value) } })
+        guard let identifier = routes.hub.subscribe(subscriber) else {
+            let text = "\(routes.hub.maximumStreams) clients are streaming already; try again later\n"
+            return reply(.serviceUnavailable, text, extra: [("Retry-After", "5")], to: request, context: context)
+        }
+        subscription = identifier
+        context.writeAndFlush(Self.wrapOutboundOut(.head(head)), promise: nil)
+        // A new client sees the newest frame (or record) at once rather than waiting for the next.
+        if let newest = routes.hub.newest(kind) { offer(newest, context: context) }
+    }
+
+    private func offer(_ part: ByteBuffer, context: ChannelHandlerContext) {
+        guard subscription != nil else { return }
+        if let since = writingSince {
+            if monotonicSeconds() - since > Self.stallLimit { return context.close(promise: nil) }
+        } else if context.channel.isWritable {
+            return send(part, context: context)
+        }
+        if waiting != nil { routes.metrics.recordSkipped() }
+        waiting = part
+    }
+
+    private func send(_ part: ByteBuffer, context: ChannelHandlerContext) {
+        writingSince = monotonicSeconds()
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(Self.wrapOutboundOut(.body(.byteBuffer(part)))).whenComplete { result in
+            let handler = handler.value
+            handler.writingSince = nil
+            guard case .success = result else { return }
+            let context = boundContext.value
+            if let next = handler.waiting, context.channel.isWritable {
+                handler.waiting = nil
+                handler.send(next, context: context)
+            }
+        }
+    }
+
+    /// The server is stopping: the stream ends after what is being written.
+    private func finish(context: ChannelHandlerContext) {
+        subscription = nil
+        waiting = nil
+        let channel = context.channel
+        context.writeAndFlush(Self.wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+    }
+}

@@ -1,0 +1,158 @@
+import FaceCam
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Why the preview could not be served.
+public struct ServeError: Error, Sendable, CustomStringConvertible {
+    public var address: ServeAddress
+    public var reason: String
+
+    public var description: String {
+        "cannot serve the preview on \(address): \(reason); name another [HOST:]PORT with --serve (port 0 takes a free one)"
+    }
+}
+
+/// The live preview over HTTP (live --serve), on one event loop thread of
+/// its own: a page (/), the preview as MJPEG (/stream.mjpg) and as a JPEG
+/// (/snapshot.jpg), each frame's record as server-sent events (/events) and
+/// Prometheus metrics (/metrics). As a `LiveObserver` it is handed each
+/// processed frame and preview on the processor's queues; it encodes each
+/// preview once and every client shares the bytes.
+public final class PreviewServer: LiveObserver, @unchecked Sendable {
+    /// Streaming clients beyond this get 503.
+    public static let maximumStreams = 16
+    /// Connections beyond this are closed at once, so idle clients cannot use up descriptors.
+    public static let maximumConnections = 64
+    public static let jpegQuality = 80
+    static let sendBufferBytes = 256 * 1024
+
+    /// Where it listens, the port as bound.
+    public let address: ServeAddress
+    private let group: MultiThreadedEventLoopGroup
+    private let listener: any Channel
+    private let hub: PreviewHub
+    private let metrics: PreviewMetrics
+    private let counts: CountsSource
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var closed = false
+
+    /// Binds `address` and starts serving; `source` names what the page shows.
+    public init(address: ServeAddress, source: String) throws(ServeError) {
+        let hub = PreviewHub(maximumStreams: Self.maximumStreams)
+        let metrics = PreviewMetrics()
+        let counts = CountsSource()
+        let routes = PreviewRoutes(hub: hub, metrics: metrics, page: PreviewPage.html(source: source), counts: counts.read)
+        let connections = ConnectionLimit(maximum: Self.maximumConnections)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard connections.enter() else {
+                        channel.close(promise: nil)
+                        return
+                    }
+                    channel.closeFuture.whenComplete { _ in connections.leave() }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes))
+                }
+            }
+            // A fixed send buffer (no autotuning to megabytes): a stalled viewer is noticed within a
+            // few frames and holds little kernel memory.
+            .childChannelOption(.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
+            .childChannelOption(.maxMessagesPerRead, value: 1)
+        do {
+            listener = try bootstrap.bind(host: address.host, port: address.port).wait()
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw ServeError(address: address, reason: Self.reason(for: error))
+        }
+        self.group = group
+        self.hub = hub
+        self.metrics = metrics
+        self.counts = counts
+        self.address = ServeAddress(host: address.host, port: listener.localAddress?.port ?? address.port)
+    }
+
+    deinit { close() }
+
+    /// The page's address.
+    public var url: String { "http://\(address)/" }
+
+    /// Where /metrics reads the frame counts from (the processor, once it exists).
+    public func attach(counts source: @escaping @Sendable () -> LiveCounts) {
+        counts.set(source)
+    }
+
+    /// Ends every stream, stops listening and waits for the event loop to stop.
+    public func close() {
+        let first = lock.withLock {
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
+        hub.close()
+        try? listener.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    public var wantsPreviews: Bool { true }
+
+    public func processed(_ result: FrameResult, latency: Double) {
+        metrics.record(faces: result.faces.count, latency: latency)
+        hub.publish(record: String(ResultFormat.jsonl.render(result).dropLast()))
+    }
+
+    public func preview(_ preview: Frame, of result: FrameResult) {
+        // A frame that cannot be encoded is skipped; the next one replaces it.
+        guard let jpeg = try? JPEG.encode(preview, quality: Self.jpegQuality) else { return }
+        hub.publish(jpeg: jpeg)
+    }
+
+    /// The system's words for a failed bind ("Address already in use"), else NIO's.
+    private static func reason(for error: any Error) -> String {
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        return "\(error)"
+    }
+}
+
+/// The counts /metrics reports, from a source attached once the processor exists.
+private final class CountsSource: @unchecked Sendable {
+    private let lock = NSLock()
+    private var source: (@Sendable () -> LiveCounts)?
+
+    func set(_ source: @escaping @Sendable () -> LiveCounts) {
+        lock.withLock { self.source = source }
+    }
+
+    @Sendable func read() -> LiveCounts {
+        lock.withLock { source }?() ?? LiveCounts()
+    }
+}
+
+/// Open connections, at most `maximum`.
+private final class ConnectionLimit: @unchecked Sendable {
+    private let maximum: Int
+    private let lock = NSLock()
+    private var open = 0
+
+    init(maximum: Int) {
+        self.maximum = maximum
+    }
+
+    func enter() -> Bool {
+        lock.withLock {
+            guard open < maximum else { return false }
+            open += 1
+            return true
+        }
+    }
+
+    func leave() {
+        lock.withLock { open -= 1 }
+    }
+}

@@ -1,0 +1,156 @@
+import FaceCam
+@testable import FaceCamServe
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import Testing
+
+struct ServeAddressTests {
+    @Test(arguments: [
+        ("8080", "127.0.0.1", 8080), ("0", "127.0.0.1", 0), ("0.0.0.0:80", "0.0.0.0", 80),
+        ("[::1]:9000", "::1", 9000), ("localhost:65535", "localhost", 65535),
+    ])
+    func addressesParse(argument: String, host: String, port: Int) throws {
+        let address = try #require(ServeAddress(argument: argument))
+        #expect(address == ServeAddress(host: host, port: port))
+    }
+
+    @Test(arguments: ["", "http", "70000", "-1", "::1:80", "[::1]80", "[::1]:", ":80", "host:", "a b:80", "8080x", "1.2.3.4:+80"])
+    func otherTextIsRefused(argument: String) {
+        #expect(ServeAddress(argument: argument) == nil)
+    }
+
+    @Test func anIPv6HostIsBracketedInURLs() {
+        #expect(ServeAddress(host: "::1", port: 8080).description == "[::1]:8080")
+        #expect(ServeAddress(port: 80).description == "127.0.0.1:80")
+    }
+}
+
+struct PreviewPageTests {
+    @Test func theSourceNameIsEscaped() {
+        let page = PreviewPage.html(source: "<script>alert('x')</script> & \"more\"")
+        #expect(!page.contains("<script>alert"))
+        #expect(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;more&quot;"))
+    }
+}
+
+struct PreviewMetricsTests {
+    @Test func countersFollowTheCountsAndNeverFall() {
+        let metrics = PreviewMetrics()
+        metrics.record(faces: 2, latency: 0.03)
+        metrics.record(faces: 1, latency: 0.2)
+        _ = metrics.text(counts: LiveCounts(captured: 10, processed: 8, dropped: 2, missed: 1), streams: 3)
+        let text = metrics.text(counts: LiveCounts(captured: 12, processed: 7, dropped: 2, missed: 1), streams: 1)
+        let lines = Set(text.split(separator: "\n").map(String.init))
+        for line in ["facecam_frames_captured_total 12", "facecam_frames_processed_total 8", "facecam_frames_dropped_total 2",
+                     "facecam_frames_missed_total 1", "facecam_faces_detected_total 3", "facecam_preview_streams 1.0",
+                     "facecam_latency_seconds_count 2", "facecam_latency_seconds_bucket{le=\"0.035\"} 1",
+                     "facecam_latency_seconds_bucket{le=\"0.25\"} 2", "# TYPE facecam_frames_captured_total counter"] {
+            #expect(lines.contains(line), "\(line) not in\n\(text)")
+        }
+    }
+}
+
+/// The connection handler on an embedded channel: no sockets, the event loop run by hand.
+struct PreviewHTTPHandlerTests {
+    let hub = PreviewHub(maximumStreams: 1)
+    let metrics = PreviewMetrics()
+
+    private func connection() throws -> EmbeddedChannel {
+        let routes = PreviewRoutes(hub: hub, metrics: metrics, page: "<p>page</p>", counts: { LiveCounts() })
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes))
+        return channel
+    }
+
+    private func request(_ method: HTTPMethod, _ uri: String, on channel: EmbeddedChannel) throws {
+        try channel.writeInbound(HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: method, uri: uri)))
+        try channel.writeInbound(HTTPServerRequestPart.end(nil))
+    }
+
+    private func responseHead(_ channel: EmbeddedChannel) throws -> HTTPResponseHead? {
+        guard case .head(let head)? = try channel.readOutbound(as: HTTPServerResponsePart.self) else { return nil }
+        return head
+    }
+
+    private func bodies(_ channel: EmbeddedChannel) throws -> [String] {
+        var bodies: [String] = []
+        while let part = try channel.readOutbound(as: HTTPServerResponsePart.self) {
+            if case .body(.byteBuffer(let buffer)) = part { bodies.append(String(buffer: buffer)) }
+        }
+        return bodies
+    }
+
+    @Test func aClientThatCannotTakeMoreGetsOnlyTheNewestFrame() throws {
+        let channel = try connection()
+        try request(.GET, "/stream.mjpg", on: channel)
+        let head = try #require(try responseHead(channel))
+        #expect(head.status == .ok && head.headers["Content-Type"] == ["multipart/x-mixed-replace; boundary=facecamframe"])
+
+        channel.isWritable = false
+        for frame in ["first", "second", "third"] { hub.publish(jpeg: Array(frame.utf8)) }
+        channel.embeddedEventLoop.run()
+        #expect(try bodies(channel).isEmpty)
+
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        channel.embeddedEventLoop.run()
+        #expect(try bodies(channel) == ["--facecamframe\r\nContent-Type: image/jpeg\r\nContent-Length: 5\r\n\r\nthird\r\n"])
+        #expect(metrics.text(counts: LiveCounts(), streams: 0).contains("facecam_preview_parts_skipped_total 2"))
+
+        // Once it can take them, every frame goes out.
+        hub.publish(jpeg: Array("fourth".utf8))
+        channel.embeddedEventLoop.run()
+        #expect(try bodies(channel).count == 1)
+
+        // A second stream is beyond this hub's limit of one.
+        let second = try connection()
+        try request(.GET, "/events", on: second)
+        #expect(try responseHead(second)?.status == .serviceUnavailable)
+
+        // Stopping ends the stream.
+        hub.close()
+        channel.embeddedEventLoop.run()
+        _ = try bodies(channel)
+        #expect(!channel.isActive)
+    }
+
+    @Test func eventsCarryEachRecordAsOneServerSentEvent() throws {
+        let channel = try connection()
+        try request(.GET, "/events?from=page", on: channel)
+        #expect(try responseHead(channel)?.headers["Content-Type"] == ["text/event-stream"])
+        hub.publish(record: "{\"frame\":1}")
+        hub.publish(jpeg: [1, 2, 3])
+        channel.embeddedEventLoop.run()
+        #expect(try bodies(channel) == ["data: {\"frame\":1}\n\n"])
+        // A client that comes later starts with the newest record, not with nothing.
+        _ = try channel.finish()
+        let later = try connection()
+        try request(.GET, "/events", on: later)
+        later.embeddedEventLoop.run()
+        #expect(try responseHead(later)?.status == .ok)
+        #expect(try bodies(later) == ["data: {\"frame\":1}\n\n"])
+    }
+
+    @Test(arguments: [
+        (HTTPMethod.POST, "/", HTTPResponseStatus.methodNotAllowed), (.PUT, "/snapshot.jpg", .methodNotAllowed),
+        (.GET, "/index.html", .notFound), (.GET, "/../etc/passwd", .notFound), (.GET, "/snapshot.jpg", .serviceUnavailable),
+        (.GET, "/", .ok), (.GET, "/metrics", .ok),
+    ])
+    func routesAndMethods(method: HTTPMethod, uri: String, status: HTTPResponseStatus) throws {
+        let channel = try connection()
+        try request(method, uri, on: channel)
+        let head = try #require(try responseHead(channel))
+        #expect(head.status == status)
+        if status == .methodNotAllowed { #expect(head.headers["Allow"] == ["GET, HEAD"]) }
+    }
+
+    @Test func headAnswersWithoutABody() throws {
+        hub.publish(jpeg: [0xFF, 0xD8, 0xFF, 0xD9])
+        let channel = try connection()
+        try request(.HEAD, "/snapshot.jpg", on: channel)
+        let head = try #require(try responseHead(channel))
+        #expect(head.status == .ok && head.headers["Content-Length"] == ["4"])
+        #expect(try bodies(channel).isEmpty)
+    }
+}

@@ -1,0 +1,343 @@
+import Foundation
+import Testing
+
+/// live --serve and --show, end to end: the built binary, a real HTTP client (curl), Debian's
+/// Chromium, a real X server (Xvfb), and screenshots checked by OpenCV called directly
+/// (Tests/Reference/preview_check.py).
+@Suite(.serialized)
+struct PreviewCommandTests {
+    @Test func everyRouteAnswersARealHTTPClient() throws {
+        let server = try Served(["--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop"])
+        let page = try curl("-s", "-i", server.url)
+        #expect(page.stdout.hasPrefix("HTTP/1.1 200 OK"))
+        #expect(page.stdout.contains("Content-Type: text/html; charset=utf-8"))
+        #expect(page.stdout.contains("src=\"stream.mjpg\"") && page.stdout.contains("EventSource(\"events\")"))
+
+        let snapshot = try server.snapshot()
+        #expect(Array(snapshot.prefix(3)) == [0xFF, 0xD8, 0xFF] && Array(snapshot.suffix(2)) == [0xFF, 0xD9])
+
+        // About two seconds of the MJPEG stream: every part a whole JPEG of the length it announces.
+        let stream = try curlBytes("-s", "-N", "--max-time", "2", server.url + "stream.mjpg")
+        let parts = multipartJPEGs(stream)
+        #expect(parts.count >= 10, "\(parts.count) parts in 2 s of a 12 frames/s source")
+        #expect(parts.allSatisfy { $0.prefix(2) == [0xFF, 0xD8] && $0.suffix(2) == [0xFF, 0xD9] })
+
+        let events = try curl("-s", "-N", "--max-time", "2", server.url + "events")
+        let records = events.lines.filter { $0.hasPrefix("data: ") }.map { String($0.dropFirst(6)) }
+        #expect(records.count >= 10)
+
+        let metrics = try curl("-s", server.url + "metrics").stdout
+        let values = prometheusValues(metrics)
+        for name in ["facecam_frames_captured_total", "facecam_frames_processed_total", "facecam_frames_dropped_total",
+                     "facecam_frames_missed_total", "facecam_faces_detected_total", "facecam_latency_seconds_count"] {
+            #expect(values[name] != nil, "\(name) missing from /metrics")
+        }
+        #expect(values["facecam_frames_processed_total"].map { $0 >= 20 } == true)
+        #expect(values["facecam_latency_seconds_count"] == values["facecam_frames_processed_total"])
+        #expect(metrics.contains("# TYPE facecam_latency_seconds histogram"))
+
+        let post = try curl("-s", "-i", "-X", "POST", "--data", "x", server.url)
+        #expect(post.stdout.hasPrefix("HTTP/1.1 405") && post.stdout.contains("Allow: GET, HEAD"))
+        #expect(try curl("-s", "-i", "-X", "DELETE", server.url + "snapshot.jpg").stdout.hasPrefix("HTTP/1.1 405"))
+        #expect(try curl("-s", "-i", server.url + "index.html").stdout.hasPrefix("HTTP/1.1 404"))
+        #expect(try curl("-s", "-i", "--path-as-is", server.url + "../../etc/passwd").stdout.hasPrefix("HTTP/1.1 404"))
+        let head = try curl("-s", "-I", server.url + "snapshot.jpg")
+        #expect(head.stdout.hasPrefix("HTTP/1.1 200") && head.stdout.contains("Content-Type: image/jpeg"))
+
+        // SIGINT stops the server with the rest; every processed frame's record is on stdout, and each
+        // record /events carried is one of them, to the byte.
+        let run = try server.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+        let counts = try #require(summaryCounts(run), "\(run.stderr)")
+        #expect(run.lines.count == counts.processed && run.stdout.hasSuffix("\n"))
+        let written = Set(run.lines)
+        #expect(records.allSatisfy(written.contains))
+    }
+
+    @Test func stalledClientsSlowNeitherTheLogNorAnotherViewer() throws {
+        let server = try Served(["--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop", "--duration", "8"])
+        _ = try server.snapshot()
+        let viewer = try BackgroundProcess(
+            URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-N", "--max-time", "5", server.url + "stream.mjpg"])
+        #expect(server.waitForMetric("facecam_preview_streams", atLeast: 1))
+        // Twenty clients that take nothing: fifteen fill the cap of 16 with the viewer, five are refused.
+        let stalled = try BackgroundProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            ["Tests/Preview/stalled_clients.py", "127.0.0.1", String(server.port), "20", "5"])
+        #expect(server.waitForMetric("facecam_preview_parts_skipped_total", atLeast: 20, timeout: 6))
+        let statuses = try stalled.wait()
+        #expect(statuses.stdout.contains("{\"statuses\": {\"200\": 15, \"503\": 5}}"), "\(statuses.stdout) \(statuses.stderr)")
+        let watched = multipartJPEGs(try viewer.wait().stdoutBytes)
+        // 5 s of a 12 frames/s source, less the time to connect: the viewer kept up.
+        #expect(watched.count >= 45, "the viewer got \(watched.count) frames")
+        let run = try server.stop(waitingForTheEnd: true)
+        #expect(run.status == 0, "\(run.stderr)")
+        let counts = try #require(summaryCounts(run))
+        // 8 s at 12 frames/s, every frame detected and logged.
+        #expect(counts.captured >= 90)
+        #expect(counts.dropped <= counts.captured / 20)
+        #expect(run.lines.count == counts.processed)
+    }
+
+    @Test func thePageInChromiumShowsTheStreamWithTheFaceOutlined() throws {
+        let clip = try stillClip()
+        let server = try Served(["--source", clip.path, "--realtime", "--loop"])
+        _ = try server.snapshot()
+        let screenshot = screenshots.appendingPathComponent("serve-page.png")
+        let shot = try chromium("--window-size=960,640", "--screenshot=\(screenshot.path)", server.url)
+        #expect(FileManager.default.fileExists(atPath: screenshot.path), "\(shot.stderr)")
+        let check = try previewCheck(screenshot)
+        #expect(check.outline != nil, "no green outline in the page's screenshot")
+        #expect(check.overlap >= 0.5, "the outline is not on the face OpenCV finds in the screenshot: \(check)")
+        #expect(check.spread > 20, "the stream looks blank: \(check)")
+        // The faces table (from /events) and the counters (from /metrics) were filled in.
+        // (Chromium is given three tries: on a loaded machine it may start too slowly to see them in one.)
+        var dom = ""
+        for _ in 0..<3 {
+            dom = try chromium("--dump-dom", server.url).stdout
+            if dom.contains("<tbody id=\"faces\"><tr>"), !dom.contains("<td id=\"processed\">-") { break }
+        }
+        #expect(dom.range(of: #"<tbody id="faces"><tr><td>[0-9]+</td>"#, options: .regularExpression) != nil, "\(dom)")
+        #expect(dom.range(of: #"<td id="processed">[0-9]+</td>"#, options: .regularExpression) != nil)
+        #expect(try server.stop().status == 0)
+    }
+
+    @Test func aRedactedPreviewShowsNoFace() throws {
+        let clip = try stillClip()
+        let server = try Served(["--source", clip.path, "--realtime", "--loop", "--redact", "solid"])
+        let snapshot = try temporaryDirectory("redacted-snapshot").appendingPathComponent("snapshot.jpg")
+        defer { try? FileManager.default.removeItem(at: snapshot.deletingLastPathComponent()) }
+        try Data(try server.snapshot()).write(to: snapshot)
+        let check = try previewCheck(snapshot)
+        #expect(check.faces == 0 && check.outline == nil, "\(check)")
+        let run = try server.stop()
+        #expect(run.status == 0)
+        // The results still have the face: only the preview hides it.
+        #expect(try run.records().allSatisfy { ($0["faces"] as? [Any])?.count == 1 })
+    }
+
+    @Test func theWindowUnderXvfbShowsThePreviewAndQuitsOnQ() throws {
+        let display = try VirtualDisplay()
+        let clip = try stillClip()
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = display.name
+        let live = try BackgroundProcess(
+            facecamBinary, ["live", "--source", clip.path, "--realtime", "--loop", "--show"], environment: environment)
+        // Screenshots until the window shows a frame with its outline (Qt takes a moment to map it).
+        let screenshot = screenshots.appendingPathComponent("show-window.png")
+        var check = PreviewCheck(outline: nil, faces: 0, overlap: 0, spread: 0)
+        for _ in 0..<40 where check.outline == nil && live.isRunning {
+            Thread.sleep(forTimeInterval: 0.5)
+            try display.screenshot(to: screenshot)
+            check = try previewCheck(screenshot)
+        }
+        #expect(check.overlap >= 0.5, "the window's outline is not on the face OpenCV finds: \(check)")
+        #expect(check.spread > 20)
+        let key = try run(URL(fileURLWithPath: "/usr/bin/xdotool"), ["search", "--name", "^facecam: ", "key", "q"],
+                          environment: environment)
+        #expect(key.status == 0, "\(key.stderr)")
+        let result = try live.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        let counts = try #require(summaryCounts(result), "\(result.stderr)")
+        #expect(result.lines.count == counts.processed && counts.processed > 0)
+    }
+
+    @Test(arguments: [nil, ":97"])
+    func showWithoutADisplayIsOneLineAndStatus64(display: String?) throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = display
+        let process = try BackgroundProcess(
+            facecamBinary, ["live", "--source", "Fixtures/video/pan-zoom.avi", "--show"], environment: environment)
+        let result = try process.wait()
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.errorLines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("facecam: --show needs a desktop display, and ")
+            && result.stderr.contains("--serve"))
+    }
+
+    @Test func aPortInUseIsOneLineAndStatus1() throws {
+        let first = try Served(["--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop"])
+        let second = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--serve", "127.0.0.1:\(first.port)")
+        #expect(second.status == 1)
+        #expect(second.stdout.isEmpty)
+        #expect(second.errorLines == [
+            "facecam: cannot serve the preview on 127.0.0.1:\(first.port): Address already in use; "
+                + "name another [HOST:]PORT with --serve (port 0 takes a free one)",
+        ], "\(second.stderr)")
+        #expect(try first.stop().status == 0)
+    }
+
+    @Test(arguments: [
+        ["--serve", "http"], ["--serve", "70000"], ["--serve", "::1:8080"], ["--serve", "[::1]8080"], ["--serve", ":8080"],
+        ["--loop"], ["--source", "-", "--loop"], ["--source", "x.avi", "--redact", "blur"],
+    ])
+    func badServeAndShowOptionsAreUsageErrors(arguments: [String]) throws {
+        let result = try run(facecamBinary, ["live"] + arguments)
+        #expect(result.status == 64)
+        #expect(result.errorLines.count == 1, "\(result.stderr)")
+    }
+}
+
+/// Where the tests leave their screenshots (the README shows the page's).
+private let screenshots: URL = {
+    let url = repository.appendingPathComponent(".build/screenshots")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}()
+
+/// facecam live --serve on a free port, with the address it printed.
+private final class Served {
+    let process: BackgroundProcess
+    let url: String
+    let port: Int
+
+    init(_ arguments: [String]) throws {
+        process = try BackgroundProcess(facecamBinary, ["live", "--serve", "0"] + arguments)
+        let line = try #require(process.waitForErrorLine(containing: "serving the preview at "), "\(process.standardError)")
+        url = String(line[line.range(of: "http://")!.lowerBound...])
+        port = try #require(Int(url.split(separator: ":").last!.dropLast()))
+    }
+
+    /// The newest preview, once a frame has been processed.
+    func snapshot() throws -> [UInt8] {
+        for _ in 0..<100 {
+            let response = try curlBytes("-s", "-f", url + "snapshot.jpg")
+            if !response.isEmpty { return response }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw PreviewTestError("no snapshot within 10 s: \(process.standardError)")
+    }
+
+    /// Waits until /metrics reports `name` at `atLeast` or more.
+    func waitForMetric(_ name: String, atLeast minimum: Double, timeout: TimeInterval = 10) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if let text = try? curl("-s", url + "metrics").stdout, let value = prometheusValues(text)[name], value >= minimum {
+                return true
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return false
+    }
+
+    /// SIGINT, or with `waitingForTheEnd` the run's own end (--duration), and what it printed.
+    func stop(waitingForTheEnd: Bool = false) throws -> Run {
+        if !waitingForTheEnd { process.signal(SIGINT) }
+        return try process.wait()
+    }
+}
+
+private struct PreviewTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+private func curl(_ arguments: String...) throws -> Run {
+    try run(URL(fileURLWithPath: "/usr/bin/curl"), arguments)
+}
+
+private func curlBytes(_ arguments: String...) throws -> [UInt8] {
+    try run(URL(fileURLWithPath: "/usr/bin/curl"), arguments).stdoutBytes
+}
+
+/// Headless Chromium on `url` for five seconds (the stream never finishes loading).
+private func chromium(_ arguments: String...) throws -> Run {
+    try run(URL(fileURLWithPath: "/usr/bin/timeout"), [
+        "60", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--timeout=5000",
+    ] + arguments)
+}
+
+/// The JPEG parts of a multipart/x-mixed-replace body, each cut at the Content-Length it announces.
+private func multipartJPEGs(_ body: [UInt8]) -> [[UInt8]] {
+    let marker = Array("Content-Length: ".utf8)
+    var parts: [[UInt8]] = []
+    var index = 0
+    while index + marker.count < body.count {
+        guard body[index..<(index + marker.count)].elementsEqual(marker) else {
+            index += 1
+            continue
+        }
+        var cursor = index + marker.count
+        var length = 0
+        while cursor < body.count, let digit = Int(String(UnicodeScalar(body[cursor]))) {
+            length = length * 10 + digit
+            cursor += 1
+        }
+        let start = cursor + 4 // "\r\n\r\n"
+        guard start + length <= body.count else { break }
+        parts.append(Array(body[start..<(start + length)]))
+        index = start + length
+    }
+    return parts
+}
+
+/// Samples of Prometheus' text format by name (labels included in the name).
+private func prometheusValues(_ text: String) -> [String: Double] {
+    var values: [String: Double] = [:]
+    for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+        guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+        values[String(line[..<space])] = value
+    }
+    return values
+}
+
+/// What Tests/Reference/preview_check.py says of a screenshot.
+private struct PreviewCheck: CustomStringConvertible {
+    var outline: [Int]?
+    var faces: Int
+    var overlap: Double
+    var spread: Double
+
+    var description: String { "outline \(outline ?? []), \(faces) faces, IoU \(overlap), spread \(spread)" }
+}
+
+private func previewCheck(_ screenshot: URL) throws -> PreviewCheck {
+    let result = try run(URL(fileURLWithPath: "/usr/bin/python3"), ["Tests/Reference/preview_check.py", screenshot.path])
+    guard result.status == 0,
+          let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+        throw PreviewTestError("preview_check.py: \(result.stderr)")
+    }
+    return PreviewCheck(
+        outline: object["outline"] as? [Int], faces: (object["faces"] as? [Any])?.count ?? 0,
+        overlap: (object["overlap"] as? Double) ?? 0, spread: (object["picture_spread"] as? Double) ?? 0)
+}
+
+/// A 3-second 10 frames/s clip of one still photograph with one face (Fixtures/images/grace_hopper.jpg),
+/// made with ffmpeg once per test run, so that a screenshot at any moment shows the face.
+private func stillClip() throws -> URL {
+    let clip = screenshots.appendingPathComponent("still-face.avi")
+    if FileManager.default.fileExists(atPath: clip.path) { return clip }
+    let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
+        "-loglevel", "error", "-y", "-loop", "1", "-framerate", "10", "-i", fixture("images/grace_hopper.jpg"),
+        "-frames:v", "30", "-c:v", "mjpeg", "-q:v", "3", clip.path,
+    ])
+    guard made.status == 0 else { throw PreviewTestError("ffmpeg: \(made.stderr)") }
+    return clip
+}
+
+/// Xvfb on a display number nothing else uses, stopped when the value goes.
+private final class VirtualDisplay {
+    let name: String
+    private let server: BackgroundProcess
+
+    init() throws {
+        guard let number = (90..<200).first(where: {
+            !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)") && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock")
+        }) else { throw PreviewTestError("no free X display number") }
+        name = ":\(number)"
+        server = try BackgroundProcess(URL(fileURLWithPath: "/usr/bin/Xvfb"), [name, "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    deinit { server.signal(SIGTERM) }
+
+    func screenshot(to file: URL) throws {
+        let grabbed = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
+            "-loglevel", "error", "-y", "-f", "x11grab", "-video_size", "1024x768", "-i", name, "-frames:v", "1", file.path,
+        ])
+        guard grabbed.status == 0 else { throw PreviewTestError("ffmpeg x11grab: \(grabbed.stderr)") }
+    }
+}
