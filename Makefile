@@ -16,7 +16,7 @@ PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev ffmpeg
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
-V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev
+V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev iproute2
 # make bench compares with GStreamer's facedetect element too, scores tracking with scipy, and runs
 # redact beside deface (PyPI, in a virtual environment).
 BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good \
@@ -193,7 +193,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/facecam
 
 # facecam_VERSION_amd64.deb: Debian's places (man pages gzipped, zsh's vendor-completions), Depends
-# computed by dpkg-shlibdeps from the binary's shared libraries, and ffmpeg, which facecam redact runs.
+# computed by dpkg-shlibdeps from the binary's shared libraries, and ffmpeg, which facecam redact runs;
+# Recommends OpenCV's highgui, which live --show loads when it is there (it brings Qt, so it is not linked).
 deb: stage
 	$(call install-missing,$(DEB_PACKAGES))
 	rm -rf $(STAGE)/deb && mkdir -p $(STAGE)/deb/DEBIAN $(STAGE)/deb/usr/share/doc/facecam
@@ -207,7 +208,9 @@ deb: stage
 	mkdir -p $(STAGE)/shlibs/debian && touch $(STAGE)/shlibs/debian/control
 	cd $(STAGE)/shlibs && dpkg-shlibdeps -O -e ../deb/usr/bin/facecam | sed 's/^shlibs:Depends=//' > depends
 	printf '%s\n' "Package: facecam" "Version: $(VERSION)" "Architecture: amd64" "Maintainer: the facecam developers" \
-		"Depends: $$(cat $(STAGE)/shlibs/depends), opencv-data, ffmpeg" "Section: video" "Priority: optional" \
+		"Depends: $$(cat $(STAGE)/shlibs/depends), opencv-data, ffmpeg" \
+		"Recommends: $$(grep -o 'libopencv-core[0-9]*' $(STAGE)/shlibs/depends | head -n 1 | sed 's/core/highgui/')" \
+		"Section: video" "Priority: optional" \
 		"Installed-Size: $$(du -sk $(STAGE)/deb/usr | cut -f1)" \
 		"Description: command-line face detector for images, video files, streams and V4L2 cameras" \
 		" Finds faces with OpenCV's Haar cascades or its YuNet DNN detector and maps each box into a" \

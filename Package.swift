@@ -4,9 +4,8 @@ import PackageDescription
 /// OpenCV's headers live under /usr/include/opencv4 on Debian; only the modules
 /// facecam calls are linked, not everything `pkg-config opencv4 --libs` lists.
 let openCVFlags: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4"])]
-let openCVLibraries: [LinkerSetting] = [
-    "opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_imgcodecs", "opencv_videoio", "opencv_highgui",
-]
+/// highgui is not among them: the shim loads it for `live --show` only (cfd_window.cpp), so that facecam needs no Qt.
+let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_imgcodecs", "opencv_videoio"]
     .map { .linkedLibrary($0) }
 
 let package = Package(

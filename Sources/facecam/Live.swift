@@ -125,8 +125,8 @@ struct Live: ParsableCommand {
     func run() throws {
         let stop = StopRequest()
         try output.refuseOverwriting(source.map { [FilePath(argument: $0)] } ?? [])
-        if show, let problem = Display.problem(display: ProcessInfo.processInfo.environment["DISPLAY"]) {
-            report("--show needs a desktop display, and \(problem); run it in a desktop session, or watch in a browser with --serve")
+        if show, let problem = PreviewWindow.problem(display: ProcessInfo.processInfo.environment["DISPLAY"]) {
+            report("--show cannot open a window: \(problem)")
             throw Status.usage
         }
         let input = try openSource()

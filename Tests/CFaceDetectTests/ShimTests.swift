@@ -131,3 +131,22 @@ struct ShimTests {
         }
     }
 }
+
+struct WindowShimTests {
+    @Test func highguiIsFoundBesideTheLinkedOpenCVWithoutBeingLinked() {
+        // libopencv-dev brings highgui, so the shim must find it, though facecam does not link it.
+        var error = cfd_error()
+        #expect(cfd_window_available(&error) == CFD_OK, "\(error.text)")
+        // RTLD_NOLOAD: only asks whether it is loaded now.
+        #expect(dlopen("libopencv_highgui.so.406", RTLD_NOLOAD | RTLD_LAZY) != nil, "loaded by cfd_window_available")
+    }
+
+    @Test func badArgumentsAreRefusedBeforeAnyWindowIsMade() {
+        var error = cfd_error()
+        #expect(cfd_window_open(nil, 10, 10, &error) == CFD_ERROR_INVALID_ARGUMENT)
+        #expect(cfd_window_open("facecam", 0, 10, &error) == CFD_ERROR_INVALID_ARGUMENT)
+        #expect(cfd_window_show("facecam", nil, &error) == CFD_ERROR_INVALID_ARGUMENT)
+        var key: Int32 = 0
+        #expect(cfd_window_poll("facecam", 1, &key, nil, &error) == CFD_ERROR_INVALID_ARGUMENT)
+    }
+}

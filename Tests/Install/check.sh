@@ -58,6 +58,11 @@ for package in $(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/|.*//' | tr -d 
     dpkg-query -W "$package" > /dev/null 2>&1 || fail "Depends names $package, which this machine does not have"
 done
 pass "the .deb's Depends, computed by dpkg-shlibdeps, name Debian's OpenCV, libv4l and libjpeg packages: $depends"
+# highgui (and the Qt it brings) is loaded by live --show only: recommended, never a dependency.
+case "$depends" in *highgui*|*qt5*) fail "Depends names highgui or Qt, which only --show needs: $depends" ;; esac
+recommends=$(dpkg-deb -f "$deb" Recommends)
+[ "$recommends" = libopencv-highgui406 ] || fail "Recommends is '$recommends', not libopencv-highgui406"
+pass "the .deb recommends libopencv-highgui406 for --show and depends on no Qt"
 debroot=$work/debroot
 mkdir -p "$debroot/var/lib/dpkg/info" "$debroot/var/lib/dpkg/updates"
 touch "$debroot/var/lib/dpkg/status"

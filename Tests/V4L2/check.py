@@ -90,6 +90,30 @@ def judge_virtual_camera(out, check, read, expectations):
               difference[y:y + h, x:x + w].mean() > 8, f"{difference[y:y + h, x:x + w].mean():.1f}")
 
 
+def judge_serve(out, check, read):
+    """serve: live --serve from vivid's looped face, fetched with curl inside the VM."""
+    import subprocess
+    status, err = read("serve.status").strip(), read("serve.err")
+    check("serve: exit status 0 after SIGINT", status == "0", f"status {status}: {err.strip()[-300:]}")
+    summary = SUMMARY.search(err)
+    records = read("serve.out").splitlines()
+    check("serve: one record per processed frame", bool(summary) and len(records) == int(summary.group(2)) > 0,
+          err.strip()[-300:])
+    check("serve: the page answered 200", read("serve-page.status").strip() == "200"
+          and "stream.mjpg" in read("serve-page.html"))
+    check("serve: the snapshot answered 200", read("serve-snapshot.status").strip() == "200")
+    # The snapshot judged as the browser test judges screenshots: the outline on the face OpenCV finds.
+    here = os.path.dirname(os.path.abspath(__file__))
+    result = subprocess.run(["/usr/bin/python3", os.path.join(here, "..", "Reference", "preview_check.py"),
+                             os.path.join(out, "serve-snapshot.jpg")], capture_output=True, text=True)
+    verdict = json.loads(result.stdout) if result.returncode == 0 else {}
+    check("serve: the snapshot shows the camera's face outlined (IoU >= 0.5 with OpenCV's face)",
+          verdict.get("overlap", 0) >= 0.5, f"{verdict or result.stderr.strip()[-200:]}")
+    processed = re.search(r"^facecam_frames_processed_total (\d+)", read("serve-metrics.txt"), re.M)
+    check("serve: /metrics counted the processed frames", bool(processed) and int(processed.group(1)) > 0,
+          read("serve-metrics.txt")[:300])
+
+
 def judge(out):
     results = []
 
@@ -159,6 +183,7 @@ def judge(out):
               f"({dropped} dropped while detecting); the driver dropped {missed.group(1) if missed else 0} more "
               "that capture did not dequeue in time")
     judge_virtual_camera(out, check, read, expectations)
+    judge_serve(out, check, read)
     devices = [json.loads(line) for line in read("devices.out").splitlines()]
     check("devices: exit status 0", read("devices.status").strip() == "0")
     check("devices: vivid's capture node is listed with its formats",

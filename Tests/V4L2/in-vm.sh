@@ -50,6 +50,18 @@ run loop "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 6 --time
 run loop-yunet "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 6 --timeout 30 --detector yunet
 # The same in fast mode, 30 frames: whether it keeps up under emulation is reported, not required.
 run loop-fast "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 30 --timeout 30 --min-size 60 --fast
+# (2a) The preview served over HTTP from the camera (on the VM's loopback): the page, a snapshot and
+# the metrics fetched while it runs, then Ctrl-C.
+ip link set lo up >> "$OUT/setup.log" 2>&1
+run serve "$FACECAM" live --device $CAPTURE --pixel-format yuyv --timeout 30 --min-size 60 --serve 127.0.0.1:8089 &
+server=$!
+for _ in $(seq 300); do grep -q "serving the preview" "$OUT/serve.err" 2> /dev/null && break; sleep 0.1; done
+sleep 10
+curl -s -o "$OUT/serve-page.html" -w '%{http_code}' http://127.0.0.1:8089/ > "$OUT/serve-page.status" 2>&1
+curl -s -o "$OUT/serve-snapshot.jpg" -w '%{http_code}' http://127.0.0.1:8089/snapshot.jpg > "$OUT/serve-snapshot.status" 2>&1
+curl -s -o "$OUT/serve-metrics.txt" http://127.0.0.1:8089/metrics > /dev/null 2>&1
+kill -INT $(pgrep -f -- "--serve 127.0.0.1:8089")
+wait $server
 # (2b) A virtual camera: the looped face read from the first instance, redacted, written to the second
 # instance's output node, which vivid loops back to its capture node; v4l2-ctl reads frames there.
 v4l2-ctl -d $CAPTURE2 -i 2 -s ntsc --set-fmt-video width=720,height=480,pixelformat=YUYV \

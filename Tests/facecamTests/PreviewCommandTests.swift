@@ -142,6 +142,13 @@ struct PreviewCommandTests {
         #expect(result.lines.count == counts.processed && counts.processed > 0)
     }
 
+    @Test func facecamLinksNoHighguiAndNoQt() throws {
+        // highgui (and Qt) is loaded by --show alone, so that a headless machine needs neither.
+        let libraries = try run(URL(fileURLWithPath: "/usr/bin/ldd"), [facecamBinary.path])
+        #expect(libraries.status == 0 && libraries.stdout.contains("libopencv_core"))
+        #expect(!libraries.stdout.contains("highgui") && !libraries.stdout.contains("Qt5"), "\(libraries.stdout)")
+    }
+
     @Test(arguments: [nil, ":97"])
     func showWithoutADisplayIsOneLineAndStatus64(display: String?) throws {
         var environment = ProcessInfo.processInfo.environment
@@ -152,8 +159,9 @@ struct PreviewCommandTests {
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         #expect(result.errorLines.count == 1, "\(result.stderr)")
-        #expect(result.stderr.hasPrefix("facecam: --show needs a desktop display, and ")
-            && result.stderr.contains("--serve"))
+        let reason = display == nil ? "DISPLAY is not set" : "no X server answers at DISPLAY=:97 (/tmp/.X11-unix/X97)"
+        #expect(result.stderr == "facecam: --show cannot open a window: \(reason): run it in a desktop session, "
+            + "or watch in a browser with --serve\n")
     }
 
     @Test func aPortInUseIsOneLineAndStatus1() throws {

@@ -205,6 +205,11 @@ void cfd_bytes_free(uint8_t *data);
 /* ---- A desktop window (highgui), for live --show ---- */
 
 /*
+ * highgui is loaded (dlopen) when first wanted, so that facecam needs Qt only for windows.
+ * CFD_OK when it is there; else CFD_ERROR_INTERNAL and what to install.
+ */
+cfd_status cfd_window_available(cfd_error *error);
+/*
  * Opens (or reuses) the window `title`, `width` x `height` on screen, keeping the aspect ratio when
  * resized. Every cfd_window_ call must come from the thread that made the first one. The caller
  * checks first that a display answers: Qt aborts the process when it cannot open one.

@@ -22,7 +22,7 @@ public final class PreviewWindow: LiveObserver, @unchecked Sendable {
     private var failureText: String?
 
     /// Starts the window's thread; the window opens at the first preview's size. Check first that
-    /// a display answers (`Display.problem`).
+    /// a window can be shown (`PreviewWindow.problem`).
     public init(title: String) {
         self.title = title
         let thread = Thread { [self] in run() }
@@ -103,6 +103,16 @@ public final class PreviewWindow: LiveObserver, @unchecked Sendable {
             failureText = "the preview window failed: \(error.text)"
             quit = true
         }
+    }
+}
+
+extension PreviewWindow {
+    /// Why no window can be shown here and what to do, or nil when one can: OpenCV's highgui must
+    /// load (it is not linked, so that facecam needs no Qt) and an X server must answer at `display`.
+    public static func problem(display: String?) -> String? {
+        var error = cfd_error()
+        guard cfd_window_available(&error) == CFD_OK else { return error.text + ", or watch in a browser with --serve" }
+        return Display.problem(display: display).map { $0 + ": run it in a desktop session, or watch in a browser with --serve" }
     }
 }
 
