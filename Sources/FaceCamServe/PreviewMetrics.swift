@@ -16,6 +16,7 @@ final class PreviewMetrics: @unchecked Sendable {
     private let latency: DurationHistogram
     private let clients: Gauge
     private let skipped: Counter
+    private let started: Gauge
     private let lock = NSLock()
     // Guarded by `lock`.
     private var counted = LiveCounts()
@@ -36,6 +37,11 @@ final class PreviewMetrics: @unchecked Sendable {
             descriptor: name("", "latency", "seconds", "Seconds from capture to the frame's result written."),
             buckets: [5, 10, 20, 35, 50, 75, 100, 150, 250, 500, 1000, 2500].map { .milliseconds($0) })
         clients = registry.makeGauge(descriptor: name("preview", "streams", "", "Clients streaming /stream.mjpg or /events now."))
+        // Prometheus' usual name, so that rates since the start need no second scrape.
+        started = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "process", subsystem: "start", metricName: "time", unitName: "seconds",
+            helpText: "When facecam started, in seconds since the Unix epoch."))
+        started.set(Date().timeIntervalSince1970)
         skipped = registry.makeCounter(
             descriptor: name("preview", "parts_skipped", "total", "Stream parts a slow client did not get: a newer one replaced them."))
     }

@@ -78,6 +78,11 @@ enum PreviewPage {
                 document.getElementById("processed").textContent = now.processed;
                 document.getElementById("dropped").textContent = values.facecam_frames_dropped_total;
                 document.getElementById("missed").textContent = values.facecam_frames_missed_total;
+                // The first sample starts from the process's start: every count was 0 then.
+                if (samples.length === 0 && values.process_start_time_seconds > 0) {
+                  const uptime = Date.now() - values.process_start_time_seconds * 1000;
+                  samples.push({ time: now.time - uptime, processed: 0, latencySum: 0, latencyCount: 0 });
+                }
                 samples.push(now);
                 while (samples.length > 2 && now.time - samples[1].time >= 2000) samples.shift();
                 const first = samples[0];

@@ -1,4 +1,5 @@
 import FaceCam
+import Foundation
 @testable import FaceCamServe
 import NIOCore
 import NIOEmbedded
@@ -48,6 +49,8 @@ struct PreviewMetricsTests {
                      "facecam_latency_seconds_bucket{le=\"0.25\"} 2", "# TYPE facecam_frames_captured_total counter"] {
             #expect(lines.contains(line), "\(line) not in\n\(text)")
         }
+        let start = lines.first { $0.hasPrefix("process_start_time_seconds ") }.flatMap { Double($0.split(separator: " ")[1]) }
+        #expect(start.map { abs($0 - Date().timeIntervalSince1970) < 60 } == true, "\(text)")
     }
 }
 
