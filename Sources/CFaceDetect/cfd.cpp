@@ -14,7 +14,15 @@ struct cfd_detector {
     cv::CascadeClassifier classifier;
     /* The last frame cfd_prepare made: equalised upright grey, searched by cfd_search. */
     cv::Mat prepared;
+    /* That frame's and the one before's upright grey, before equalising, averaged over cells
+     * (cfd_changed_regions). */
+    cv::Mat cells, previous_cells;
 };
+
+namespace {
+/* The side of the cells cfd_changed_regions compares, in pixels. */
+constexpr int motion_cell = 8;
+} // namespace
 
 using cfd::fail;
 using cfd::guarded;
@@ -70,7 +78,12 @@ cfd_status cfd_prepare(cfd_detector *detector, const cfd_image_view *image, cfd_
         if (orientation < 1 || orientation > 8) return invalid(error, "orientation must be 1...8");
         cv::Mat grey;
         cv::cvtColor(aperture_mat(image, aperture), grey, cv::COLOR_BGRA2GRAY);
-        cv::equalizeHist(upright(grey, orientation), detector->prepared);
+        const cv::Mat upright_grey = upright(grey, orientation);
+        cv::equalizeHist(upright_grey, detector->prepared);
+        std::swap(detector->cells, detector->previous_cells);
+        cv::resize(upright_grey, detector->cells,
+                   cv::Size(std::max(1, upright_grey.cols / motion_cell), std::max(1, upright_grey.rows / motion_cell)), 0, 0,
+                   cv::INTER_AREA);
         return CFD_OK;
     });
 }
@@ -113,6 +126,46 @@ cfd_status cfd_search(cfd_detector *detector, const cfd_rect *region, double shr
         }
         faces->rects = rects;
         faces->count = found.size();
+        return CFD_OK;
+    });
+}
+
+cfd_status cfd_changed_regions(cfd_detector *detector, int32_t threshold, const cfd_rect *ignored, size_t ignored_count,
+                               cfd_rects *regions, cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (detector == nullptr || regions == nullptr || (ignored == nullptr && ignored_count > 0)) {
+            return invalid(error, "null argument");
+        }
+        *regions = cfd_rects{nullptr, 0};
+        const cv::Mat &now = detector->cells, &before = detector->previous_cells;
+        if (now.empty() || before.size() != now.size()) return CFD_OK;
+        cv::Mat changed;
+        cv::absdiff(now, before, changed);
+        cv::threshold(changed, changed, threshold, 255, cv::THRESH_BINARY);
+        for (size_t i = 0; i < ignored_count; ++i) {
+            // Every cell the rect touches.
+            const int x0 = std::max(0, ignored[i].x / motion_cell), y0 = std::max(0, ignored[i].y / motion_cell);
+            const int x1 = std::min(changed.cols, (ignored[i].x + ignored[i].width + motion_cell - 1) / motion_cell);
+            const int y1 = std::min(changed.rows, (ignored[i].y + ignored[i].height + motion_cell - 1) / motion_cell);
+            if (x1 > x0 && y1 > y0) changed(cv::Rect(x0, y0, x1 - x0, y1 - y0)).setTo(0);
+        }
+        // Cells next to a changed one join it, so that one moving thing is one region.
+        cv::dilate(changed, changed, cv::Mat());
+        cv::Mat labels, stats, centroids;
+        const int count = cv::connectedComponentsWithStats(changed, labels, stats, centroids, 8, CV_32S);
+        if (count <= 1) return CFD_OK;
+        auto rects = static_cast<cfd_rect *>(std::malloc((count - 1) * sizeof(cfd_rect)));
+        if (rects == nullptr) throw std::bad_alloc();
+        const cv::Rect frame(0, 0, detector->prepared.cols, detector->prepared.rows);
+        for (int label = 1; label < count; ++label) {
+            const cv::Rect cells(stats.at<int>(label, cv::CC_STAT_LEFT), stats.at<int>(label, cv::CC_STAT_TOP),
+                                 stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
+            const cv::Rect pixels = cv::Rect(cells.x * motion_cell, cells.y * motion_cell, cells.width * motion_cell,
+                                             cells.height * motion_cell) & frame;
+            rects[label - 1] = cfd_rect{pixels.x, pixels.y, pixels.width, pixels.height};
+        }
+        regions->rects = rects;
+        regions->count = static_cast<size_t>(count - 1);
         return CFD_OK;
     });
 }

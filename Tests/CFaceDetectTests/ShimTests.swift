@@ -150,3 +150,52 @@ struct WindowShimTests {
         #expect(cfd_window_poll("facecam", 1, &key, nil, &error) == CFD_ERROR_INVALID_ARGUMENT)
     }
 }
+
+struct ChangedRegionTests {
+    /// A grey 320x240 BGRA frame, with a white square at `square` when given.
+    private func prepare(_ detector: OpaquePointer, square: cfd_rect?, width: Int32 = 320) -> cfd_status {
+        var pixels = [UInt8](repeating: 100, count: Int(width) * 240 * 4)
+        if let square {
+            for y in square.y..<(square.y + square.height) {
+                for x in square.x..<(square.x + square.width) {
+                    for channel in 0..<3 { pixels[(Int(y) * Int(width) + Int(x)) * 4 + channel] = 255 }
+                }
+            }
+        }
+        var error = cfd_error()
+        return pixels.withUnsafeBufferPointer { buffer in
+            var view = cfd_image_view(pixels: buffer.baseAddress, width: width, height: 240, stride: Int(width) * 4)
+            return cfd_prepare(detector, &view, cfd_rect(x: 0, y: 0, width: width, height: 240), 1, &error)
+        }
+    }
+
+    private func regions(_ detector: OpaquePointer, ignoring ignored: [cfd_rect] = []) -> [cfd_rect] {
+        var rects = cfd_rects()
+        var error = cfd_error()
+        let status = ignored.withUnsafeBufferPointer { cfd_changed_regions(detector, 40, $0.baseAddress, $0.count, &rects, &error) }
+        #expect(status == CFD_OK)
+        defer { cfd_rects_free(&rects) }
+        return Array(UnsafeBufferPointer(start: rects.rects, count: rects.count))
+    }
+
+    @Test func aSquareThatAppearsIsOneRegionAroundIt() throws {
+        var error = cfd_error()
+        let detector = try #require(cfd_detector_create(cascadePath, &error))
+        defer { cfd_detector_destroy(detector) }
+        #expect(prepare(detector, square: nil) == CFD_OK)
+        #expect(regions(detector).isEmpty, "no earlier frame")
+        let square = cfd_rect(x: 96, y: 64, width: 48, height: 40)
+        #expect(prepare(detector, square: square) == CFD_OK)
+        let found = regions(detector)
+        try #require(found.count == 1)
+        // The square's 8x8 cells (x 96..143, y 64..103), grown by one cell on each side.
+        #expect(found[0].x == 88 && found[0].y == 56 && found[0].width == 64 && found[0].height == 56, "\(found[0])")
+        // The cells an ignored rect touches are left out.
+        #expect(regions(detector, ignoring: [cfd_rect(x: 90, y: 60, width: 60, height: 50)]).isEmpty)
+        // Nothing changed between two alike frames; a frame of another size has nothing to compare with.
+        #expect(prepare(detector, square: square) == CFD_OK)
+        #expect(regions(detector).isEmpty)
+        #expect(prepare(detector, square: square, width: 160) == CFD_OK)
+        #expect(regions(detector).isEmpty)
+    }
+}

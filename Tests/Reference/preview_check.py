@@ -13,19 +13,14 @@ called directly, never with facecam:
   (the outline grown by its own size), which a blank or flat stream would keep near 0.
 """
 import json
+import os
 import sys
 
-import cv2
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from redaction_check import iou  # noqa: E402
 
-
-def iou(a, b):
-    ax, ay, aw, ah = a
-    bx, by, bw, bh = b
-    w = max(0, min(ax + aw, bx + bw) - max(ax, bx))
-    h = max(0, min(ay + ah, by + bh) - max(ay, by))
-    union = aw * ah + bw * bh - w * h
-    return w * h / union if union else 0.0
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 
 def main(path):

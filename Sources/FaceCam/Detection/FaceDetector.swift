@@ -125,12 +125,30 @@ public final class FaceDetector: FrameFaceDetector {
         }
         guard status == CFD_OK else { throw .openCV(error.text) }
         defer { cfd_rects_free(&rects) }
-        return UnsafeBufferPointer(start: rects.rects, count: rects.count).map {
+        return Self.pixelRects(rects)
+    }
+
+    /// Upright rects as faces: boxes in the buffer, rects in the preview, in facecam's order.
+    /// Where the prepared frame changed since the one prepared before it, outside `ignoring`:
+    /// regions whose 8x8 cells' mean grey changed by more than `threshold` levels, in upright pixels.
+    func changedRegions(threshold: Int, ignoring: [PixelRect]) throws(FaceCamError) -> [PixelRect] {
+        var rects = cfd_rects()
+        var error = cfd_error()
+        let ignored = ignoring.map(\.shimRect)
+        let status = ignored.withUnsafeBufferPointer {
+            cfd_changed_regions(handle, Int32(clamping: threshold), $0.baseAddress, $0.count, &rects, &error)
+        }
+        guard status == CFD_OK else { throw .openCV(error.text) }
+        defer { cfd_rects_free(&rects) }
+        return Self.pixelRects(rects)
+    }
+
+    private static func pixelRects(_ rects: cfd_rects) -> [PixelRect] {
+        UnsafeBufferPointer(start: rects.rects, count: rects.count).map {
             PixelRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height))
         }
     }
 
-    /// Upright rects as faces: boxes in the buffer, rects in the preview, in facecam's order.
     func faces(fromUpright upright: [PixelRect], geometry: PreviewGeometry) -> [Face] {
         upright.map { rect in
             let box = geometry.bufferRect(fromUpright: rect)

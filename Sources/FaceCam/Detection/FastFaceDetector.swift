@@ -21,7 +21,10 @@ import Dispatch
 import Foundation
 
 /// Fast mode. Each face of the last frame is followed by searching its
-/// surroundings at full resolution and nearby scales. A full search runs on
+/// surroundings at full resolution and nearby scales. Between full searches,
+/// the regions that changed since the last frame where no face was or is are
+/// searched too (within a budget, and not when the camera itself moved), so a
+/// face that appears is found in the frame it appears in. A full search runs on
 /// a shrunk frame when a face was lost, when none is known, or every
 /// `fullSearchEvery` frames; each face it finds is confirmed and sharpened
 /// the same way, and joins the faces still followed. Frames must come in
@@ -43,6 +46,14 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
     private var missing: [(box: PixelRect, frames: Int)] = []
     /// How many frames a missing face is sought again.
     static let missingFrames = 4
+    /// Grey levels an 8x8 cell's mean must change by to count as motion.
+    static let motionThreshold = 40
+    /// The searches of changed regions in one frame cost at most this share of a full search at the
+    /// smallest face size.
+    static let motionBudget = 0.3
+    /// More changed regions than this where no face is means the camera moved (a pan changes
+    /// texture everywhere; a face that appears is one region): they are left to the full searches.
+    static let cameraMotionRegions = 8
 
     public init(detector: FaceDetector, settings: FastSettings = FastSettings()) throws(FaceCamError) {
         self.detector = detector
@@ -68,6 +79,13 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
             }
         }
         let due = lost || known.isEmpty || framesSinceFullSearch + 1 >= settings.fullSearchEvery
+        if !due {
+            // A face that appeared since the last frame changed the picture where no followed face is.
+            for candidate in try searchChanges(explainedBy: known + found + missing.map(\.box), upright: geometry.uprightSize)
+            where !found.contains(where: { $0.overlap(with: candidate) > 0.3 }) {
+                found.append(candidate)
+            }
+        }
         if let background {
             // Faces a background search found (in an earlier frame) are sought again here.
             for candidate in lock.withLock({ defer { finishedSearch = nil }; return finishedSearch ?? [] }) {
@@ -126,6 +144,49 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         let shrink = max(1, Double(upright.width) / Double(settings.detectWidth))
         let faces = try detector.search(region: nil, shrink: shrink, minSize: parameters.minSize, maxSize: parameters.maxSize)
         return (faces, shrink > 1)
+    }
+
+    /// Searches, at full resolution, the regions that changed since the last frame where no face
+    /// was or is (`faces`: the last frame's and this one's), the largest first, within
+    /// `motionBudget`; none when the camera moved (`cameraMotionRegions`).
+    private func searchChanges(explainedBy faces: [PixelRect], upright: PixelSize) throws(FaceCamError) -> [PixelRect] {
+        // A face that moved changed the cells it left and those it covers now, and their neighbours.
+        let surroundings = faces.map { box in
+            let margin = max(16, max(box.width, box.height) / 4)
+            return PixelRect(x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin)
+        }
+        let unexplained = try detector.changedRegions(threshold: Self.motionThreshold, ignoring: surroundings)
+        guard unexplained.count <= Self.cameraMotionRegions else { return [] }
+        let parameters = detector.parameters
+        var found: [PixelRect] = []
+        // A search costs about its area over the square of the smallest face it looks for; the budget
+        // is a share of a search of the whole frame at the cascade's smallest size.
+        let smallest = max(1, min(parameters.minSize.width, parameters.minSize.height))
+        var budget = Self.motionBudget * Double(upright.width * upright.height) / Double(smallest * smallest)
+        // The largest first: a face that popped in changed its whole box, while what a moving face
+        // leaves beyond its surroundings is slivers.
+        for region in unexplained.sorted(by: { $0.width * $0.height > $1.width * $1.height }) {
+            // A face that popped in changed about its own box, or, beside a followed face, a sliver of
+            // it: the margin lets the cascade's windows fit around the whole face, which is at least a
+            // quarter of the region's side.
+            let side = max(region.width, region.height)
+            let margin = max(16, min(48, side / 2))
+            let searched = PixelRect(
+                x: max(0, region.x - margin), y: max(0, region.y - margin),
+                width: min(upright.width, region.x + region.width + margin) - max(0, region.x - margin),
+                height: min(upright.height, region.y + region.height + margin) - max(0, region.y - margin))
+            let minimum = PixelSize(width: max(parameters.minSize.width, side / 4), height: max(parameters.minSize.height, side / 4))
+            var largest = PixelSize(width: min(searched.width, searched.height), height: min(searched.width, searched.height))
+            if let limit = parameters.maxSize {
+                largest = PixelSize(width: min(largest.width, limit.width), height: min(largest.height, limit.height))
+            }
+            guard largest.width >= minimum.width, largest.height >= minimum.height else { continue }
+            let cost = Double(searched.width * searched.height) / Double(minimum.width * minimum.height)
+            guard cost <= budget else { continue }
+            budget -= cost
+            found += try detector.search(region: searched, shrink: 1, minSize: minimum, maxSize: largest)
+        }
+        return found
     }
 
     /// True when no background search is running; the caller then starts one.
