@@ -171,7 +171,8 @@ struct Live: ParsableCommand {
         report(processor.finish(skipped: input.source.skipped).description)
         window?.close()
         server?.close()
-        if let failure = window?.failure { report(failure) }
+        let windowFailure = window?.failure
+        if let windowFailure { report(windowFailure) }
         if let device {
             report("wrote \(device.written) frames to \(device.path)"
                 + (device.dropped > 0 ? ", dropped \(device.dropped) while its reader was behind" : ""))
@@ -187,6 +188,8 @@ struct Live: ParsableCommand {
             report(damage.description)
             throw Status.failure
         }
+        // The window failed (the results are whole): the run did not do all it was asked.
+        if windowFailure != nil { throw Status.failure }
         try sink.summary.exitStatus()
         if let exitOn {
             report("no face \(exitOn == .enter ? "entered" : "left") before the end (--exit-on \(exitOn.rawValue))")
