@@ -52,8 +52,10 @@ struct PreviewRedactionOptions: ParsableArguments {
         }
         if !previews.contains(where: \.given) {
             let names = previews.map(\.option)
+            // "A", "A or B", "A, B or C".
+            let listed = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
             throw ValidationError(
-                "--redact hides faces on the frames \(names.joined(separator: " or ")) writes; add "
+                "--redact hides faces on the frames \(listed) writes or shows; add "
                     + (names.count == 1 ? "it" : "one") + ", or use facecam redact")
         }
     }
