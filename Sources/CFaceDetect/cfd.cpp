@@ -15,7 +15,8 @@ struct cfd_detector {
     /* The last frame cfd_prepare made: equalised upright grey, searched by cfd_search. */
     cv::Mat prepared;
     /* That frame's and the one before's upright grey, before equalising, averaged over cells
-     * (cfd_changed_regions). */
+     * (cfd_changed_regions), kept once cfd_watch_changes asked for them. */
+    bool watching_changes = false;
     cv::Mat cells, previous_cells;
 };
 
@@ -80,10 +81,12 @@ cfd_status cfd_prepare(cfd_detector *detector, const cfd_image_view *image, cfd_
         cv::cvtColor(aperture_mat(image, aperture), grey, cv::COLOR_BGRA2GRAY);
         const cv::Mat upright_grey = upright(grey, orientation);
         cv::equalizeHist(upright_grey, detector->prepared);
-        std::swap(detector->cells, detector->previous_cells);
-        cv::resize(upright_grey, detector->cells,
-                   cv::Size(std::max(1, upright_grey.cols / motion_cell), std::max(1, upright_grey.rows / motion_cell)), 0, 0,
-                   cv::INTER_AREA);
+        if (detector->watching_changes) {
+            std::swap(detector->cells, detector->previous_cells);
+            cv::resize(upright_grey, detector->cells,
+                       cv::Size(std::max(1, upright_grey.cols / motion_cell), std::max(1, upright_grey.rows / motion_cell)), 0,
+                       0, cv::INTER_AREA);
+        }
         return CFD_OK;
     });
 }
@@ -128,6 +131,10 @@ cfd_status cfd_search(cfd_detector *detector, const cfd_rect *region, double shr
         faces->count = found.size();
         return CFD_OK;
     });
+}
+
+void cfd_watch_changes(cfd_detector *detector) {
+    if (detector != nullptr) detector->watching_changes = true;
 }
 
 cfd_status cfd_changed_regions(cfd_detector *detector, int32_t threshold, const cfd_rect *ignored, size_t ignored_count,

@@ -182,6 +182,11 @@ struct ChangedRegionTests {
         var error = cfd_error()
         let detector = try #require(cfd_detector_create(cascadePath, &error))
         defer { cfd_detector_destroy(detector) }
+        // Nothing is compared until asked for.
+        #expect(prepare(detector, square: nil) == CFD_OK)
+        #expect(prepare(detector, square: cfd_rect(x: 96, y: 64, width: 48, height: 40)) == CFD_OK)
+        #expect(regions(detector).isEmpty, "not watching changes")
+        cfd_watch_changes(detector)
         #expect(prepare(detector, square: nil) == CFD_OK)
         #expect(regions(detector).isEmpty, "no earlier frame")
         let square = cfd_rect(x: 96, y: 64, width: 48, height: 40)

@@ -99,12 +99,17 @@ cfd_status cfd_prepare(cfd_detector *detector, const cfd_image_view *image, cfd_
 cfd_status cfd_search(cfd_detector *detector, const cfd_rect *region, double shrink, const cfd_params *params,
                       cfd_rects *faces, cfd_error *error);
 
+/* From now on cfd_prepare also keeps what cfd_changed_regions compares (a small grey copy of
+ * each frame), which a detector that never asks need not compute. */
+void cfd_watch_changes(cfd_detector *detector);
+
 /*
  * Where the prepared frame changed since the frame prepared before it (fast mode's search for
  * faces that appeared): both made upright and grey (before equalising), averaged over 8x8 cells;
  * cells whose mean changed by more than `threshold` grey levels, less the cells the `ignored`
  * rects touch, joined with their neighbours, as the bounding rects of each connected group, in the
- * prepared frame's pixels. None when there is no earlier frame of the same size.
+ * prepared frame's pixels. None when there is no earlier frame of the same size, or before
+ * cfd_watch_changes.
  */
 cfd_status cfd_changed_regions(cfd_detector *detector, int32_t threshold, const cfd_rect *ignored, size_t ignored_count,
                                cfd_rects *regions, cfd_error *error);

@@ -129,6 +129,11 @@ public final class FaceDetector: FrameFaceDetector {
     }
 
     /// Upright rects as faces: boxes in the buffer, rects in the preview, in facecam's order.
+    /// From now on, `prepare` also keeps what `changedRegions` compares.
+    func watchChanges() {
+        cfd_watch_changes(handle)
+    }
+
     /// Where the prepared frame changed since the one prepared before it, outside `ignoring`:
     /// regions whose 8x8 cells' mean grey changed by more than `threshold` levels, in upright pixels.
     func changedRegions(threshold: Int, ignoring: [PixelRect]) throws(FaceCamError) -> [PixelRect] {

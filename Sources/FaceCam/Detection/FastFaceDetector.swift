@@ -58,6 +58,8 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
     public init(detector: FaceDetector, settings: FastSettings = FastSettings()) throws(FaceCamError) {
         self.detector = detector
         self.settings = settings
+        // Every frame is compared with the last (`searchChanges`).
+        detector.watchChanges()
         background = settings.searchInBackground
             ? (try FaceDetector(cascade: detector.cascade, parameters: detector.parameters), DispatchQueue(label: "facecam.full-search"))
             : nil
