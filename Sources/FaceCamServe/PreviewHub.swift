@@ -72,7 +72,8 @@ final class PreviewHub: @unchecked Sendable {
         part.writeString(header)
         part.writeBytes(jpeg)
         part.writeString("\r\n")
-        let file = ByteBuffer(bytes: jpeg)
+        // The snapshot is the part's JPEG bytes, sharing its storage rather than copied again.
+        let file = part.getSlice(at: part.readerIndex + header.utf8.count, length: jpeg.count)
         deliver(part, to: .mjpeg) {
             newestJPEG = file
             newestPart = part
