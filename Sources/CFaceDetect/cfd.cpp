@@ -6,6 +6,7 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -18,12 +19,19 @@ struct cfd_detector {
      * (cfd_changed_regions), kept once cfd_watch_changes asked for them. */
     bool watching_changes = false;
     cv::Mat cells, previous_cells;
+    /* The prepared frame scaled as detectMultiScale scales it, by index in the ladder of scales
+     * (cfd_search_in_place), made when first needed for this frame and this scale factor. */
+    double scaled_factor = 0;
+    std::vector<cv::Mat> scaled;
 };
 
 namespace {
 /* The side of the cells cfd_changed_regions compares, in pixels. */
 constexpr int motion_cell = 8;
-} // namespace
+/* How many columns of a scaled image cfd_search_in_place scans left of the windows it wants: the
+ * cascade skips the window after one that fails its first stage, so a row's scan that starts
+ * elsewhere than the whole frame's evaluates other windows until the two scans meet. */
+constexpr int scan_lead = 16;
 
 using cfd::fail;
 using cfd::guarded;
@@ -33,6 +41,26 @@ using cfd::aperture_inside;
 using cfd::aperture_mat;
 using cfd::upright;
 
+cfd_status check_search(const cfd_detector *detector, const cfd_params *params, const cfd_rects *faces, cfd_error *error) {
+    if (detector == nullptr || params == nullptr || faces == nullptr) return invalid(error, "null argument");
+    if (detector->prepared.empty()) return invalid(error, "no prepared frame");
+    if (!(params->scale_factor > 1.0)) return invalid(error, "scale factor must be greater than 1");
+    if (params->min_neighbors < 0) return invalid(error, "min neighbours must not be negative");
+    return CFD_OK;
+}
+
+/* Hands `found` to the caller, moved by `offset` (the searched area's origin). */
+void give(const std::vector<cv::Rect> &found, cv::Point offset, cfd_rects *faces) {
+    if (found.empty()) return;
+    auto rects = static_cast<cfd_rect *>(std::malloc(found.size() * sizeof(cfd_rect)));
+    if (rects == nullptr) throw std::bad_alloc();
+    for (size_t i = 0; i < found.size(); ++i) {
+        rects[i] = cfd_rect{offset.x + found[i].x, offset.y + found[i].y, found[i].width, found[i].height};
+    }
+    faces->rects = rects;
+    faces->count = found.size();
+}
+} // namespace
 
 extern "C" {
 
@@ -74,6 +102,7 @@ cfd_status cfd_prepare(cfd_detector *detector, const cfd_image_view *image, cfd_
     return guarded(error, [&]() -> cfd_status {
         if (detector == nullptr) return invalid(error, "null argument");
         detector->prepared.release();
+        detector->scaled.clear();
         if (!valid_view(image)) return invalid(error, "empty or malformed image");
         if (!aperture_inside(image, aperture)) return invalid(error, "aperture is not inside the image");
         if (orientation < 1 || orientation > 8) return invalid(error, "orientation must be 1...8");
@@ -94,14 +123,10 @@ cfd_status cfd_prepare(cfd_detector *detector, const cfd_image_view *image, cfd_
 cfd_status cfd_search(cfd_detector *detector, const cfd_rect *region, double shrink, const cfd_params *params,
                       cfd_rects *faces, cfd_error *error) {
     return guarded(error, [&]() -> cfd_status {
-        if (detector == nullptr || params == nullptr || faces == nullptr) return invalid(error, "null argument");
-        faces->rects = nullptr;
-        faces->count = 0;
-        const cv::Mat &prepared = detector->prepared;
-        if (prepared.empty()) return invalid(error, "no prepared frame");
-        if (!(params->scale_factor > 1.0)) return invalid(error, "scale factor must be greater than 1");
-        if (params->min_neighbors < 0) return invalid(error, "min neighbours must not be negative");
+        if (faces != nullptr) *faces = cfd_rects{nullptr, 0};
+        if (cfd_status status = check_search(detector, params, faces, error); status != CFD_OK) return status;
         if (!(shrink >= 1.0)) return invalid(error, "shrink must be 1 or more");
+        const cv::Mat &prepared = detector->prepared;
         cv::Rect area(0, 0, prepared.cols, prepared.rows);
         if (region != nullptr) area &= cv::Rect(region->x, region->y, region->width, region->height);
         if (area.empty()) return CFD_OK;
@@ -118,17 +143,82 @@ cfd_status cfd_search(cfd_detector *detector, const cfd_rect *region, double shr
             searched, found, params->scale_factor, params->min_neighbors, 0,
             cv::Size(scaled(params->min_width), scaled(params->min_height)),
             cv::Size(scaled(params->max_width), scaled(params->max_height)));
-
-        if (found.empty()) return CFD_OK;
-        auto rects = static_cast<cfd_rect *>(std::malloc(found.size() * sizeof(cfd_rect)));
-        if (rects == nullptr) throw std::bad_alloc();
-        for (size_t i = 0; i < found.size(); ++i) {
-            // Back to the prepared frame's coordinates (exact when shrink is 1).
-            rects[i] = cfd_rect{area.x + cvRound(found[i].x * shrink), area.y + cvRound(found[i].y * shrink),
-                                cvRound(found[i].width * shrink), cvRound(found[i].height * shrink)};
+        // Back to the prepared frame's coordinates (exact when shrink is 1).
+        for (cv::Rect &rect : found) {
+            rect = cv::Rect(cvRound(rect.x * shrink), cvRound(rect.y * shrink), cvRound(rect.width * shrink),
+                            cvRound(rect.height * shrink));
         }
-        faces->rects = rects;
-        faces->count = found.size();
+        give(found, area.tl(), faces);
+        return CFD_OK;
+    });
+}
+
+cfd_status cfd_search_in_place(cfd_detector *detector, cfd_rect region, const cfd_params *params, cfd_rects *faces,
+                               cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (faces != nullptr) *faces = cfd_rects{nullptr, 0};
+        if (cfd_status status = check_search(detector, params, faces, error); status != CFD_OK) return status;
+        const cv::Mat &prepared = detector->prepared;
+        const cv::Rect area = cv::Rect(region.x, region.y, region.width, region.height) & cv::Rect(0, 0, prepared.cols, prepared.rows);
+        if (area.empty()) return CFD_OK;
+        if (detector->scaled_factor != params->scale_factor) {
+            detector->scaled.clear();
+            detector->scaled_factor = params->scale_factor;
+        }
+        // The ladder of scales, the scaled images, the windows each row's scan reaches and the rects
+        // the windows stand for are computed as cascadedetect.cpp's detectMultiScaleNoGrouping
+        // (OpenCV 4.6) computes them for the whole frame, in the same types.
+        const cv::Size window = detector->classifier.getOriginalWindowSize();
+        const cv::Size frame = prepared.size();
+        const cv::Size smallest(params->min_width, params->min_height);
+        const cv::Size largest = params->max_width > 0 && params->max_height > 0
+            ? cv::Size(params->max_width, params->max_height) : frame;
+        std::vector<cv::Rect> hits;
+        int index = 0;
+        for (double factor = 1;; factor *= params->scale_factor, ++index) {
+            const float scale = static_cast<float>(factor);
+            const cv::Size size(cvRound(window.width * scale), cvRound(window.height * scale));
+            if (size.width > frame.width || size.height > frame.height) break;
+            if (size.width > largest.width || size.height > largest.height) break;
+            if (size.width < smallest.width || size.height < smallest.height) continue;
+            // The windows of this scale that lie inside `area`, in the scaled image; a row's scan
+            // steps by 2 below scale 2, by 1 from there on, from column and row 0.
+            const int step = scale >= 2 ? 1 : 2;
+            const cv::Size scaled_size(cvRound(frame.width / scale), cvRound(frame.height / scale));
+            // An edge of the frame is the scaled image's edge, which rounding may put beyond it.
+            const int x0 = static_cast<int>(std::ceil(area.x / scale)), y0 = static_cast<int>(std::ceil(area.y / scale));
+            const int x1 = area.x + area.width == frame.width ? scaled_size.width : static_cast<int>((area.x + area.width) / scale);
+            const int y1 = area.y + area.height == frame.height ? scaled_size.height : static_cast<int>((area.y + area.height) / scale);
+            if (x1 - x0 < window.width || y1 - y0 < window.height) continue;
+            if (static_cast<int>(detector->scaled.size()) <= index) detector->scaled.resize(index + 1);
+            cv::Mat &scaled = detector->scaled[index];
+            if (scaled.empty()) cv::resize(prepared, scaled, scaled_size, 0, 0, cv::INTER_LINEAR_EXACT);
+            const int left = std::max(0, (x0 - scan_lead) / step * step), top = (y0 + step - 1) / step * step;
+            const cv::Rect scanned = cv::Rect(left, top, x1 - left, y1 - top) & cv::Rect(0, 0, scaled.cols, scaled.rows);
+            if (scanned.width < window.width || scanned.height < window.height) continue;
+            // detectMultiScale scans an image at its own size with the step of scale 1 (2); at
+            // scale 2 (step 1), an image of twice the size (pixels doubled) is the same image again.
+            std::vector<cv::Rect> found;
+            if (step == 2) {
+                detector->classifier.detectMultiScale(scaled(scanned), found, 1.1, 0, 0, window, window);
+            } else {
+                cv::Mat doubled;
+                cv::resize(scaled(scanned), doubled, cv::Size(), 2, 2, cv::INTER_NEAREST);
+                detector->classifier.detectMultiScale(doubled, found, 2.0, 0, 0, window * 2, window * 2);
+                for (cv::Rect &rect : found) rect = cv::Rect(rect.x / 2, rect.y / 2, window.width, window.height);
+            }
+            for (const cv::Rect &rect : found) {
+                const int x = scanned.x + rect.x, y = scanned.y + rect.y;
+                if (x < x0 || y < y0) continue;
+                hits.emplace_back(cvRound(x * scale), cvRound(y * scale), size.width, size.height);
+            }
+        }
+        cv::groupRectangles(hits, params->min_neighbors, 0.2);
+        std::vector<cv::Rect> inside;
+        for (const cv::Rect &rect : hits) {
+            if ((rect & area) == rect) inside.push_back(rect);
+        }
+        give(inside, cv::Point(0, 0), faces);
         return CFD_OK;
     });
 }

@@ -51,6 +51,48 @@ struct ShimTests {
         #expect(faces.rects[0].x == 178 && faces.rects[0].y == 69 && faces.rects[0].width == 92 && faces.rects[0].height == 92)
     }
 
+    /// cfd_search_in_place sees what a search of the whole frame sees: over the whole frame and
+    /// around each face (half its size on every side, faces of half to twice its size), it gives
+    /// exactly the boxes OpenCV's detectMultiScale gives for the whole image (Fixtures/expectations.jsonl),
+    /// with and without an aperture (whose boxes differ: the scaled images do).
+    @Test(arguments: [
+        (cfd_rect(x: 0, y: 0, width: 1024, height: 512), [cfd_rect(x: 176, y: 66, width: 96, height: 96), cfd_rect(x: 673, y: 90, width: 215, height: 215)]),
+        (cfd_rect(x: 100, y: 40, width: 800, height: 450), [cfd_rect(x: 176, y: 65, width: 98, height: 98), cfd_rect(x: 669, y: 94, width: 213, height: 213)]),
+    ])
+    func searchInPlaceGivesTheWholeFramesBoxes(aperture: cfd_rect, expected: [cfd_rect]) throws {
+        var error = cfd_error()
+        let detector = try #require(cfd_detector_create(cascadePath, &error))
+        defer { cfd_detector_destroy(detector) }
+        let image = try decodeFixture("images/two-faces.jpg", width: 1024, height: 512)
+        let status = image.pixels.withUnsafeBufferPointer { pixels in
+            var view = cfd_image_view(pixels: pixels.baseAddress, width: image.width, height: image.height, stride: image.stride)
+            return cfd_prepare(detector, &view, aperture, 1, &error)
+        }
+        try #require(status == CFD_OK, "\(error.text)")
+        // In the aperture's coordinates, as the detector sees it.
+        let faces = expected.map { cfd_rect(x: $0.x - aperture.x, y: $0.y - aperture.y, width: $0.width, height: $0.height) }
+        func inPlace(_ region: cfd_rect, sizes: ClosedRange<Int32>) throws -> [cfd_rect] {
+            var params = cfd_params(scale_factor: 1.1, min_neighbors: 3, min_width: sizes.lowerBound, min_height: sizes.lowerBound,
+                                    max_width: sizes.upperBound, max_height: sizes.upperBound)
+            var rects = cfd_rects()
+            try #require(cfd_search_in_place(detector, region, &params, &rects, &error) == CFD_OK, "\(error.text)")
+            defer { cfd_rects_free(&rects) }
+            return Array(UnsafeBufferPointer(start: rects.rects, count: rects.count))
+        }
+        let key = { (rect: cfd_rect) in [rect.x, rect.y, rect.width, rect.height] }
+        let whole = try inPlace(cfd_rect(x: 0, y: 0, width: aperture.width, height: aperture.height), sizes: 30...Int32.max)
+        #expect(Set(whole.map(key)) == Set(faces.map(key)))
+        for face in faces {
+            let margin = face.width / 2
+            let around = cfd_rect(x: face.x - margin, y: face.y - margin, width: face.width + 2 * margin, height: face.height + 2 * margin)
+            let found = try inPlace(around, sizes: max(30, face.width / 2)...(face.width * 2))
+            #expect(found.map(key) == [key(face)], "around \(face)")
+        }
+        // A region too small for any window, and one outside the frame, hold no face.
+        #expect(try inPlace(cfd_rect(x: 10, y: 10, width: 12, height: 12), sizes: 30...Int32.max).isEmpty)
+        #expect(try inPlace(cfd_rect(x: -500, y: 0, width: 100, height: 100), sizes: 30...Int32.max).isEmpty)
+    }
+
     @Test func missingAndMalformedCascadesAreErrorsNotExceptions() throws {
         var error = cfd_error()
         #expect(cfd_detector_create("/nonexistent/cascade.xml", &error) == nil)
@@ -87,6 +129,12 @@ struct ShimTests {
         params.scale_factor = 1.1
         #expect(detect(cfd_rect(x: 0, y: 0, width: 16, height: 16), 1) == CFD_OK)
         #expect(faces.count == 0)
+        var rects = cfd_rects()
+        #expect(cfd_search_in_place(nil, cfd_rect(x: 0, y: 0, width: 16, height: 16), &params, &rects, &error) == CFD_ERROR_INVALID_ARGUMENT)
+        let fresh = try #require(cfd_detector_create(cascadePath, &error))
+        defer { cfd_detector_destroy(fresh) }
+        #expect(cfd_search_in_place(fresh, cfd_rect(x: 0, y: 0, width: 16, height: 16), &params, &rects, &error) == CFD_ERROR_INVALID_ARGUMENT)
+        #expect(error.text == "no prepared frame")
         // maxSize smaller than minSize: OpenCV's own check raises, and it comes back as a status.
         params.min_width = 50; params.min_height = 50; params.max_width = 20; params.max_height = 20
         let status = detect(cfd_rect(x: 0, y: 0, width: 16, height: 16), 1)

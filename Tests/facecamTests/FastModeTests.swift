@@ -4,9 +4,11 @@ import Testing
 struct FastModeTests {
     /// Fast mode against exact mode's boxes (OpenCV's own, from Fixtures/expectations.jsonl) on the
     /// fixture clips: each exact box counts as found when a fast box of that frame overlaps it with
-    /// IoU at least 0.5. `make bench` measures the same on more clips and the speed.
+    /// IoU at least 0.5. `make bench` measures the same on more clips and the speed. A followed
+    /// face is searched for as a search of the whole frame sees it, so most boxes are exactly
+    /// OpenCV's (a search of its surroundings alone gave 10 of 148).
     @Test func fastModeFindsWhatExactModeFinds() throws {
-        var matched = 0, exact = 0, fast = 0
+        var matched = 0, identical = 0, exact = 0, fast = 0
         for clip in ["video/pan-zoom.avi", "video/rotated.mp4", "video/crossing.avi", "video/leave-enter.avi"] {
             let expected = Dictionary(uniqueKeysWithValues: try videoExpectations(clip).map { ($0.frame, $0.boxes) })
             let records = try facecam("video", "--quiet", "--fast", "Fixtures/" + clip).records()
@@ -16,6 +18,7 @@ struct FastModeTests {
                 fast += found.count
                 for box in expected[record["frame"] as! Int] ?? [] {
                     exact += 1
+                    if found.contains(box) { identical += 1 }
                     if let best = found.indices.max(by: { iou(box, found[$0]) < iou(box, found[$1]) }), iou(box, found[best]) >= 0.5 {
                         matched += 1
                         found.remove(at: best)
@@ -26,6 +29,7 @@ struct FastModeTests {
         let recall = Double(matched) / Double(exact), precision = Double(matched) / Double(fast)
         #expect(recall >= 0.95, "recall \(recall): \(matched) of \(exact)")
         #expect(precision >= 0.95, "precision \(precision): \(matched) of \(fast)")
+        #expect(Double(identical) >= 0.9 * Double(exact), "\(identical) of \(exact) boxes exactly OpenCV's")
     }
 
     @Test func fastModeIsDeterministicOnFiles() throws {

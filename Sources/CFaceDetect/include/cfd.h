@@ -99,6 +99,17 @@ cfd_status cfd_prepare(cfd_detector *detector, const cfd_image_view *image, cfd_
 cfd_status cfd_search(cfd_detector *detector, const cfd_rect *region, double shrink, const cfd_params *params,
                       cfd_rects *faces, cfd_error *error);
 
+/*
+ * cfd_search of `region` (shrink 1) that sees exactly what a search of the whole prepared frame
+ * sees there: the same scaled images, the windows inside `region` that the whole frame's scan
+ * reaches (bar where a row's scan enters the region: see scan_lead in cfd.cpp), grouped alike.
+ * The faces whose box lies inside `region`. Fast mode follows faces with it, so that a followed
+ * face comes and goes as exact mode's does and has its box. Each scale's image is made once per
+ * prepared frame.
+ */
+cfd_status cfd_search_in_place(cfd_detector *detector, cfd_rect region, const cfd_params *params, cfd_rects *faces,
+                               cfd_error *error);
+
 /* From now on cfd_prepare also keeps what cfd_changed_regions compares (a small grey copy of
  * each frame), which a detector that never asks need not compute. */
 void cfd_watch_changes(cfd_detector *detector);

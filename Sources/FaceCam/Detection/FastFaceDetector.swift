@@ -71,11 +71,14 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         var lost = false
         var missingNow: [(box: PixelRect, frames: Int)] = []
         for box in known {
-            if let next = try refine(box) { found.append(next) } else { lost = true; missingNow.append((box, 1)) }
+            let hits = try refine(box)
+            if hits.isEmpty { lost = true; missingNow.append((box, 1)) }
+            found += hits
         }
         for (box, frames) in missing {
-            if let next = try refine(box) {
-                found.append(next)
+            let hits = try refine(box)
+            if !hits.isEmpty {
+                found += hits
             } else if frames < Self.missingFrames {
                 missingNow.append((box, frames + 1))
             }
@@ -91,7 +94,7 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         if let background {
             // Faces a background search found (in an earlier frame) are sought again here.
             for candidate in lock.withLock({ defer { finishedSearch = nil }; return finishedSearch ?? [] }) {
-                if let face = try refine(candidate) { found.append(face) }
+                found += try refine(candidate)
             }
             framesSinceFullSearch += 1
             if due, claimBackgroundSearch() {
@@ -115,8 +118,8 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
             for candidate in search.faces {
                 if !search.shrunk {
                     found.append(candidate)
-                } else if let face = try refine(candidate) {
-                    found.append(face)
+                } else {
+                    found += try refine(candidate)
                 }
             }
             framesSinceFullSearch = 0
@@ -200,21 +203,26 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         }
     }
 
-    /// Searches around `box`, at full resolution and at 0.8 to 1.25 times its
-    /// size: the hit overlapping it most, or nil.
-    private func refine(_ box: PixelRect) throws(FaceCamError) -> PixelRect? {
+    /// Searches around `box` (half its size on every side) for faces of half to twice its size,
+    /// seeing there exactly what a search of the whole frame sees (`searchInPlace`): the face
+    /// overlapping `box` most, then any others found around it; empty when none overlaps `box`.
+    /// Half to twice: OpenCV groups a face's detections over about that range of sizes, so a
+    /// narrower search would give it another box, or lose it where exact mode keeps it.
+    private func refine(_ box: PixelRect) throws(FaceCamError) -> [PixelRect] {
         let parameters = detector.parameters
         let margin = max(box.width, box.height) / 2
         let region = PixelRect(x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin)
-        let smallest = PixelSize(
-            width: max(parameters.minSize.width, box.width * 4 / 5), height: max(parameters.minSize.height, box.height * 4 / 5))
-        var largest = PixelSize(width: box.width * 5 / 4 + 1, height: box.height * 5 / 4 + 1)
+        let smallest = PixelSize(width: max(parameters.minSize.width, box.width / 2), height: max(parameters.minSize.height, box.height / 2))
+        var largest = PixelSize(width: box.width * 2, height: box.height * 2)
         if let limit = parameters.maxSize {
             largest = PixelSize(width: min(largest.width, limit.width), height: min(largest.height, limit.height))
         }
-        guard largest.width >= smallest.width, largest.height >= smallest.height else { return nil }
-        let hits = try detector.search(region: region, shrink: 1, minSize: smallest, maxSize: largest)
-        return hits.max { $0.overlap(with: box) < $1.overlap(with: box) }.flatMap { $0.overlap(with: box) > 0 ? $0 : nil }
+        guard largest.width >= smallest.width, largest.height >= smallest.height else { return [] }
+        var hits = try detector.searchInPlace(region: region, minSize: smallest, maxSize: largest)
+        guard let best = hits.indices.max(by: { hits[$0].overlap(with: box) < hits[$1].overlap(with: box) }),
+              hits[best].overlap(with: box) > 0 else { return [] }
+        hits.swapAt(0, best)
+        return hits
     }
 
     /// Two known faces that converged on one face count once.
