@@ -28,6 +28,7 @@ import Testing
     @Test(arguments: [("jsonl", "jsonl"), ("csv", "csv"), ("text", "txt")])
     func eachInputGetsTheFileItsOwnRunWouldPrint(format: String, fileExtension: String) throws {
         let directory = try temporaryDirectory("batch")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let events = format == "csv" ? [] : ["--events"]
         let batch = try run(
             facecamBinary, ["video", "--quiet", "--every", "2", "--format", format, "--output-dir", directory.path] + events + Self.clips)
@@ -46,6 +47,7 @@ import Testing
     @Test func clashingNamesAreGivenInSortedOrderWhateverTheArgumentsAndShard() throws {
         // Two inputs named clip.avi, in folders a and b.
         let root = try temporaryDirectory("clash")
+        defer { try? FileManager.default.removeItem(at: root) }
         for (folder, clip) in [("a", "pan-zoom.avi"), ("b", "crossing.avi")] {
             try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(
@@ -97,6 +99,7 @@ import Testing
     @Test(arguments: [[String](), ["--fast"]])
     func resumeAfterSIGKILLEndsAsACleanRunDoes(options: [String]) throws {
         let root = try temporaryDirectory("resume")
+        defer { try? FileManager.default.removeItem(at: root) }
         let (clean, killed) = (root.appendingPathComponent("clean"), root.appendingPathComponent("killed"))
         let arguments = ["video", "--quiet", "--events"] + options
         #expect(try run(facecamBinary, arguments + ["--output-dir", clean.path] + Self.clips).status == 0)
@@ -144,6 +147,7 @@ import Testing
 
     @Test func anUnreadableInputLeavesNoFileAndADamagedOneIsFinished() throws {
         let directory = try temporaryDirectory("unreadable")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let junk = directory.appendingPathComponent("junk.avi")
         try Data("not a video".utf8).write(to: junk)
         let out = directory.appendingPathComponent("out")
@@ -160,6 +164,7 @@ import Testing
 
     @Test func resultsMayBeWrittenBesideTheInputs() throws {
         let directory = try temporaryDirectory("beside")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let clip = directory.appendingPathComponent("clip.avi")
         try FileManager.default.copyItem(atPath: fixture("video/pan-zoom.avi"), toPath: clip.path)
         let batch = try run(facecamBinary, ["video", "--quiet", "--every", "8", "--output-dir", directory.path, clip.path])
@@ -169,6 +174,7 @@ import Testing
 
     @Test func inputsFromAListFileOrStandardInput() throws {
         let directory = try temporaryDirectory("list")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let list = directory.appendingPathComponent("list.txt")
         try Data((["", Self.clips[2], "", Self.clips[0], ""].joined(separator: "\n")).utf8).write(to: list)
         let positional = try run(facecamBinary, ["video", "--quiet", "--every", "8", Self.clips[2], Self.clips[0]])
@@ -184,6 +190,7 @@ import Testing
     /// A list holds paths as bytes: a video whose name is not UTF-8 is read, and shown escaped.
     @Test func aListedVideoWhoseNameIsNotUTF8IsRead() throws {
         let directory = try temporaryDirectory("bytes")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let name = Array(directory.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".avi".utf8)
         let clip = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("video/pan-zoom.avi"))))
         let descriptor = open(name.map { CChar(bitPattern: $0) } + [0], O_WRONLY | O_CREAT, 0o644)

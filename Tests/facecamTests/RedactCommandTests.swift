@@ -44,6 +44,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// and outside the masks a PNG is exactly the original, a JPEG within its re-encoding.
     @Test func photographsAreHiddenAndTheRestKept() throws {
         let out = try temporaryDirectory("redact-images")
+        defer { try? FileManager.default.removeItem(at: out) }
         let result = try facecam("redact", "--output-dir", out.path, "Fixtures/images")
         #expect(result.status == 0, "\(result.stderr)")
         let records = try result.records()
@@ -66,6 +67,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     @Test(arguments: ["blur", "pixelate", "solid"], ["ellipse", "box"])
     func everyModeHides(_ mode: String, _ shape: String) throws {
         let out = try temporaryDirectory("redact-mode")
+        defer { try? FileManager.default.removeItem(at: out) }
         let redacted = out.appendingPathComponent("two-faces.png").path
         let result = try facecam("redact", "--mode", mode, "--shape", shape, "-o", redacted, "Fixtures/images/two-faces.jpg")
         #expect(result.status == 0, "\(result.stderr)")
@@ -79,6 +81,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// A photograph stored sideways with EXIF orientation 6 comes out upright, as a viewer shows it, with no face left.
     @Test func exifOrientationIsApplied() throws {
         let out = try temporaryDirectory("redact-exif")
+        defer { try? FileManager.default.removeItem(at: out) }
         let redacted = out.appendingPathComponent("upright.png").path
         let result = try facecam("redact", "-o", redacted, "Fixtures/exif/portrait-6.jpg")
         #expect(result.status == 0, "\(result.stderr)")
@@ -91,6 +94,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// A clip with audio: H.264 in .mp4, the AAC copied, every frame at the same rate, no face left.
     @Test func videoKeepsFramesRateAndAudio() throws {
         let out = try temporaryDirectory("redact-audio")
+        defer { try? FileManager.default.removeItem(at: out) }
         let redacted = out.appendingPathComponent("clip.mp4").path
         let result = try facecam("redact", "--quiet", "-o", redacted, "Fixtures/video/pan-zoom-audio.mkv")
         #expect(result.status == 0, "\(result.stderr)")
@@ -116,6 +120,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// A clip with rotation metadata plays upright (400x512) without it; .avi is MJPEG.
     @Test func rotatedVideoComesOutUpright() throws {
         let out = try temporaryDirectory("redact-rotated")
+        defer { try? FileManager.default.removeItem(at: out) }
         let redacted = out.appendingPathComponent("rotated.avi").path
         let result = try facecam("redact", "--quiet", "-o", redacted, "Fixtures/video/rotated.mp4")
         #expect(result.status == 0, "\(result.stderr)")
@@ -133,6 +138,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// tracked mask (solid black) still covers the face's place, and with --track-grace 0 it does not.
     @Test func maskStaysOnFramesWhereTheDetectorMissesTheFace() throws {
         let out = try temporaryDirectory("redact-occluded")
+        defer { try? FileManager.default.removeItem(at: out) }
         let clip = out.appendingPathComponent("occluded.avi").path
         let script = repository.appendingPathComponent("Tests/Reference/redaction_check.py").path
         let made = try run(URL(fileURLWithPath: SharedDataTests.python), [script, "occluded-clip", fixture("images/grace_hopper.jpg"), clip])
@@ -161,6 +167,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// every frame is written.
     @Test func masksAreCarriedBetweenDetections() throws {
         let out = try temporaryDirectory("redact-every")
+        defer { try? FileManager.default.removeItem(at: out) }
         let redacted = out.appendingPathComponent("every.mkv").path
         let result = try facecam("redact", "--quiet", "--every", "3", "-o", redacted, "Fixtures/video/crossing.avi")
         #expect(result.status == 0, "\(result.stderr)")
@@ -174,6 +181,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// ffmpeg absent: one line saying what to do, status 1, and nothing written.
     @Test func missingFFmpegIsOneLine() throws {
         let out = try temporaryDirectory("redact-no-ffmpeg")
+        defer { try? FileManager.default.removeItem(at: out) }
         let redacted = out.appendingPathComponent("clip.mp4").path
         let result = try run(
             URL(fileURLWithPath: "/usr/bin/env"), ["PATH=\(out.path)", facecamBinary.path, "redact", "-o", redacted, "Fixtures/video/pan-zoom.avi"])
@@ -187,6 +195,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// no file under the final name nor a partial one; the next input is still done.
     @Test func failingFFmpegLeavesNothing() throws {
         let out = try temporaryDirectory("redact-ffmpeg-fails")
+        defer { try? FileManager.default.removeItem(at: out) }
         let fake = out.appendingPathComponent("bin/ffmpeg")
         try FileManager.default.createDirectory(at: fake.deletingLastPathComponent(), withIntermediateDirectories: true)
         try "#!/bin/sh\nhead -c 1000 > /dev/null\necho 'Conversion failed: disk on fire' >&2\nexit 1\n"
@@ -207,6 +216,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// SIGINT in the middle of a video: status 130, and neither the video nor its partial file is left.
     @Test func interruptedVideoLeavesNoFile() throws {
         let out = try temporaryDirectory("redact-interrupted")
+        defer { try? FileManager.default.removeItem(at: out) }
         let clip = out.appendingPathComponent("long.avi").path
         // 20 s of the clip looped, so that the signal lands mid-way.
         let made = try run(
@@ -223,6 +233,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// --redact on video's annotated frames: the face is solid black where it was outlined.
     @Test func videoAnnotateRedacts() throws {
         let out = try temporaryDirectory("redact-annotate")
+        defer { try? FileManager.default.removeItem(at: out) }
         let result = try facecam(
             "video", "--quiet", "--detector", "yunet", "--every", "12", "--annotate", out.path, "--redact", "solid",
             "Fixtures/video/pan-zoom.avi")
@@ -245,6 +256,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// --redact on live's annotated frames: the tracked faces are solid black where they would be outlined.
     @Test func liveAnnotateRedacts() throws {
         let out = try temporaryDirectory("redact-live")
+        defer { try? FileManager.default.removeItem(at: out) }
         let result = try facecam(
             "live", "--source", "Fixtures/video/pan-zoom.avi", "--frames", "3", "--detector", "yunet", "--annotate", out.path,
             "--redact", "solid")
@@ -269,6 +281,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
     func sharedMaterialKeepsAtMostThreePercent() throws {
         let out = try temporaryDirectory("redact-shared")
+        defer { try? FileManager.default.removeItem(at: out) }
         let shared = SharedDataTests.images.deletingLastPathComponent()
         var inputs = try FileManager.default.contentsOfDirectory(atPath: SharedDataTests.images.path).filter { $0.hasSuffix(".jpg") }
             .sorted().map { SharedDataTests.images.appendingPathComponent($0).path }
@@ -328,6 +341,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// An output that is an input is refused before anything is written.
     @Test func outputOverwritingItsInputIsRefused() throws {
         let out = try temporaryDirectory("redact-self")
+        defer { try? FileManager.default.removeItem(at: out) }
         let copy = out.appendingPathComponent("a.png")
         try FileManager.default.copyItem(atPath: fixture("images/astronaut.png"), toPath: copy.path)
         let before = try Data(contentsOf: copy)
