@@ -38,7 +38,6 @@ struct SyntheticClips: Sendable {
 
     static let shared: Result<SyntheticClips, Error> = Result {
         let directory = try temporaryDirectory("synthetic")
-        defer { try? FileManager.default.removeItem(at: directory) }
         let script = repository.appendingPathComponent("Tests/Reference/synthetic_clips.py").path
         let made = try run(
             URL(fileURLWithPath: "/usr/bin/python3"), [script, repository.appendingPathComponent("Fixtures").path,

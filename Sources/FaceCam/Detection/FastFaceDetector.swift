@@ -21,7 +21,8 @@ import Dispatch
 import Foundation
 
 /// Fast mode. Each face of the last frame is followed by searching its
-/// surroundings at full resolution and nearby scales. Between full searches,
+/// surroundings as a search of the whole frame sees them (`refine`), so a
+/// followed face has exact mode's box. Between full searches,
 /// the regions that changed since the last frame where no face was or is are
 /// searched too (within a budget, and not when the camera itself moved), so a
 /// face that appears is found in the frame it appears in. A full search runs on
