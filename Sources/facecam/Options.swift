@@ -112,7 +112,7 @@ struct DetectorOptions: ParsableArguments {
         valueName: "name|path"))
     var cascade: String?
 
-    @Option(help: ArgumentHelp("Haar: how much the search window grows between scales, greater than 1 (default: 1.1).", valueName: "F"))
+    @Option(help: ArgumentHelp("Haar: how much the search window grows between scales, 1.01 or more (default: 1.1).", valueName: "F"))
     var scaleFactor: Double?
 
     @Option(help: ArgumentHelp("Haar: how many overlapping detections a face needs to be kept (default: 3).", valueName: "N"))
@@ -194,8 +194,9 @@ struct DetectorOptions: ParsableArguments {
     }
 
     private func validateValues() throws {
-        if let scaleFactor, !(scaleFactor > 1 && scaleFactor.isFinite) {
-            throw ValidationError("--scale-factor \(scaleFactor) must be a number greater than 1, such as 1.1")
+        // Closer to 1, a search runs through thousands of scales (1.0000001: tens of millions, for ever).
+        if let scaleFactor, !(scaleFactor >= 1.01 && scaleFactor.isFinite) {
+            throw ValidationError("--scale-factor \(scaleFactor) must be a number of 1.01 or more, such as 1.1")
         }
         if let minNeighbors, minNeighbors < 0 { throw ValidationError("--min-neighbors must be 0 or more") }
         for (option, value) in [("--score-threshold", scoreThreshold), ("--nms-threshold", nmsThreshold)] {

@@ -192,6 +192,7 @@ struct DetectCommandTests {
         (["--preview", "0x10"], "--preview"),
         (["--gravity", "stretch"], "--gravity"),
         (["--scale-factor", "1"], "--scale-factor"),
+        (["--scale-factor", "1.0000001"], "--scale-factor"),
         (["--min-neighbors", "-1"], "--min-neighbors"),
         (["--max-size", "10", "--min-size", "20"], "--max-size"),
         (["--format", "xml"], "--format"),
