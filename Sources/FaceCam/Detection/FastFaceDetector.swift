@@ -204,16 +204,18 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         }
     }
 
-    /// Searches around `box` (half its size on every side) for faces of half to twice its size,
+    /// Searches around `box` (half its size on every side) for faces of a third to twice its size,
     /// seeing there exactly what a search of the whole frame sees (`searchInPlace`): the face
     /// overlapping `box` most, then any others found around it; empty when none overlaps `box`.
-    /// Half to twice: OpenCV groups a face's detections over about that range of sizes, so a
-    /// narrower search would give it another box, or lose it where exact mode keeps it.
+    /// Down to half: OpenCV groups a face's detections over about half to twice its size, so a
+    /// narrower search would give it another box, or lose it where exact mode keeps it. Down to a
+    /// third: exact mode finds small boxes at a face's edge (of a third to half its size) that come
+    /// and go as the face moves, and only a search around the face sees them between full searches.
     private func refine(_ box: PixelRect) throws(FaceCamError) -> [PixelRect] {
         let parameters = detector.parameters
         let margin = max(box.width, box.height) / 2
         let region = PixelRect(x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin)
-        let smallest = PixelSize(width: max(parameters.minSize.width, box.width / 2), height: max(parameters.minSize.height, box.height / 2))
+        let smallest = PixelSize(width: max(parameters.minSize.width, box.width / 3), height: max(parameters.minSize.height, box.height / 3))
         var largest = PixelSize(width: box.width * 2, height: box.height * 2)
         if let limit = parameters.maxSize {
             largest = PixelSize(width: min(largest.width, limit.width), height: min(largest.height, limit.height))
