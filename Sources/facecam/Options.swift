@@ -267,11 +267,12 @@ struct DetectorOptions: ParsableArguments {
 struct FastModeOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(
         "Fast mode, see README. Haar: full searches on a shrunk frame every few frames, and between them only around "
-            + "the faces already found. YuNet: every frame searched shrunk to --detect-width."))
+            + "the faces already found. YuNet: every frame searched shrunk to --detect-width when that at least halves its pixels."))
     var fast = false
 
     @Option(help: ArgumentHelp(
-        "With --fast, both detectors: the width frames are shrunk to for searching (default: 640).", valueName: "W"))
+        "With --fast, both detectors: the width frames are shrunk to for searching (default: 640). YuNet shrinks "
+            + "only frames at least 1.41 times as wide (half the pixels or fewer).", valueName: "W"))
     var detectWidth: Int?
 
     @Option(help: ArgumentHelp(

@@ -87,8 +87,12 @@ struct YuNetTests {
         let photo = size(8000, 6000, nil)
         #expect(Double(photo.width * photo.height) <= YuNetDetector.maximumSearchPixels + 8000)
         #expect(abs(Double(photo.width) / Double(photo.height) - 8000.0 / 6000) < 0.01)
-        // Fast mode shrinks to its width; a frame narrower than that is not enlarged.
+        // Fast mode shrinks to its width when that at least halves the pixels (905 = 640 x 1.414);
+        // a frame narrower than that is searched as it is, never enlarged.
         #expect(size(1280, 720, 640) == PixelSize(width: 640, height: 360))
+        #expect(size(906, 510, 640) == PixelSize(width: 640, height: 360))
+        #expect(size(904, 510, 640) == PixelSize(width: 904, height: 510))
+        #expect(size(720, 528, 640) == PixelSize(width: 720, height: 528))
         #expect(size(480, 270, 640) == PixelSize(width: 480, height: 270))
     }
 

@@ -99,8 +99,13 @@ public final class YuNetDetector: FrameFaceDetector {
 
     public let model: YuNetModel
     public let parameters: YuNetParameters
-    /// Fast mode: search the frame shrunk to this width (never enlarged); nil searches it at full size.
+    /// Fast mode: search the frame shrunk to this width when that at least halves its pixels
+    /// (`fastShrinkAtLeast`); nil searches it at full size.
     public let searchWidth: Int?
+    /// The least shrink factor (of each side) fast mode applies: a frame less than this much wider
+    /// than `searchWidth` is searched at full size. A smaller shrink saves under half the time, and
+    /// any shrink moves YuNet's scores, so faces near the threshold come and go against exact mode.
+    public static let fastShrinkAtLeast = 2.0.squareRoot()
     private let handle: OpaquePointer
 
     public init(model: YuNetModel, parameters: YuNetParameters = YuNetParameters(), searchWidth: Int? = nil) throws(FaceCamError) {
@@ -151,11 +156,13 @@ public final class YuNetDetector: FrameFaceDetector {
         }.inReportingOrder()
     }
 
-    /// The size the upright image of `upright` is searched at: shrunk to
-    /// `searchWidth` (fast mode) and to at most `maximumSearchPixels`, never enlarged.
+    /// The size the upright image of `upright` is searched at: shrunk to `searchWidth` (fast mode)
+    /// when it is at least `fastShrinkAtLeast` times wider, and to at most `maximumSearchPixels`;
+    /// never enlarged.
     static func searchSize(for upright: PixelSize, searchWidth: Int?) -> PixelSize {
+        let fastWidth = searchWidth.map(Double.init).flatMap { Double(upright.width) >= $0 * fastShrinkAtLeast ? $0 : nil }
         let width = min(
-            searchWidth.map(Double.init) ?? Double(upright.width),
+            fastWidth ?? Double(upright.width),
             Double(upright.width) * (maximumSearchPixels / (Double(upright.width) * Double(upright.height))).squareRoot())
         return shrunk(upright, toWidth: width)
     }
