@@ -36,16 +36,18 @@ struct SyntheticClips: Sendable {
     /// Per clip, per frame, each visible face's rect by name.
     let truth: [String: [[String: [Double]]]]
 
-    static let shared: Result<SyntheticClips, Error> = Result {
-        let directory = try temporaryDirectory("synthetic")
+    static let shared: Result<SyntheticClips, Error> = Result { try SyntheticClips(seeds: seeds) }
+
+    /// Synthesises the clips of `seeds` into a temporary folder of their own.
+    init(seeds: [Int]) throws {
+        directory = try temporaryDirectory("synthetic")
         let script = repository.appendingPathComponent("Tests/Reference/synthetic_clips.py").path
         let made = try run(
             URL(fileURLWithPath: "/usr/bin/python3"), [script, repository.appendingPathComponent("Fixtures").path,
                                                       directory.path] + seeds.map(String.init))
         guard made.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: ["stderr": made.stderr]) }
         let data = try Data(contentsOf: directory.appendingPathComponent("truth.json"))
-        let truth = try JSONSerialization.jsonObject(with: data) as! [String: [[String: [Double]]]]
-        return SyntheticClips(directory: directory, truth: truth)
+        truth = try JSONSerialization.jsonObject(with: data) as! [String: [[String: [Double]]]]
     }
 
     func path(_ seed: Int) -> String { directory.appendingPathComponent("synthetic-\(seed).avi").path }
