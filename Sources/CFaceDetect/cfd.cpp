@@ -49,16 +49,17 @@ cfd_status check_search(const cfd_detector *detector, const cfd_params *params, 
     return CFD_OK;
 }
 
-/* Hands `found` to the caller, moved by `offset` (the searched area's origin). */
-void give(const std::vector<cv::Rect> &found, cv::Point offset, cfd_rects *faces) {
+/* Hands `found` to the caller in `out` (freed with cfd_rects_free), moved by `offset` (the searched
+ * area's origin). */
+void give(const std::vector<cv::Rect> &found, cv::Point offset, cfd_rects *out) {
     if (found.empty()) return;
     auto rects = static_cast<cfd_rect *>(std::malloc(found.size() * sizeof(cfd_rect)));
     if (rects == nullptr) throw std::bad_alloc();
     for (size_t i = 0; i < found.size(); ++i) {
         rects[i] = cfd_rect{offset.x + found[i].x, offset.y + found[i].y, found[i].width, found[i].height};
     }
-    faces->rects = rects;
-    faces->count = found.size();
+    out->rects = rects;
+    out->count = found.size();
 }
 } // namespace
 
@@ -250,19 +251,15 @@ cfd_status cfd_changed_regions(cfd_detector *detector, int32_t threshold, const 
         cv::dilate(changed, changed, cv::Mat());
         cv::Mat labels, stats, centroids;
         const int count = cv::connectedComponentsWithStats(changed, labels, stats, centroids, 8, CV_32S);
-        if (count <= 1) return CFD_OK;
-        auto rects = static_cast<cfd_rect *>(std::malloc((count - 1) * sizeof(cfd_rect)));
-        if (rects == nullptr) throw std::bad_alloc();
         const cv::Rect frame(0, 0, detector->prepared.cols, detector->prepared.rows);
+        std::vector<cv::Rect> found;
         for (int label = 1; label < count; ++label) {
             const cv::Rect cells(stats.at<int>(label, cv::CC_STAT_LEFT), stats.at<int>(label, cv::CC_STAT_TOP),
                                  stats.at<int>(label, cv::CC_STAT_WIDTH), stats.at<int>(label, cv::CC_STAT_HEIGHT));
-            const cv::Rect pixels = cv::Rect(cells.x * motion_cell, cells.y * motion_cell, cells.width * motion_cell,
-                                             cells.height * motion_cell) & frame;
-            rects[label - 1] = cfd_rect{pixels.x, pixels.y, pixels.width, pixels.height};
+            found.push_back(cv::Rect(cells.x * motion_cell, cells.y * motion_cell, cells.width * motion_cell,
+                                     cells.height * motion_cell) & frame);
         }
-        regions->rects = rects;
-        regions->count = static_cast<size_t>(count - 1);
+        give(found, cv::Point(0, 0), regions);
         return CFD_OK;
     });
 }
