@@ -229,4 +229,11 @@ struct OrientationCompositionTests {
         #expect(Orientation(clockwiseRotation: 270) == .left)
         #expect(Orientation(clockwiseRotation: 45) == nil)
     }
+
+    @Test func pixelRectsGrowAndShrinkOnEverySide() {
+        let box = PixelRect(x: 100, y: 50, width: 40, height: 30)
+        #expect(box.expanded(by: 20) == PixelRect(x: 80, y: 30, width: 80, height: 70))
+        #expect(box.expanded(by: -5) == PixelRect(x: 105, y: 55, width: 30, height: 20))
+        #expect(box.expanded(by: 0) == box)
+    }
 }

@@ -157,10 +157,7 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
     /// `motionBudget`; none when the camera moved (`cameraMotionRegions`).
     private func searchChanges(explainedBy faces: [PixelRect], upright: PixelSize) throws(FaceCamError) -> [PixelRect] {
         // A face that moved changed the cells it left and those it covers now, and their neighbours.
-        let surroundings = faces.map { box in
-            let margin = max(16, max(box.width, box.height) / 4)
-            return PixelRect(x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin)
-        }
+        let surroundings = faces.map { box in box.expanded(by: max(16, max(box.width, box.height) / 4)) }
         let unexplained = try detector.changedRegions(threshold: Self.motionThreshold, ignoring: surroundings)
         guard unexplained.count <= Self.cameraMotionRegions else { return [] }
         let parameters = detector.parameters
@@ -213,8 +210,7 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
     /// and go as the face moves, and only a search around the face sees them between full searches.
     private func refine(_ box: PixelRect) throws(FaceCamError) -> [PixelRect] {
         let parameters = detector.parameters
-        let margin = max(box.width, box.height) / 2
-        let region = PixelRect(x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin)
+        let region = box.expanded(by: max(box.width, box.height) / 2)
         let smallest = PixelSize(width: max(parameters.minSize.width, box.width / 3), height: max(parameters.minSize.height, box.height / 3))
         var largest = PixelSize(width: box.width * 2, height: box.height * 2)
         if let limit = parameters.maxSize {

@@ -103,6 +103,11 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
     /// Intersection over union: 0 for disjoint rects, 1 for equal ones.
     public func overlap(with other: PixelRect) -> Double { rect.overlap(with: other.rect) }
 
+    /// The rect grown by `margin` pixels on every side (shrunk when it is negative).
+    public func expanded(by margin: Int) -> PixelRect {
+        PixelRect(x: x - margin, y: y - margin, width: width + 2 * margin, height: height + 2 * margin)
+    }
+
     /// True when the rect is non-empty and lies within a `size` image.
     public func isInside(_ size: PixelSize) -> Bool {
         x >= 0 && y >= 0 && width > 0 && height > 0 && width <= size.width - x && height <= size.height - y
