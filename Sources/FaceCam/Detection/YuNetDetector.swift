@@ -160,10 +160,9 @@ public final class YuNetDetector: FrameFaceDetector {
     /// when it is at least `fastShrinkAtLeast` times wider, and to at most `maximumSearchPixels`;
     /// never enlarged.
     static func searchSize(for upright: PixelSize, searchWidth: Int?) -> PixelSize {
-        let fastWidth = searchWidth.map(Double.init).flatMap { Double(upright.width) >= $0 * fastShrinkAtLeast ? $0 : nil }
-        let width = min(
-            fastWidth ?? Double(upright.width),
-            Double(upright.width) * (maximumSearchPixels / (Double(upright.width) * Double(upright.height))).squareRoot())
+        var width = Double(upright.width)
+        if let searchWidth, width >= Double(searchWidth) * fastShrinkAtLeast { width = Double(searchWidth) }
+        width = min(width, Double(upright.width) * (maximumSearchPixels / (Double(upright.width) * Double(upright.height))).squareRoot())
         return shrunk(upright, toWidth: width)
     }
 
