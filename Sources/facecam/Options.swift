@@ -93,14 +93,51 @@ enum DetectorKind: String, CaseIterable, ExpressibleByArgument {
     case haar
     /// OpenCV's DNN detector FaceDetectorYN: scores and landmarks.
     case yunet
+    /// CenterFace on OpenCV's dnn module: scores and landmarks, more small faces.
+    case centerface
+
+    /// The DNN model behind the detector; nil for Haar.
+    var model: FaceModelKind? {
+        switch self {
+        case .haar: nil
+        case .yunet: .yunet
+        case .centerface: .centerface
+        }
+    }
+}
+
+/// `--scales 1,2`: the scales a DNN detector searches a frame at, each above 0 and at most 4.
+struct Scales: ExpressibleByArgument {
+    var values: [Double]
+
+    init(values: [Double]) { self.values = values }
+
+    init?(argument: String) {
+        let fields = argument.split(separator: ",", omittingEmptySubsequences: false)
+        let numbers = fields.compactMap { Double(String($0)) }.filter(\.isFinite)
+        guard !fields.isEmpty, numbers.count == fields.count, numbers.count <= 4, Set(numbers).count == numbers.count,
+              numbers.allSatisfy({ $0 > 0 && $0 <= 4 })
+        else { return nil }
+        values = numbers
+    }
+
+}
+
+/// What `redact` detects with unless told otherwise: measured on crowd photographs (README, Redaction
+/// in crowds), since a missed face is a leak and a blurred patch of background is not.
+enum RedactionDefaults {
+    static let detector = DetectorKind.yunet
+    static let scoreThreshold = 0.5
+    static let scales = [1.0]
 }
 
 /// The detector and its parameters.
 struct DetectorOptions: ParsableArguments {
     @Option(name: .customLong("detector"), help: ArgumentHelp(
         "haar: OpenCV's cascades, boxes exactly detectMultiScale's; yunet: OpenCV's DNN detector (FaceDetectorYN), "
-            + "more faces, with scores and landmarks (default: haar; redact: yunet).",
-        valueName: "haar|yunet"))
+            + "more faces, with scores and landmarks; centerface: CenterFace on OpenCV's dnn, slower, more small faces "
+            + "(default: haar; redact: \(RedactionDefaults.detector.rawValue)).",
+        valueName: "haar|yunet|centerface"))
     var choice: DetectorKind?
 
     /// The detector that runs: haar unless chosen (redact chooses through `redactionDefaults`).
@@ -118,24 +155,33 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Haar: how many overlapping detections a face needs to be kept (default: 3).", valueName: "N"))
     var minNeighbors: Int?
 
-    @Option(help: ArgumentHelp("YuNet: the ONNX model (default: the model shipped with facecam).", valueName: "path"))
+    @Option(help: ArgumentHelp("YuNet, CenterFace: the ONNX model (default: the model shipped with facecam).", valueName: "path"))
     var model: String?
 
     @Option(help: ArgumentHelp(
-        "YuNet: faces scoring less than this (0-1) are dropped (default: 0.9; redact: 0.5).", valueName: "F"))
+        "YuNet, CenterFace: faces scoring less than this (0-1) are dropped "
+            + "(default: 0.9 for yunet, 0.5 for centerface; redact: \(RedactionDefaults.scoreThreshold)).", valueName: "F"))
     var scoreThreshold: Double?
 
-    @Option(help: ArgumentHelp("YuNet: faces overlapping a better one by more than this IoU (0-1) are dropped (default: 0.3).", valueName: "F"))
+    @Option(help: ArgumentHelp(
+        "YuNet, CenterFace: faces overlapping a better one by more than this IoU (0-1) are dropped, within a search "
+            + "and across scales (default: 0.3).", valueName: "F"))
     var nmsThreshold: Double?
 
-    @Option(help: ArgumentHelp("YuNet: candidates kept before non-maximum suppression (default: 5000).", valueName: "N"))
+    @Option(help: ArgumentHelp("YuNet, CenterFace: candidates kept before non-maximum suppression (default: 5000).", valueName: "N"))
     var topK: Int?
 
     @Option(help: ArgumentHelp(
-        "Both detectors: smallest face kept, in upright pixels (default: 30 for haar, none for yunet).", valueName: "N|WxH"))
+        "YuNet, CenterFace: the scales the frame is searched at, merged; 2 enlarges it twice to find faces too small "
+            + "for the model, at about 4 times the cost of 1 (default: 1; redact: \(RedactionDefaults.scales.map { decimal($0) }.joined(separator: ","))).",
+        valueName: "S,S..."))
+    var scales: Scales?
+
+    @Option(help: ArgumentHelp(
+        "All detectors: smallest face kept, in upright pixels (default: 30 for haar, none for yunet and centerface).", valueName: "N|WxH"))
     var minSize: PixelSize?
 
-    @Option(help: ArgumentHelp("Both detectors: largest face kept (default: no limit).", valueName: "N|WxH"))
+    @Option(help: ArgumentHelp("All detectors: largest face kept (default: no limit).", valueName: "N|WxH"))
     var maxSize: PixelSize?
 
     @Option(help: ArgumentHelp("detect and video: frames detected in parallel (default: the cores this process may use, "
@@ -143,7 +189,7 @@ struct DetectorOptions: ParsableArguments {
     var jobs: Int?
 
     @Option(name: .customLong("opencv-threads"), help: ArgumentHelp(
-        "Both detectors: threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, "
+        "All detectors: threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, "
             + "else the cores this process may use).",
         valueName: "N"))
     var openCVThreadsOption: Int?
@@ -156,18 +202,18 @@ struct DetectorOptions: ParsableArguments {
     /// With several jobs OpenCV's pool would split each frame's search over
     /// cores the jobs already use; `make bench` measures the arrangements side
     /// by side, and one job per core with OpenCV on one thread came out faster,
-    /// for both detectors.
+    /// for all detectors.
     func openCVThreads(fast: FastSettings?) -> Int {
         openCVThreadsOption ?? (effectiveJobs(fast: fast) > 1 ? 1 : Self.cores)
     }
 
-    /// Redaction's defaults: YuNet, which finds more faces, keeping faces down to a score of 0.5, since a
-    /// missed face is a leak. What was given stays.
+    /// Redaction's defaults (`RedactionDefaults`), since a missed face is a leak. What was given stays.
     var redactionDefaults: DetectorOptions {
         var options = self
         if options.choice == nil {
-            options.choice = .yunet
-            options.scoreThreshold = options.scoreThreshold ?? 0.5
+            options.choice = RedactionDefaults.detector
+            options.scoreThreshold = options.scoreThreshold ?? RedactionDefaults.scoreThreshold
+            options.scales = options.scales ?? Scales(values: RedactionDefaults.scales)
         }
         return options
     }
@@ -183,13 +229,14 @@ struct DetectorOptions: ParsableArguments {
         let haarOnly: [(String, Bool)] = [
             ("--cascade", cascade != nil), ("--scale-factor", scaleFactor != nil), ("--min-neighbors", minNeighbors != nil),
         ]
-        let yunetOnly: [(String, Bool)] = [
+        let modelOnly: [(String, Bool)] = [
             ("--model", model != nil), ("--score-threshold", scoreThreshold != nil),
-            ("--nms-threshold", nmsThreshold != nil), ("--top-k", topK != nil),
+            ("--nms-threshold", nmsThreshold != nil), ("--top-k", topK != nil), ("--scales", scales != nil),
         ]
-        let (foreign, owner) = kind == .haar ? (yunetOnly, "yunet") : (haarOnly, "haar")
+        let (foreign, owner) = kind == .haar ? (modelOnly, "yunet and centerface detectors") : (haarOnly, "haar detector")
         if let (option, _) = foreign.first(where: \.1) {
-            throw ValidationError("\(option) is an option of the \(owner) detector: add --detector \(owner), or leave \(option) out")
+            let add = kind == .haar ? "--detector yunet" : "--detector haar"
+            throw ValidationError("\(option) is an option of the \(owner): add \(add), or leave \(option) out")
         }
     }
 
@@ -224,9 +271,9 @@ struct DetectorOptions: ParsableArguments {
         return parameters
     }
 
-    var yunetParameters: YuNetParameters {
-        var parameters = YuNetParameters(maxSize: maxSize)
-        if let scoreThreshold { parameters.scoreThreshold = scoreThreshold }
+    var modelParameters: ModelParameters {
+        var parameters = ModelParameters(maxSize: maxSize)
+        parameters.scoreThreshold = scoreThreshold ?? (kind == .centerface ? 0.5 : parameters.scoreThreshold)
         if let nmsThreshold { parameters.nmsThreshold = nmsThreshold }
         if let topK { parameters.topK = topK }
         if let minSize { parameters.minSize = minSize }
@@ -249,10 +296,12 @@ struct DetectorOptions: ParsableArguments {
                     let detector = try FaceDetector(cascade: cascade, parameters: parameters)
                     return if let fast { try FastFaceDetector(detector: detector, settings: fast) } else { detector }
                 }
-            case .yunet:
-                let model = if let path = self.model { try YuNetModel(path: path) } else { try YuNetModel() }
+            case .yunet, .centerface:
+                let kind = kind.model!
+                let model = if let path = self.model { try FaceModelFile(kind, path: path) } else { try FaceModelFile(shipped: kind) }
                 return try (0..<jobs).map { _ throws(FaceCamError) in
-                    try YuNetDetector(model: model, parameters: yunetParameters, searchWidth: fast?.detectWidth)
+                    try ModelFaceDetector(
+                        model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: fast?.detectWidth)
                 }
             }
         } catch {
@@ -267,11 +316,12 @@ struct DetectorOptions: ParsableArguments {
 struct FastModeOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(
         "Fast mode, see README. Haar: full searches on a shrunk frame every few frames, and between them only around "
-            + "the faces already found. YuNet: every frame searched shrunk to --detect-width when that at least halves its pixels."))
+            + "the faces already found. YuNet, CenterFace: every frame searched shrunk to --detect-width when that at least "
+            + "halves its pixels."))
     var fast = false
 
     @Option(help: ArgumentHelp(
-        "With --fast, both detectors: the width frames are shrunk to for searching (default: 640). YuNet shrinks "
+        "With --fast, all detectors: the width frames are shrunk to for searching (default: 640). YuNet and CenterFace shrink "
             + "only frames at least 1.41 times as wide (half the pixels or fewer).", valueName: "W"))
     var detectWidth: Int?
 
@@ -289,11 +339,11 @@ struct FastModeOptions: ParsableArguments {
         if let fullSearchEvery, fullSearchEvery < 1 { throw ValidationError("--full-search-every must be 1 or more") }
     }
 
-    /// YuNet's fast mode has no full searches to space out.
+    /// A DNN detector's fast mode has no full searches to space out.
     func validate(with detector: DetectorOptions) throws {
-        if fullSearchEvery != nil, detector.kind == .yunet {
+        if fullSearchEvery != nil, let model = detector.kind.model {
             throw ValidationError(
-                "--full-search-every is an option of the haar detector's fast mode: YuNet searches every frame; leave it out")
+                "--full-search-every is an option of the haar detector's fast mode: \(model.name) searches every frame; leave it out")
         }
     }
 

@@ -54,8 +54,8 @@ struct Expectation: Decodable, CustomStringConvertible {
             maxSize: options.max_size.map { PixelSize(width: $0[0], height: $0[1]) })
     }
 
-    var yunetParameters: YuNetParameters {
-        YuNetParameters(
+    var modelParameters: ModelParameters {
+        ModelParameters(
             scoreThreshold: options.score_threshold ?? 0.9, nmsThreshold: options.nms_threshold ?? 0.3,
             topK: options.top_k ?? 5000,
             minSize: options.min_size.map { PixelSize(width: $0[0], height: $0[1]) } ?? PixelSize(width: 0, height: 0),
@@ -65,7 +65,7 @@ struct Expectation: Decodable, CustomStringConvertible {
     /// A detector made as the expectation's options say.
     func makeDetector() throws -> any FrameFaceDetector {
         if options.detector == "yunet" {
-            return try YuNetDetector(model: YuNetModel(), parameters: yunetParameters)
+            return try ModelFaceDetector(model: FaceModelFile(shipped: .yunet), parameters: modelParameters)
         }
         return try FaceDetector(cascade: Cascade(resolving: options.cascade ?? Cascade.defaultName), parameters: parameters)
     }

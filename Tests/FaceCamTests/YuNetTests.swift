@@ -17,7 +17,7 @@ struct YuNetTests {
     func facesLargerThanTheModelsRangeAreFound(_ file: String) throws {
         let expected = try #require(try Self.truth()[file])
         let frame = try ImageFile.load(fixture(file)).frame
-        let faces = try YuNetDetector(model: YuNetModel()).detect(in: frame, geometry: PreviewGeometry(frameSize: frame.size))
+        let faces = try ModelFaceDetector(model: FaceModelFile(shipped: .yunet)).detect(in: frame, geometry: PreviewGeometry(frameSize: frame.size))
         try #require(faces.count == 1, "\(faces.map(\.box))")
         #expect(faces[0].box.overlap(with: expected) >= 0.7, "\(faces[0].box) against \(expected)")
         #expect(faces[0].score.map { $0 >= 0.9 } == true)
@@ -31,20 +31,20 @@ struct YuNetTests {
         let frame = try ImageFile.load(fixture("large-faces/face-720p.jpg")).frame
         // Mirrored, the face is still upright; its box in the buffer is where it was.
         let geometry = try PreviewGeometry(frameSize: frame.size, orientation: .upMirrored)
-        let faces = try YuNetDetector(model: YuNetModel()).detect(in: frame, geometry: geometry)
+        let faces = try ModelFaceDetector(model: FaceModelFile(shipped: .yunet)).detect(in: frame, geometry: geometry)
         try #require(faces.count == 1, "\(faces.map(\.box))")
         #expect(faces[0].box.overlap(with: expected) >= 0.7, "\(faces[0].box) against \(expected)")
     }
 
     @Test func theShippedModelIsFoundBesideTheBuild() throws {
-        let model = try YuNetModel()
-        #expect(model.path.hasSuffix("/facecam_FaceCam.resources/YuNet/" + YuNetModel.fileName))
+        let model = try FaceModelFile(shipped: .yunet)
+        #expect(model.path.hasSuffix("/facecam_FaceCam.resources/YuNet/" + FaceModelKind.yunet.fileName))
         let bytes = try Data(contentsOf: URL(fileURLWithPath: model.path))
         #expect(bytes.count == 345_478)
     }
 
     @Test func modelDirectoriesGoFromTheExecutableToTheSystem() {
-        #expect(YuNetModel.searchDirectories(executable: "/opt/facecam/bin/facecam") == [
+        #expect(FaceModelFile.searchDirectories(.yunet, executable: "/opt/facecam/bin/facecam") == [
             "/opt/facecam/bin/facecam_FaceCam.resources/YuNet", "/opt/facecam/bin", "/opt/facecam/bin/../share/facecam",
             "/usr/local/share/facecam", "/usr/share/facecam",
         ])
@@ -52,10 +52,11 @@ struct YuNetTests {
 
     @Test func aMissingModelNamesEveryPathTried() {
         #expect {
-            _ = try YuNetModel(shippedIn: ["/nonexistent/a", "/nonexistent/b"])
+            _ = try FaceModelFile(shipped: .yunet, in: ["/nonexistent/a", "/nonexistent/b"])
         } throws: { error in
-            guard case FaceCamError.modelNotFound(let tried) = error else { return false }
-            return tried == ["/nonexistent/a/" + YuNetModel.fileName, "/nonexistent/b/" + YuNetModel.fileName]
+            guard case FaceCamError.modelNotFound("YuNet", let tried) = error else { return false }
+            let name = FaceModelKind.yunet.fileName
+            return tried == ["/nonexistent/a/" + name, "/nonexistent/b/" + name]
         }
     }
 
@@ -65,9 +66,9 @@ struct YuNetTests {
         try contents.write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect {
-            _ = try YuNetDetector(model: YuNetModel(path: path))
+            _ = try ModelFaceDetector(model: FaceModelFile(.yunet, path: path))
         } throws: { error in
-            guard case FaceCamError.modelUnloadable(let failed, let reason) = error else { return false }
+            guard case FaceCamError.modelUnloadable("YuNet", let failed, let reason) = error else { return false }
             return failed == path && !reason.contains("\n") && "\(error)".contains(path)
         }
     }
@@ -75,17 +76,20 @@ struct YuNetTests {
     @Test func aModelThatIsNotYuNetIsAnError() throws {
         // A cascade XML is no ONNX network.
         #expect(throws: FaceCamError.self) {
-            _ = try YuNetDetector(model: YuNetModel(path: "/usr/share/opencv4/haarcascades/haarcascade_eye.xml"))
+            _ = try ModelFaceDetector(model: FaceModelFile(.yunet, path: "/usr/share/opencv4/haarcascades/haarcascade_eye.xml"))
         }
     }
 
     @Test func searchesStayWithin4KPixels() {
-        let size = { (w: Int, h: Int, fast: Int?) in YuNetDetector.searchSize(for: PixelSize(width: w, height: h), searchWidth: fast) }
+        let size = { (w: Int, h: Int, fast: Int?) in
+            let plan = SearchPlan(upright: PixelSize(width: w, height: h), kind: .yunet, scales: [1], searchWidth: fast)
+            return plan.searches[0].size
+        }
         // Up to 3840x2160 a frame is searched as it is; larger ones shrink, keeping their shape.
         #expect(size(3840, 2160, nil) == PixelSize(width: 3840, height: 2160))
         #expect(size(640, 480, nil) == PixelSize(width: 640, height: 480))
         let photo = size(8000, 6000, nil)
-        #expect(Double(photo.width * photo.height) <= YuNetDetector.maximumSearchPixels + 8000)
+        #expect(Double(photo.width * photo.height) <= ModelFaceDetector.maximumSearchPixels + 8000)
         #expect(abs(Double(photo.width) / Double(photo.height) - 8000.0 / 6000) < 0.01)
         // Fast mode shrinks to its width when that at least halves the pixels (905 = 640 x 1.414);
         // a frame narrower than that is searched as it is, never enlarged.
@@ -104,7 +108,7 @@ struct YuNetTests {
         for y in 0..<large.height {
             for x in 0..<large.width { large.setPixel(x: x, y: y, to: small.pixel(x: x / 4, y: y / 4)) }
         }
-        let detector = try YuNetDetector(model: YuNetModel())
+        let detector = try ModelFaceDetector(model: FaceModelFile(shipped: .yunet))
         let expected = try detector.detect(in: small, geometry: PreviewGeometry(frameSize: small.size))
         let found = try detector.detect(in: large, geometry: PreviewGeometry(frameSize: large.size))
         try #require(found.count == expected.count && expected.count == 2, "\(found.map(\.box))")
@@ -118,8 +122,8 @@ struct YuNetTests {
     @Test func fastModeSearchesAShrunkFrame() throws {
         let frame = try ImageFile.load(fixture("images/two-faces.jpg")).frame
         let geometry = try PreviewGeometry(frameSize: frame.size)
-        let exact = try YuNetDetector(model: YuNetModel()).detect(in: frame, geometry: geometry)
-        let fast = try YuNetDetector(model: YuNetModel(), searchWidth: 512).detect(in: frame, geometry: geometry)
+        let exact = try ModelFaceDetector(model: FaceModelFile(shipped: .yunet)).detect(in: frame, geometry: geometry)
+        let fast = try ModelFaceDetector(model: FaceModelFile(shipped: .yunet), searchWidth: 512).detect(in: frame, geometry: geometry)
         try #require(exact.count == 2 && fast.count == 2)
         for (a, b) in zip(exact, fast) {
             #expect(a.box.overlap(with: b.box) >= 0.8, "\(a.box) against \(b.box)")

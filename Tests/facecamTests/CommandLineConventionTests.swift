@@ -51,11 +51,11 @@ struct CommandLineConventionTests {
     @Test func detectorOptionsNameTheirDetector() throws {
         let blocks = try optionBlocks("video")
         for option in ["--cascade", "--scale-factor", "--min-neighbors"] { #expect(blocks[option]?.contains("Haar:") == true) }
-        for option in ["--model", "--score-threshold", "--nms-threshold", "--top-k"] {
-            #expect(blocks[option]?.contains("YuNet:") == true)
+        for option in ["--model", "--score-threshold", "--nms-threshold", "--top-k", "--scales"] {
+            #expect(blocks[option]?.contains("YuNet, CenterFace:") == true)
         }
         for option in ["--min-size", "--max-size", "--opencv-threads", "--detect-width"] {
-            #expect(blocks[option]?.contains("oth detectors") == true, "\(option)")
+            #expect(blocks[option]?.contains("ll detectors") == true, "\(option)")
         }
         #expect(blocks["--jobs"]?.contains("detect and video:") == true)
     }

@@ -7,10 +7,12 @@ struct YuNetCommandTests {
         (["--detector", "yunet", "--cascade", "haarcascade_frontalface_default"], "--cascade", "haar"),
         (["--detector", "yunet", "--scale-factor", "1.2"], "--scale-factor", "haar"),
         (["--detector", "yunet", "--min-neighbors", "4"], "--min-neighbors", "haar"),
-        (["--model", "/tmp/x.onnx"], "--model", "yunet"),
-        (["--score-threshold", "0.5"], "--score-threshold", "yunet"),
-        (["--detector", "haar", "--nms-threshold", "0.5"], "--nms-threshold", "yunet"),
-        (["--top-k", "10"], "--top-k", "yunet"),
+        (["--detector", "centerface", "--min-neighbors", "4"], "--min-neighbors", "haar"),
+        (["--model", "/tmp/x.onnx"], "--model", "yunet and centerface"),
+        (["--score-threshold", "0.5"], "--score-threshold", "yunet and centerface"),
+        (["--detector", "haar", "--nms-threshold", "0.5"], "--nms-threshold", "yunet and centerface"),
+        (["--top-k", "10"], "--top-k", "yunet and centerface"),
+        (["--scales", "1,2"], "--scales", "yunet and centerface"),
     ])
     func anOptionOfTheOtherDetectorNamesItsDetector(arguments: [String], option: String, owner: String) throws {
         let result = try run(facecamBinary, ["detect"] + arguments + ["Fixtures/images/astronaut.png"])
@@ -26,6 +28,11 @@ struct YuNetCommandTests {
         (["--nms-threshold", "-0.1"], "--nms-threshold"),
         (["--top-k", "0"], "--top-k"),
         (["--detector", "dnn"], "--detector"),
+        (["--scales", "0"], "--scales"),
+        (["--scales", "1,1"], "--scales"),
+        (["--scales", "1,x"], "--scales"),
+        (["--scales", "5"], "--scales"),
+        (["--scales", "1,2,3,4,0.5"], "--scales"),
     ])
     func badYuNetValuesAreUsageErrors(arguments: [String], option: String) throws {
         let result = try run(facecamBinary, ["detect", "--detector", "yunet"] + arguments + ["Fixtures/images/astronaut.png"])

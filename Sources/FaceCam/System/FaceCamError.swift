@@ -5,10 +5,10 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case cascadeNotFound(name: String, tried: [String])
     /// The cascade file exists but OpenCV could not load it.
     case cascadeUnloadable(path: String, reason: String)
-    /// No YuNet model file was found under any of the paths tried.
-    case modelNotFound(tried: [String])
-    /// The model file exists but OpenCV could not load or run it.
-    case modelUnloadable(path: String, reason: String)
+    /// No file of the named model (YuNet, CenterFace) was found under any of the paths tried.
+    case modelNotFound(String, tried: [String])
+    /// The named model's file exists but OpenCV could not load or run it.
+    case modelUnloadable(String, path: String, reason: String)
     /// A file or directory could not be read.
     case unreadable(SystemError)
     /// A FIFO, socket or device where a file was expected: reading it could block for ever.
@@ -53,11 +53,11 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
                 + "(install opencv-data, or pass --cascade a path to a cascade XML file)"
         case .cascadeUnloadable(let path, let reason):
             return "cannot load cascade \(path): \(reason) (pass --cascade a valid cascade XML file)"
-        case .modelNotFound(let tried):
-            return "YuNet model not found; tried \(tried.joined(separator: ", ")) "
-                + "(reinstall facecam, or pass --model a path to \(YuNetModel.fileName))"
-        case .modelUnloadable(let path, let reason):
-            return "cannot load YuNet model \(path): \(reason) (pass --model a valid \(YuNetModel.fileName))"
+        case .modelNotFound(let model, let tried):
+            return "\(model) model not found; tried \(tried.joined(separator: ", ")) "
+                + "(reinstall facecam, run make models in a source tree, or pass --model the model's path)"
+        case .modelUnloadable(let model, let path, let reason):
+            return "cannot load \(model) model \(path): \(reason) (pass --model a valid \(model) ONNX file)"
         case .unreadable(let error):
             return "\(error.path ?? ""): cannot read (\(error.call): \(error.reason))"
         case .notARegularFile(let path):

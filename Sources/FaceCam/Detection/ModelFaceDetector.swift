@@ -1,0 +1,226 @@
+/// A DNN model (YuNet, CenterFace) searching the upright aperture at one or more scales.
+///
+/// - Scales (`scales`, relative to the frame): a scale of 1 is the frame as it is; 2 enlarges
+///   it twice (`cv::INTER_LINEAR`), so that faces too small for the model at the frame's size
+///   are found. A scale whose image would exceed `maximumSearchPixels` (4K UHD) is searched in
+///   tiles of `tileSide` pixels overlapping by `tileOverlap`, so that memory stays bounded; a face
+///   touching a tile's inner edge is left to the tile that holds it whole. Scales up to 1 are
+///   instead searched shrunk to that many pixels (a 48-megapixel photograph at 1).
+/// - Large faces: a model returns faces larger than its `largestFace` (YuNet: 300 pixels) as
+///   fragments or not at all. When the smallest scale's image can hold larger ones, the frame is
+///   searched once more, shrunk to a shorter side of `largeFaceSearchSide`; its faces too large
+///   for the smallest scale are added unless a face already found is the same face, and replace
+///   the faces inside them (IoU 0.3 or more, or half inside) of at least a quarter of their size,
+///   their fragments. Smaller faces inside stay, and a large box around two or more faces scoring
+///   as well as it is a group of faces, not a face, and is not added.
+/// - Merging: with more than one search, faces of all searches overlapping a better one by more
+///   than the NMS threshold go (non-maximum suppression across scales); each face keeps its own
+///   score and landmarks. With one search, faces are exactly the model's.
+/// - Fast mode (`searchWidth`): the frame is shrunk to that width first when that at least
+///   halves its pixels (`fastShrinkAtLeast`), and the scales apply to the shrunk frame.
+///
+/// Not thread-safe: give each thread its own.
+public final class ModelFaceDetector: FrameFaceDetector {
+    /// The shorter side of the large-face search's copy: a face filling it is within YuNet's range.
+    public static let largeFaceSearchSide = 240.0
+    /// The most pixels one search looks at: 3840 x 2160. A network's memory grows with its
+    /// image (YuNet: about 90 bytes a pixel).
+    public static let maximumSearchPixels = 3840.0 * 2160
+    /// The side of the tiles a scale over `maximumSearchPixels` is searched in, in its pixels.
+    public static let tileSide = 2048
+    /// How far tiles overlap, in the scale's pixels: a face up to this size lies whole in one.
+    public static let tileOverlap = 320
+    /// The least shrink factor (of each side) fast mode applies: a frame less than this much wider
+    /// than `searchWidth` is searched at full size. A smaller shrink saves under half the time, and
+    /// any shrink moves the scores, so faces near the threshold come and go against exact mode.
+    public static let fastShrinkAtLeast = 2.0.squareRoot()
+
+    public let kind: FaceModelKind
+    public let parameters: ModelParameters
+    /// The scales searched, relative to the frame (after fast mode's shrink), each > 0.
+    public let scales: [Double]
+    /// Fast mode: search the frame shrunk to this width when that at least halves its pixels; nil searches it at full size.
+    public let searchWidth: Int?
+    private let searcher: any FaceSearching
+
+    public convenience init(
+        model: FaceModelFile, parameters: ModelParameters = ModelParameters(), scales: [Double] = [1], searchWidth: Int? = nil
+    ) throws(FaceCamError) {
+        self.init(
+            searcher: try FaceModelSearcher(model, parameters: parameters), parameters: parameters, scales: scales,
+            searchWidth: searchWidth)
+    }
+
+    init(searcher: any FaceSearching, parameters: ModelParameters, scales: [Double], searchWidth: Int?) {
+        precondition(!scales.isEmpty && scales.allSatisfy { $0 > 0 }, "scales must be positive")
+        self.kind = searcher.kind
+        self.searcher = searcher
+        self.parameters = parameters
+        self.scales = scales
+        self.searchWidth = searchWidth
+    }
+
+    /// Finds faces in the upright aperture of `frame`, ordered by box y, then x, then width, then height.
+    public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
+        try searcher.prepare(frame, geometry: geometry)
+        let plan = SearchPlan(upright: geometry.uprightSize, kind: kind, scales: scales, searchWidth: searchWidth)
+        var faces: [ModelFace] = []
+        for search in plan.searches {
+            faces += try searcher.search(search.region, at: search.size).filter { !search.cuts($0.box) }
+        }
+        if plan.searches.count > 1 { faces = Self.suppressed(faces, above: parameters.nmsThreshold) }
+        if let large = plan.largeFaces {
+            let found = try searcher.search(large.search.region, at: large.search.size)
+            Self.add(found.filter { max($0.box.width, $0.box.height) > large.smallestFound }, to: &faces)
+        }
+        return faces.compactMap { face in
+            let box = face.roundedBox
+            guard box.width >= parameters.minSize.width, box.height >= parameters.minSize.height,
+                  parameters.maxSize.map({ box.width <= $0.width && box.height <= $0.height }) ?? true
+            else { return nil }
+            return Face(model: face, box: box, geometry: geometry)
+        }.inReportingOrder()
+    }
+
+    /// Non-maximum suppression: best score first, a face overlapping a kept one by more than `threshold` IoU goes.
+    static func suppressed(_ faces: [ModelFace], above threshold: Double) -> [ModelFace] {
+        var kept: [ModelFace] = []
+        for face in faces.sorted(by: { $0.score > $1.score }) where !kept.contains(where: { $0.box.overlap(with: face.box) > threshold }) {
+            kept.append(face)
+        }
+        return kept
+    }
+
+    /// Adds the large-face search's `large` faces, best first, to `faces` (see the type's summary).
+    static func add(_ large: [ModelFace], to faces: inout [ModelFace]) {
+        for face in large.sorted(by: { $0.score > $1.score }) {
+            if faces.contains(where: { sameFace($0.box, face.box) }) { continue }
+            let inside = { (small: ModelFace) in
+                small.box.overlap(with: face.box) >= 0.3 || small.box.intersectionArea(with: face.box) >= small.box.area / 2
+            }
+            // Around two or more faces that score as well, the box is a group of faces, not a face.
+            if faces.filter({ inside($0) && $0.score >= face.score }).count >= 2 { continue }
+            // A fragment is at least a quarter of the face's size; anything smaller is a face of its own.
+            let side = max(face.box.width, face.box.height)
+            faces.removeAll { inside($0) && max($0.box.width, $0.box.height) >= side / 4 }
+            faces.append(face)
+        }
+    }
+
+    /// True when a face of the smaller scales, `box`, is the whole of the large-face search's
+    /// `face`: IoU 0.7 or more, or 0.5 or more with its centre within 5% of the face's height of
+    /// the face's centre. A fragment (an eye and a cheek, a mouth and a chin) overlaps less, or lies off centre.
+    private static func sameFace(_ box: Rect, _ face: Rect) -> Bool {
+        let overlap = box.overlap(with: face)
+        let dx = (box.minX + box.maxX - face.minX - face.maxX) / 2
+        let dy = (box.minY + box.maxY - face.minY - face.maxY) / 2
+        return overlap >= 0.7 || (overlap >= 0.5 && (dx * dx + dy * dy).squareRoot() <= 0.05 * face.height)
+    }
+}
+
+/// The searches one frame gets: regions of the upright image, each resized to a size.
+struct SearchPlan: Equatable {
+    struct Search: Equatable {
+        /// In upright pixels.
+        var region: PixelRect
+        var size: PixelSize
+        /// The region's edges that lie inside the image (a tile's), in upright pixels: a face
+        /// reaching within `margin` of one is cut by it.
+        var innerEdges: Edges = []
+        var margin: Double = 0
+
+        struct Edges: OptionSet, Equatable {
+            let rawValue: Int
+            static let left = Edges(rawValue: 1), top = Edges(rawValue: 2), right = Edges(rawValue: 4), bottom = Edges(rawValue: 8)
+        }
+
+        func cuts(_ box: Rect) -> Bool {
+            (innerEdges.contains(.left) && box.minX < Double(region.x) + margin)
+                || (innerEdges.contains(.top) && box.minY < Double(region.y) + margin)
+                || (innerEdges.contains(.right) && box.maxX > Double(region.x + region.width) - margin)
+                || (innerEdges.contains(.bottom) && box.maxY > Double(region.y + region.height) - margin)
+        }
+    }
+
+    var searches: [Search] = []
+    /// The large-face search, and the size (in upright pixels) a face must exceed to be taken from it.
+    struct LargeFaces: Equatable {
+        var search: Search
+        var smallestFound: Double
+    }
+    var largeFaces: LargeFaces?
+
+    init(upright: PixelSize, kind: FaceModelKind, scales: [Double], searchWidth: Int?) {
+        let whole = PixelRect(x: 0, y: 0, width: upright.width, height: upright.height)
+        var shrink = 1.0
+        if let searchWidth, Double(upright.width) >= Double(searchWidth) * ModelFaceDetector.fastShrinkAtLeast {
+            shrink = Double(searchWidth) / Double(upright.width)
+        }
+        let cap = (ModelFaceDetector.maximumSearchPixels / (Double(upright.width) * Double(upright.height))).squareRoot()
+        var smallest = Double.infinity
+        for scale in scales.map({ $0 * shrink }) {
+            if scale <= 1 || scale <= cap {
+                let factor = min(scale, cap)
+                searches.append(Search(region: whole, size: Self.scaled(upright, by: factor)))
+                smallest = min(smallest, factor)
+            } else {
+                searches += Self.tiles(of: upright, at: scale)
+                smallest = min(smallest, scale)
+            }
+        }
+        let shorter = Double(min(upright.width, upright.height))
+        let largest = kind.largestFace
+        if shorter * smallest > largest {
+            let factor = ModelFaceDetector.largeFaceSearchSide / shorter
+            largeFaces = LargeFaces(search: Search(region: whole, size: Self.scaled(upright, by: factor)), smallestFound: largest / smallest)
+        }
+    }
+
+    /// `size` scaled by `factor`, rounded to whole pixels, at least 1x1; itself at 1.
+    static func scaled(_ size: PixelSize, by factor: Double) -> PixelSize {
+        guard factor != 1 else { return size }
+        return PixelSize(
+            width: max(1, Int((Double(size.width) * factor).rounded())),
+            height: max(1, Int((Double(size.height) * factor).rounded())))
+    }
+
+    /// Tiles covering `upright` at `scale`, each `tileSide` square in the scale's pixels (or the
+    /// image's side, when shorter), overlapping by at least `tileOverlap`; the last of a row or
+    /// column flush with the image's edge, so that every tile has the same size.
+    static func tiles(of upright: PixelSize, at scale: Double) -> [Search] {
+        let side = Double(ModelFaceDetector.tileSide) / scale
+        let overlap = (Double(ModelFaceDetector.tileOverlap) / scale).rounded(.up)
+        func starts(_ length: Int) -> (starts: [Int], length: Int) {
+            let tile = min(length, Int(side))
+            guard tile < length else { return ([0], length) }
+            let step = max(1, tile - Int(overlap))
+            return (Array(stride(from: 0, to: length - tile, by: step)) + [length - tile], tile)
+        }
+        let (xs, width) = starts(upright.width)
+        let (ys, height) = starts(upright.height)
+        let size = scaled(PixelSize(width: width, height: height), by: scale)
+        return ys.flatMap { y in
+            xs.map { x in
+                var edges: Search.Edges = []
+                if x > 0 { edges.insert(.left) }
+                if y > 0 { edges.insert(.top) }
+                if x + width < upright.width { edges.insert(.right) }
+                if y + height < upright.height { edges.insert(.bottom) }
+                return Search(
+                    region: PixelRect(x: x, y: y, width: width, height: height), size: size, innerEdges: edges, margin: 4 / scale)
+            }
+        }
+    }
+}
+
+extension Face {
+    /// A model's upright face in the buffer's and the preview's coordinates.
+    fileprivate init(model face: ModelFace, box: PixelRect, geometry: PreviewGeometry) {
+        let buffer = geometry.bufferRect(fromUpright: box)
+        let toBuffer = geometry.bufferToUpright.inverted()!
+        let landmarks = face.landmarks.applying(toBuffer)
+        self.init(
+            box: buffer, preview: geometry.previewRect(of: buffer), score: face.score,
+            landmarks: landmarks, previewLandmarks: landmarks.applying(geometry.bufferToPreview))
+    }
+}
