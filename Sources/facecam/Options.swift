@@ -126,9 +126,9 @@ struct Scales: ExpressibleByArgument {
 /// What `redact` detects with unless told otherwise: measured on crowd photographs (README, Redaction
 /// in crowds), since a missed face is a leak and a blurred patch of background is not.
 enum RedactionDefaults {
-    static let detector = DetectorKind.yunet
-    static let scoreThreshold = 0.5
-    static let scales = [1.0]
+    static let detector = DetectorKind.centerface
+    static let scoreThreshold = 0.1
+    static let scales = [1.0, 2.0]
 }
 
 /// The detector and its parameters.

@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""make bench, crowds: small faces in the WIDER FACE crowd photographs of ../shared/data/crowd (read
+in place; skipped, saying so, when absent), scored by Tests/Reference/wider_eval.py (WIDER's matching,
+no facecam).
+
+Two sets: the tuning set (the files whose place in name order is not a multiple of 4 minus 1: 24
+photographs, what facecam's choices were made on) and the held-out set (the other 8, looked at only
+to check the result).
+
+Detection: for each detector and scales, `facecam detect` at the detector's default score threshold
+(recall, precision, photographs/s) and at 0.05 (AP: the whole precision-recall curve).
+Redaction: `facecam redact` with its defaults and with the other settings measured, and deface (its
+defaults) when given: the share of labelled faces 12 pixels or taller left untouched (under half
+their box's pixels changed).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import cv2
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Reference"))
+from wider_eval import evaluate, records, untouched  # noqa: E402
+
+CROWD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "data", "crowd")
+
+DETECTION = [
+    ("haar", ["--detector", "haar"]),
+    ("yunet", ["--detector", "yunet"]),
+    ("yunet, scales 1,2", ["--detector", "yunet", "--scales", "1,2"]),
+    ("yunet, scales 2", ["--detector", "yunet", "--scales", "2"]),
+    ("yunet, scales 1,2,3", ["--detector", "yunet", "--scales", "1,2,3"]),
+    ("centerface", ["--detector", "centerface"]),
+    ("centerface, scales 2", ["--detector", "centerface", "--scales", "2"]),
+    ("centerface, scales 1,2", ["--detector", "centerface", "--scales", "1,2"]),
+]
+
+REDACTION = [
+    ("redact defaults", []),
+    ("yunet 0.5, scales 1", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1"]),
+    ("yunet 0.5, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1,2"]),
+    ("yunet 0.3, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.3", "--scales", "1,2"]),
+    ("centerface 0.5, scales 1,2", ["--detector", "centerface", "--score-threshold", "0.5", "--scales", "1,2"]),
+    ("centerface 0.3, scales 1,2", ["--detector", "centerface", "--score-threshold", "0.3", "--scales", "1,2"]),
+    ("centerface 0.2, scales 1,2", ["--detector", "centerface", "--score-threshold", "0.2", "--scales", "1,2"]),
+    ("centerface 0.2, scales 2", ["--detector", "centerface", "--score-threshold", "0.2", "--scales", "2"]),
+]
+
+
+def split(names):
+    tuning = [n for i, n in enumerate(names) if i % 4 != 3]
+    return {"tuning": tuning, "held out": [n for n in names if n not in tuning]}
+
+
+def detect(facecam, files, options, work):
+    out = os.path.join(work, "detections.jsonl")
+    start = time.monotonic()
+    with open(out, "w") as f:
+        subprocess.run([facecam, "detect", *options, *files], check=True, stdout=f)
+    return records(out), time.monotonic() - start
+
+
+def redact(facecam, files, options, work, deface=None):
+    out = tempfile.mkdtemp(dir=work)
+    start = time.monotonic()
+    if deface:
+        for path in files:
+            stem = os.path.splitext(os.path.basename(path))[0]
+            subprocess.run([deface, "--output", os.path.join(out, stem + ".png"), path], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    else:
+        subprocess.run([facecam, "redact", "--quiet", "--output-dir", out, *options, *files], check=True,
+                       stdout=subprocess.DEVNULL)
+    return out, time.monotonic() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--facecam", required=True)
+    parser.add_argument("--deface", help="a deface executable, when it installed")
+    parser.add_argument("--sets", default="tuning,held out", help="which sets to measure, comma-separated")
+    parser.add_argument("--only", choices=["detection", "redaction"], help="measure one of the two")
+    args = parser.parse_args()
+    if not os.path.isdir(CROWD):
+        print(f"crowd bench skipped: {CROWD} is absent")
+        return 0
+    with open(os.path.join(CROWD, "labels.json")) as f:
+        labels = json.load(f)
+    sets = split(sorted(labels))
+    failed = []
+    with tempfile.TemporaryDirectory() as work:
+        for set_name in args.sets.split(","):
+            names = sets[set_name]
+            files = [os.path.join(CROWD, n) for n in names]
+            chosen = {n: labels[n] for n in names}
+            faces = sum(len(label["hard"]) for label in chosen.values())
+            if args.only != "redaction":
+                print(f"\n### Crowds, detection: {set_name} set, {len(names)} photographs, {faces} hard-set faces\n")
+                print("| detector | recall | precision | AP | photographs/s |")
+                print("|---|---:|---:|---:|---:|")
+                for label, options in DETECTION:
+                    found, seconds = detect(args.facecam, files, options, work)
+                    at_default = evaluate(found, chosen)
+                    if label == "haar":
+                        ap = at_default["ap"]
+                    else:
+                        ap = evaluate(detect(args.facecam, files, options + ["--score-threshold", "0.05"], work)[0], chosen)["ap"]
+                    print(f"| {label} | {at_default['recall']:.3f} | {at_default['precision']:.3f} | {ap:.3f} | "
+                          f"{len(files) / seconds:.1f} |", flush=True)
+            if args.only != "detection":
+                tall = sum(1 for n in names for b in labels[n]["boxes"] if b[3] >= 12)
+                print(f"\n### Crowds, redaction: {set_name} set, {tall} labelled faces 12 pixels or taller\n")
+                print("| redaction | faces left untouched | photographs/s |")
+                print("|---|---:|---:|")
+                runs = list(REDACTION) + ([("deface 1.5 (its defaults)", None)] if args.deface else [])
+                for label, options in runs:
+                    out, seconds = redact(args.facecam, files, options, work, deface=args.deface if options is None else None)
+                    left = counted = 0
+                    for n in names:
+                        original = cv2.imread(os.path.join(CROWD, n))
+                        redacted = cv2.imread(os.path.join(out, n))
+                        if redacted is None or redacted.shape != original.shape:
+                            failed.append(f"{label}: no redacted {n}")
+                            continue
+                        a, b = untouched(original, redacted, labels[n]["boxes"])
+                        left, counted = left + a, counted + b
+                    share = left / counted if counted else 0
+                    print(f"| {label} | {left} of {counted} ({100 * share:.1f}%) | {len(files) / seconds:.1f} |", flush=True)
+                    if options == [] and share > 0.03:
+                        failed.append(f"redact's defaults leave {100 * share:.1f}% of the {set_name} set's faces untouched (over 3%)")
+    for line in failed:
+        print("crowd bench: " + line, file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

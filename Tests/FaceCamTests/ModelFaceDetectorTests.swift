@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import FaceCam
+
+/// The search strategies of ModelFaceDetector: scales, tiles, merging and the large-face search,
+/// watched through a model that records what it is asked and answers with set faces.
+struct ModelFaceDetectorTests {
+    /// Records each search and answers with `answer`, in upright pixels.
+    final class ScriptedModel: FaceSearching {
+        let kind: FaceModelKind
+        var searches: [(region: PixelRect, size: PixelSize)] = []
+        var answer: (PixelRect, PixelSize) -> [ModelFace]
+
+        init(kind: FaceModelKind = .yunet, answer: @escaping (PixelRect, PixelSize) -> [ModelFace] = { _, _ in [] }) {
+            self.kind = kind
+            self.answer = answer
+        }
+
+        func prepare(_ frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) {}
+
+        func search(_ region: PixelRect, at size: PixelSize) throws(FaceCamError) -> [ModelFace] {
+            searches.append((region, size))
+            return answer(region, size)
+        }
+    }
+
+    static func face(_ x: Double, _ y: Double, _ w: Double, _ h: Double, score: Double) -> ModelFace {
+        let points = (0..<5).map { Point(x: x + w * Double($0 + 1) / 6, y: y + h / 2) }
+        return ModelFace(box: Rect(x: x, y: y, width: w, height: h), landmarks: FaceLandmarks(points)!, score: score)
+    }
+
+    static func detect(_ model: ScriptedModel, size: PixelSize, scales: [Double], searchWidth: Int? = nil) throws -> [Face] {
+        let detector = ModelFaceDetector(searcher: model, parameters: ModelParameters(), scales: scales, searchWidth: searchWidth)
+        return try detector.detect(in: Frame(width: size.width, height: size.height), geometry: PreviewGeometry(frameSize: size))
+    }
+
+    @Test func oneScaleIsOneSearchOfTheWholeFrame() throws {
+        let model = ScriptedModel()
+        _ = try Self.detect(model, size: PixelSize(width: 640, height: 480), scales: [1])
+        #expect(model.searches.count == 2) // and the large-face search: 480 > 300
+        #expect(model.searches[0].region == PixelRect(x: 0, y: 0, width: 640, height: 480))
+        #expect(model.searches[0].size == PixelSize(width: 640, height: 480))
+        #expect(model.searches[1].size == PixelSize(width: 320, height: 240))
+    }
+
+    @Test func scaleTwoEnlargesAndNeedsNoLargeFaceSearchOnSmallFrames() throws {
+        let model = ScriptedModel()
+        _ = try Self.detect(model, size: PixelSize(width: 416, height: 280), scales: [1, 2])
+        #expect(model.searches.map(\.size) == [PixelSize(width: 416, height: 280), PixelSize(width: 832, height: 560)])
+    }
+
+    /// Over 4K UHD an enlarged scale is searched in equal tiles that cover the frame and overlap
+    /// by at least the tile overlap; the searched pixels stay bounded.
+    @Test func largeEnlargementsAreTiled() throws {
+        let model = ScriptedModel()
+        let frame = PixelSize(width: 3000, height: 2000)
+        _ = try Self.detect(model, size: frame, scales: [2])
+        let tiles = model.searches.dropLast() // the large-face search comes last
+        #expect(tiles.count > 1)
+        let side = ModelFaceDetector.tileSide
+        for tile in tiles {
+            #expect(tile.size == PixelSize(width: side, height: side))
+            #expect(tile.region.width == side / 2 && tile.region.height == side / 2)
+            #expect(tile.region.x >= 0 && tile.region.y >= 0 && tile.region.x + tile.region.width <= 3000
+                && tile.region.y + tile.region.height <= 2000)
+        }
+        // Every point of the frame lies in a tile, and neighbouring tiles overlap by the overlap at least.
+        let xs = Set(tiles.map(\.region.x)).sorted(), ys = Set(tiles.map(\.region.y)).sorted()
+        #expect(xs.first == 0 && xs.last! + side / 2 == 3000 && ys.first == 0 && ys.last! + side / 2 == 2000)
+        let overlap = ModelFaceDetector.tileOverlap / 2
+        for (a, b) in zip(xs, xs.dropFirst()) { #expect(a + side / 2 - b >= overlap) }
+        for (a, b) in zip(ys, ys.dropFirst()) { #expect(a + side / 2 - b >= overlap) }
+    }
+
+    /// A face cut by a tile's inner edge is left to the tile that holds it whole; one at the frame's own edge stays.
+    @Test func facesCutByATileEdgeAreLeftToTheirNeighbour() throws {
+        let side = Double(ModelFaceDetector.tileSide / 2)
+        let model = ScriptedModel { region, _ in
+            guard region.x == 0, region.y == 0 else { return [] }
+            // A face cut at the first tile's right edge, and one at the frame's top-left corner.
+            return [Self.face(side - 20, 100, 20, 30, score: 0.95), Self.face(0, 0, 20, 30, score: 0.95)]
+        }
+        let faces = try Self.detect(model, size: PixelSize(width: 3000, height: 2000), scales: [2])
+        #expect(faces.map(\.box) == [PixelRect(x: 0, y: 0, width: 20, height: 30)])
+    }
+
+    /// Across scales the better of two overlapping faces stays, with its own score and landmarks;
+    /// a face under 16 pixels at the smaller scale is left to the larger.
+    @Test func scalesMergeByNonMaximumSuppression() throws {
+        let model = ScriptedModel { _, size in
+            size.width == 416
+                ? [Self.face(100, 100, 40, 50, score: 0.8), Self.face(300, 100, 10, 12, score: 0.99)]
+                : [Self.face(102, 101, 40, 48, score: 0.9), Self.face(200, 200, 12, 14, score: 0.7)]
+        }
+        let faces = try Self.detect(model, size: PixelSize(width: 416, height: 280), scales: [1, 2])
+        #expect(faces.map(\.box) == [PixelRect(x: 102, y: 101, width: 40, height: 48), PixelRect(x: 200, y: 200, width: 12, height: 14)])
+        #expect(faces.map(\.score) == [0.9, 0.7])
+        #expect(faces[0].landmarks?.points.first == Point(x: 102 + 40.0 / 6, y: 125))
+    }
+
+    /// The large-face search adds a face too large for the model and drops its fragments; the small
+    /// faces inside a large box that scores no better than two of them stay, and the box does not.
+    @Test(arguments: [true, false])
+    func largeFacesReplaceTheirFragmentsButNotAGroup(_ group: Bool) throws {
+        let frame = PixelSize(width: 1280, height: 720)
+        let model = ScriptedModel { _, size in
+            if size.width == 1280 {
+                return group
+                    ? [Self.face(500, 200, 60, 70, score: 0.97), Self.face(600, 300, 60, 70, score: 0.96)]
+                    : [Self.face(520, 250, 200, 220, score: 0.99), Self.face(600, 300, 30, 30, score: 0.6)]
+            }
+            // The shrunk copy's search: one face of 500 pixels (answered in the frame's pixels, as the shim maps them).
+            return [Self.face(480, 150, 500, 500, score: 0.95)]
+        }
+        let faces = try Self.detect(model, size: frame, scales: [1])
+        if group {
+            #expect(faces.count == 2 && faces.allSatisfy { $0.box.width == 60 })
+        } else {
+            // The fragment (200x220, more than a quarter of the face) goes; the small face inside stays.
+            #expect(faces.map(\.box.width).sorted() == [30, 500])
+        }
+    }
+
+    /// Fast mode shrinks first; the scales apply to the shrunk frame.
+    @Test func fastModeScalesTheShrunkFrame() throws {
+        let model = ScriptedModel()
+        _ = try Self.detect(model, size: PixelSize(width: 1280, height: 720), scales: [1, 2], searchWidth: 640)
+        #expect(model.searches.prefix(2).map(\.size) == [PixelSize(width: 640, height: 360), PixelSize(width: 1280, height: 720)])
+    }
+}

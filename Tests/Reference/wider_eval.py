@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""WIDER FACE's evaluation, written from its rules (numpy only, no facecam), for ../shared/data/crowd.
+
+Matching: detections best score first; each takes the unused labelled box it overlaps most, when
+that IoU is 0.5 or more. A match with a box in the hard set is a hit; a match with any other labelled
+box is ignored (neither hit nor false positive); no match is a false positive. AP is the area under
+the precision-recall curve over all the images' detections pooled, precision made monotone
+(VOC's all-point interpolation). Recall is over the hard-set boxes.
+
+Redaction coverage: a labelled face (any, hard or not) at least `tall` pixels high counts as masked
+when at least half of its box's pixels differ between the original and the redacted image.
+
+    wider_eval.py detections LABELS RECORDS.jsonl [--only FILE...]    facecam's JSON Lines against the labels
+    wider_eval.py self-test                                           the hand-computed cases below
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+
+def iou(a, b):
+    iw = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+    ih = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    if iw <= 0 or ih <= 0:
+        return 0.0
+    inter = iw * ih
+    return inter / (a[2] * a[3] + b[2] * b[3] - inter)
+
+
+def match(detections, boxes, hard):
+    """[(score, "hit"|"false"|"ignored")] for `detections` [(box, score)] against one image's labels."""
+    hard, used, out = set(hard), set(), []
+    for box, score in sorted(detections, key=lambda d: -d[1]):
+        best, chosen = 0.5, None
+        for i, label in enumerate(boxes):
+            if i not in used and iou(box, label) >= best:
+                best, chosen = iou(box, label), i
+        if chosen is None:
+            out.append((score, "false"))
+        else:
+            used.add(chosen)
+            out.append((score, "hit" if chosen in hard else "ignored"))
+    return out
+
+
+def evaluate(detections, labels):
+    """{"recall", "precision", "ap", "hits", "false", "faces"} for detections {file: [(box, score)]} over `labels`' files."""
+    pooled, faces = [], 0
+    for name, label in labels.items():
+        pooled += [m for m in match(detections.get(name, []), label["boxes"], label["hard"]) if m[1] != "ignored"]
+        faces += len(label["hard"])
+    pooled.sort(key=lambda m: -m[0])
+    hits = np.cumsum([m[1] == "hit" for m in pooled])
+    false = np.cumsum([m[1] == "false" for m in pooled])
+    if not pooled:
+        return {"recall": 0.0, "precision": 0.0, "ap": 0.0, "hits": 0, "false": 0, "faces": faces}
+    recall, precision = hits / faces, hits / (hits + false)
+    r = np.concatenate(([0.0], recall, [recall[-1]]))
+    p = np.concatenate(([1.0], precision, [0.0]))
+    for i in range(len(p) - 2, -1, -1):
+        p[i] = max(p[i], p[i + 1])
+    steps = np.nonzero(r[1:] != r[:-1])[0]
+    ap = float(np.sum((r[steps + 1] - r[steps]) * p[steps + 1]))
+    return {"recall": float(recall[-1]), "precision": float(precision[-1]), "ap": ap,
+            "hits": int(hits[-1]), "false": int(false[-1]), "faces": faces}
+
+
+def untouched(original, redacted, boxes, tall=12):
+    """(faces left untouched, faces counted): labelled boxes `tall` or more high of which under half the pixels changed."""
+    changed = np.any(original != redacted, axis=2)
+    left = counted = 0
+    for x, y, w, h in boxes:
+        if h < tall:
+            continue
+        counted += 1
+        x0, y0 = max(0, int(round(x))), max(0, int(round(y)))
+        x1, y1 = min(changed.shape[1], int(round(x + w))), min(changed.shape[0], int(round(y + h)))
+        region = changed[y0:y1, x0:x1]
+        if region.size == 0 or region.mean() < 0.5:
+            left += 1
+    return left, counted
+
+
+def records(path):
+    """facecam's JSON Lines as {file name: [(box, score)]}."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            record = json.loads(line)
+            out[os.path.basename(record["source"])] = [(face["box"], face.get("score", 1.0)) for face in record["faces"]]
+    return out
+
+
+def self_test():
+    labels = {"a": {"boxes": [[0, 0, 10, 10], [20, 0, 10, 10], [40, 0, 10, 10]], "hard": [0, 1]}}
+    # Best first: a hit (0.9), a false positive (0.8), a detection of the ignored box (0.7), a second
+    # detection of the first face, a false positive now that its box is used (0.6), the second face (0.5).
+    detections = {"a": [([0, 0, 10, 10], 0.9), ([60, 0, 10, 10], 0.8), ([40, 0, 10, 10], 0.7),
+                        ([1, 0, 10, 10], 0.6), ([20, 1, 10, 10], 0.5)]}
+    result = evaluate(detections, labels)
+    # Pooled (ignored dropped): hit, false, false, hit -> recall 0.5, 0.5, 0.5, 1.0; precision 1, 0.5, 0.33, 0.5.
+    # Monotone precision: 1 up to recall 0.5, 0.5 up to 1.0: AP = 0.5 x 1 + 0.5 x 0.5 = 0.75.
+    assert result == {"recall": 1.0, "precision": 0.5, "ap": 0.75, "hits": 2, "false": 2, "faces": 2}, result
+    assert abs(iou([0, 0, 10, 10], [5, 0, 10, 10]) - 50 / 150) < 1e-12
+    original = np.zeros((20, 40, 3), np.uint8)
+    redacted = original.copy()
+    redacted[0:20, 0:10] = 9      # the first face wholly changed
+    redacted[0:8, 20:30] = 9      # the second's top 8 of 20 rows: under half
+    assert untouched(original, redacted, [[0, 0, 10, 20], [20, 0, 10, 20], [30, 0, 5, 8]]) == (1, 2)
+    print("wider_eval self-test: 3 cases passed")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("detections")
+    d.add_argument("labels")
+    d.add_argument("records")
+    d.add_argument("--only", nargs="*")
+    sub.add_parser("self-test")
+    args = parser.parse_args()
+    if args.command == "self-test":
+        self_test()
+        return
+    with open(args.labels) as f:
+        labels = json.load(f)
+    if args.only is not None:
+        labels = {name: labels[name] for name in map(os.path.basename, args.only)}
+    print(json.dumps(evaluate(records(args.records), labels)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
