@@ -89,6 +89,8 @@ demo: build
 	$(FACECAM) detect --format text Fixtures/images
 	@echo "== the same photographs with YuNet, OpenCV's DNN detector: scores too (and landmarks in JSON and CSV)"
 	$(FACECAM) detect --detector yunet --format text Fixtures/images
+	@echo "== the same photographs with CenterFace, searched as they are and enlarged twice (--scales 1,2), as redact does"
+	$(FACECAM) detect --detector centerface --scales 1,2 --format text Fixtures/images
 	@echo "== faces filling a 1280x720 and a 1920x1080 frame, beyond YuNet's model, found by facecam's extra search"
 	$(FACECAM) detect --detector yunet --format text --annotate $(DEMO)/large-faces Fixtures/large-faces
 	@echo "== one portrait stored in each of the 8 EXIF orientations, made upright, as JSON Lines"
@@ -144,7 +146,8 @@ fuzz: test-deps
 	bash Tests/Fuzz/run.sh $(FUZZ_SECONDS)
 
 # facecam video beside OpenCV alone (Haar and YuNet loops) and GStreamer, on 300-frame 640x480 and
-# 1280x720 clips made from Fixtures/; then large faces, batches, tracking, what live --serve costs, and redaction.
+# 1280x720 clips made from Fixtures/; then large faces, batches, tracking, what live --serve costs, redaction, and
+# small faces in the crowd photographs of ../shared/data/crowd (each detector and scales, and redaction).
 bench: bench-deps
 	$(SWIFT) build -c release
 	@mkdir -p $(BENCH)
@@ -162,6 +165,8 @@ bench: bench-deps
 		|| echo "deface did not install from PyPI: the redact bench leaves its column empty"
 	$(PYTHON) Tests/Bench/redact_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi \
 		--clip-720p $(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface)
+	$(PYTHON) Tests/Bench/crowd_bench.py --facecam .build/release/facecam \
+		$$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface)
 
 # The release binary, the Swift runtime linked in.
 release: deps models

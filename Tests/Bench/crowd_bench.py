@@ -11,7 +11,8 @@ Detection: for each detector and scales, `facecam detect` at the detector's defa
 (recall, precision, photographs/s) and at 0.05 (AP: the whole precision-recall curve).
 Redaction: `facecam redact` with its defaults and with the other settings measured, and deface (its
 defaults) when given: the share of labelled faces 12 pixels or taller left untouched (under half
-their box's pixels changed).
+their box's pixels changed). Fails when the defaults leave more than 3% of the tuning set's untouched;
+says so for the held-out set.
 """
 import argparse
 import json
@@ -91,7 +92,7 @@ def main():
     with open(os.path.join(CROWD, "labels.json")) as f:
         labels = json.load(f)
     sets = split(sorted(labels))
-    failed = []
+    failed, notes = [], []
     with tempfile.TemporaryDirectory() as work:
         for set_name in args.sets.split(","):
             names = sets[set_name]
@@ -131,8 +132,10 @@ def main():
                     share = left / counted if counted else 0
                     print(f"| {label} | {left} of {counted} ({100 * share:.1f}%) | {len(files) / seconds:.1f} |", flush=True)
                     if options == [] and share > 0.03:
-                        failed.append(f"redact's defaults leave {100 * share:.1f}% of the {set_name} set's faces untouched (over 3%)")
-    for line in failed:
+                        line = f"redact's defaults leave {100 * share:.1f}% of the {set_name} set's faces untouched (over 3%)"
+                        # The tuning set is the target's; the held-out set reports how far it carries.
+                        (failed if set_name == "tuning" else notes).append(line)
+    for line in notes + failed:
         print("crowd bench: " + line, file=sys.stderr)
     return 1 if failed else 0
 

@@ -11,6 +11,7 @@ Redaction coverage: a labelled face (any, hard or not) at least `tall` pixels hi
 when at least half of its box's pixels differ between the original and the redacted image.
 
     wider_eval.py detections LABELS RECORDS.jsonl [--only FILE...]    facecam's JSON Lines against the labels
+    wider_eval.py untouched LABELS ORIGINALS REDACTED [--only FILE...] faces left untouched in REDACTED/NAME
     wider_eval.py self-test                                           the hand-computed cases below
 """
 import argparse
@@ -120,6 +121,11 @@ def main():
     d.add_argument("labels")
     d.add_argument("records")
     d.add_argument("--only", nargs="*")
+    u = sub.add_parser("untouched")
+    u.add_argument("labels")
+    u.add_argument("originals")
+    u.add_argument("redacted")
+    u.add_argument("--only", nargs="*")
     sub.add_parser("self-test")
     args = parser.parse_args()
     if args.command == "self-test":
@@ -129,7 +135,19 @@ def main():
         labels = json.load(f)
     if args.only is not None:
         labels = {name: labels[name] for name in map(os.path.basename, args.only)}
-    print(json.dumps(evaluate(records(args.records), labels)))
+    if args.command == "detections":
+        print(json.dumps(evaluate(records(args.records), labels)))
+        return
+    import cv2
+    left = counted = 0
+    for name, label in labels.items():
+        original = cv2.imread(os.path.join(args.originals, name))
+        redacted = cv2.imread(os.path.join(args.redacted, name))
+        if redacted is None or redacted.shape != original.shape:
+            sys.exit(f"wider_eval: {args.redacted}/{name} is missing or not the original's size")
+        a, b = untouched(original, redacted, label["boxes"])
+        left, counted = left + a, counted + b
+    print(json.dumps({"untouched": left, "faces": counted}))
 
 
 if __name__ == "__main__":

@@ -124,3 +124,43 @@ struct YuNetCommandTests {
         }
     }
 }
+
+/// A mosaic of 8 x 10 copies of one face (1040x1600): the large-face search once took the whole
+/// group for one face and dropped the 80 faces inside it.
+struct DenseGroupTests {
+    static func mosaic() throws -> (directory: URL, path: String) {
+        let directory = try temporaryDirectory("mosaic")
+        let path = directory.appendingPathComponent("mosaic.png").path
+        let script = "import cv2, numpy as np, sys; face = cv2.imread(sys.argv[1])[40:200, 160:290]; "
+            + "cv2.imwrite(sys.argv[2], np.tile(face, (10, 8, 1)))"
+        let made = try run(URL(fileURLWithPath: SharedDataTests.python), ["-c", script, fixture("images/astronaut.png"), path])
+        try #require(made.status == 0, "\(made.stderr)")
+        return (directory, path)
+    }
+
+    /// Every face is FaceDetectorYN's own, called directly, and there are 80 of them.
+    @Test func everyFaceOfTheGroupIsKept() throws {
+        let (directory, path) = try Self.mosaic()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let reference = try run(
+            URL(fileURLWithPath: SharedDataTests.python),
+            [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, "yunet", "--score-threshold", "0.5", path])
+        let expected = (try #require(try reference.records().first)["faces"] as! [[String: Any]]).map(ReferenceFace.init)
+        let result = try facecam("detect", "--detector", "yunet", "--score-threshold", "0.5", path)
+        let record = try #require(try result.records().first)
+        #expect(expected.count == 80)
+        #expect(facesMatch(record, expected), "\((record["faces"] as! [Any]).count) faces against \(expected.count)")
+    }
+
+    /// redact masks all of them: OpenCV's YuNet finds none afterwards.
+    @Test func redactHidesEveryFaceOfTheGroup() throws {
+        let (directory, path) = try Self.mosaic()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let redacted = directory.appendingPathComponent("redacted.png").path
+        let result = try facecam("redact", "--detector", "yunet", "--score-threshold", "0.5", "-o", redacted, path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let check = try RedactionCheck.run(original: path, redacted: redacted)
+        #expect(check.facesBefore == 80)
+        #expect(check.facesAfter == 0)
+    }
+}
