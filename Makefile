@@ -165,7 +165,7 @@ bench: bench-deps
 		|| echo "deface did not install from PyPI: the redact bench leaves its column empty"
 	$(PYTHON) Tests/Bench/redact_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi \
 		--clip-720p $(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface)
-	$(PYTHON) Tests/Bench/crowd_bench.py --facecam .build/release/facecam \
+	$(PYTHON) Tests/Bench/crowd_bench.py --facecam .build/release/facecam --clips $(BENCH)/clip.avi $(BENCH)/clip-720p.avi \
 		$$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface)
 
 # The release binary, the Swift runtime linked in.
@@ -241,7 +241,7 @@ deb: stage
 		"Section: video" "Priority: optional" \
 		"Installed-Size: $$(du -sk $(STAGE)/deb/usr | cut -f1)" \
 		"Description: command-line face detector for images, video files, streams and V4L2 cameras" \
-		" Finds faces with OpenCV's Haar cascades or its YuNet DNN detector and maps each box into a" \
+		" Finds faces with OpenCV's Haar cascades or the YuNet and CenterFace DNN detectors and maps each box into a" \
 		" preview's coordinates (clean aperture, orientation, mirroring, gravity); results as JSON Lines," \
 		" CSV or text, or drawn onto JPEGs; hides faces in photographs and videos (redact)." \
 		> $(STAGE)/deb/DEBIAN/control

@@ -20,7 +20,7 @@ using cfd::invalid;
 
 namespace {
 
-/* The smallest side a model is run on: below it no face fits, and FaceDetectorYN fails. */
+/* The smallest side any model is run on: below it no face fits. */
 constexpr int smallest_side = 16;
 /* The most pixels one search may look at (8192 x 8192): about 6 GB of YuNet's working memory. */
 constexpr int64_t most_pixels = int64_t(1) << 26;

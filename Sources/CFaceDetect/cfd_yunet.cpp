@@ -14,10 +14,12 @@ public:
     }
 
     std::vector<cfd_model_face> detect(const cv::Mat &bgr) override {
+        std::vector<cfd_model_face> faces;
+        // Below 64 pixels a side the network's pooling runs out of rows or columns and OpenCV throws.
+        if (bgr.cols < 64 || bgr.rows < 64) return faces;
         if (detector->getInputSize() != bgr.size()) detector->setInputSize(bgr.size());
         cv::Mat found;
         detector->detect(bgr, found);
-        std::vector<cfd_model_face> faces;
         if (found.empty()) return faces;
         CV_Assert(found.type() == CV_32F && found.cols >= 15);
         faces.reserve(found.rows);

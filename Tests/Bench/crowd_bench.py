@@ -9,6 +9,8 @@ to check the result).
 
 Detection: for each detector and scales, `facecam detect` at the detector's default score threshold
 (recall, precision, photographs/s) and at 0.05 (AP: the whole precision-recall curve).
+Video (with --clips): `facecam video` with each DNN detector at scale 1 and at scales 1,2.
+
 Redaction: `facecam redact` with its defaults and with the other settings measured, and deface (its
 defaults) when given: the share of labelled faces 12 pixels or taller left untouched (under half
 their box's pixels changed). Fails when the defaults leave more than 3% of the tuning set's untouched;
@@ -79,13 +81,43 @@ def redact(facecam, files, options, work, deface=None):
     return out, time.monotonic() - start
 
 
+VIDEO = [
+    ("yunet", ["--detector", "yunet"]),
+    ("yunet, scales 1,2", ["--detector", "yunet", "--scales", "1,2"]),
+    ("centerface", ["--detector", "centerface"]),
+    ("centerface, scales 1,2", ["--detector", "centerface", "--scales", "1,2"]),
+]
+
+
+def video_speed(facecam, clips):
+    """`facecam video` over each clip with each detector and scales: frames/s, and the ratio to one scale."""
+    print("\n### Scales on video: `facecam video`, frames/s (ratio to the same detector at scale 1)\n")
+    print("| detector | " + " | ".join(os.path.basename(c) for c in clips) + " |")
+    print("|---|" + "---:|" * len(clips))
+    single = {}
+    for label, options in VIDEO:
+        cells = []
+        for clip in clips:
+            frames = int(cv2.VideoCapture(clip).get(cv2.CAP_PROP_FRAME_COUNT))
+            start = time.monotonic()
+            subprocess.run([facecam, "video", "--quiet", *options, clip], check=True, stdout=subprocess.DEVNULL)
+            rate = frames / (time.monotonic() - start)
+            detector = options[1]
+            single.setdefault((detector, clip), rate)
+            cells.append(f"{rate:.1f} ({rate / single[(detector, clip)]:.2f})")
+        print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--facecam", required=True)
     parser.add_argument("--deface", help="a deface executable, when it installed")
     parser.add_argument("--sets", default="tuning,held out", help="which sets to measure, comma-separated")
     parser.add_argument("--only", choices=["detection", "redaction"], help="measure one of the two")
+    parser.add_argument("--clips", nargs="*", default=[], help="video clips to time each detector's scales on")
     args = parser.parse_args()
+    if args.clips:
+        video_speed(args.facecam, args.clips)
     if not os.path.isdir(CROWD):
         print(f"crowd bench skipped: {CROWD} is absent")
         return 0

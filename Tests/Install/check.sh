@@ -12,7 +12,7 @@ checks=0
 fail() { echo "test-install: $*" >&2; exit 1; }
 pass() { checks=$((checks + 1)); echo "ok: $*"; }
 
-# An installed facecam under ROOT/PREFIX: it runs from another directory, finds its YuNet model,
+# An installed facecam under ROOT/PREFIX: it runs from another directory, finds its YuNet and CenterFace models,
 # and its man pages and completions are where man and the shells look.
 check_installed() {
     local prefix=$1 zsh_dir=$2 what=$3
@@ -21,7 +21,10 @@ check_installed() {
     local record
     record=$(cd "$work" && "$prefix/bin/facecam" detect --detector yunet "$image") || fail "$what: detect --detector yunet"
     echo "$record" | grep -q '"score"' || fail "$what: YuNet found no face: $record"
-    pass "$what: facecam runs from another directory and finds its YuNet model"
+    record=$(cd "$work" && "$prefix/bin/facecam" detect --detector centerface "$image") || fail "$what: detect --detector centerface"
+    echo "$record" | grep -q '"score"' || fail "$what: CenterFace found no face: $record"
+    [ -f "$prefix/share/facecam/centerface-LICENSE" ] || fail "$what: CenterFace's licence is not installed"
+    pass "$what: facecam runs from another directory and finds its YuNet and CenterFace models"
     if readelf -d "$prefix/bin/facecam" | grep -q 'libswift\|libFoundation\|libdispatch'; then
         fail "$what: the binary needs the Swift runtime's shared libraries"
     fi

@@ -297,4 +297,25 @@ struct HostileInputTests {
         #expect(records.count > 0 && records.count < 200)
         #expect(result.errorLines == ["facecam: stopped by SIGINT after Fixtures/images/two-faces.jpg; every result before it was written"])
     }
+
+    /// Banners and thumbnails: FaceDetectorYN once returned infinite boxes on wide, short frames (a
+    /// crash) and threw under 64 pixels a side. A frame too small or too thin to search has no face.
+    @Test(arguments: ["yunet", "centerface"])
+    func wideShortAndTinyImagesHaveNoFaces(_ detector: String) throws {
+        let files = try HostileFiles("thin")
+        defer { files.remove() }
+        let sizes = [(2000, 64), (1920, 80), (4000, 64), (100, 20), (8192, 48), (30, 30), (63, 500), (15, 15)]
+        let script = "import cv2, numpy as np, sys\nfor a in sys.argv[1:]:\n    p, w, h = a.split(':')\n"
+            + "    cv2.imwrite(p, np.full((int(h), int(w), 3), 128, np.uint8))"
+        let paths = sizes.map { files.path("\($0.0)x\($0.1).png") }
+        let made = try run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script] + zip(paths, sizes).map { "\($0):\($1.0):\($1.1)" })
+        try #require(made.status == 0, "\(made.stderr)")
+        let result = try run(facecamBinary, ["detect", "--detector", detector, "--scales", "1,2"] + paths + ["Fixtures/images/astronaut.png"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        let records = try result.records()
+        try #require(records.count == sizes.count + 1)
+        #expect(records.dropLast().allSatisfy { ($0["faces"] as! [Any]).isEmpty })
+        #expect((records.last!["faces"] as! [Any]).count == 1)
+    }
 }

