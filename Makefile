@@ -117,6 +117,7 @@ demo: build
 
 test: test-deps
 	$(PYTHON) Tests/Reference/opencv_faces.py check Fixtures
+	$(PYTHON) Tests/Reference/wider_eval.py self-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -120,11 +120,10 @@ struct Scales: ExpressibleByArgument {
         else { return nil }
         values = numbers
     }
-
 }
 
-/// What `redact` detects with unless told otherwise: measured on crowd photographs (README, Redaction
-/// in crowds), since a missed face is a leak and a blurred patch of background is not.
+/// What `redact` detects with unless told otherwise, chosen on crowd photographs (README: Small faces
+/// and crowds), since a missed face is a leak and a blurred patch of background is not.
 enum RedactionDefaults {
     static let detector = DetectorKind.centerface
     static let scoreThreshold = 0.1

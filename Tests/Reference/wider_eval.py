@@ -21,14 +21,7 @@ import sys
 
 import numpy as np
 
-
-def iou(a, b):
-    iw = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
-    ih = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
-    if iw <= 0 or ih <= 0:
-        return 0.0
-    inter = iw * ih
-    return inter / (a[2] * a[3] + b[2] * b[3] - inter)
+from redaction_check import iou
 
 
 def match(detections, boxes, hard):
