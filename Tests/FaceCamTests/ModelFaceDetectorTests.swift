@@ -121,6 +121,14 @@ struct ModelFaceDetectorTests {
         }
     }
 
+    /// One scale keeps every face the model finds, small ones too, even on a frame searched shrunk to the 4K cap.
+    @Test func oneScaleKeepsSmallFacesOnAFrameOverTheCap() throws {
+        let model = ScriptedModel { _, size in size.width < 8000 ? [Self.face(100, 100, 10, 12, score: 0.95)] : [] }
+        let faces = try Self.detect(model, size: PixelSize(width: 8000, height: 6000), scales: [1])
+        #expect(model.searches[0].size.width < 8000)
+        #expect(faces.map(\.box) == [PixelRect(x: 100, y: 100, width: 10, height: 12)])
+    }
+
     /// Fast mode shrinks first; the scales apply to the shrunk frame.
     @Test func fastModeScalesTheShrunkFrame() throws {
         let model = ScriptedModel()

@@ -170,21 +170,18 @@ struct SearchPlan: Equatable {
         }
         let cap = (ModelFaceDetector.maximumSearchPixels / (Double(upright.width) * Double(upright.height))).squareRoot()
         var smallest = Double.infinity
-        for scale in scales.map({ $0 * shrink }) {
-            if scale <= 1 || scale <= cap {
-                let factor = min(scale, cap)
-                searches.append(Search(region: whole, size: Self.scaled(upright, by: factor)))
-                smallest = min(smallest, factor)
-            } else {
-                searches += Self.tiles(of: upright, at: scale)
-                smallest = min(smallest, scale)
+        let largestScale = scales.max()!
+        for requested in scales {
+            let scale = requested * shrink
+            let factor = scale <= 1 ? min(scale, cap) : scale
+            var scaleSearches = scale <= 1 || scale <= cap
+                ? [Search(region: whole, size: Self.scaled(upright, by: factor))] : Self.tiles(of: upright, at: scale)
+            // A model boxes faces under `reliableFace` pixels worse than a larger scale does, with scores as high.
+            if requested < largestScale {
+                for index in scaleSearches.indices { scaleSearches[index].smallestFace = ModelFaceDetector.reliableFace / factor }
             }
-        }
-        // A model boxes faces under `reliableFace` pixels worse than a larger scale does, with scores as high.
-        let largestScale = scales.max()! * shrink
-        for index in searches.indices {
-            let scale = Double(searches[index].size.width) / Double(searches[index].region.width)
-            if scale < largestScale * 0.999 { searches[index].smallestFace = ModelFaceDetector.reliableFace / scale }
+            searches += scaleSearches
+            smallest = min(smallest, factor)
         }
         let shorter = Double(min(upright.width, upright.height))
         let largest = kind.largestFace
