@@ -25,18 +25,25 @@ struct Run {
 }
 
 /// Runs `executable` with `arguments`, standard output and error going to files (no pipe can fill up)
-/// and standard input read from `input` (nothing without it), in `environment` (this one's without it);
-/// with `interruptAfter`, sends `signal` (SIGINT) that many seconds after the start.
-func run(
-    _ executable: URL, _ arguments: [String], input: URL? = nil, interruptAfter: TimeInterval? = nil,
-    signal: Int32 = SIGINT, environment: [String: String]? = nil
-) throws -> Run {
-    let started = try BackgroundProcess(executable, arguments, input: input, environment: environment)
-    if let interruptAfter {
-        Thread.sleep(forTimeInterval: interruptAfter)
-        started.signal(signal)
+/// and standard input read from `input` (nothing without it), in `environment` (this one's without it).
+func run(_ executable: URL, _ arguments: [String], input: URL? = nil, environment: [String: String]? = nil) throws -> Run {
+    try BackgroundProcess(executable, arguments, input: input, environment: environment).wait()
+}
+
+/// Runs `executable` with `arguments` and sends it `signal` as soon as `ready` holds (checked every
+/// 10 ms, for up to 60 s): timed by the program's own progress rather than the clock, the signal lands
+/// mid-run however busy the machine is. `signalled` is false when the program ended or the time ran out first.
+func interrupt(
+    _ executable: URL, _ arguments: [String], signal: Int32 = SIGINT, when ready: (BackgroundProcess) -> Bool
+) throws -> (run: Run, signalled: Bool) {
+    let started = try BackgroundProcess(executable, arguments)
+    let deadline = Date(timeIntervalSinceNow: 60)
+    while started.isRunning, !ready(started), Date() < deadline {
+        Thread.sleep(forTimeInterval: 0.01)
     }
-    return try started.wait()
+    let signalled = started.isRunning && ready(started)
+    if signalled { started.signal(signal) }
+    return (try started.wait(), signalled)
 }
 
 /// A program running while a test talks to it: standard output and error go to files, read when it ends.
@@ -75,6 +82,9 @@ final class BackgroundProcess {
 
     /// Standard error so far.
     var standardError: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+
+    /// How many whole lines the program has written to standard output so far.
+    var outputLines: Int { ((try? Data(contentsOf: out)) ?? Data()).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } }
 
     /// The first line of standard error containing `text`, waiting up to `timeout` seconds for it;
     /// nil when the program ended or the time ran out first.

@@ -271,11 +271,12 @@ struct HostileInputTests {
         let files = try HostileFiles("interrupt")
         defer { files.remove() }
         let annotated = files.path("annotated.avi")
-        // A tiny scale step makes each frame slow, so the signal comes mid-file.
-        let result = try run(
+        // A tiny scale step makes each frame slow, so the signal, sent after the first result, comes mid-file.
+        let (result, signalled) = try interrupt(
             facecamBinary,
             ["video", "--quiet", "--jobs", "1", "--scale-factor", "1.01", "--annotate-video", annotated, "Fixtures/video/pan-zoom.avi"],
-            interruptAfter: 2, signal: signal)
+            signal: signal) { $0.outputLines >= 1 }
+        try #require(signalled, "\(result.stderr)")
         #expect(result.status == status)
         let records = try result.records()
         #expect(records.count > 0 && records.count < 36)
@@ -291,7 +292,8 @@ struct HostileInputTests {
 
     @Test func anInterruptedDetectSaysWhereItStopped() throws {
         let inputs = Array(repeating: "Fixtures/images/two-faces.jpg", count: 200)
-        let result = try run(facecamBinary, ["detect", "--jobs", "1"] + inputs, interruptAfter: 1.5)
+        let (result, signalled) = try interrupt(facecamBinary, ["detect", "--jobs", "1"] + inputs) { $0.outputLines >= 1 }
+        try #require(signalled, "\(result.stderr)")
         #expect(result.status == 130)
         let records = try result.records()
         #expect(records.count > 0 && records.count < 200)

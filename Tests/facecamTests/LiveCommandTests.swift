@@ -59,7 +59,11 @@ struct LiveCommandTests {
     }
 
     @Test func interruptFlushesEverythingAndSummarises() throws {
-        let run = try run(facecamBinary, ["live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime"], interruptAfter: 1.2)
+        // 36 frames at 12 frames/s: signalled after the 4th record, the clip is a third played.
+        let (run, signalled) = try interrupt(facecamBinary, ["live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime"]) {
+            $0.outputLines >= 4
+        }
+        try #require(signalled, "\(run.stderr)")
         // Exited normally with 0 (a process killed by SIGINT would report the signal instead).
         #expect(run.status == 0)
         let counts = try #require(summaryCounts(run), "\(run.stderr)")

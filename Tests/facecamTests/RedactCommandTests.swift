@@ -251,7 +251,11 @@ func probe(_ path: String) throws -> [[String: Any]] {
             ["-v", "error", "-stream_loop", "16", "-i", fixture("video/pan-zoom.avi"), "-c", "copy", clip])
         try #require(made.status == 0, "\(made.stderr)")
         let redacted = out.appendingPathComponent("long.mp4").path
-        let result = try run(facecamBinary, ["redact", "--quiet", "-o", redacted, clip], interruptAfter: 2)
+        // Signalled once the partial output holds frames.
+        let (result, signalled) = try interrupt(facecamBinary, ["redact", "--quiet", "-o", redacted, clip]) { _ in
+            ((try? FileManager.default.attributesOfItem(atPath: redacted + ".partial")[.size] as? Int) ?? 0) > 0
+        }
+        try #require(signalled, "\(result.stderr)")
         #expect(result.status == 130, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: redacted))
         #expect(!FileManager.default.fileExists(atPath: redacted + ".partial"))
