@@ -85,14 +85,14 @@ build: deps models
 
 demo: build
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
-	@echo "== the fixture photographs, as text"
+	@echo "== the fixture photographs, as text, with YuNet (the default): a score per face (and landmarks in JSON and CSV)"
 	$(FACECAM) detect --format text Fixtures/images
-	@echo "== the same photographs with YuNet, OpenCV's DNN detector: scores too (and landmarks in JSON and CSV)"
-	$(FACECAM) detect --detector yunet --format text Fixtures/images
+	@echo "== the same photographs with Haar, whose boxes are exactly OpenCV's detectMultiScale's"
+	$(FACECAM) detect --detector haar --format text Fixtures/images
 	@echo "== the same photographs with CenterFace, searched as they are and enlarged twice (--scales 1,2), as redact does"
 	$(FACECAM) detect --detector centerface --scales 1,2 --format text Fixtures/images
 	@echo "== faces filling a 1280x720 and a 1920x1080 frame, beyond YuNet's model, found by facecam's extra search"
-	$(FACECAM) detect --detector yunet --format text --annotate $(DEMO)/large-faces Fixtures/large-faces
+	$(FACECAM) detect --format text --annotate $(DEMO)/large-faces Fixtures/large-faces
 	@echo "== one portrait stored in each of the 8 EXIF orientations, made upright, as JSON Lines"
 	@for k in 1 2 3 4 5 6 7 8; do \
 		$(FACECAM) detect --orientation $$k --annotate $(DEMO)/orientations Fixtures/orientations/portrait-$$k.jpg || exit 1; \

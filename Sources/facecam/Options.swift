@@ -133,14 +133,14 @@ enum RedactionDefaults {
 /// The detector and its parameters.
 struct DetectorOptions: ParsableArguments {
     @Option(name: .customLong("detector"), help: ArgumentHelp(
-        "haar: OpenCV's cascades, boxes exactly detectMultiScale's; yunet: OpenCV's DNN detector (FaceDetectorYN), "
-            + "more faces, with scores and landmarks; centerface: CenterFace on OpenCV's dnn, slower, more small faces "
-            + "(default: haar; redact: \(RedactionDefaults.detector.rawValue)).",
+        "yunet: OpenCV's DNN detector (FaceDetectorYN), with scores and landmarks; centerface: CenterFace on "
+            + "OpenCV's dnn, a third of YuNet's speed, more small faces; haar: OpenCV's cascades, boxes exactly "
+            + "detectMultiScale's, fewer faces, slower (default: yunet; redact: \(RedactionDefaults.detector.rawValue)).",
         valueName: "haar|yunet|centerface"))
     var choice: DetectorKind?
 
-    /// The detector that runs: haar unless chosen (redact chooses through `redactionDefaults`).
-    var kind: DetectorKind { choice ?? .haar }
+    /// The detector that runs: yunet unless chosen (redact chooses through `redactionDefaults`).
+    var kind: DetectorKind { choice ?? .yunet }
 
     @Option(help: ArgumentHelp(
         "Haar: cascade name (looked up in /usr/share/opencv4/haarcascades and lbpcascades) or path to a cascade XML file "

@@ -1,2 +1,2 @@
 /// facecam's version: the one place it is written (`--version`, `--help`).
-let facecamVersion = "0.3.0"
+let facecamVersion = "0.4.0"

@@ -108,14 +108,14 @@ def main():
     rows = [
         ("a", "OpenCV alone: decode, grey, equalise, detectMultiScale (C++ loop)",
          [args.reference, args.clip, CASCADE], reference_boxes, "a", False),
-        ("b", f"facecam video (defaults: --jobs {cores}, OpenCV on 1 thread)",
-         [args.facecam, "video", "--quiet", args.clip], facecam_boxes, "a", True),
-        ("b1", f"facecam video --jobs 1 (OpenCV on {cores} threads)",
-         [args.facecam, "video", "--quiet", "--jobs", "1", args.clip], facecam_boxes, "a", True),
-        ("b2", f"facecam video --jobs {cores} --opencv-threads {cores}",
-         [args.facecam, "video", "--quiet", "--opencv-threads", str(cores), args.clip], facecam_boxes, "a", True),
-        ("f", "facecam video --fast (defaults: --detect-width 640, --full-search-every 5)",
-         [args.facecam, "video", "--quiet", "--fast", args.clip], facecam_boxes, "a", False),
+        ("b", f"facecam video --detector haar (defaults: --jobs {cores}, OpenCV on 1 thread)",
+         [args.facecam, "video", "--quiet", "--detector", "haar", args.clip], facecam_boxes, "a", True),
+        ("b1", f"facecam video --detector haar --jobs 1 (OpenCV on {cores} threads)",
+         [args.facecam, "video", "--quiet", "--detector", "haar", "--jobs", "1", args.clip], facecam_boxes, "a", True),
+        ("b2", f"facecam video --detector haar --jobs {cores} --opencv-threads {cores}",
+         [args.facecam, "video", "--quiet", "--detector", "haar", "--opencv-threads", str(cores), args.clip], facecam_boxes, "a", True),
+        ("f", "facecam video --detector haar --fast (defaults: --detect-width 640, --full-search-every 5)",
+         [args.facecam, "video", "--quiet", "--detector", "haar", "--fast", args.clip], facecam_boxes, "a", False),
         ("ya", "OpenCV alone: decode, FaceDetectorYN (C++ loop)",
          [args.yunet_loop, args.clip, args.model], reference_boxes, "ya", False),
         ("yb", f"facecam video --detector yunet (defaults: --jobs {cores}, OpenCV on 1 thread)",
@@ -201,8 +201,8 @@ def main():
     print("|---|---:|---:|---:|---:|")
     totals = [0, 0, 0]
     for clip in clips + shared:
-        exact = facecam_boxes(timed([args.facecam, "video", "--quiet", clip])[2])
-        fast = facecam_boxes(timed([args.facecam, "video", "--quiet", "--fast", clip])[2])
+        exact = facecam_boxes(timed([args.facecam, "video", "--quiet", "--detector", "haar", clip])[2])
+        fast = facecam_boxes(timed([args.facecam, "video", "--quiet", "--detector", "haar", "--fast", clip])[2])
         counts = agreement(exact, fast)
         totals = [t + c for t, c in zip(totals, counts)]
         r, p = score(*counts)

@@ -179,18 +179,19 @@ def yunet(image, orientation=1, aperture=None, score_threshold=0.9, nms_threshol
 # Fixture cases: (file, options). Options use facecam's names.
 def cases():
     out = []
+    haar = {"detector": "haar"}
     for name in ("astronaut.png", "grace_hopper.jpg", "camera.png", "chelsea.png", "coffee.png", "two-faces.jpg"):
-        out.append((f"images/{name}", {}))
+        out.append((f"images/{name}", haar))
     for k in range(1, 9):
-        out.append((f"orientations/portrait-{k}.jpg", {"orientation": k}))
-    out.append(("images/two-faces.jpg", {"aperture": [512, 0, 512, 512]}))
-    out.append(("images/two-faces.jpg", {"aperture": [100, 40, 800, 450], "orientation": 1}))
-    out.append(("orientations/portrait-6.jpg", {"orientation": 6, "aperture": [60, 20, 400, 360]}))
-    out.append(("images/two-faces.jpg", {"scale_factor": 1.2, "min_neighbors": 5}))
-    out.append(("images/two-faces.jpg", {"min_size": [120, 120]}))
-    out.append(("images/two-faces.jpg", {"max_size": [150, 150]}))
-    out.append(("images/two-faces.jpg", {"cascade": "lbpcascade_frontalface_improved"}))
-    out.append(("images/two-faces.jpg", {"cascade": "haarcascade_frontalface_default", "min_neighbors": 4}))
+        out.append((f"orientations/portrait-{k}.jpg", dict(haar, orientation=k)))
+    out.append(("images/two-faces.jpg", dict(haar, aperture=[512, 0, 512, 512])))
+    out.append(("images/two-faces.jpg", dict(haar, aperture=[100, 40, 800, 450], orientation=1)))
+    out.append(("orientations/portrait-6.jpg", dict(haar, orientation=6, aperture=[60, 20, 400, 360])))
+    out.append(("images/two-faces.jpg", dict(haar, scale_factor=1.2, min_neighbors=5)))
+    out.append(("images/two-faces.jpg", dict(haar, min_size=[120, 120])))
+    out.append(("images/two-faces.jpg", dict(haar, max_size=[150, 150])))
+    out.append(("images/two-faces.jpg", dict(haar, cascade="lbpcascade_frontalface_improved")))
+    out.append(("images/two-faces.jpg", dict(haar, cascade="haarcascade_frontalface_default", min_neighbors=4)))
     yunet = {"detector": "yunet"}
     for name in ("astronaut.png", "grace_hopper.jpg", "camera.png", "chelsea.png", "coffee.png", "two-faces.jpg"):
         out.append((f"images/{name}", yunet))
@@ -209,7 +210,7 @@ def cases():
 def run_case(image, options):
     """The expectation for one image and facecam's options: Haar's boxes, or YuNet's faces and boxes."""
     options = dict(options)
-    if options.pop("detector", "haar") == "yunet":
+    if options.pop("detector") == "yunet":
         faces = yunet(image, **options)
         return {"boxes": [f["box"] for f in faces], "faces": faces}
     return {"boxes": detect(image, **options)}
@@ -223,7 +224,8 @@ def expectations(fixtures):
     for clip in VIDEO_CLIPS:
         for index, seconds, frame, orientation in video_frames(os.path.join(fixtures, clip)):
             boxes = detect(frame, orientation=orientation)
-            lines.append(json.dumps({"file": clip, "frame": index, "time": seconds, "boxes": boxes}, sort_keys=True))
+            lines.append(json.dumps({"file": clip, "frame": index, "time": seconds, "detector": "haar", "boxes": boxes},
+                                    sort_keys=True))
             faces = yunet(frame, orientation=orientation)
             lines.append(json.dumps({"file": clip, "frame": index, "time": seconds, "detector": "yunet",
                                      "boxes": [f["box"] for f in faces], "faces": faces}, sort_keys=True))

@@ -34,7 +34,7 @@ for node in $CAPTURE $CAPTURE2; do v4l2-ctl -d $node --set-ctrl osd_text_mode=2 
 v4l2-ctl -d $CAPTURE -i 0 >> "$OUT/setup.log" 2>&1
 for format in yuyv auto; do
     run "webcam-$format" "$FACECAM" live --device $CAPTURE --pixel-format $format --size 640x360 \
-        --frames 10 --timeout 30 --min-size 80
+        --frames 10 --timeout 30 --detector haar --min-size 80
 done
 
 # (2) A fixture photograph looped from the output device back into the capture device.
@@ -44,16 +44,16 @@ v4l2-ctl -d $OUTPUT -o 0 -s ntsc --set-fmt-video-out width=720,height=480,pixelf
 v4l2-ctl -d $OUTPUT --stream-out-mmap --stream-from "$OUT/face.yuyv" --stream-loop > "$OUT/stream-out.log" 2>&1 &
 streamer=$!
 sleep 2
-run loop "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 6 --timeout 30 --min-size 60 \
+run loop "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 6 --timeout 30 --detector haar --min-size 60 \
     --annotate "$OUT/loop-frames"
-# The same with YuNet, OpenCV's DNN detector.
+# The same with YuNet, the default detector.
 run loop-yunet "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 6 --timeout 30 --detector yunet
 # The same in fast mode, 30 frames: whether it keeps up under emulation is reported, not required.
-run loop-fast "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 30 --timeout 30 --min-size 60 --fast
+run loop-fast "$FACECAM" live --device $CAPTURE --pixel-format yuyv --frames 30 --timeout 30 --detector haar --min-size 60 --fast
 # (2a) The preview served over HTTP from the camera (on the VM's loopback): the page, a snapshot and
 # the metrics fetched while it runs, then Ctrl-C.
 ip link set lo up >> "$OUT/setup.log" 2>&1
-run serve "$FACECAM" live --device $CAPTURE --pixel-format yuyv --timeout 30 --min-size 60 --serve 127.0.0.1:8089 &
+run serve "$FACECAM" live --device $CAPTURE --pixel-format yuyv --timeout 30 --detector haar --min-size 60 --serve 127.0.0.1:8089 &
 server=$!
 for _ in $(seq 300); do grep -q "serving the preview" "$OUT/serve.err" 2> /dev/null && break; sleep 0.1; done
 sleep 10

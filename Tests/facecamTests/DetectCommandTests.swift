@@ -83,7 +83,7 @@ struct DetectCommandTests {
     }
 
     @Test func jsonRecordsCarryTheDocumentedFields() throws {
-        let result = try facecam("detect", "--preview", "200x100", "--gravity", "fill", "Fixtures/images/astronaut.png")
+        let result = try facecam("detect", "--detector", "haar", "--preview", "200x100", "--gravity", "fill", "Fixtures/images/astronaut.png")
         let record = try #require(try result.records().first)
         #expect(record["source"] as? String == "Fixtures/images/astronaut.png")
         #expect(record["frame"] as? Int == 0)
@@ -112,14 +112,14 @@ struct DetectCommandTests {
     }
 
     @Test func csvHasOneRowPerFaceAndTextIsReadable() throws {
-        let csv = try facecam("detect", "--format", "csv", "Fixtures/images/two-faces.jpg", "Fixtures/images/coffee.png")
+        let csv = try facecam("detect", "--detector", "haar", "--format", "csv", "Fixtures/images/two-faces.jpg", "Fixtures/images/coffee.png")
         #expect(csv.lines == [
             "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id,"
                 + "score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,nose_x,nose_y,mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y",
             "Fixtures/images/two-faces.jpg,0,0,0,176,66,96,96,176,66,96,96,,,,,,,,,,,,",
             "Fixtures/images/two-faces.jpg,0,0,1,673,90,215,215,673,90,215,215,,,,,,,,,,,,",
         ])
-        let text = try facecam("detect", "--format", "text", "Fixtures/images/grace_hopper.jpg")
+        let text = try facecam("detect", "--detector", "haar", "--format", "text", "Fixtures/images/grace_hopper.jpg")
         #expect(text.lines == [
             "Fixtures/images/grace_hopper.jpg: 512x512, 1 face",
             "  face 1: box 228x228 at 150,85; preview 228x228 at 150,85",
@@ -207,7 +207,7 @@ struct DetectCommandTests {
     }
 
     @Test func unknownCascadeNamesEveryPathTried() throws {
-        let result = try facecam("detect", "--cascade", "no_such_cascade", "Fixtures/images/astronaut.png")
+        let result = try facecam("detect", "--detector", "haar", "--cascade", "no_such_cascade", "Fixtures/images/astronaut.png")
         #expect(result.status == 64)
         #expect(result.errorLines == [
             "facecam: cascade 'no_such_cascade' not found; tried no_such_cascade, "
@@ -264,7 +264,7 @@ struct SharedDataTests {
     @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
     func boxesEqualOpenCVsOwnOnSharedPhotographs() throws {
         var faces = 0
-        for (record, reference) in try Self.runBoth(reference: "detect", facecam: []) {
+        for (record, reference) in try Self.runBoth(reference: "detect", facecam: ["--detector", "haar"]) {
             #expect(record["source"] as? String == reference["source"] as? String)
             #expect(boxes(record) == reference["boxes"] as! [[Int]], "\(record["source"]!)")
             faces += boxes(record).count

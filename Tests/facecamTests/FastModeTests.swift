@@ -11,7 +11,7 @@ struct FastModeTests {
         var total = Agreement()
         for clip in ["video/pan-zoom.avi", "video/rotated.mp4", "video/crossing.avi", "video/leave-enter.avi"] {
             let expected = Dictionary(uniqueKeysWithValues: try videoExpectations(clip).map { ($0.frame, $0.boxes) })
-            let records = try facecam("video", "--quiet", "--fast", "Fixtures/" + clip).records()
+            let records = try facecam("video", "--detector", "haar", "--quiet", "--fast", "Fixtures/" + clip).records()
             #expect(records.count == expected.count)
             total.add(expected: expected, records: records)
         }
@@ -40,7 +40,7 @@ struct FastModeTests {
         try #require(reference.status == 0, "\(reference.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(reference.stdout.utf8)) as! [String: [[Int]]]
         let expected = Dictionary(uniqueKeysWithValues: object.map { (Int($0.key)!, $0.value) })
-        let records = try facecam("video", "--quiet", "--fast", clips.path(12)).records()
+        let records = try facecam("video", "--detector", "haar", "--quiet", "--fast", clips.path(12)).records()
         #expect(records.count == 90 && expected.count == 90)
         var agreement = Agreement()
         agreement.add(expected: expected, records: records)

@@ -249,7 +249,7 @@ struct HostileInputTests {
         let files = try HostileFiles("cascade")
         defer { files.remove() }
         let broken = try files.write("broken.xml", Array("<?xml version=\"1.0\"?><opencv_storage><cascade>".utf8))
-        let run = try HostileRun(["detect", "--cascade", broken, Self.image])
+        let run = try HostileRun(["detect", "--detector", "haar", "--cascade", broken, Self.image])
         #expect(run.status == 64)
         #expect(run.saysOneLine(containing: "cannot load cascade \(broken)"), "\(run.errorLines)")
     }
@@ -274,7 +274,7 @@ struct HostileInputTests {
         // A tiny scale step makes each frame slow, so the signal, sent after the first result, comes mid-file.
         let (result, signalled) = try interrupt(
             facecamBinary,
-            ["video", "--quiet", "--jobs", "1", "--scale-factor", "1.01", "--annotate-video", annotated, "Fixtures/video/pan-zoom.avi"],
+            ["video", "--quiet", "--jobs", "1", "--detector", "haar", "--scale-factor", "1.01", "--annotate-video", annotated, "Fixtures/video/pan-zoom.avi"],
             signal: signal) { $0.outputLines >= 1 }
         try #require(signalled, "\(result.stderr)")
         #expect(result.status == status)

@@ -10,7 +10,7 @@ func summaryCounts(_ run: Run) -> (captured: Int, processed: Int, dropped: Int)?
 
 struct LiveCommandTests {
     @Test func aVideoPlayedInRealTimeIsLoggedFrameByFrame() throws {
-        let result = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime")
+        let result = try facecam("live", "--detector", "haar", "--source", "Fixtures/video/pan-zoom.avi", "--realtime")
         #expect(result.status == 0, "\(result.stderr)")
         let counts = try #require(summaryCounts(result))
         #expect(counts.captured == 36)
@@ -40,7 +40,7 @@ struct LiveCommandTests {
 
     @Test func aLoopedFilePlaysAgainWithItsFrameNumbersGoingOn() throws {
         // pan-zoom.avi has 36 frames: 80 captured frames are two rounds and part of a third.
-        let result = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--loop", "--frames", "80")
+        let result = try facecam("live", "--detector", "haar", "--source", "Fixtures/video/pan-zoom.avi", "--loop", "--frames", "80")
         #expect(result.status == 0, "\(result.stderr)")
         let counts = try #require(summaryCounts(result))
         #expect(counts.captured == 80)

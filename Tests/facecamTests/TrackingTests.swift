@@ -213,8 +213,8 @@ struct TrackingTests {
     }
 
     @Test func smoothingIsOffByDefaultAndEvensOutBoxes() throws {
-        let plain = try facecam("video", "--quiet", "Fixtures/video/crossing.avi").records()
-        let smooth = try facecam("video", "--quiet", "--smooth", "Fixtures/video/crossing.avi").records()
+        let plain = try facecam("video", "--detector", "haar", "--quiet", "Fixtures/video/crossing.avi").records()
+        let smooth = try facecam("video", "--detector", "haar", "--quiet", "--smooth", "Fixtures/video/crossing.avi").records()
         // Without --smooth boxes are OpenCV's own (checked frame by frame in VideoCommandTests).
         let expected = try videoExpectations("video/crossing.avi")
         #expect(plain.map(boxes) == expected.map(\.boxes))

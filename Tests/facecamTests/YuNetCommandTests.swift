@@ -8,11 +8,14 @@ struct YuNetCommandTests {
         (["--detector", "yunet", "--scale-factor", "1.2"], "--scale-factor", "haar"),
         (["--detector", "yunet", "--min-neighbors", "4"], "--min-neighbors", "haar"),
         (["--detector", "centerface", "--min-neighbors", "4"], "--min-neighbors", "haar"),
-        (["--model", "/tmp/x.onnx"], "--model", "yunet and centerface"),
-        (["--score-threshold", "0.5"], "--score-threshold", "yunet and centerface"),
+        // Haar's options need --detector haar: YuNet is the default.
+        (["--cascade", "haarcascade_frontalface_default"], "--cascade", "haar"),
+        (["--scale-factor", "1.2"], "--scale-factor", "haar"),
+        (["--detector", "haar", "--model", "/tmp/x.onnx"], "--model", "yunet and centerface"),
+        (["--detector", "haar", "--score-threshold", "0.5"], "--score-threshold", "yunet and centerface"),
         (["--detector", "haar", "--nms-threshold", "0.5"], "--nms-threshold", "yunet and centerface"),
-        (["--top-k", "10"], "--top-k", "yunet and centerface"),
-        (["--scales", "1,2"], "--scales", "yunet and centerface"),
+        (["--detector", "haar", "--top-k", "10"], "--top-k", "yunet and centerface"),
+        (["--detector", "haar", "--scales", "1,2"], "--scales", "yunet and centerface"),
     ])
     func anOptionOfTheOtherDetectorNamesItsDetector(arguments: [String], option: String, owner: String) throws {
         let result = try run(facecamBinary, ["detect"] + arguments + ["Fixtures/images/astronaut.png"])
