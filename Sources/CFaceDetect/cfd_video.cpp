@@ -125,12 +125,15 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
             return invalid(error, "malformed destination");
         }
         // A damaged stretch makes grab() fail for the frames in it, and FFmpeg
-        // goes on after it: each failure is one frame lost. Without a frame
-        // count, a run of failures is taken for the end.
+        // goes on after it: each failure before the container's frame count is
+        // one frame lost. That count is an estimate for some containers (TS and
+        // MKV: duration x rate), so frames past it are read until grab() fails.
+        // Without a count, a run of failures is taken for the end.
         const int64_t announced = reader->info.frame_count;
         int64_t failures = 0;
         while (true) {
-            if (announced > 0 ? reader->attempts >= announced : failures >= 8) return CFD_END_OF_STREAM;
+            if (announced <= 0 && failures >= 8) return CFD_END_OF_STREAM;
+            const bool past_announced = announced > 0 && reader->attempts >= announced;
             const int64_t index = reader->attempts++;
             const auto start = std::chrono::steady_clock::now();
             const bool grabbed = reader->capture.grab();
@@ -141,6 +144,10 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
                 if (reader->timed_out) {
                     reader->attempts = index;
                     return fail(error, CFD_ERROR_TIMEOUT, "nothing arrived within the timeout");
+                }
+                if (past_announced) {
+                    reader->attempts = index;
+                    return CFD_END_OF_STREAM;
                 }
                 ++failures;
                 continue;

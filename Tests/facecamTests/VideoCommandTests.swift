@@ -146,6 +146,35 @@ struct VideoCommandTests {
         ], "\(result.stderr)")
     }
 
+    /// MPEG-TS announces duration x rate as its frame count: three clips joined hold three times what
+    /// the first announces, and a clip of another size in the middle changes the stream's size. Every
+    /// frame ffprobe counts is read, and nothing is called damaged.
+    @Test func aStreamLongerThanItsContainerAnnouncesIsReadToTheEnd() throws {
+        let directory = try temporaryDirectory("joined-ts")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func make(_ name: String, _ filters: [String]) throws -> Data {
+            let path = directory.appendingPathComponent(name).path
+            let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
+                "-v", "error", "-i", fixture("video/pan-zoom.avi")] + filters + ["-c:v", "libx264", "-bf", "0", "-f", "mpegts", path])
+            try #require(made.status == 0, "\(made.stderr)")
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        let clip = try make("a.ts", []), smaller = try make("b.ts", ["-vf", "scale=320:240"])
+        for (name, parts) in [("joined.ts", [clip, clip, clip]), ("resized.ts", [clip, smaller, clip])] {
+            let path = directory.appendingPathComponent(name).path
+            try parts.reduce(Data(), +).write(to: URL(fileURLWithPath: path))
+            let counted = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
+                "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames",
+                "-of", "csv=p=0", path])
+            // The stream is listed once by itself and once in its program.
+            let frames = try #require(counted.lines.first.flatMap { Int($0) }, "\(counted.stdout) \(counted.stderr)")
+            #expect(frames == 108)
+            let result = try facecam("video", "--quiet", path)
+            #expect(result.status == 0 && result.stderr.isEmpty, "\(name): \(result.stderr)")
+            #expect(try result.records().map { $0["frame"] as! Int } == Array(0..<frames), "\(name)")
+        }
+    }
+
     @Test func annotatedFramesAndVideo() throws {
         let directory = try temporaryDirectory("annotate-video")
         defer { try? FileManager.default.removeItem(at: directory) }
