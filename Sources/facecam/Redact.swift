@@ -157,7 +157,7 @@ struct Redact: ParsableCommand {
 
     /// An output that is also an input would be truncated before it is read: refused (64).
     private func refuseOverwriting(_ jobs: [Job]) throws {
-        let outputs = jobs.flatMap { [("the redacted file", $0.output), ("the redacted file", $0.output + ".partial")] }
+        let outputs = jobs.map { ("the redacted file", $0.output) }
         if let conflict = OutputSafety.conflict(files: outputs, directories: [], inputs: jobs.map(\.input)) {
             report(conflict)
             throw Status.usage

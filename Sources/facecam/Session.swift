@@ -36,7 +36,8 @@ struct Session {
     /// Writes the results of the frames `submit` submits to `input`'s own file
     /// in `directory`, and gives the file its finished name once they are all
     /// written, unless the run is stopping (that input is redone by --resume)
-    /// or `submit` says the input could not be read at all (no file is left).
+    /// or `submit` says the input could not be read at all: then the partial
+    /// file goes with `writer`.
     /// With `resume`, an input whose file is finished is skipped, saying so (naming it `shownAs`).
     func results(
         of input: FilePath, shownAs name: String, in directory: ResultDirectory, resume: Bool, submit: () -> Bool
@@ -47,6 +48,7 @@ struct Session {
         }
         let writer: ResultWriter
         do {
+            if resume { try directory.removeLeftovers(for: input) }
             writer = try directory.open(for: input)
         } catch {
             return fail(error)
@@ -55,10 +57,9 @@ struct Session {
         let readable = submit()
         pipeline.finish()
         sink.endSource()
-        if stopping { return }
-        guard readable else { return directory.discard(for: input) }
+        guard readable, !stopping else { return directory.discard(writer) }
         do {
-            try directory.finish(writer, for: input)
+            try directory.finish(writer)
         } catch {
             fail(error)
         }

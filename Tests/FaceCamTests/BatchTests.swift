@@ -61,7 +61,6 @@ import Testing
         #expect(directory.finishedPath(for: FilePath("clip-2.avi")) == "out/clip-2.jsonl")
         #expect(directory.finishedPath(for: FilePath("m/clip.avi")) == "out/clip-3.jsonl")
         #expect(directory.finishedPath(for: FilePath("z/clip.avi")) == "out/clip-4.jsonl")
-        #expect(directory.partialPath(for: FilePath("other.avi")) == "out/other.jsonl.partial")
         let reversed = ResultDirectory(path: "out/", format: .jsonl, names: InputNames(inputs.reversed()))
         for input in inputs { #expect(reversed.finishedPath(for: input) == directory.finishedPath(for: input)) }
     }
@@ -77,12 +76,14 @@ import Testing
         let input = FilePath("clips/a.avi")
         let directory = ResultDirectory(path: root.appendingPathComponent("nested/out").path, format: .csv, names: InputNames([input]))
         try directory.create()
+        let out = root.appendingPathComponent("nested/out").path
         let writer = try directory.open(for: input)
         #expect(!directory.isFinished(input))
-        #expect(FileManager.default.fileExists(atPath: directory.partialPath(for: input)))
-        try directory.finish(writer, for: input)
+        let partials = try FileManager.default.contentsOfDirectory(atPath: out)
+        #expect(partials.count == 1 && partials[0].hasPrefix("a.csv.partial-") && partials[0].count == "a.csv.partial-".count + 8)
+        try directory.finish(writer)
         #expect(directory.isFinished(input))
-        #expect(!FileManager.default.fileExists(atPath: directory.partialPath(for: input)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["a.csv"])
         // The CSV header was written, and nothing else.
         #expect(try String(contentsOfFile: directory.finishedPath(for: input), encoding: .utf8) == ResultFormat.csv.header)
     }

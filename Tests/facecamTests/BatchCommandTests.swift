@@ -111,15 +111,21 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let partial = killed.appendingPathComponent("leave-enter.jsonl.partial").path
+        let destination = killed.appendingPathComponent("leave-enter.jsonl").path
+        func partialSize() -> Int {
+            partialFiles(of: destination).map {
+                (try? FileManager.default.attributesOfItem(atPath: killed.appendingPathComponent($0).path)[.size] as? Int) ?? 0
+            }.reduce(0, +)
+        }
         let deadline = Date().addingTimeInterval(120)
-        while ((try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? Int) ?? 0) == 0, Date() < deadline {
+        while partialSize() == 0, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
         }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let left = try files(in: killed)
-        #expect(Set(left.keys) == ["crossing.jsonl", "leave-enter.jsonl.partial"], "the kill came too late to test resuming")
+        let partial = try #require(partialFiles(of: destination).first, "no partial file: \(left.keys)")
+        #expect(Set(left.keys) == ["crossing.jsonl", partial], "the kill came too late to test resuming")
 
         let resumed = try run(facecamBinary, arguments + ["--output-dir", killed.path, "--resume"] + Self.clips)
         #expect(resumed.status == 0, "\(resumed.stderr)")

@@ -130,6 +130,14 @@ func facecam(_ arguments: String...) throws -> Run {
     try run(facecamBinary, arguments)
 }
 
+/// The partial files facecam has open for `destination` (`DESTINATION.partial-XXXXXXXX`), by name.
+func partialFiles(of destination: String) -> [String] {
+    let url = URL(fileURLWithPath: destination)
+    let prefix = url.lastPathComponent + ".partial-"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
+    return names.filter { $0.hasPrefix(prefix) && $0.count == prefix.count + 8 }.sorted()
+}
+
 /// A fresh directory for one test's files.
 func temporaryDirectory(_ name: String) throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-\(name)-\(UUID().uuidString)")

@@ -245,6 +245,51 @@ struct HostileInputTests {
         #expect(run.stdout.isEmpty)
     }
 
+    /// Links planted in a shared output folder, under the partial names earlier versions used and under
+    /// the finished names: nothing is written through them, and each output ends a regular file.
+    @Test func linksInTheOutputFolderAreNeverWrittenThrough() throws {
+        let files = try HostileFiles("links")
+        defer { files.remove() }
+        let out = files.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let victim = try files.write("victim.txt", Array("precious\n".utf8))
+        let outputs = ["pan-zoom.jsonl", "two-faces.jpg", "clip.mp4"].map { out + "/" + $0 }
+        for output in outputs {
+            try FileManager.default.createSymbolicLink(atPath: output, withDestinationPath: victim)
+            try FileManager.default.createSymbolicLink(atPath: output + ".partial", withDestinationPath: victim)
+        }
+        let results = try facecam("video", "--quiet", "--output-dir", out, "Fixtures/video/pan-zoom.avi")
+        #expect(results.status == 0, "\(results.stderr)")
+        let image = try facecam("redact", "--quiet", "-o", outputs[1], "Fixtures/images/two-faces.jpg")
+        #expect(image.status == 0, "\(image.stderr)")
+        let video = try facecam("redact", "--quiet", "-o", outputs[2], "Fixtures/video/pan-zoom.avi")
+        #expect(video.status == 0, "\(video.stderr)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+        for output in outputs {
+            let type = try FileManager.default.attributesOfItem(atPath: output)[.type] as? FileAttributeType
+            #expect(type == .typeRegular, "\(output) is \(String(describing: type))")
+            #expect(partialFiles(of: output).isEmpty)
+        }
+        #expect(try String(contentsOfFile: outputs[0], encoding: .utf8).split(separator: "\n").count == 36)
+    }
+
+    /// Two runs redacting into one file at once: each writes a partial file of its own, so the file
+    /// that is left is one run's whole video, not a mix of both.
+    @Test func twoRunsWritingOneFileLeaveAWholeOne() throws {
+        let files = try HostileFiles("same-output")
+        defer { files.remove() }
+        let output = files.path("same.mp4")
+        let arguments = ["redact", "--quiet", "--detector", "yunet", "--scales", "1", "-o", output, "Fixtures/video/pan-zoom.avi"]
+        let first = try BackgroundProcess(facecamBinary, arguments)
+        let second = try BackgroundProcess(facecamBinary, arguments)
+        let (a, b) = (try first.wait(), try second.wait())
+        #expect(a.status == 0 && b.status == 0, "\(a.stderr) \(b.stderr)")
+        let counted = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
+            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", output])
+        #expect(counted.lines.first == "36", "\(counted.stdout) \(counted.stderr)")
+        #expect(partialFiles(of: output).isEmpty)
+    }
+
     @Test func anInvalidCascadeIsOneLine() throws {
         let files = try HostileFiles("cascade")
         defer { files.remove() }

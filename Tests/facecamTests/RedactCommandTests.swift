@@ -141,7 +141,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(check.facesBefore >= 25)
         #expect(check.facesAfter == 0)
         #expect(check.psnrOutside > Self.lossyPSNR)
-        #expect(!FileManager.default.fileExists(atPath: redacted + ".partial"))
+        #expect(partialFiles(of: redacted).isEmpty)
     }
 
     /// A clip with rotation metadata plays upright (400x512) without it; .avi is MJPEG.
@@ -253,12 +253,15 @@ func probe(_ path: String) throws -> [[String: Any]] {
         let redacted = out.appendingPathComponent("long.mp4").path
         // Signalled once the partial output holds frames.
         let (result, signalled) = try interrupt(facecamBinary, ["redact", "--quiet", "-o", redacted, clip]) { _ in
-            ((try? FileManager.default.attributesOfItem(atPath: redacted + ".partial")[.size] as? Int) ?? 0) > 0
+            partialFiles(of: redacted).contains { name in
+                let path = out.appendingPathComponent(name).path
+                return ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
+            }
         }
         try #require(signalled, "\(result.stderr)")
         #expect(result.status == 130, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: redacted))
-        #expect(!FileManager.default.fileExists(atPath: redacted + ".partial"))
+        #expect(partialFiles(of: redacted).isEmpty)
     }
 
     /// --redact on video's annotated frames: the face is solid black where it was outlined.

@@ -8,8 +8,9 @@ import Foundation
 /// A video written by Debian's ffmpeg, fed raw BGRA frames through a socket: H.264 (libx264) in
 /// .mp4, .mkv and .mov, MJPEG in .avi, with the audio of another file copied as it is.
 ///
-/// The file is written as `PATH.partial` and renamed by `finish()` once ffmpeg has written it
-/// all; a failure or a run that stops early removes it, so `PATH` only ever names a whole file.
+/// The file is written as a `PartialFile`, which ffmpeg gets as its standard output, and renamed by
+/// `finish()` once ffmpeg has written it all; a failure or a run that stops early removes it, so
+/// `PATH` only ever names a whole file.
 public final class VideoEncoder: FrameOutput {
     public struct Settings: Sendable {
         /// libx264's constant rate factor: 0 lossless, 18 visually lossless, 51 worst.
@@ -33,9 +34,8 @@ public final class VideoEncoder: FrameOutput {
     private let errors: Pipe
     private let errorText = ErrorText()
     private var finished = false
-
     /// Where ffmpeg writes until the file is finished.
-    public var partialPath: String { path + ".partial" }
+    private let partial: PartialFile
 
     /// Starts ffmpeg writing `path`, whose extension picks the container (see `containers`).
     public init(path: String, size: PixelSize, framesPerSecond: Double, settings: Settings) throws(FaceCamError) {
@@ -47,6 +47,11 @@ public final class VideoEncoder: FrameOutput {
         }
         self.path = path
         self.size = size
+        do {
+            partial = try PartialFile(for: path)
+        } catch {
+            throw .videoEncoder(path: path, reason: "\(error.call) failed: \(error.reason)")
+        }
         var sockets: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else {
             throw .videoEncoder(path: path, reason: "socketpair failed: \(String(cString: strerror(errno)))")
@@ -55,9 +60,9 @@ public final class VideoEncoder: FrameOutput {
         process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = Self.arguments(
-            size: size, framesPerSecond: framesPerSecond, muxer: muxer, settings: settings, output: path + ".partial")
+            size: size, framesPerSecond: framesPerSecond, muxer: muxer, settings: settings)
         process.standardInput = FileHandle(fileDescriptor: sockets[1], closeOnDealloc: true)
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = FileHandle(fileDescriptor: partial.descriptor, closeOnDealloc: false)
         errors = Pipe()
         process.standardError = errors
         let errorText = errorText
@@ -79,10 +84,10 @@ public final class VideoEncoder: FrameOutput {
         close(frames)
     }
 
-    /// ffmpeg's arguments: raw frames on standard input, video from them and audio from `settings.audioFrom`.
-    static func arguments(
-        size: PixelSize, framesPerSecond: Double, muxer: String, settings: Settings, output: String
-    ) -> [String] {
+    /// ffmpeg's arguments: raw frames on standard input, video from them and audio from
+    /// `settings.audioFrom`, written to standard output. It is opened again as `/dev/stdout`, which
+    /// names the open file itself, not a path someone could swap, and is seekable, as MP4's index needs.
+    static func arguments(size: PixelSize, framesPerSecond: Double, muxer: String, settings: Settings) -> [String] {
         // A rate the container does not say gets the commonest one; each frame is still one frame.
         let rate = framesPerSecond > 0 && framesPerSecond.isFinite ? String(format: "%.6f", framesPerSecond) : "25"
         var arguments = [
@@ -99,7 +104,7 @@ public final class VideoEncoder: FrameOutput {
             arguments += ["-c:v", "libx264", "-crf", String(settings.crf), "-pix_fmt", "yuv420p"]
         }
         if muxer == "mp4" || muxer == "mov" { arguments += ["-movflags", "+faststart"] }
-        return arguments + ["-f", muxer, "file:" + output]
+        return arguments + ["-f", muxer, "file:/dev/stdout"]
     }
 
     public func append(_ frame: Frame) throws(FaceCamError) {
@@ -126,13 +131,13 @@ public final class VideoEncoder: FrameOutput {
         shutdown(frames, Int32(SHUT_WR))
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            unlink(partialPath)
             throw failure(otherwise: "ffmpeg exited with status \(process.terminationStatus)")
         }
-        guard rename(partialPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(partialPath)
-            throw .videoEncoder(path: path, reason: "rename failed: \(reason)")
+        do {
+            try partial.commit()
+        } catch {
+            partial.discard()
+            throw .videoEncoder(path: path, reason: "\(error.call) failed: \(error.reason)")
         }
     }
 
@@ -142,7 +147,7 @@ public final class VideoEncoder: FrameOutput {
         if process.isRunning { process.terminate() }
         shutdown(frames, Int32(SHUT_RDWR))
         process.waitUntilExit()
-        unlink(partialPath)
+        partial.discard()
     }
 
     private func sendAll(_ start: UnsafeRawPointer, count: Int) throws(SystemError) {
@@ -159,7 +164,7 @@ public final class VideoEncoder: FrameOutput {
     private func failure(otherwise reason: String) -> FaceCamError {
         if process.isRunning { process.waitUntilExit() }
         let said = errorText.lastLine(waiting: 2)
-        unlink(partialPath)
+        partial.discard()
         return .videoEncoder(path: path, reason: said.map { "ffmpeg: \($0)" } ?? reason)
     }
 

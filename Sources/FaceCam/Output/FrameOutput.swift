@@ -17,7 +17,7 @@ public protocol FrameOutput: AnyObject {
 
 /// A still image written in the format its extension names, one of `ImageFile.extensions` (OpenCV
 /// writes every format facecam reads; JPEG goes through libjpeg, the others through OpenCV's
-/// encoders): the first frame appended, written as `PATH.partial` and renamed.
+/// encoders): the first frame appended, written as a `PartialFile` and renamed.
 public final class StillImageOutput: FrameOutput {
     public let path: String
     private let quality: Int
@@ -27,8 +27,6 @@ public final class StillImageOutput: FrameOutput {
         self.path = path
         self.quality = quality
     }
-
-    public var partialPath: String { path + ".partial" }
 
     public func append(_ frame: Frame) throws(FaceCamError) {
         guard !written else { return }
@@ -44,12 +42,10 @@ public final class StillImageOutput: FrameOutput {
             bytes = try frame.encoded(extension: "." + format, quality: quality, path: path)
         }
         do {
-            let file = try FileDescriptor(opening: partialPath, flags: O_WRONLY | O_CREAT | O_TRUNC)
-            try file.write(bytes)
-            try blockingSyscall("fsync", path: partialPath) { fsync(file.rawValue) }
-            try blockingSyscall("rename", path: partialPath) { rename(partialPath, path) }
+            let file = try PartialFile(for: path)
+            try writeAll(bytes, to: file.descriptor, path: file.path)
+            try file.commit()
         } catch {
-            unlink(partialPath)
             throw .imageOutput(path: path, reason: "\(error.call) failed: \(error.reason)")
         }
         written = true

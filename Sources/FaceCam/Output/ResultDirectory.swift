@@ -5,9 +5,9 @@ import Musl
 #endif
 
 /// `--output-dir`: one results file per input, `DIR/NAME.jsonl` (`.csv`,
-/// `.txt`), NAME as `InputNames` gives it. Each is written as
-/// `NAME.jsonl.partial` and renamed once its input is finished, so a
-/// finished name always means a finished file.
+/// `.txt`), NAME as `InputNames` gives it. Each is written as a
+/// `PartialFile` and renamed once its input is finished, so a finished name
+/// always means a finished file.
 public struct ResultDirectory: Sendable {
     public let path: String
     public let format: ResultFormat
@@ -30,14 +30,9 @@ public struct ResultDirectory: Sendable {
         path + (path.hasSuffix("/") ? "" : "/") + names[input] + "." + format.fileExtension
     }
 
-    /// Where `input`'s results are written until it is finished.
-    public func partialPath(for input: FilePath) -> String {
-        finishedPath(for: input) + ".partial"
-    }
-
     /// The paths written for `inputs`, for the check that none of them is an input.
     public func paths(for inputs: [FilePath]) -> [String] {
-        inputs.flatMap { [finishedPath(for: $0), partialPath(for: $0)] }
+        inputs.map(finishedPath(for:))
     }
 
     /// True when `input`'s results were finished by an earlier run.
@@ -45,21 +40,23 @@ public struct ResultDirectory: Sendable {
         (try? fileKind(finishedPath(for: input))) == .regular
     }
 
-    /// Starts `input`'s results afresh under the partial name (a partial file
-    /// left by a run that was killed is overwritten).
+    /// Removes the partial files of `input`'s results that a run killed with SIGKILL left (`--resume`).
+    public func removeLeftovers(for input: FilePath) throws(SystemError) {
+        try PartialFile.removeLeftovers(of: finishedPath(for: input))
+    }
+
+    /// Starts `input`'s results in a new partial file of its own; it is removed unless `finish`ed.
     public func open(for input: FilePath) throws(SystemError) -> ResultWriter {
-        try ResultWriter(format: format, path: partialPath(for: input))
+        try ResultWriter(format: format, partial: PartialFile(for: finishedPath(for: input)))
     }
 
-    /// Makes `writer`'s file (opened by `open(for: input)`) durable, then gives it its finished name.
-    public func finish(_ writer: ResultWriter, for input: FilePath) throws(SystemError) {
-        try writer.synchronize()
-        let partial = partialPath(for: input)
-        try blockingSyscall("rename", path: partial) { rename(partial, finishedPath(for: input)) }
+    /// Makes `writer`'s file (opened by `open(for:)`) durable, then gives it its finished name.
+    public func finish(_ writer: ResultWriter) throws(SystemError) {
+        try writer.commit()
     }
 
-    /// Removes the partial file of an input that could not be read at all.
-    public func discard(for input: FilePath) {
-        unlink(partialPath(for: input))
+    /// Removes `writer`'s file: its input could not be read, or the run is stopping.
+    public func discard(_ writer: ResultWriter) {
+        writer.discard()
     }
 }

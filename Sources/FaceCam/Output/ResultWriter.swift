@@ -156,6 +156,8 @@ public final class ResultWriter {
     private let destination: String
     private let descriptor: Int32
     private let ownsDescriptor: Bool
+    /// The file written, when it is one that `commit` gives its finished name.
+    private let partial: PartialFile?
 
     /// `path` nil writes to standard output; a path is created or truncated.
     public init(format: ResultFormat, path: String?) throws(SystemError) {
@@ -171,7 +173,28 @@ public final class ResultWriter {
             destination = "standard output"
             ownsDescriptor = false
         }
+        partial = nil
         if let header = format.header { try emit(header) }
+    }
+
+    /// Writes into `partial`, which `commit` gives its finished name; removed if never committed.
+    init(format: ResultFormat, partial: PartialFile) throws(SystemError) {
+        self.format = format
+        self.partial = partial
+        descriptor = partial.descriptor
+        destination = partial.path
+        ownsDescriptor = false
+        if let header = format.header { try emit(header) }
+    }
+
+    /// Gives a file opened on a `PartialFile` its finished name, once durable.
+    func commit() throws(SystemError) {
+        try partial!.commit()
+    }
+
+    /// Removes a file opened on a `PartialFile`.
+    func discard() {
+        partial?.discard()
     }
 
     deinit {
