@@ -148,7 +148,7 @@ struct DetectorOptions: ParsableArguments {
         valueName: "name|path"))
     var cascade: String?
 
-    @Option(help: ArgumentHelp("Haar: how much the search window grows between scales, 1.01 or more (default: 1.1).", valueName: "F"))
+    @Option(help: ArgumentHelp("Haar: how much the search window grows between scales, from 1.01 to 4 (default: 1.1).", valueName: "F"))
     var scaleFactor: Double?
 
     @Option(help: ArgumentHelp("Haar: how many overlapping detections a face needs to be kept (default: 3).", valueName: "N"))
@@ -240,9 +240,10 @@ struct DetectorOptions: ParsableArguments {
     }
 
     private func validateValues() throws {
-        // Closer to 1, a search runs through thousands of scales (1.0000001: tens of millions, for ever).
-        if let scaleFactor, !(scaleFactor >= 1.01 && scaleFactor.isFinite) {
-            throw ValidationError("--scale-factor \(scaleFactor) must be a number of 1.01 or more, such as 1.1")
+        // Closer to 1, a search runs through thousands of scales (1.0000001: tens of millions, for ever);
+        // far above 4, OpenCV sizes its buffers from the factor (1e9: gigabytes) and skips every face.
+        if let scaleFactor, !(scaleFactor >= 1.01 && scaleFactor <= 4) {
+            throw ValidationError("--scale-factor \(scaleFactor) must be a number from 1.01 to 4, such as 1.1")
         }
         if let minNeighbors, minNeighbors < 0 { throw ValidationError("--min-neighbors must be 0 or more") }
         for (option, value) in [("--score-threshold", scoreThreshold), ("--nms-threshold", nmsThreshold)] {

@@ -117,6 +117,8 @@ struct Redact: ParsableCommand {
             print(summaryLine(
                 source: VideoInput(job.input).description, output: written, frames: after.outputFrames - before.outputFrames,
                 faces: after.faces - before.faces, masks: after.masks - before.masks))
+            // A line per finished output, even if the run is killed before it ends.
+            fflush(nil)
         }
         progress?.end()
         try session.finish(position: position)

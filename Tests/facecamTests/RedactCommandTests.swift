@@ -240,6 +240,30 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(try result.records().map { $0["source"] as? String } == ["Fixtures/images/grace_hopper.jpg"])
     }
 
+    /// Killed with SIGKILL mid-batch: every output finished before the kill has its line on standard output.
+    @Test func eachFinishedOutputsLineSurvivesSIGKILL() throws {
+        let root = try temporaryDirectory("redact-killed")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let out = root.appendingPathComponent("out")
+        let inputs = try (1...40).map { index in
+            let path = root.appendingPathComponent("face-\(index).jpg").path
+            try FileManager.default.copyItem(atPath: fixture("images/two-faces.jpg"), toPath: path)
+            return path
+        }
+        let process = try BackgroundProcess(
+            facecamBinary, ["redact", "--quiet", "--detector", "yunet", "--output-dir", out.path] + inputs)
+        let finished = { (try? FileManager.default.contentsOfDirectory(atPath: out.path))?.filter { !$0.contains(".partial-") }.count ?? 0 }
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while finished() < 3, process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        try #require(process.isRunning, "the batch ended before it could be killed")
+        process.signal(SIGKILL)
+        let result = try process.wait()
+        let written = try result.records().map { $0["output"] as! String }
+        // The line of each output comes right after its rename, before the next input is read.
+        #expect(written.count >= 2, "\(result.stdout)")
+        #expect(written.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+    }
+
     /// SIGINT in the middle of a video: status 130, and neither the video nor its partial file is left.
     @Test func interruptedVideoLeavesNoFile() throws {
         let out = try temporaryDirectory("redact-interrupted")
