@@ -245,6 +245,20 @@ struct HostileInputTests {
         #expect(run.stdout.isEmpty)
     }
 
+    /// File names with a colon are the files they name, not FFmpeg protocols (`pipe:0` would read
+    /// standard input, `concat:` other files).
+    @Test func fileNamesWithAColonAreFiles() throws {
+        let files = try HostileFiles("colons")
+        defer { files.remove() }
+        let names = ["2024-01-01T10:00:00.avi", "pipe:0", "concat:" + fixture("video/rotated.mp4") + "|x.avi"]
+        let paths = try names.map { try files.copy("video/pan-zoom.avi", to: $0.replacingOccurrences(of: "/", with: "_")) }
+        let result = try run(facecamBinary, ["video", "--quiet", "--every", "12"] + paths)
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        #expect(records.map { $0["source"] as! String } == paths.flatMap { [$0, $0, $0] })
+        #expect(records.allSatisfy { $0["size"] as? [Int] == [480, 360] })
+    }
+
     /// Links planted in a shared output folder, under the partial names earlier versions used and under
     /// the finished names: nothing is written through them, and each output ends a regular file.
     @Test func linksInTheOutputFolderAreNeverWrittenThrough() throws {

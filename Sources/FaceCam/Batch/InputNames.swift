@@ -1,5 +1,6 @@
 /// A name for each input of a batch, for the files written about it (results under --output-dir,
-/// annotated frames): its file name without the extension, a clash getting `-2`, `-3`, ...
+/// annotated frames): its `VideoInput.nameStem` (a file's name without the extension), a clash
+/// getting `-2`, `-3`, ...
 ///
 /// Names are handed out over the distinct inputs sorted by their bytes, so every shard of a
 /// batch, whatever the order of its arguments, gives an input the same name, and tasks writing
@@ -12,7 +13,7 @@ public struct InputNames: Sendable {
         var files = FileNames()
         var names: [FilePath: String] = [:]
         for input in FilePath.distinctInByteOrder(inputs) {
-            names[input] = files.claim(input.stem)
+            names[input] = files.claim(VideoInput(input).nameStem)
         }
         self.names = names
     }

@@ -29,11 +29,12 @@ public enum VideoInput: Hashable, Sendable, CustomStringConvertible {
         if case .file = self { false } else { true }
     }
 
-    /// Runs `body` with what FFmpeg is given to open, as a C string: a file's path as its bytes
-    /// (which need not be UTF-8), the URL, or "pipe:0".
+    /// Runs `body` with what FFmpeg is given to open, as a C string: "file:" and a file's path as
+    /// its bytes (which need not be UTF-8), so that a name with a colon (`10:00.avi`, `pipe:0`,
+    /// `concat:a|b`) is the file it names and no protocol; the URL; or "pipe:0".
     func withFFmpegName<Value>(_ body: (UnsafePointer<CChar>) -> Value) -> Value {
         switch self {
-        case .file(let path): path.withCString(body)
+        case .file(let path): FilePath(bytes: Array("file:".utf8) + path.bytes).withCString(body)
         case .url(let url): url.withCString(body)
         case .standardInput: "pipe:0".withCString(body)
         }
@@ -46,15 +47,36 @@ public enum VideoInput: Hashable, Sendable, CustomStringConvertible {
         case .file(let path):
             return path.description
         case .url(let url):
-            guard let schemeEnd = url.range(of: "://"), let at = url[schemeEnd.upperBound...].firstIndex(of: "@") else {
-                return url
-            }
-            let authority = url[schemeEnd.upperBound..<at]
-            if authority.contains("/") { return url }
-            guard let colon = authority.firstIndex(of: ":") else { return url }
-            return String(url[..<colon]) + ":***" + String(url[at...])
+            guard let (userinfo, host) = Self.authority(of: url), let colon = userinfo.firstIndex(of: ":") else { return url }
+            return String(url[..<colon]) + ":***@" + String(url[host...])
         case .standardInput:
             return "-"
         }
+    }
+
+    /// What the names of files written about it start with: a file's name without its extension; a
+    /// URL's last path component without its extension, or else its host and port (never its user or
+    /// password).
+    public var nameStem: String {
+        switch self {
+        case .file(let path): return path.stem
+        case .url(let url):
+            guard let schemeEnd = url.range(of: "://") else { return FilePath(url).stem }
+            let start = Self.authority(of: url)?.host ?? schemeEnd.upperBound
+            let rest = url[start...].prefix { $0 != "?" && $0 != "#" }
+            let components = rest.split(separator: "/")
+            guard components.count > 1, let last = components.last else { return String(components.first ?? "stream") }
+            return FilePath(String(last)).stem
+        case .standardInput: return FilePath("-").stem
+        }
+    }
+
+    /// A URL's user information (before the authority's last "@") and where its host starts; nil without user information.
+    private static func authority(of url: String) -> (userinfo: Substring, host: String.Index)? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@") else { return nil }
+        return (authority[..<at], url.index(after: at))
     }
 }
