@@ -124,7 +124,7 @@ struct Redact: ParsableCommand {
         try session.finish(position: position)
     }
 
-    /// The inputs (directories expanded to their images) and where each goes; paths that cannot be used, as failures.
+    /// The inputs (directories expanded to their images and videos) and where each goes; paths that cannot be used, as failures.
     private func plan() -> ([Job], [FaceCamError]) {
         var files: [(FilePath, isImage: Bool)] = []
         var failures: [FaceCamError] = []
@@ -133,8 +133,8 @@ struct Redact: ParsableCommand {
                 files.append((argument, false))
                 continue
             }
-            // Directories become their images; named files are taken whatever their extension.
-            for item in StillImageInputs(paths: [argument], recursive: false) {
+            // Directories become their images and videos; named files are taken whatever their extension.
+            for item in StillImageInputs(paths: [argument], recursive: false, extensions: ImageFile.extensions.union(VideoInput.fileExtensions)) {
                 switch item {
                 case .file(let path): files.append((path, path.fileExtension.map(ImageFile.extensions.contains) ?? false))
                 case .failure(let error): failures.append(error)

@@ -264,6 +264,22 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(written.allSatisfy { FileManager.default.fileExists(atPath: $0) })
     }
 
+    /// A directory stands for its photographs and its videos: a folder of footage is redacted whole.
+    @Test func aDirectoryStandsForItsPhotographsAndVideos() throws {
+        let root = try temporaryDirectory("redact-folder")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("footage"), out = root.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (fixtureName, name) in [("images/two-faces.jpg", "a.jpg"), ("video/pan-zoom.avi", "b.avi"), ("video/rotated.mp4", "c.mp4")] {
+            try FileManager.default.copyItem(atPath: fixture(fixtureName), toPath: folder.appendingPathComponent(name).path)
+        }
+        try Data("notes".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+        let result = try run(facecamBinary, ["redact", "--quiet", "--detector", "yunet", "--scales", "1", "--output-dir", out.path, folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try result.records().map { $0["source"] as! String } == ["a.jpg", "b.avi", "c.mp4"].map { folder.appendingPathComponent($0).path })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == ["a.jpg", "b.avi", "c.mp4"])
+    }
+
     /// SIGINT in the middle of a video: status 130, and neither the video nor its partial file is left.
     @Test func interruptedVideoLeavesNoFile() throws {
         let out = try temporaryDirectory("redact-interrupted")

@@ -1,7 +1,7 @@
-/// Expands the paths given on the command line into image files, in order,
-/// as it goes (so results stream while a large tree is still being walked):
-/// files as given, directories as their image files sorted by name
-/// (descending into subdirectories only when `recursive`).
+/// Expands the paths given on the command line into image files (or the files
+/// of other `extensions`), in order, as it goes (so results stream while a
+/// large tree is still being walked): files as given, directories as their
+/// image files sorted by name (descending into subdirectories only when `recursive`).
 ///
 /// A directory is listed once, however many paths lead to it, so symbolic
 /// links that loop end; a file found in directories is reported once. Named
@@ -15,12 +15,15 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
     }
 
     public let recursive: Bool
+    /// The extensions (lowercase) of the files a directory stands for.
+    public let extensions: Set<String>
     /// Paths still to expand, the next one last; `named` for those the user typed.
     private var pending: [(path: FilePath, named: Bool)]
     private var visited: Set<FileIdentity> = []
 
-    public init(paths: [FilePath], recursive: Bool) {
+    public init(paths: [FilePath], recursive: Bool, extensions: Set<String> = ImageFile.extensions) {
         self.recursive = recursive
+        self.extensions = extensions
         pending = paths.reversed().map { ($0, true) }
     }
 
@@ -48,9 +51,9 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
             case .regular where named:
                 return .file(path)
             case .regular:
-                guard Self.isImageName(path), visited.insert(status.identity).inserted else { continue }
+                guard isListed(path), visited.insert(status.identity).inserted else { continue }
                 return .file(path)
-            case .other where named || Self.isImageName(path):
+            case .other where named || isListed(path):
                 return .failure(.notARegularFile(path: path.description))
             case .other:
                 continue
@@ -59,7 +62,7 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
         return nil
     }
 
-    private static func isImageName(_ path: FilePath) -> Bool {
-        path.fileExtension.map(ImageFile.extensions.contains) ?? false
+    private func isListed(_ path: FilePath) -> Bool {
+        path.fileExtension.map(extensions.contains) ?? false
     }
 }

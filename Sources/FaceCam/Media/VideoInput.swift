@@ -7,6 +7,12 @@ public enum VideoInput: Hashable, Sendable, CustomStringConvertible {
     /// (MJPEG AVI, MPEG-TS, Matroska; not an MP4 whose index comes last).
     case standardInput
 
+    /// The extensions of the video files a directory stands for in `redact` (any file named on the
+    /// command line is tried, whatever its extension).
+    public static let fileExtensions: Set<String> = [
+        "mp4", "m4v", "mov", "mkv", "webm", "avi", "ts", "mts", "m2ts", "mpg", "mpeg", "flv", "wmv", "3gp", "ogv",
+    ]
+
     /// "-" is standard input, `SCHEME://...` a URL, anything else a file.
     public init(_ path: FilePath) {
         if path.bytes == Array("-".utf8) {
