@@ -99,10 +99,11 @@ import Testing
     }
 
     @Test func aMissingListNamesItself() {
-        #expect(throws: SystemError.self) { try InputList.read(FilePath("/nonexistent/list")) }
+        #expect(throws: InputList.Failure.self) { try InputList.read(FilePath("/nonexistent/list")) }
         do {
             _ = try InputList.read(FilePath("/nonexistent/list"))
         } catch {
+            guard case .unreadable(let error) = error else { Issue.record("\(error)"); return }
             #expect(error.path == "/nonexistent/list" && error.errno == ENOENT)
         }
     }

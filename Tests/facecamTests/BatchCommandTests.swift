@@ -210,6 +210,28 @@ import Testing
         #expect(try result.records().map { $0["source"] as! String } == Array(repeating: directory.path + "/caf\\xE9.avi", count: 3))
     }
 
+    /// A name with an escape sequence and a CR (a CRLF list's) reaches no terminal raw: control
+    /// characters show as `\xNN`. A NUL, which no path holds, is refused, not taken as the path's end.
+    @Test func controlCharactersAreEscapedAndANulIsRefused() throws {
+        let directory = try temporaryDirectory("control")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let name = directory.path + "/clip\u{1B}[2J\r.avi"
+        try FileManager.default.copyItem(atPath: fixture("video/pan-zoom.avi"), toPath: name)
+        let list = directory.appendingPathComponent("list")
+        try Data((name + "\n").utf8).write(to: list)
+        let result = try run(facecamBinary, ["video", "--quiet", "--format", "text", "--every", "12", "--files-from", list.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains("\u{1B}") && !result.stdout.contains("\r"))
+        #expect(result.lines.first == directory.path + "/clip\\x1B[2J\\x0D.avi: 480x360, 1 face", "\(result.stdout)")
+
+        try Data((Array((name + "\n").utf8) + Array(fixture("video/pan-zoom.avi").utf8) + [0] + Array(".x\n".utf8))).write(to: list)
+        let refused = try run(facecamBinary, ["video", "--quiet", "--files-from", list.path])
+        #expect(refused.status == 64 && refused.stdout.isEmpty)
+        #expect(refused.errorLines == [
+            "facecam: cannot read --files-from \(list.path): line 2 holds a NUL byte, which no path can hold; give a readable list, one path per line"
+        ], "\(refused.stderr)")
+    }
+
     @Test(arguments: [
         (["--files-from", "/nonexistent/list.txt"], "cannot read --files-from /nonexistent/list.txt"),
         (["--files-from", "/dev/null"], "no inputs"),

@@ -6,8 +6,9 @@ import Musl
 
 /// A path as the file system knows it: bytes, which need not be UTF-8. Paths
 /// go to system calls as these bytes; people and result files see
-/// `description`, where each byte that is not part of valid UTF-8 shows as
-/// `\xNN`, so no file is lost to a name Swift's strings cannot hold.
+/// `description`, where each byte that is not part of valid UTF-8, and each
+/// control character (which a terminal would act on), shows as `\xNN`, so no
+/// file is lost to a name Swift's strings cannot hold.
 public struct FilePath: Hashable, Sendable, CustomStringConvertible {
     /// Without a terminating NUL.
     public let bytes: [UInt8]
@@ -38,17 +39,25 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible {
         while true {
             switch parser.parseScalar(from: &iterator) {
             case .valid(let encoded):
-                text.unicodeScalars.append(Unicode.UTF8.decode(encoded))
+                let scalar = Unicode.UTF8.decode(encoded)
+                if scalar.properties.generalCategory == .control {
+                    for byte in encoded { text += Self.escaped(byte) }
+                } else {
+                    text.unicodeScalars.append(scalar)
+                }
                 position += encoded.count
             case .error(let length):
-                for byte in bytes[position..<position + length] {
-                    text += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-                }
+                for byte in bytes[position..<position + length] { text += Self.escaped(byte) }
                 position += length
             case .emptyInput:
                 return text
             }
         }
+    }
+
+    /// `\xNN`, for a byte shown as its value.
+    private static func escaped(_ byte: UInt8) -> String {
+        "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
     }
 
     /// `self` + "/" + `name` (no second slash when `self` ends in one).
