@@ -8,6 +8,9 @@ import Glibc
 
 /// Set by SIGINT or SIGTERM; the commands look at it between frames, finish
 /// the frames in hand and close their outputs, so nothing processed is lost.
+/// A second signal ends the process at once, for a run stuck where no frame
+/// comes (a server that accepts and never answers, within a long --timeout):
+/// the results already written stay, the file being written is left unfinished.
 final class StopRequest: @unchecked Sendable {
     private let lock = NSLock()
     private var received: Int32?
@@ -17,7 +20,16 @@ final class StopRequest: @unchecked Sendable {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [unowned self] in lock.withLock { received = received ?? signalNumber } }
+            source.setEventHandler { [unowned self] in
+                let first = lock.withLock { () -> Bool in
+                    defer { received = received ?? signalNumber }
+                    return received == nil
+                }
+                guard !first else { return }
+                let name = signalNumber == SIGINT ? "SIGINT" : "SIGTERM"
+                report("stopped at once by a second \(name); the results written so far are kept, the file being written is not finished")
+                _exit(128 + signalNumber)
+            }
             source.resume()
             sources.append(source)
         }

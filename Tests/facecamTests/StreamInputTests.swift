@@ -115,6 +115,51 @@ final class LocalServer {
         #expect(live.stderr.contains("the stream stalled"))
     }
 
+    /// A server that accepts and never answers, within a long --timeout: the first Ctrl-C waits for
+    /// the stream, as it waits for any frame in hand; a second one ends the process at once.
+    @Test func aSecondInterruptEndsAStuckRunAtOnce() throws {
+        let directory = try temporaryDirectory("stuck")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let accepted = directory.appendingPathComponent("accepted").path
+        let server = try LocalServer(python: """
+            import socket, sys
+            listener = socket.create_server(("127.0.0.1", 0))
+            print(listener.getsockname()[1])
+            held = []
+            while True:
+                held.append(listener.accept()[0])
+                open(sys.argv[1], "w").close()
+            """, arguments: [accepted])
+        defer { server.stop() }
+        let process = try BackgroundProcess(
+            facecamBinary, ["video", "--quiet", "--timeout", "600", "http://127.0.0.1:\(server.port)/clip.avi", "Fixtures/video/pan-zoom.avi"])
+        // facecam is waiting in FFmpeg's open once the server has its connection.
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while !FileManager.default.fileExists(atPath: accepted), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        try #require(FileManager.default.fileExists(atPath: accepted))
+        process.signal(SIGINT)
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(process.isRunning, "the first interrupt waits for the stream")
+        let started = Date()
+        process.signal(SIGINT)
+        let result = try process.wait()
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(result.status == 130)
+        #expect(result.errorLines.last?.contains("stopped at once by a second SIGINT") == true, "\(result.stderr)")
+    }
+
+    /// A `file:` URL names a local file: a FIFO there is refused, not opened (open(2) would wait for a writer for ever).
+    @Test func aFileURLToAFIFOIsRefused() throws {
+        let directory = try temporaryDirectory("fifo-url")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("fifo").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let result = try facecam("video", "--timeout", "3", "file://" + fifo, "Fixtures/video/pan-zoom.avi")
+        #expect(result.status == 1)
+        #expect(result.errorLines == ["facecam: file://\(fifo): not a regular file (a FIFO, socket or device); name a file, or save the stream to one first"])
+        #expect(try result.records().count == 36)
+    }
+
     @Test func anUnreachableURLIsOneLineAndTheOtherInputsGoOn() throws {
         // A port nothing listens on: the files server's, once stopped.
         let server = try LocalServer.files(fixture("video"))

@@ -44,7 +44,8 @@ public final class VideoReader {
     /// with `FaceCamError.streamStalled`.
     public init(input: VideoInput, maximumPixels: Int = ImageFile.defaultMaximumPixels, timeout: Double = 10) throws(FaceCamError) {
         let name = input.description
-        if case .file(let path) = input {
+        // A FIFO or a device blocks in open(2), which no timeout reaches: only regular files are read.
+        if let path = input.localPath {
             let kind: FileKind
             do {
                 kind = try fileStatus(path).kind

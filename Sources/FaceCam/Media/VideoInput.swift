@@ -30,6 +30,18 @@ public enum VideoInput: Hashable, Sendable, CustomStringConvertible {
         return text[..<range.lowerBound].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
     }
 
+    /// The local file FFmpeg would open: a file's path, or a `file:` URL's (FFmpeg opens what follows
+    /// "file:" as it is); nil for other URLs and standard input.
+    var localPath: FilePath? {
+        switch self {
+        case .file(let path): return path
+        case .url(let url):
+            guard url.lowercased().hasPrefix("file:") else { return nil }
+            return FilePath(String(url.dropFirst(5)))
+        case .standardInput: return nil
+        }
+    }
+
     /// True for what arrives over time (URLs, standard input), which may stall.
     public var isStream: Bool {
         if case .file = self { false } else { true }
