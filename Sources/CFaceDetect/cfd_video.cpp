@@ -26,6 +26,9 @@ struct cfd_video_reader {
     int32_t timeout_ms = 0;
     /* A read waited out the timeout. */
     bool timed_out = false;
+    /* The index and time (seconds) of the last frame grabbed; -1 before the first. */
+    int64_t last_index = -1;
+    double last_time = 0;
 };
 
 struct cfd_video_writer {
@@ -154,7 +157,16 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
             }
             frame->index = index;
             frame->lost = failures;
-            frame->time = reader->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
+            // The frames a decoder gives back at the end of a stream with B-frames come without a
+            // time (OpenCV says 0): a time that does not move on is the last one, one frame later per frame.
+            double time = reader->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
+            if (reader->last_index >= 0 && !(time > reader->last_time)) {
+                const double rate = reader->info.frames_per_second;
+                time = reader->last_time + (rate > 0 ? static_cast<double>(index - reader->last_index) / rate : 0);
+            }
+            reader->last_index = index;
+            reader->last_time = time;
+            frame->time = time;
             frame->decoded = index % decode_every == 0;
             break;
         }
