@@ -83,6 +83,22 @@ public final class PreviewServer: LiveObserver, @unchecked Sendable {
     /// The page's address.
     public var url: String { "http://\(address)/" }
 
+    /// The page's addresses: for a wildcard address, one for each of the machine's own addresses it
+    /// listens on (IPv4 for 0.0.0.0, both families for ::), else `url`.
+    public var reachableURLs: [String] {
+        guard address.isWildcard else { return [url] }
+        let devices = (try? System.enumerateDevices()) ?? []
+        let hosts = devices.compactMap { device -> String? in
+            switch device.address {
+            case .v4(let v4)?: return v4.host
+            case .v6(let v6)? where address.host == "::" && !v6.host.hasPrefix("fe80"): return v6.host
+            default: return nil
+            }
+        }
+        let urls = hosts.map { "http://\(ServeAddress(host: $0, port: address.port))/" }
+        return urls.isEmpty ? [url] : Array(Set(urls)).sorted()
+    }
+
     /// Where /metrics reads the frame counts from (the processor, once it exists).
     public func attach(counts source: @escaping @Sendable () -> LiveCounts) {
         counts.set(source)

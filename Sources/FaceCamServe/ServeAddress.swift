@@ -33,6 +33,9 @@ public struct ServeAddress: Sendable, Equatable, CustomStringConvertible {
         self.init(host: host, port: port)
     }
 
+    /// True for 0.0.0.0 and ::, which listen on every network the machine is on.
+    public var isWildcard: Bool { host == "0.0.0.0" || host == "::" }
+
     /// HOST:PORT, with an IPv6 HOST in brackets, as URLs write it.
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -202,7 +202,11 @@ struct Live: ParsableCommand {
         guard let serve else { return nil }
         do {
             let server = try PreviewServer(address: serve, source: source)
-            report("serving the preview at \(server.url)")
+            report("serving the preview at \(server.reachableURLs.joined(separator: ", "))")
+            if server.address.isWildcard {
+                report("warning: the preview is open to every network this machine is on: anyone who can reach port "
+                    + "\(server.address.port) sees the camera; --serve 127.0.0.1:\(server.address.port) keeps it on this machine")
+            }
             return server
         } catch {
             report(error.description)

@@ -164,6 +164,20 @@ struct PreviewCommandTests {
             + "or watch in a browser with --serve\n")
     }
 
+    /// 0.0.0.0 serves every network: facecam lists the addresses it is reachable at and warns that
+    /// anyone who can reach the port sees the camera.
+    @Test func aWildcardAddressListsWhereItIsReachableAndWarns() throws {
+        let result = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--serve", "0.0.0.0:0", "--duration", "1")
+        #expect(result.status == 0, "\(result.stderr)")
+        let serving = try #require(result.errorLines.first { $0.hasPrefix("facecam: serving the preview at ") })
+        let port = try #require(serving.range(of: #"http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression), "\(serving)")
+        #expect(!serving.contains("0.0.0.0"), "\(serving)")
+        let number = serving[port].dropFirst("http://127.0.0.1:".count).dropLast()
+        #expect(result.errorLines.contains(
+            "facecam: warning: the preview is open to every network this machine is on: anyone who can reach port \(number) "
+                + "sees the camera; --serve 127.0.0.1:\(number) keeps it on this machine"), "\(result.stderr)")
+    }
+
     @Test func aPortInUseIsOneLineAndStatus1() throws {
         let first = try Served(["--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop"])
         let second = try facecam("live", "--source", "Fixtures/video/pan-zoom.avi", "--serve", "127.0.0.1:\(first.port)")
