@@ -226,16 +226,17 @@ struct Redact: ParsableCommand {
         }
     }
 
-    /// Sends the frames `submit` submits to `output`, and finishes it unless the run is stopping or
-    /// the output failed (each already reported); its path when it was finished.
+    /// Sends the frames `submit` submits to `output`, and finishes it unless the run is stopping, the
+    /// output failed or no frame reached it (each already reported); its path when it was finished.
     private func write(to output: FrameOutput, session: Session, submit: () -> Void) -> String? {
+        let framesBefore = session.sink.summary.outputFrames
         session.sink.redirect(frames: output)
         submit()
         session.pipeline.finish()
         session.sink.endSource()
         let failed = session.sink.frameOutputFailed
         session.sink.redirect(frames: nil)
-        guard !session.stopping, !failed else { return nil }
+        guard !session.stopping, !failed, session.sink.summary.outputFrames > framesBefore else { return nil }
         do throws(FaceCamError) {
             try output.finish()
             return output.path

@@ -264,6 +264,32 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(written.allSatisfy { FileManager.default.fileExists(atPath: $0) })
     }
 
+    /// A photograph over the 50 megapixels a new preview may have (16384x4096, 67 megapixels) is
+    /// redacted at its own size: the frame is its own preview.
+    @Test func aPhotographLargerThanAnyPreviewIsRedactedWhole() throws {
+        let root = try temporaryDirectory("redact-large")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let original = root.appendingPathComponent("wide.png").path, redacted = root.appendingPathComponent("wide-public.png").path
+        let made = try run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
+            import cv2, numpy as np, sys
+            canvas = np.full((4096, 16384, 3), 120, np.uint8)
+            canvas[1000:1512, 9000:9512] = cv2.imread(sys.argv[1])
+            cv2.imwrite(sys.argv[2], canvas)
+            """, fixture("images/grace_hopper.jpg"), original])
+        try #require(made.status == 0, "\(made.stderr)")
+        let result = try run(facecamBinary, ["redact", "--detector", "yunet", "--scales", "1", "-o", redacted, original])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        #expect(records.count == 1 && records.first?["frames"] as? Int == 1 && records.first?["masks"] as? Int == 1, "\(result.stdout)")
+        // The face (its centre) changed; a corner far from it did not.
+        let check = try run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
+            import cv2, sys
+            a, b = cv2.imread(sys.argv[1]), cv2.imread(sys.argv[2])
+            print(a.shape == b.shape, bool((a[1200:1300, 9200:9300] != b[1200:1300, 9200:9300]).any()), bool((a[:500, :500] == b[:500, :500]).all()))
+            """, original, redacted])
+        #expect(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "True True True", "\(check.stdout) \(check.stderr)")
+    }
+
     /// A directory stands for its photographs and its videos: a folder of footage is redacted whole.
     @Test func aDirectoryStandsForItsPhotographsAndVideos() throws {
         let root = try temporaryDirectory("redact-folder")

@@ -32,16 +32,17 @@ public struct Annotator {
 
     /// The frame as the preview shows it: the aperture reoriented, mirrored
     /// and scaled by the gravity, black outside the video; faces are marked
-    /// afterwards (`mark`), once tracking has said where they are. A preview
-    /// over `maximumPreviewPixels` is refused, naming `source`.
+    /// afterwards (`mark`), once tracking has said where they are. A new
+    /// preview over `maximumPreviewPixels` is refused, naming `source`; the
+    /// frame itself, when it is the preview, is drawn on whatever its size.
     public static func render(_ frame: Frame, geometry: PreviewGeometry, source: String) throws(FaceCamError) -> Frame {
         let size = geometry.previewSize
+        // The whole frame, upright and unscaled, is the frame itself (redaction's common case).
+        if geometry.bufferToPreview == .identity, size == frame.size { return frame }
         let (pixels, overflow) = size.width.multipliedReportingOverflow(by: size.height)
         guard !overflow, pixels <= maximumPreviewPixels else {
             throw .previewTooLarge(source: source, size: size, limit: maximumPreviewPixels)
         }
-        // The whole frame, upright and unscaled, is the frame itself (redaction's common case).
-        if geometry.bufferToPreview == .identity, size == frame.size { return frame }
         var preview = Frame(width: size.width, height: size.height)
         // bufferToPreview maps continuous coordinates; warpAffine wants pixel
         // indices of the destination mapped to pixel indices of the aperture,
