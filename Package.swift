@@ -5,7 +5,9 @@ import PackageDescription
 /// facecam calls are linked, not everything `pkg-config opencv4 --libs` lists.
 let openCVFlags: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4"])]
 /// highgui is not among them: the shim loads it for `live --show` only (cfd_window.cpp), so that facecam needs no Qt.
-let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_dnn", "opencv_imgcodecs", "opencv_videoio"]
+/// libavutil (FFmpeg's, which OpenCV's videoio runs on) only for its log callback: what FFmpeg reports
+/// while a video is read is how damage is told from a container's estimate (cfd_video.cpp).
+let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_dnn", "opencv_imgcodecs", "opencv_videoio", "avutil"]
     .map { .linkedLibrary($0) }
 
 let package = Package(

@@ -4,6 +4,11 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 
+extern "C" {
+#include <libavutil/log.h>
+}
+
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -26,6 +31,8 @@ struct cfd_video_reader {
     int32_t timeout_ms = 0;
     /* A read waited out the timeout. */
     bool timed_out = false;
+    /* FFmpeg's error count (`reported_errors`) when the reader was opened. */
+    uint64_t errors_at_open = 0;
     /* The index and time (seconds) of the last frame grabbed; -1 before the first. */
     int64_t last_index = -1;
     double last_time = 0;
@@ -58,9 +65,24 @@ int32_t clockwise_rotation(double meta) {
  * facecam reports each bad file itself, as one line. OpenCV reads this
  * variable once, before its first capture; a user's own setting is kept.
  */
+/* Errors FFmpeg reported (its demuxers and decoders, at AV_LOG_ERROR or worse) since the process started. */
+std::atomic<uint64_t> reported_errors{0};
+
+void count_ffmpeg_errors(void *, int level, const char *, va_list) {
+    if (level <= AV_LOG_ERROR) reported_errors.fetch_add(1, std::memory_order_relaxed);
+}
+
+/* FFmpeg prints nothing (facecam says what went wrong, in one line). OpenCV sets FFmpeg's log level
+ * from OPENCV_FFMPEG_LOGLEVEL, and its own printing callback, when it first opens a video: quiet then. */
 void quiet_ffmpeg_logging() {
     static const bool done = [] { return setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0) == 0; }();
     (void)done;
+}
+
+/* Once a video is open, FFmpeg's errors go to `count_ffmpeg_errors`, which counts them and prints nothing. */
+void count_ffmpeg_errors_from_now() {
+    av_log_set_callback(count_ffmpeg_errors);
+    av_log_set_level(AV_LOG_ERROR);
 }
 
 int fourcc_for(const std::string &path) {
@@ -96,6 +118,8 @@ cfd_video_reader *cfd_video_open(const char *path, int32_t timeout_ms, cfd_video
             }
             return fail(error, CFD_ERROR_DECODE, "FFmpeg cannot open it");
         }
+        count_ffmpeg_errors_from_now();
+        reader->errors_at_open = reported_errors.load();
         // Frames come out as stored; the rotation becomes an orientation in the geometry.
         reader->capture.set(cv::CAP_PROP_ORIENTATION_AUTO, 0);
         auto &capture = reader->capture;
@@ -181,6 +205,11 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
         cv::cvtColor(reader->bgr, out, reader->bgr.channels() == 1 ? cv::COLOR_GRAY2BGRA : cv::COLOR_BGR2BGRA);
         return CFD_OK;
     });
+}
+
+int64_t cfd_video_reported_errors(const cfd_video_reader *reader) {
+    if (reader == nullptr) return 0;
+    return static_cast<int64_t>(reported_errors.load() - reader->errors_at_open);
 }
 
 void cfd_video_close(cfd_video_reader *reader) {

@@ -175,6 +175,35 @@ struct VideoCommandTests {
         }
     }
 
+    /// Valid videos whose container's frame count is an estimate or counts frames no player shows,
+    /// each made from a fixture clip with Debian's ffmpeg: every frame ffprobe reads is read, and
+    /// none is called damaged (no error from FFmpeg's demuxer or decoder, whatever the count said).
+    @Test(arguments: [
+        ("edited.mp4", ["-ss", "1.3", "-i", "{h264}", "-c", "copy"]),
+        ("audio-longer.mkv", ["-i", "{clip}", "-f", "lavfi", "-i", "sine=d=4", "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-c:a", "aac"]),
+        ("variable-rate.mkv", ["-i", "{clip}", "-vf", "setpts='if(lt(N,18),N/12,1.5+(N-18)/4)/TB'", "-fps_mode", "vfr", "-c:v", "libx264"]),
+        ("second-stream-longer.mkv", ["-i", "{clip}", "-stream_loop", "1", "-i", "{clip}", "-map", "0:v", "-map", "1:v", "-c:v", "libx264"]),
+        ("empty-leading-chunks.avi", ["-i", "{clip}", "-vf", "select=gte(n\\,20)", "-c:v", "mjpeg"]),
+    ])
+    func oddValidVideosAreReadWholeAndNotCalledDamaged(name: String, recipe: [String]) throws {
+        let directory = try temporaryDirectory("odd-video")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ffmpeg = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        let h264 = directory.appendingPathComponent("h264.mp4").path
+        try #require(try run(ffmpeg, ["-v", "error", "-i", fixture("video/pan-zoom.avi"), "-c:v", "libx264", h264]).status == 0)
+        let path = directory.appendingPathComponent(name).path
+        let arguments = recipe.map { $0.replacingOccurrences(of: "{clip}", with: fixture("video/pan-zoom.avi")).replacingOccurrences(of: "{h264}", with: h264) }
+        let made = try run(ffmpeg, ["-v", "error"] + arguments + [path])
+        try #require(made.status == 0, "\(made.stderr)")
+        let counted = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
+            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
+        let frames = try #require(
+            counted.lines.first.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: ","))) }, "\(counted.stdout) \(counted.stderr)")
+        let result = try facecam("video", "--quiet", "--detector", "haar", path)
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(name): \(result.stderr)")
+        #expect(try result.records().count == frames, "\(name)")
+    }
+
     /// H.264 with B-frames: the frames the decoder gives back at the end carry no time in OpenCV
     /// (it says 0); every frame's time is ffprobe's.
     @Test func bFramesKeepTheirTimesToTheEnd() throws {

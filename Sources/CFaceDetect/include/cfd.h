@@ -324,6 +324,10 @@ typedef struct {
  */
 cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_t *pixels, size_t stride,
                           cfd_video_frame *frame, cfd_error *error);
+/* How many errors FFmpeg reported (a demuxer or decoder, at its error level) since `reader` was opened:
+ * damage, as opposed to a container whose frame count was an estimate. FFmpeg's log is process-wide,
+ * so a video read at the same time in another thread counts too. */
+int64_t cfd_video_reported_errors(const cfd_video_reader *reader);
 void cfd_video_close(cfd_video_reader *reader);
 
 typedef struct cfd_video_writer cfd_video_writer;

@@ -106,14 +106,15 @@ public final class VideoReader {
         }
     }
 
-    /// Once reading has ended: what was lost, as one error, or nil when every
-    /// announced frame was read. Frames that could not be decoded in the
-    /// middle are named; a file that ends before its announced frame count is
+    /// Once reading has ended: what was lost, as one error, or nil when nothing
+    /// was. Frames that could not be decoded in the middle are named; a file that
+    /// ends before its announced frame count, with FFmpeg reporting errors, is
     /// called truncated.
     public var damage: FaceCamError? {
-        // A container that gives no frame count (Matroska, WebM) has one reckoned from its duration, which
-        // audio ending after the last frame stretches by a frame: one frame short of it is not truncation.
-        let missingAtEnd = lastIndex + 2 < info.frameCount
+        // A count is often an estimate (Matroska's, from a duration that audio or another stream may
+        // stretch; an edited MP4's, which counts frames before its start): ending short of it is
+        // damage only when FFmpeg's demuxer or decoder said something was wrong.
+        let missingAtEnd = lastIndex + 1 < info.frameCount && cfd_video_reported_errors(handle) > 0
         let skipped = lostFrames.filter { $0 <= lastIndex }
         guard !skipped.isEmpty || missingAtEnd else { return nil }
         var parts: [String] = []
