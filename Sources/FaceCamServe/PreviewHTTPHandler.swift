@@ -64,6 +64,16 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
         endSubscription()
     }
 
+    /// No whole request within `PreviewServer.requestTimeout`: a connection waiting for one is closed;
+    /// a stream, which has had its request, is not.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            if subscription == nil { context.close(promise: nil) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }

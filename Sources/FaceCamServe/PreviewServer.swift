@@ -25,6 +25,11 @@ public final class PreviewServer: LiveObserver, @unchecked Sendable {
     public static let maximumStreams = 16
     /// Connections beyond this are closed at once, so idle clients cannot use up descriptors.
     public static let maximumConnections = 64
+    /// Connections from one address beyond this are closed at once, so one client cannot take them all.
+    public static let maximumConnectionsPerAddress = 32
+    /// A connection that sends no whole request for this long (seconds: a slow header, an idle
+    /// keep-alive) is closed; streams, which send nothing after their request, are not.
+    public static let requestTimeout: TimeAmount = .seconds(10)
     public static let jpegQuality = 80
     static let sendBufferBytes = 256 * 1024
 
@@ -45,18 +50,20 @@ public final class PreviewServer: LiveObserver, @unchecked Sendable {
         let metrics = PreviewMetrics()
         let counts = CountsSource()
         let routes = PreviewRoutes(hub: hub, metrics: metrics, page: PreviewPage.html(source: source), counts: counts.read)
-        let connections = ConnectionLimit(maximum: Self.maximumConnections)
+        let connections = ConnectionLimit(maximum: Self.maximumConnections, perAddress: Self.maximumConnectionsPerAddress)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    guard connections.enter() else {
+                    let host = channel.remoteAddress?.ipAddress ?? ""
+                    guard connections.enter(from: host) else {
                         channel.close(promise: nil)
                         return
                     }
-                    channel.closeFuture.whenComplete { _ in connections.leave() }
+                    channel.closeFuture.whenComplete { _ in connections.leave(from: host) }
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: Self.requestTimeout))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes))
                 }
@@ -153,22 +160,30 @@ private final class CountsSource: @unchecked Sendable {
 /// Open connections, at most `maximum`.
 private final class ConnectionLimit: @unchecked Sendable {
     private let maximum: Int
+    private let perAddress: Int
     private let lock = NSLock()
     private var open = 0
+    private var openFrom: [String: Int] = [:]
 
-    init(maximum: Int) {
+    init(maximum: Int, perAddress: Int) {
         self.maximum = maximum
+        self.perAddress = perAddress
     }
 
-    func enter() -> Bool {
+    func enter(from host: String) -> Bool {
         lock.withLock {
-            guard open < maximum else { return false }
+            guard open < maximum, openFrom[host, default: 0] < perAddress else { return false }
             open += 1
+            openFrom[host, default: 0] += 1
             return true
         }
     }
 
-    func leave() {
-        lock.withLock { open -= 1 }
+    func leave(from host: String) {
+        lock.withLock {
+            open -= 1
+            openFrom[host, default: 1] -= 1
+            if openFrom[host] == 0 { openFrom[host] = nil }
+        }
     }
 }
