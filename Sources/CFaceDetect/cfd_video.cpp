@@ -10,6 +10,7 @@ extern "C" {
 
 #include <atomic>
 #include <cctype>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -182,8 +183,10 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
             frame->index = index;
             frame->lost = failures;
             // The frames a decoder gives back at the end of a stream with B-frames come without a
-            // time (OpenCV says 0): a time that does not move on is the last one, one frame later per frame.
+            // time (OpenCV says 0), and so do APNG's (a huge negative number): a time that is missing
+            // or does not move on is the last one, one frame later per frame.
             double time = reader->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
+            if (!(time >= 0) || !std::isfinite(time)) time = reader->last_index >= 0 ? reader->last_time : 0;
             if (reader->last_index >= 0 && !(time > reader->last_time)) {
                 const double rate = reader->info.frames_per_second;
                 time = reader->last_time + (rate > 0 ? static_cast<double>(index - reader->last_index) / rate : 0);

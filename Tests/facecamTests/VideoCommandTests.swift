@@ -205,13 +205,14 @@ struct VideoCommandTests {
     }
 
     /// H.264 with B-frames: the frames the decoder gives back at the end carry no time in OpenCV
-    /// (it says 0); every frame's time is ffprobe's.
-    @Test func bFramesKeepTheirTimesToTheEnd() throws {
-        let directory = try temporaryDirectory("b-frames")
+    /// (it says 0); APNG's carry none at all (-9.2e13). Every frame's time is ffprobe's.
+    @Test(arguments: [("b.mp4", ["-c:v", "libx264", "-bf", "3"]), ("a.apng", ["-plays", "0", "-f", "apng"])])
+    func framesKeepTheirTimesToTheEnd(name: String, encoding: [String]) throws {
+        let directory = try temporaryDirectory("times")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let clip = directory.appendingPathComponent("b.mp4").path
+        let clip = directory.appendingPathComponent(name).path
         let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
-            "-v", "error", "-i", fixture("video/pan-zoom.avi"), "-c:v", "libx264", "-bf", "3", clip])
+            "-v", "error", "-i", fixture("video/pan-zoom.avi")] + encoding + [clip])
         try #require(made.status == 0, "\(made.stderr)")
         let probed = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
             "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time", "-of", "csv=p=0", clip])
@@ -219,7 +220,7 @@ struct VideoCommandTests {
         try #require(expected.count == 36, "\(probed.stdout)")
         let records = try facecam("video", "--quiet", "--detector", "haar", clip).records()
         let times = records.map { ($0["time"] as! NSNumber).doubleValue }
-        #expect(times.count == 36 && zip(times, expected).allSatisfy { abs($0 - $1) < 0.001 }, "\(times) against \(expected)")
+        #expect(times.count == 36 && zip(times, expected).allSatisfy { abs($0 - $1) < 0.002 }, "\(times) against \(expected)")
     }
 
     @Test func annotatedFramesAndVideo() throws {
