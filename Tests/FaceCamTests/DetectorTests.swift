@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import FaceCam
 
@@ -67,4 +68,35 @@ struct DetectorTests {
             return path.hasSuffix("expectations.jsonl")
         }
     }
+}
+
+/// A detector that fails on every frame, as OpenCV may.
+private final class FailingDetector: FrameFaceDetector {
+    func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
+        throw .openCV("out of memory")
+    }
+}
+
+struct DetectionFailureTests {
+    /// A frame whose detection fails is one line that names its input and frame.
+    @Test func aFailedDetectionNamesItsInputAndFrame() throws {
+        let frame = Frame(width: 64, height: 48)
+        let geometry = try GeometrySettings().geometry(for: frame.size)
+        let delivered = Delivered()
+        let pipeline = DetectionPipeline(detectors: [FailingDetector()]) { delivered.append($0) }
+        pipeline.submit(FrameJob(source: "clip.mp4", index: 7, time: 0.5, frame: frame, geometry: geometry))
+        pipeline.finish()
+        let lines = delivered.all.map { completion -> String in
+            if case .failure(let error) = completion { return error.description }
+            return "not a failure"
+        }
+        #expect(lines == ["clip.mp4 frame 7: no faces reported, detection failed: OpenCV failed: out of memory"])
+    }
+}
+
+private final class Delivered: @unchecked Sendable {
+    private let lock = NSLock()
+    private var completions: [Completion] = []
+    func append(_ completion: Completion) { lock.withLock { completions.append(completion) } }
+    var all: [Completion] { lock.withLock { completions } }
 }

@@ -125,7 +125,7 @@ public final class DetectionPipeline: @unchecked Sendable {
                 previewSize: job.geometry.previewSize, faces: faces, orientation: job.orientation)
             return .frame(result, geometry: job.geometry, preview: preview, annotationName: job.annotationName)
         } catch {
-            return .failure(error)
+            return .failure(.detection(source: job.source, frame: job.index, error: error))
         }
     }
 

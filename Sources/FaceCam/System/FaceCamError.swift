@@ -31,6 +31,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case geometry(source: String, GeometryError)
     /// OpenCV failed while detecting or rendering.
     case openCV(String)
+    /// Detection failed on one frame (its record is left out); `error` says how.
+    indirect case detection(source: String, frame: Int, error: FaceCamError)
     /// The preview to draw is larger than facecam draws.
     case previewTooLarge(source: String, size: PixelSize, limit: Int)
     /// An annotated JPEG could not be encoded or written.
@@ -89,6 +91,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             return "\(source): --\(error.option.rawValue) does not fit: \(error.description)"
         case .openCV(let message):
             return "OpenCV failed: \(message)"
+        case .detection(let source, let frame, let error):
+            return "\(source) frame \(frame): no faces reported, detection failed: \(error.description)"
         case .previewTooLarge(let source, let size, let limit):
             return "\(source): the preview would be \(size), more than the \(limit / 1_000_000) megapixels facecam draws; "
                 + "give --preview a smaller size"
