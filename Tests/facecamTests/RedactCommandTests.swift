@@ -240,6 +240,28 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(try result.records().map { $0["source"] as? String } == ["Fixtures/images/grace_hopper.jpg"])
     }
 
+    /// PCM audio, which MP4 cannot hold as it is: one line naming the codec and what to write instead
+    /// (ffmpeg's own last line, "Error initializing output stream 0:0 --", said neither); .mkv works.
+    @Test func audioTheContainerCannotHoldIsNamed() throws {
+        let out = try temporaryDirectory("redact-pcm")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let source = out.appendingPathComponent("pcm.mkv").path
+        let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
+            "-v", "error", "-i", fixture("video/pan-zoom.avi"), "-f", "lavfi", "-i", "sine=d=3", "-map", "0:v", "-map", "1:a",
+            "-c:v", "copy", "-c:a", "pcm_s16le", source])
+        try #require(made.status == 0, "\(made.stderr)")
+        let mp4 = out.appendingPathComponent("public.mp4").path
+        let refused = try run(facecamBinary, ["redact", "--quiet", "--detector", "yunet", "--scales", "1", "-o", mp4, source])
+        #expect(refused.status == 1 && refused.stdout.isEmpty)
+        #expect(refused.errorLines == [
+            "facecam: cannot write the video \(mp4): the source's pcm_s16le stream cannot go into .mp4 as it is: write .mkv, which holds any codec"
+        ], "\(refused.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["pcm.mkv"])
+        let mkv = out.appendingPathComponent("public.mkv").path
+        let written = try run(facecamBinary, ["redact", "--quiet", "--detector", "yunet", "--scales", "1", "-o", mkv, source])
+        #expect(written.status == 0, "\(written.stderr)")
+    }
+
     /// Killed with SIGKILL mid-batch: every output finished before the kill has its line on standard output.
     @Test func eachFinishedOutputsLineSurvivesSIGKILL() throws {
         let root = try temporaryDirectory("redact-killed")

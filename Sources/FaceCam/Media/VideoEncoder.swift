@@ -163,9 +163,25 @@ public final class VideoEncoder: FrameOutput {
     /// ffmpeg's own last line of error when it wrote one, else `reason`.
     private func failure(otherwise reason: String) -> FaceCamError {
         if process.isRunning { process.waitUntilExit() }
-        let said = errorText.lastLine(waiting: 2)
+        let said = errorText.lines(waiting: 2)
         partial.discard()
-        return .videoEncoder(path: path, reason: said.map { "ffmpeg: \($0)" } ?? reason)
+        if let codec = said.lazy.compactMap(Self.codecTheContainerCannotHold).first {
+            let container = FilePath(path).fileExtension ?? "this container"
+            return .videoEncoder(
+                path: path, reason: "the source's \(codec) stream cannot go into .\(container) as it is: write .mkv, which holds any codec")
+        }
+        return .videoEncoder(path: path, reason: said.last.map { "ffmpeg: \($0)" } ?? reason)
+    }
+
+    /// The codec in ffmpeg's "Could not find tag for codec pcm_s16le in stream #1, codec not currently
+    /// supported in container" (the audio copied as it is), which its last line ("Error initializing
+    /// output stream 0:0 --") hides.
+    static func codecTheContainerCannotHold(_ line: String) -> String? {
+        guard line.contains("not currently supported in container"),
+              let start = line.range(of: "Could not find tag for codec ")?.upperBound,
+              let end = line[start...].firstIndex(of: " ")
+        else { return nil }
+        return String(line[start..<end])
     }
 
     /// The first `ffmpeg` on PATH.
@@ -190,11 +206,12 @@ public final class VideoEncoder: FrameOutput {
             }
         }
 
-        func lastLine(waiting seconds: Double) -> String? {
+        /// Its lines, once ffmpeg has ended (or `seconds` have passed).
+        func lines(waiting seconds: Double) -> [String] {
             lock.withLock {
                 let deadline = Date(timeIntervalSinceNow: seconds)
                 while !ended, lock.wait(until: deadline) {}
-                return String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline).last.map(String.init)
+                return String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
             }
         }
     }
