@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The repository root, found from this file's place.
 let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -128,6 +129,16 @@ let facecamBinary: URL = {
 
 func facecam(_ arguments: String...) throws -> Run {
     try run(facecamBinary, arguments)
+}
+
+/// How many frames of `path`'s first video stream ffprobe decodes; the test fails, saying why, when it cannot tell.
+func probedFrameCount(_ path: String) throws -> Int {
+    let counted = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
+        "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
+    // MPEG-TS lists the stream again in its program; some containers add a trailing comma.
+    return try #require(
+        counted.lines.first.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: ","))) },
+        "ffprobe on \(path): \(counted.stdout) \(counted.stderr)")
 }
 
 /// The partial files facecam has open for `destination` (`DESTINATION.partial-XXXXXXXX`), by name.

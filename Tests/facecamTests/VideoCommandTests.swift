@@ -163,11 +163,7 @@ struct VideoCommandTests {
         for (name, parts) in [("joined.ts", [clip, clip, clip]), ("resized.ts", [clip, smaller, clip])] {
             let path = directory.appendingPathComponent(name).path
             try parts.reduce(Data(), +).write(to: URL(fileURLWithPath: path))
-            let counted = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
-                "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames",
-                "-of", "csv=p=0", path])
-            // The stream is listed once by itself and once in its program.
-            let frames = try #require(counted.lines.first.flatMap { Int($0) }, "\(counted.stdout) \(counted.stderr)")
+            let frames = try probedFrameCount(path)
             #expect(frames == 108)
             let result = try facecam("video", "--quiet", path)
             #expect(result.status == 0 && result.stderr.isEmpty, "\(name): \(result.stderr)")
@@ -195,10 +191,7 @@ struct VideoCommandTests {
         let arguments = recipe.map { $0.replacingOccurrences(of: "{clip}", with: fixture("video/pan-zoom.avi")).replacingOccurrences(of: "{h264}", with: h264) }
         let made = try run(ffmpeg, ["-v", "error"] + arguments + [path])
         try #require(made.status == 0, "\(made.stderr)")
-        let counted = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
-            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
-        let frames = try #require(
-            counted.lines.first.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: ","))) }, "\(counted.stdout) \(counted.stderr)")
+        let frames = try probedFrameCount(path)
         let result = try facecam("video", "--quiet", "--detector", "haar", path)
         #expect(result.status == 0 && result.stderr.isEmpty, "\(name): \(result.stderr)")
         #expect(try result.records().count == frames, "\(name)")
