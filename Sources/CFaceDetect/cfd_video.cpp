@@ -37,6 +37,8 @@ struct cfd_video_reader {
     /* The index and time (seconds) of the last frame grabbed; -1 before the first. */
     int64_t last_index = -1;
     double last_time = 0;
+    /* The time from the frame before the last to the last, per frame; 0 until known. */
+    double last_step = 0;
 };
 
 struct cfd_video_writer {
@@ -184,13 +186,16 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
             frame->lost = failures;
             // The frames a decoder gives back at the end of a stream with B-frames come without a
             // time (OpenCV says 0), and so do APNG's (a huge negative number): a time that is missing
-            // or does not move on is the last one, one frame later per frame.
+            // or does not move on is the last one plus the step between the two before it (a
+            // variable-rate stream's own), or one frame at the container's rate.
             double time = reader->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
             if (!(time >= 0) || !std::isfinite(time)) time = reader->last_index >= 0 ? reader->last_time : 0;
+            const double rate = reader->info.frames_per_second;
             if (reader->last_index >= 0 && !(time > reader->last_time)) {
-                const double rate = reader->info.frames_per_second;
-                time = reader->last_time + (rate > 0 ? static_cast<double>(index - reader->last_index) / rate : 0);
+                const double step = reader->last_step > 0 ? reader->last_step : rate > 0 ? 1 / rate : 0;
+                time = reader->last_time + step * static_cast<double>(index - reader->last_index);
             }
+            if (reader->last_index >= 0) reader->last_step = (time - reader->last_time) / static_cast<double>(index - reader->last_index);
             reader->last_index = index;
             reader->last_time = time;
             frame->time = time;
