@@ -68,21 +68,29 @@ int32_t clockwise_rotation(double meta) {
  * facecam reports each bad file itself, as one line. OpenCV reads this
  * variable once, before its first capture; a user's own setting is kept.
  */
-/* Errors FFmpeg reported (its demuxers and decoders, at AV_LOG_ERROR or worse) since the process started. */
+/* Errors FFmpeg's demuxers and decoders reported (at AV_LOG_ERROR or worse) since the process started. */
 std::atomic<uint64_t> reported_errors{0};
 
-void count_ffmpeg_errors(void *, int level, const char *, va_list) {
-    if (level <= AV_LOG_ERROR) reported_errors.fetch_add(1, std::memory_order_relaxed);
+void count_ffmpeg_errors(void *context, int level, const char *, va_list) {
+    if (level > AV_LOG_ERROR || context == nullptr) return;
+    // As av_log sorts its lines: a format or codec context knows whether it reads or writes.
+    const AVClass *logged = *static_cast<const AVClass *const *>(context);
+    if (logged == nullptr) return;
+    const AVClassCategory category = logged->get_category ? logged->get_category(context) : logged->category;
+    if (category == AV_CLASS_CATEGORY_DEMUXER || category == AV_CLASS_CATEGORY_DECODER || category == AV_CLASS_CATEGORY_INPUT) {
+        reported_errors.fetch_add(1, std::memory_order_relaxed);
+    }
 }
 
 /* FFmpeg prints nothing (facecam says what went wrong, in one line). OpenCV sets FFmpeg's log level
- * from OPENCV_FFMPEG_LOGLEVEL, and its own printing callback, when it first opens a video: quiet then. */
+ * from OPENCV_FFMPEG_LOGLEVEL, and its own printing callback, whenever it opens a video to read or
+ * write: quiet then, and `count_ffmpeg_errors_from_now` again before each read. */
 void quiet_ffmpeg_logging() {
     static const bool done = [] { return setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0) == 0; }();
     (void)done;
 }
 
-/* Once a video is open, FFmpeg's errors go to `count_ffmpeg_errors`, which counts them and prints nothing. */
+/* From now on FFmpeg's errors go to `count_ffmpeg_errors`, which counts them and prints nothing. */
 void count_ffmpeg_errors_from_now() {
     av_log_set_callback(count_ffmpeg_errors);
     av_log_set_level(AV_LOG_ERROR);
@@ -154,16 +162,17 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
         if (pixels == nullptr || stride < static_cast<size_t>(reader->info.width) * 4) {
             return invalid(error, "malformed destination");
         }
+        // Another video opened since (an annotated video's writer) took FFmpeg's log back.
+        count_ffmpeg_errors_from_now();
         // A damaged stretch makes grab() fail for the frames in it, and FFmpeg
-        // goes on after it: each failure before the container's frame count is
-        // one frame lost. That count is an estimate for some containers (TS and
-        // MKV: duration x rate), so frames past it are read until grab() fails.
-        // Without a count, a run of failures is taken for the end.
+        // goes on after it: each failure is one frame lost. Before the
+        // container's frame count, the file goes on; past it (an estimate for
+        // TS and MKV: duration x rate), or without one, a run of failures is
+        // taken for the end.
         const int64_t announced = reader->info.frame_count;
         int64_t failures = 0;
         while (true) {
-            if (announced <= 0 && failures >= 8) return CFD_END_OF_STREAM;
-            const bool past_announced = announced > 0 && reader->attempts >= announced;
+            if ((announced <= 0 || reader->attempts >= announced) && failures >= 8) return CFD_END_OF_STREAM;
             const int64_t index = reader->attempts++;
             const auto start = std::chrono::steady_clock::now();
             const bool grabbed = reader->capture.grab();
@@ -174,10 +183,6 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
                 if (reader->timed_out) {
                     reader->attempts = index;
                     return fail(error, CFD_ERROR_TIMEOUT, "nothing arrived within the timeout");
-                }
-                if (past_announced) {
-                    reader->attempts = index;
-                    return CFD_END_OF_STREAM;
                 }
                 ++failures;
                 continue;

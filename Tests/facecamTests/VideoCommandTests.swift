@@ -146,6 +146,38 @@ struct VideoCommandTests {
         ], "\(result.stderr)")
     }
 
+    /// Truncation is what FFmpeg's demuxer or decoder reports: an MP4 (index first) cut exactly after its
+    /// 20th packet, and the fixture AVI cut at 60%, are called truncated, also while an annotated video
+    /// is written (opening its writer once took FFmpeg's log away from the count).
+    @Test func cutFilesAreTruncatedWhateverIsWrittenBesideThem() throws {
+        let directory = try temporaryDirectory("cut")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let whole = directory.appendingPathComponent("whole.mp4").path
+        let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
+            "-v", "error", "-i", fixture("video/pan-zoom.avi"), "-c:v", "libx264", "-movflags", "+faststart", whole])
+        try #require(made.status == 0, "\(made.stderr)")
+        let packets = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
+            "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pos,size", "-of", "csv=p=0", whole])
+        let twentieth = try #require(packets.lines.count > 20 ? packets.lines[19].split(separator: ",").compactMap { Int($0) } : nil)
+        try #require(twentieth.count == 2)
+        let mp4 = try Data(contentsOf: URL(fileURLWithPath: whole))
+        let cutMP4 = directory.appendingPathComponent("cut.mp4").path
+        try mp4.prefix(twentieth[0] + twentieth[1]).write(to: URL(fileURLWithPath: cutMP4))
+        let avi = try Data(contentsOf: URL(fileURLWithPath: fixture("video/pan-zoom.avi")))
+        let cutAVI = directory.appendingPathComponent("cut.avi").path
+        try avi.prefix(avi.count * 6 / 10).write(to: URL(fileURLWithPath: cutAVI))
+        for (path, last) in [(cutMP4, 19), (cutAVI, 22)] {
+            for extra in [[], ["--annotate-video", directory.appendingPathComponent("annotated.avi").path]] {
+                let result = try run(facecamBinary, ["video", "--quiet", "--detector", "haar"] + extra + [path])
+                #expect(result.status == 1)
+                #expect(try result.records().count == last + 1)
+                #expect(result.errorLines == [
+                    "facecam: \(path): no frame can be read after frame \(last), but the file announces 36: truncated or damaged"
+                ], "\(extra): \(result.stderr)")
+            }
+        }
+    }
+
     /// MPEG-TS announces duration x rate as its frame count: three clips joined hold three times what
     /// the first announces, and a clip of another size in the middle changes the stream's size. Every
     /// frame ffprobe counts is read, and nothing is called damaged.
