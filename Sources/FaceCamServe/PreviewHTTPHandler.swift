@@ -28,9 +28,23 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
     /// When the part being written was handed to the channel; nil when none is.
     private var writingSince: Double?
     private var waiting: ByteBuffer?
+    /// Closes the connection unless a whole request arrives first (`PreviewServer.requestTimeout`).
+    private var requestDeadline: Scheduled<Void>?
 
     init(routes: PreviewRoutes) {
         self.routes = routes
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        awaitRequest(context: context)
+        context.fireChannelActive()
+    }
+
+    /// Gives the client `PreviewServer.requestTimeout` to send its next whole request.
+    private func awaitRequest(context: ChannelHandlerContext) {
+        requestDeadline?.cancel()
+        let channel = context.channel
+        requestDeadline = context.eventLoop.scheduleTask(in: PreviewServer.requestTimeout) { channel.close(promise: nil) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -43,6 +57,8 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
         case .end:
             guard let head = request, subscription == nil else { return }
             request = nil
+            requestDeadline?.cancel()
+            requestDeadline = nil
             respond(to: head, context: context)
         }
     }
@@ -56,22 +72,14 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        requestDeadline?.cancel()
         endSubscription()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        requestDeadline?.cancel()
         endSubscription()
-    }
-
-    /// No whole request within `PreviewServer.requestTimeout`: a connection waiting for one is closed;
-    /// a stream, which has had its request, is not.
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            if subscription == nil { context.close(promise: nil) }
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -128,7 +136,9 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
         context.write(Self.wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
         if request.method != .HEAD { context.write(Self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
         let sent = context.writeAndFlush(Self.wrapOutboundOut(.end(nil)))
-        if !keepAlive {
+        if keepAlive {
+            awaitRequest(context: context)
+        } else {
             let channel = context.channel
             sent.whenComplete { _ in channel.close(promise: nil) }
         }

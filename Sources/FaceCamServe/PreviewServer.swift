@@ -27,8 +27,9 @@ public final class PreviewServer: LiveObserver, @unchecked Sendable {
     public static let maximumConnections = 64
     /// Connections from one address beyond this are closed at once, so one client cannot take them all.
     public static let maximumConnectionsPerAddress = 32
-    /// A connection that sends no whole request for this long (seconds: a slow header, an idle
-    /// keep-alive) is closed; streams, which send nothing after their request, are not.
+    /// A connection that has not sent a whole request this long after it opened or after its last
+    /// answer (a header sent slowly, byte by byte; an idle keep-alive) is closed; streams, which
+    /// send nothing after their request, are not.
     public static let requestTimeout: TimeAmount = .seconds(10)
     public static let jpegQuality = 80
     static let sendBufferBytes = 256 * 1024
@@ -63,7 +64,6 @@ public final class PreviewServer: LiveObserver, @unchecked Sendable {
                         return
                     }
                     channel.closeFuture.whenComplete { _ in connections.leave(from: host) }
-                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: Self.requestTimeout))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes))
                 }

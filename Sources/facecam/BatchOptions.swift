@@ -5,7 +5,7 @@ import FaceCam
 struct BatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Write each input's results to its own file in this directory, DIR/STEM.jsonl (.csv, .txt), "
-            + "renamed from STEM.jsonl.partial once the input is finished. Names that clash get -2, -3, ... "
+            + "renamed from a new STEM.jsonl.partial-XXXXXXXX once the input is finished. Names that clash get -2, -3, ... "
             + "in the inputs' sorted order, so every shard names an input alike.",
         valueName: "dir"))
     var outputDir: String?

@@ -13,7 +13,7 @@ struct Redact: ParsableCommand {
             the source's audio copied as it is. Faces are followed from frame to frame: a face the \
             detector misses for up to --track-grace frames stays hidden where it is predicted to \
             be, and with --every N the masks are carried over the frames between detections. \
-            Outputs are written under a .partial name and renamed when whole. One JSON line per \
+            Outputs are written under a new NAME.partial-XXXXXXXX name and renamed when whole. One JSON line per \
             finished output goes to standard output: source, output, frames, faces detected, masks \
             drawn. An input that fails is reported and the others are still done; the exit status is then 1.
             """)

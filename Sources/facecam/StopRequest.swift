@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import FaceCam
 import Foundation
 
 #if canImport(Glibc)
@@ -27,7 +28,8 @@ final class StopRequest: @unchecked Sendable {
                 }
                 guard !first else { return }
                 let name = signalNumber == SIGINT ? "SIGINT" : "SIGTERM"
-                report("stopped at once by a second \(name); the results written so far are kept, the file being written is not finished")
+                PartialFile.discardAllOpen()
+                report("stopped at once by a second \(name); the results written so far are kept, the files being written are removed")
                 _exit(128 + signalNumber)
             }
             source.resume()

@@ -116,7 +116,8 @@ final class LocalServer {
     }
 
     /// A server that accepts and never answers, within a long --timeout: the first Ctrl-C waits for
-    /// the stream, as it waits for any frame in hand; a second one ends the process at once.
+    /// the stream, as it waits for any frame in hand; a second one ends the process at once, removing
+    /// the partial results file it had open.
     @Test func aSecondInterruptEndsAStuckRunAtOnce() throws {
         let directory = try temporaryDirectory("stuck")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -131,8 +132,10 @@ final class LocalServer {
                 open(sys.argv[1], "w").close()
             """, arguments: [accepted])
         defer { server.stop() }
-        let process = try BackgroundProcess(
-            facecamBinary, ["video", "--quiet", "--timeout", "600", "http://127.0.0.1:\(server.port)/clip.avi", "Fixtures/video/pan-zoom.avi"])
+        let results = directory.appendingPathComponent("results")
+        let process = try BackgroundProcess(facecamBinary, [
+            "video", "--quiet", "--timeout", "600", "--output-dir", results.path, "http://127.0.0.1:\(server.port)/clip.avi",
+            "Fixtures/video/pan-zoom.avi"])
         // facecam is waiting in FFmpeg's open once the server has its connection.
         let deadline = Date(timeIntervalSinceNow: 30)
         while !FileManager.default.fileExists(atPath: accepted), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
@@ -146,6 +149,7 @@ final class LocalServer {
         #expect(Date().timeIntervalSince(started) < 5)
         #expect(result.status == 130)
         #expect(result.errorLines.last?.contains("stopped at once by a second SIGINT") == true, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: results.path).isEmpty)
     }
 
     /// A `file:` URL names a local file: a FIFO there is refused, not opened (open(2) would wait for a writer for ever).

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
 
 /// A file written under a name of its own beside its destination and renamed to it once whole, so
 /// that a finished name always means a finished file.
@@ -18,6 +19,8 @@ public final class PartialFile {
     public let descriptor: Int32
     /// Committed or discarded: the name is no longer the partial file's to remove.
     private var settled = false
+    /// The paths of the partial files not yet committed or discarded, for `discardAllOpen`.
+    private static let unfinished = Mutex<Set<String>>([])
 
     public init(for destination: String) throws(SystemError) {
         self.destination = destination
@@ -29,6 +32,7 @@ public final class PartialFile {
                     open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 }
                 path = candidate
+                _ = Self.unfinished.withLock { $0.insert(candidate) }
                 return
             } catch where error.errno == EEXIST && attempts < 16 {
                 attempts += 1
@@ -46,6 +50,7 @@ public final class PartialFile {
         try blockingSyscall("fsync", path: path) { fsync(descriptor) }
         try blockingSyscall("rename", path: destination) { rename(path, destination) }
         settled = true
+        _ = Self.unfinished.withLock { $0.remove(path) }
     }
 
     /// Removes the file now; what is still written to it is lost.
@@ -53,17 +58,35 @@ public final class PartialFile {
         guard !settled else { return }
         unlink(path)
         settled = true
+        _ = Self.unfinished.withLock { $0.remove(path) }
+    }
+
+    /// Removes every partial file still open, for a process about to end at once (a second Ctrl-C):
+    /// what it held is lost anyway, and a run that is not killed leaves none behind.
+    public static func discardAllOpen() {
+        unfinished.withLock { paths in
+            for path in paths { unlink(path) }
+            paths.removeAll()
+        }
     }
 
     /// Removes the partial files of `destination` that runs killed with SIGKILL left behind (any
-    /// `DESTINATION.partial-XXXXXXXX`), so that a run taking up their work leaves what a clean run
-    /// does. Only for destinations no other run is writing.
+    /// `DESTINATION.partial-XXXXXXXX` of eight letters and digits that is a regular file of this
+    /// user's), so that a run taking up their work leaves what a clean run does. Only for
+    /// destinations no other run is writing. One that cannot be removed (another user's in a
+    /// shared folder) or is already gone is left to be.
     public static func removeLeftovers(of destination: String) throws(SystemError) {
         let path = FilePath(destination)
         let prefix = (path.bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []) + Array(".partial-".utf8)
-        for name in try directoryEntries(path.parent) where name.count == prefix.count + 8 && name.starts(with: prefix) {
+        let isSuffix = { (byte: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        for name in try directoryEntries(path.parent)
+        where name.count == prefix.count + 8 && name.starts(with: prefix) && name.dropFirst(prefix.count).allSatisfy(isSuffix) {
             let leftover = path.parent.appending(name)
-            try blockingSyscall("unlink", path: leftover.description) { leftover.withCString { unlink($0) } }
+            var info = stat()
+            guard leftover.withCString({ lstat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid()
+            else { continue }
+            _ = leftover.withCString { unlink($0) }
         }
     }
 
