@@ -98,6 +98,47 @@ import Testing
         #expect(paths == [FilePath("a b.mp4"), FilePath("/x/\u{e9}.avi"), FilePath(bytes: Array("latin-".utf8) + [0xE9] + Array(".avi".utf8))])
     }
 
+    /// A link planted under the very name a partial file would take is not written through: the
+    /// name is taken exclusively, so the next one is tried, and the rename replaces a link at the
+    /// destination instead of following it.
+    @Test func aLinkUnderThePartialNameIsNeverFollowed() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-planted-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let victim = root.appendingPathComponent("victim.txt").path
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: victim))
+        let destination = root.appendingPathComponent("a.jsonl").path
+        for link in [destination + ".partial-AAAAAAAA", destination] {
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
+        }
+        var names = ["AAAAAAAA", "BBBBBBBB"].makeIterator()
+        let file = try PartialFile(for: destination) { names.next()! }
+        #expect(file.path == destination + ".partial-BBBBBBBB")
+        #expect(write(file.descriptor, "results", 7) == 7)
+        try file.commit()
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+        #expect(try FileManager.default.attributesOfItem(atPath: destination)[.type] as? FileAttributeType == .typeRegular)
+        #expect(try String(contentsOfFile: destination, encoding: .utf8) == "results")
+    }
+
+    /// --resume removes what SIGKILL left: partial files of eight letters and digits that are this
+    /// user's regular files; anything else under a like name is not facecam's and stays.
+    @Test func onlyLeftoverPartialFilesAreRemoved() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-leftovers-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("a.jsonl.partial-dirABC12"), withIntermediateDirectories: true)
+        for name in ["a.jsonl.partial-abcDEF12", "a.jsonl.partial-2024-01-", "a.jsonl.partial-abcdefghi", "b.jsonl.partial-abcdefgh", "a.jsonl"] {
+            try Data().write(to: root.appendingPathComponent(name))
+        }
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("a.jsonl.partial-linkABCD").path, withDestinationPath: root.appendingPathComponent("a.jsonl").path)
+        try PartialFile.removeLeftovers(of: root.appendingPathComponent("a.jsonl").path)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path).sorted() == [
+            "a.jsonl", "a.jsonl.partial-2024-01-", "a.jsonl.partial-abcdefghi", "a.jsonl.partial-dirABC12", "a.jsonl.partial-linkABCD",
+            "b.jsonl.partial-abcdefgh",
+        ])
+    }
+
     @Test func aMissingListNamesItself() {
         #expect(throws: InputList.Failure.self) { try InputList.read(FilePath("/nonexistent/list")) }
         do {

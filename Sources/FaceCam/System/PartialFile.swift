@@ -22,11 +22,16 @@ public final class PartialFile {
     /// The paths of the partial files not yet committed or discarded, for `discardAllOpen`.
     private static let unfinished = Mutex<Set<String>>([])
 
-    public init(for destination: String) throws(SystemError) {
+    public convenience init(for destination: String) throws(SystemError) {
+        try self.init(for: destination, suffixes: Self.randomSuffix)
+    }
+
+    /// `suffixes` gives the names tried, in turn (the tests' seam).
+    init(for destination: String, suffixes: () -> String) throws(SystemError) {
         self.destination = destination
         var attempts = 0
         while true {
-            let candidate = destination + ".partial-" + Self.randomSuffix()
+            let candidate = destination + ".partial-" + suffixes()
             do {
                 descriptor = try blockingSyscall("open", path: candidate) {
                     open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
