@@ -122,7 +122,7 @@ struct Scales: ExpressibleByArgument {
     }
 }
 
-/// What `redact` detects with unless told otherwise, chosen on crowd photographs (README: Small faces
+/// What `redact` detects with unless told otherwise, chosen on crowd photographs (docs/reference/detectors.md: Small faces
 /// and crowds), since a missed face is a leak and a blurred patch of background is not.
 enum RedactionDefaults {
     static let detector = DetectorKind.centerface
@@ -315,7 +315,7 @@ struct DetectorOptions: ParsableArguments {
 /// Fast mode: `video` and `live` only, since it follows faces from frame to frame.
 struct FastModeOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(
-        "Fast mode, see README. Haar: full searches on a shrunk frame every few frames, and between them only around "
+        "Fast mode (docs/benchmarks.md, Fast mode and tracking). Haar: full searches on a shrunk frame every few frames, and between them only around "
             + "the faces already found. YuNet, CenterFace: every frame searched shrunk to --detect-width when that at least "
             + "halves its pixels."))
     var fast = false
