@@ -129,7 +129,6 @@ cfd_video_reader *cfd_video_open(const char *path, int32_t timeout_ms, cfd_video
             }
             return fail(error, CFD_ERROR_DECODE, "FFmpeg cannot open it");
         }
-        count_ffmpeg_errors_from_now();
         reader->errors_at_open = reported_errors.load();
         // Frames come out as stored; the rotation becomes an orientation in the geometry.
         reader->capture.set(cv::CAP_PROP_ORIENTATION_AUTO, 0);
@@ -162,7 +161,7 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
         if (pixels == nullptr || stride < static_cast<size_t>(reader->info.width) * 4) {
             return invalid(error, "malformed destination");
         }
-        // Another video opened since (an annotated video's writer) took FFmpeg's log back.
+        // OpenCV takes FFmpeg's log back whenever it opens a video (this one, an annotated video's writer).
         count_ffmpeg_errors_from_now();
         // A damaged stretch makes grab() fail for the frames in it, and FFmpeg
         // goes on after it: each failure is one frame lost. Before the
