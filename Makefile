@@ -119,6 +119,7 @@ test: test-deps
 	$(PYTHON) Tests/Reference/opencv_faces.py check Fixtures
 	$(PYTHON) Tests/Reference/wider_eval.py self-test
 	$(SWIFT) build --build-tests
+	$(PYTHON) Tests/Docs/check_docs.py --facecam $(FACECAM)
 	$(SWIFT) test --skip-build
 
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
@@ -146,28 +147,37 @@ fuzz: test-deps
 		-Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xlinker $(FUZZER_NO_MAIN)
 	bash Tests/Fuzz/run.sh $(FUZZ_SECONDS)
 
+# One bench script: its tables (standard output) kept in $(BENCH)/report/NAME.md for docs/benchmarks.md, and shown.
+define bench-report
+	$(PYTHON) $(2) > $(BENCH)/report/$(1).md || { cat $(BENCH)/report/$(1).md; exit 1; }
+	@cat $(BENCH)/report/$(1).md
+endef
+
 # facecam video beside OpenCV alone (Haar and YuNet loops) and GStreamer, on 300-frame 640x480 and
 # 1280x720 clips made from Fixtures/; then large faces, batches, tracking, what live --serve costs, redaction, and
 # small faces in the crowd photographs of ../shared/data/crowd (each detector and scales, and redaction).
+# docs/benchmarks.md is written from their tables and Tests/Bench/benchmarks.md.in, with the machine, date and commit.
 bench: bench-deps
 	$(SWIFT) build -c release
-	@mkdir -p $(BENCH)
+	@rm -rf $(BENCH)/report && mkdir -p $(BENCH)/report
 	g++ -O2 -o $(BENCH)/reference_loop Tests/Bench/reference_loop.cpp $(OPENCV_FLAGS)
 	g++ -O2 -o $(BENCH)/yunet_loop Tests/Bench/yunet_loop.cpp $(OPENCV_FLAGS)
 	@test -f $(BENCH)/clip.avi || $(PYTHON) Tests/Reference/opencv_faces.py clip Fixtures $(BENCH)/clip.avi 300
 	@test -f $(BENCH)/clip-720p.avi || $(PYTHON) Tests/Reference/opencv_faces.py clip Fixtures $(BENCH)/clip-720p.avi 300 1280x720
-	$(PYTHON) Tests/Bench/bench.py --facecam .build/release/facecam --reference $(BENCH)/reference_loop \
-		--yunet-loop $(BENCH)/yunet_loop --model $(YUNET_MODEL) --clip $(BENCH)/clip.avi --clip-720p $(BENCH)/clip-720p.avi
-	$(PYTHON) Tests/Bench/large_faces.py --facecam .build/release/facecam
-	$(PYTHON) Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi
-	$(PYTHON) Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic
-	$(PYTHON) Tests/Bench/serve_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi
+	$(call bench-report,speed,Tests/Bench/bench.py --facecam .build/release/facecam --reference $(BENCH)/reference_loop \
+		--yunet-loop $(BENCH)/yunet_loop --model $(YUNET_MODEL) --clip $(BENCH)/clip.avi --clip-720p $(BENCH)/clip-720p.avi)
+	$(call bench-report,large-faces,Tests/Bench/large_faces.py --facecam .build/release/facecam)
+	$(call bench-report,batch,Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
+	$(call bench-report,tracking,Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic)
+	$(call bench-report,serve,Tests/Bench/serve_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
 	@test -x $(DEFACE_VENV)/bin/deface || { $(PYTHON) -m venv $(DEFACE_VENV) && $(DEFACE_VENV)/bin/pip install --quiet deface; } \
 		|| echo "deface did not install from PyPI: the redact bench leaves its column empty"
-	$(PYTHON) Tests/Bench/redact_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi \
-		--clip-720p $(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface)
-	$(PYTHON) Tests/Bench/crowd_bench.py --facecam .build/release/facecam --clips $(BENCH)/clip.avi $(BENCH)/clip-720p.avi \
-		$$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface)
+	$(call bench-report,redact,Tests/Bench/redact_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi \
+		--clip-720p $(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface))
+	$(call bench-report,crowd,Tests/Bench/crowd_bench.py --facecam .build/release/facecam --clips $(BENCH)/clip.avi \
+		$(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface))
+	$(PYTHON) Tests/Bench/write_benchmarks.py --facecam .build/release/facecam --reports $(BENCH)/report \
+		--template Tests/Bench/benchmarks.md.in --output docs/benchmarks.md
 
 # The release binary, the Swift runtime linked in.
 release: deps models

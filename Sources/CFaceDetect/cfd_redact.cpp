@@ -17,7 +17,7 @@ namespace {
  * How strongly a region of side `side` is hidden: blurred as the region averaged over cells half
  * the side wide and interpolated linearly between them; pixelated in blocks an eighth of the side
  * wide. Chosen with Tests/Reference/redaction_check.py's measure on the fixture photographs and
- * clips and the 1280x720 bench clip (README, redact): at YuNet's usual score threshold (0.9) it
+ * clips and the 1280x720 bench clip (docs/benchmarks.md, Redaction): at YuNet's usual score threshold (0.9) it
  * finds 1 of the bench clip's 624 faces again. Cells a third of the side wide found 5 (bicubic: 12),
  * and a box blur a fifth of the side wide, run three times, left 5 of 84 fixture faces: a smooth
  * oval under hair still reads as a head.

@@ -8,7 +8,7 @@ struct Detect: ParsableCommand {
             Directories are read in name order; only their image files (by extension) are taken, \
             and subdirectories only with --recursive. An input that cannot be read is reported on \
             standard error and the rest are still processed; the exit status is then 1.
-            """)
+            """ + guidePointer("docs/batch.md", manual: "facecam-detect"))
 
     @Argument(help: ArgumentHelp("Image files and directories of images.", valueName: "path"))
     var paths: [String]

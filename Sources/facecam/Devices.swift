@@ -9,7 +9,7 @@ struct Devices: ParsableCommand {
             The aliases are the links udev makes in /dev/v4l/by-id (USB cameras, by serial number) and \
             /dev/v4l/by-path (by the port they hang off), which keep naming the same camera when \
             /dev/videoN numbers change; facecam live --device takes them as it takes /dev/videoN or N.
-            """)
+            """ + guidePointer("docs/webcam.md", manual: "facecam-devices"))
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case jsonl, text

@@ -16,7 +16,7 @@ struct FaceCamCommand: ParsableCommand {
             Exit statuses: 0 success; 1 an input or output failed (the others were still \
             processed); 2 some frame had fewer faces than --min-faces; 3-8 camera failures \
             (see facecam live --help); 64 usage error.
-            """,
+            """ + guidePointer("README.md and docs/", manual: "facecam"),
         version: facecamVersion,
         subcommands: [Detect.self, Video.self, Live.self, Redact.self, Devices.self, Map.self])
 

@@ -21,7 +21,7 @@ struct Live: ParsableCommand {
             while capturing, 7 nothing from the camera or the --source stream within --timeout, 8 not a \
             V4L2 capture device (or --output-device not an output device), 9 the run ended \
             before the --exit-on event.
-            """)
+            """ + guidePointer("docs/webcam.md", manual: "facecam-live"))
 
     @Option(help: ArgumentHelp(
         "The V4L2 capture device: a path (/dev/video2, or a stable name from facecam devices such as "

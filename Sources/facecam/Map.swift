@@ -4,7 +4,7 @@ import FaceCam
 struct Map: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Map a rect from frame (buffer) coordinates to preview coordinates.",
-        discussion: "Prints the preview rect as one line: x y w h.")
+        discussion: "Prints the preview rect as one line: x y w h." + guidePointer("docs/reference/geometry.md", manual: "facecam-map"))
 
     @Option(help: ArgumentHelp("The frame's size.", valueName: "WxH"))
     var frame: PixelSize

@@ -404,7 +404,7 @@ struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Save each frame as the preview shows it, faces outlined, as a JPEG in this directory.", valueName: "dir"))
     var annotate: String?
 
-    @Option(help: ArgumentHelp("Exit with status 2 when some frame has fewer faces than this.", valueName: "N"))
+    @Option(help: ArgumentHelp("Exit with status 2 when some frame has fewer faces than this, or no frame was read; the first such frame is named.", valueName: "N"))
     var minFaces: Int?
 
     func validate() throws {

@@ -16,7 +16,7 @@ struct Redact: ParsableCommand {
             Outputs are written under a new NAME.partial-XXXXXXXX name and renamed when whole. One JSON line per \
             finished output goes to standard output: source, output, frames, faces detected, masks \
             drawn. An input that fails is reported and the others are still done; the exit status is then 1.
-            """)
+            """ + guidePointer("docs/redaction.md", manual: "facecam-redact"))
 
     @Argument(help: ArgumentHelp(
         "Images, directories of images, videos, URLs FFmpeg reads, or - for a video on standard input.",

@@ -83,9 +83,19 @@ struct Session {
 }
 
 extension ResultSink.Summary {
-    /// Exits 1 if anything failed, else 2 if a frame had fewer faces than --min-faces.
+    /// Exits 1 if anything failed, else 2 if a frame had fewer faces than --min-faces, or if
+    /// --min-faces was given and no frame was read (a check of nothing must not pass), saying which.
     func exitStatus() throws {
         if failures > 0 { throw Status.failure }
-        if framesBelowMinimum > 0 { throw Status.tooFewFaces }
+        let faces = minimumFaces == 1 ? "1 face" : "\(minimumFaces) faces"
+        if let first = firstFrameBelowMinimum {
+            let count = framesBelowMinimum == 1 ? "1 frame has" : "\(framesBelowMinimum) frames have"
+            report("\(count) fewer than \(faces) (--min-faces), the first: \(first)")
+            throw Status.tooFewFaces
+        }
+        if minimumFaces > 0, frames == 0 {
+            report("no frame was read, so none has \(faces) (--min-faces): check that the inputs hold images")
+            throw Status.tooFewFaces
+        }
     }
 }

@@ -13,7 +13,7 @@ struct Video: ParsableCommand {
             that ends early, are reported in one line after the frames that decoded, and the next \
             file is read; the exit status is then 1. Ctrl-C or SIGTERM finishes the frames in hand, \
             closes the annotated video and exits 130 or 143.
-            """)
+            """ + guidePointer("docs/batch.md", manual: "facecam-video"))
 
     @Argument(help: ArgumentHelp(
         "Video files, URLs FFmpeg reads (http, https, rtsp, rtmp, udp, ...), or - for standard input "

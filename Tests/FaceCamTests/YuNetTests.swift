@@ -12,7 +12,7 @@ struct YuNetTests {
     }
 
     /// A face filling most of a 1280x720 or 1920x1080 frame, beyond the model's range: OpenCV alone
-    /// returns a fragment or nothing (see the README); facecam's extra search finds the whole face, once.
+    /// returns a fragment or nothing (see docs/reference/detectors.md); facecam's extra search finds the whole face, once.
     @Test(arguments: ["large-faces/face-720p.jpg", "large-faces/face-1080p.jpg"])
     func facesLargerThanTheModelsRangeAreFound(_ file: String) throws {
         let expected = try #require(try Self.truth()[file])

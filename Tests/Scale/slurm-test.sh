@@ -3,7 +3,7 @@
 # a temporary directory, on free loopback ports) runs Tests/Scale/facecam-array.sbatch over the
 # fixture clips as a 3-task job array. Checks that the union of the tasks' results is byte for byte
 # an unsharded run's, and that submitting the array again with the finished results in place
-# skips every video and rewrites nothing. Then runs the README's GNU parallel line, with this
+# skips every video and rewrites nothing. Then runs docs/batch.md's GNU parallel line, with this
 # machine as its only server, and checks its results the same way.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -105,7 +105,7 @@ skipped=$(cat "$work"/facecam-*.log | grep -c 'is finished (--resume)' || true)
 [ "$skipped" = "$inputs" ] || fail "submitting again skipped $skipped of $inputs videos"
 echo "slurm-test: submitted again with --resume, the $tasks tasks skipped all $inputs videos and rewrote nothing"
 
-# The README's GNU parallel line, with the local machine (:) as its server instead of node1 and node2.
+# docs/batch.md's GNU parallel line, with the local machine (:) as its server instead of node1 and node2.
 (cd "$work" && PATH="$(dirname "$facecam"):$PATH" parallel --will-cite -S 2/: --workdir "$PWD" facecam video --quiet \
     --jobs 1 --opencv-threads 1 --shard {}/$tasks --files-from videos.txt --output-dir parallel --resume ::: $(seq $tasks)) \
     || fail "GNU parallel's tasks failed"

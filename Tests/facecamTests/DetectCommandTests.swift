@@ -170,7 +170,14 @@ struct DetectCommandTests {
         let tooFew = try facecam("detect", "--min-faces", "1", "Fixtures/images/astronaut.png", "Fixtures/images/chelsea.png")
         #expect(tooFew.status == 2)
         #expect(tooFew.lines.count == 2)
+        #expect(tooFew.errorLines == ["facecam: 1 frame has fewer than 1 face (--min-faces), the first: Fixtures/images/chelsea.png frame 0"])
         #expect(try facecam("detect", "--min-faces", "2", "Fixtures/images/two-faces.jpg").status == 0)
+        // A check of nothing does not pass: a folder without images gives no frame.
+        let empty = try temporaryDirectory("no-images")
+        let none = try facecam("detect", "--min-faces", "1", empty.path)
+        #expect(none.status == 2)
+        #expect(none.errorLines == ["facecam: no frame was read, so none has 1 face (--min-faces): check that the inputs hold images"])
+        #expect(try facecam("detect", empty.path).status == 0)
         // A failed input outranks too few faces.
         #expect(try facecam("detect", "--min-faces", "1", "Fixtures/images/chelsea.png", "/nonexistent.jpg").status == 1)
     }

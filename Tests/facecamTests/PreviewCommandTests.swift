@@ -212,7 +212,7 @@ struct PreviewCommandTests {
     }
 }
 
-/// Where the tests leave their screenshots (the README shows the page's).
+/// Where the tests leave their screenshots (docs/webcam.md shows the page's).
 private let screenshots: URL = {
     let url = repository.appendingPathComponent(".build/screenshots")
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)

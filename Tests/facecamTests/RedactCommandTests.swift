@@ -59,7 +59,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
                 original: fixture(name), redacted: out.appendingPathComponent((name as NSString).lastPathComponent).path)
             before += check.facesBefore
             after += check.facesAfter
-            // Not for the large faces, which FaceDetectorYN alone does not find whole (README).
+            // Not for the large faces, which FaceDetectorYN alone does not find whole (docs/reference/detectors.md).
             if name.hasPrefix("images/") { #expect(check.psnrOutside > 30, "\(name): \(check.psnrOutside) dB outside the faces") }
         }
         #expect(before >= 5)

@@ -10,8 +10,11 @@ public final class ResultSink: @unchecked Sendable {
         public var frames = 0
         public var faces = 0
         public var failures = 0
-        /// Frames with fewer faces than the sink's minimum.
+        /// The sink's minimum of faces per frame (`--min-faces`; 0 for none).
+        public var minimumFaces = 0
+        /// Frames with fewer faces than the minimum, and the first of them ("SOURCE frame N").
         public var framesBelowMinimum = 0
+        public var firstFrameBelowMinimum: String?
         /// Faces hidden on previews, the tracked faces the detector missed included.
         public var masks = 0
         /// Previews written to the frame output.
@@ -62,6 +65,7 @@ public final class ResultSink: @unchecked Sendable {
         self.marking = marking
         self.frames = frames
         self.minimumFaces = minimumFaces
+        state.summary.minimumFaces = minimumFaces
         self.report = report
         self.progress = progress
     }
@@ -94,7 +98,12 @@ public final class ResultSink: @unchecked Sendable {
             lock.withLock {
                 state.summary.frames += 1
                 state.summary.faces += result.faces.count
-                if result.faces.count < minimumFaces { state.summary.framesBelowMinimum += 1 }
+                if result.faces.count < minimumFaces {
+                    if state.summary.framesBelowMinimum == 0 {
+                        state.summary.firstFrameBelowMinimum = "\(result.source) frame \(result.frame)"
+                    }
+                    state.summary.framesBelowMinimum += 1
+                }
             }
             let marks = PreviewMarks(faces: result.faces, predicted: predicted(at: result.frame, geometry: geometry))
             if let preview { show(preview, marks: marks, annotationName: annotationName) }
