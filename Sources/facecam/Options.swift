@@ -315,7 +315,7 @@ struct DetectorOptions: ParsableArguments {
 /// Fast mode: `video` and `live` only, since it follows faces from frame to frame.
 struct FastModeOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(
-        "Fast mode (docs/benchmarks.md, Fast mode and tracking). Haar: full searches on a shrunk frame every few frames, and between them only around "
+        "Fast mode (docs/reference/tracking.md). Haar: full searches on a shrunk frame every few frames, and between them only around "
             + "the faces already found. YuNet, CenterFace: every frame searched shrunk to --detect-width when that at least "
             + "halves its pixels."))
     var fast = false
