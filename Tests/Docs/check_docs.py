@@ -16,6 +16,7 @@ The commands run in a scratch directory holding a link to Fixtures/ and the exam
 docs name, made from the fixtures (SANDBOX below), with the built facecam first on PATH.
 """
 import argparse
+import functools
 import os
 import re
 import subprocess
@@ -123,9 +124,10 @@ def slug(heading):
     return text.replace(" ", "-")
 
 
+@functools.cache
 def headings(path):
-    blocks_text = open(path, encoding="utf-8").read()
-    _, prose = blocks_and_prose(blocks_text)
+    """The anchors of a Markdown file's headings, read once per file."""
+    _, prose = blocks_and_prose(open(path, encoding="utf-8").read())
     return {slug(line.lstrip("#")) for _, line in prose if line.startswith("#")}
 
 

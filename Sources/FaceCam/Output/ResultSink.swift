@@ -43,7 +43,6 @@ public final class ResultSink: @unchecked Sendable {
     /// The annotated or redacted video (or image), replaced between sources by
     /// `redirect(frames:)`; dropped after its first failure.
     private var frames: FrameOutput?
-    private let minimumFaces: Int
     private let report: @Sendable (String) -> Void
     private let progress: (@Sendable (String) -> Void)?
     private let lock = NSLock()
@@ -64,7 +63,6 @@ public final class ResultSink: @unchecked Sendable {
         self.annotator = annotator
         self.marking = marking
         self.frames = frames
-        self.minimumFaces = minimumFaces
         state.summary.minimumFaces = minimumFaces
         self.report = report
         self.progress = progress
@@ -98,8 +96,8 @@ public final class ResultSink: @unchecked Sendable {
             lock.withLock {
                 state.summary.frames += 1
                 state.summary.faces += result.faces.count
-                if result.faces.count < minimumFaces {
-                    if state.summary.framesBelowMinimum == 0 {
+                if result.faces.count < state.summary.minimumFaces {
+                    if state.summary.firstFrameBelowMinimum == nil {
                         state.summary.firstFrameBelowMinimum = "\(result.source) frame \(result.frame)"
                     }
                     state.summary.framesBelowMinimum += 1
