@@ -56,7 +56,7 @@ def judge_virtual_camera(out, check, read, expectations):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Reference"))
     from opencv_faces import yunet
     status, err = read("redact-device.status").strip(), read("redact-device.err")
-    check("redact-device: exit status 0", status == "0", f"status {status}: {err.strip()[-300:]}")
+    check("redact-device: exit status 0 after SIGINT", status == "0", f"status {status}: {err.strip()[-300:]}")
     written = re.search(r"wrote (\d+) frames to /dev/video3", err)
     check("redact-device: frames were written to the output device", bool(written) and int(written.group(1)) > 0,
           err.strip()[-300:])

@@ -67,12 +67,19 @@ wait $server
 v4l2-ctl -d $CAPTURE2 -i 2 -s ntsc --set-fmt-video width=720,height=480,pixelformat=YUYV \
     --set-ctrl loop_video=1 >> "$OUT/setup.log" 2>&1
 v4l2-ctl -d $OUTPUT2 -o 0 -s ntsc >> "$OUT/setup.log" 2>&1
-run redact-device "$FACECAM" live --device $CAPTURE --pixel-format yuyv --duration 40 --timeout 30 \
+run redact-device "$FACECAM" live --device $CAPTURE --pixel-format yuyv --duration 120 --timeout 30 \
     --detector yunet --score-threshold 0.5 --redact blur --output-device $OUTPUT2 &
 redactor=$!
-sleep 20
+# Until facecam's first frame reaches the output node, vivid's looped node shows noise; under
+# emulation that can take tens of seconds. A second record means the first frame was handed over.
+for _ in $(seq 900); do
+    [ "$(cat "$OUT/redact-device.out" 2> /dev/null | wc -l)" -ge 2 ] && break
+    sleep 0.1
+done
+sleep 2
 v4l2-ctl -d $CAPTURE2 --stream-mmap --stream-skip 2 --stream-count 5 --stream-to "$OUT/redacted.yuyv" \
     > "$OUT/redacted-capture.log" 2>&1
+kill -INT $(pgrep -f -- "--output-device $OUTPUT2")
 wait $redactor
 kill $streamer 2> /dev/null
 wait $streamer 2> /dev/null
