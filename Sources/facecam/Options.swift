@@ -395,7 +395,7 @@ struct StreamOptions: ParsableArguments {
 
 /// Where and how results go.
 struct OutputOptions: ParsableArguments {
-    @Option(help: "Result format: jsonl (one JSON object per frame), csv (one row per face), text.")
+    @Option(help: "Result format: jsonl (one JSON object per frame), csv (one row per face), text, coco (a COCO instances JSON, written whole at the end; detect and video).")
     var format: ResultFormat = .jsonl
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write results to this file instead of standard output.", valueName: "file"))
@@ -469,8 +469,8 @@ struct TrackingOptions: ParsableArguments {
 
     /// --events has no place in CSV, whose rows are faces.
     func validate(with output: OutputOptions) throws {
-        if events, output.format == .csv {
-            throw ValidationError("--events needs --format jsonl or text: CSV rows are faces, events have none")
+        if events, output.format == .csv || output.format == .coco {
+            throw ValidationError("--events needs --format jsonl or text: \(output.format.rawValue.uppercased()) entries are faces, events have none")
         }
     }
 

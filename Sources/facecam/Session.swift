@@ -76,7 +76,7 @@ struct Session {
     /// anything failed, 2 if a frame had fewer faces than --min-faces.
     func finish(position: @autoclosure () -> String) throws {
         pipeline.finish()
-        sink.close()
+        sink.close(stoppedEarly: stop.requested)
         try stop.exitIfStopped(at: position())
         try sink.summary.exitStatus()
     }

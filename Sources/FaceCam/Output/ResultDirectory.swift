@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// `--output-dir`: one results file per input, `DIR/NAME.jsonl` (`.csv`,
-/// `.txt`), NAME as `InputNames` gives it. Each is written as a
+/// `.txt`, `.json`), NAME as `InputNames` gives it. Each is written as a
 /// `PartialFile` and renamed once its input is finished, so a finished name
 /// always means a finished file.
 public struct ResultDirectory: Sendable {
@@ -52,7 +52,7 @@ public struct ResultDirectory: Sendable {
 
     /// Makes `writer`'s file (opened by `open(for:)`) durable, then gives it its finished name.
     public func finish(_ writer: ResultWriter) throws(SystemError) {
-        try writer.commit()
+        try writer.finish()
     }
 
     /// Removes `writer`'s file: its input could not be read, or the run is stopping.

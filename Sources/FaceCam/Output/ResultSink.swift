@@ -146,9 +146,10 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    /// Ends the open tracks and finishes the frame output, so that it
-    /// plays; call once the last frame is in.
-    public func close() {
+    /// Ends the open tracks, finishes the frame output, so that it plays, and ends the results (a
+    /// COCO document's closing, its file's finished name); call once the last frame is in. A run
+    /// that `stoppedEarly` keeps a COCO file under its partial name instead, saying so.
+    public func close(stoppedEarly: Bool = false) {
         if let output = frames {
             frames = nil
             do {
@@ -158,6 +159,17 @@ public final class ResultSink: @unchecked Sendable {
             }
         }
         endSource()
+        let outputFailed = lock.withLock { state.stopped && !state.reachedExitEvent }
+        guard let writer = currentWriter(), !outputFailed else { return }
+        do {
+            if !stoppedEarly {
+                try writer.finish()
+            } else if let kept = try writer.keepUnfinished() {
+                report("the results so far are in \(kept), which keeps that name since the run stopped early")
+            }
+        } catch {
+            fail(.output(error))
+        }
     }
 
     private func currentWriter() -> ResultWriter? {

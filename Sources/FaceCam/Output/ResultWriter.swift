@@ -13,6 +13,8 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     case csv
     /// Readable lines for people.
     case text
+    /// A COCO instances document (one category, face), finished when the run is.
+    case coco
 
     /// The extension of a results file in this format (`--output-dir`).
     public var fileExtension: String {
@@ -20,6 +22,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         case .jsonl: "jsonl"
         case .csv: "csv"
         case .text: "txt"
+        case .coco: "json"
         }
     }
 
@@ -30,22 +33,26 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id,"
                 + "score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,nose_x,nose_y,"
                 + "mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y\n"
+        case .coco:
+            COCODocument.opening
         case .jsonl, .text:
             nil
         }
     }
 
-    /// The text for one frame (possibly empty), ending in a newline when not empty.
+    /// The text for one frame (possibly empty), ending in a newline when not empty; a COCO
+    /// document's frames are written by the `COCODocument` of the writer.
     public func render(_ result: FrameResult) -> String {
         switch self {
         case .jsonl: renderJSON(result)
         case .csv: renderCSV(result)
         case .text: renderText(result)
+        case .coco: preconditionFailure("COCO is a document: ResultWriter writes its frames")
         }
     }
 
-    /// The text for a track event, ending in a newline; CSV has no place for
-    /// events (its rows are faces), so it gives "".
+    /// The text for a track event, ending in a newline; CSV and COCO have no place for
+    /// events (their entries are faces), so they give "".
     public func render(_ event: TrackEvent) -> String {
         switch self {
         case .jsonl:
@@ -55,7 +62,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 : ""
             return "{\"event\":\"\(event.kind.rawValue)\",\"id\":\(event.id),\"source\":\(jsonString(event.source)),"
                 + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span)}\n"
-        case .csv:
+        case .csv, .coco:
             return ""
         case .text:
             let what = event.kind == .enter
@@ -156,12 +163,26 @@ public final class ResultWriter {
     private let destination: String
     private let descriptor: Int32
     private let ownsDescriptor: Bool
-    /// The file written, when it is one that `commit` gives its finished name.
+    /// The file written, when it is one that `finish` gives its finished name.
     private let partial: PartialFile?
+    /// A COCO document's images so far and the annotations that follow them.
+    private var document: COCODocument?
+    /// Finished, kept or discarded: nothing more is written.
+    private var settled = false
 
-    /// `path` nil writes to standard output; a path is created or truncated.
+    /// `path` nil writes to standard output; a path is created or truncated, but a COCO
+    /// document, which is only whole once finished, is written beside it and renamed by `finish`.
     public init(format: ResultFormat, path: String?) throws(SystemError) {
         self.format = format
+        if let path, format == .coco {
+            let partial = try PartialFile(for: path)
+            self.partial = partial
+            descriptor = partial.descriptor
+            destination = partial.path
+            ownsDescriptor = false
+            try start()
+            return
+        }
         if let path {
             descriptor = try blockingSyscall("open", path: path) {
                 open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -174,7 +195,7 @@ public final class ResultWriter {
             ownsDescriptor = false
         }
         partial = nil
-        if let header = format.header { try emit(header) }
+        try start()
     }
 
     /// Writes into `partial`, which `commit` gives its finished name; removed if never committed.
@@ -184,16 +205,37 @@ public final class ResultWriter {
         descriptor = partial.descriptor
         destination = partial.path
         ownsDescriptor = false
+        try start()
+    }
+
+    private func start() throws(SystemError) {
+        if format == .coco { document = COCODocument() }
         if let header = format.header { try emit(header) }
     }
 
-    /// Gives a file opened on a `PartialFile` its finished name, once durable.
-    func commit() throws(SystemError) {
-        try partial!.commit()
+    /// Ends a COCO document, and gives a file opened on a `PartialFile` its finished name, once
+    /// durable; once only (a result directory's writer is finished before the run's end finishes it again).
+    public func finish() throws(SystemError) {
+        guard !settled else { return }
+        settled = true
+        if let document { try emit(document.closing) }
+        try partial?.commit()
+    }
+
+    /// A run that stops early: a COCO document written to a file is ended (it holds the frames
+    /// done) but keeps its partial name, so that it does not pass for a finished run's. Returns
+    /// that name; nil when there is nothing to keep.
+    public func keepUnfinished() throws(SystemError) -> String? {
+        guard !settled, let partial, let document else { return nil }
+        settled = true
+        try emit(document.closing)
+        try partial.keep()
+        return partial.path
     }
 
     /// Removes a file opened on a `PartialFile`.
     func discard() {
+        settled = true
         partial?.discard()
     }
 
@@ -202,7 +244,11 @@ public final class ResultWriter {
     }
 
     public func write(_ result: FrameResult) throws(SystemError) {
-        try emit(format.render(result))
+        if document != nil {
+            try emit(document!.add(result))
+        } else {
+            try emit(format.render(result))
+        }
     }
 
     public func write(_ event: TrackEvent) throws(SystemError) {

@@ -58,6 +58,13 @@ public final class PartialFile {
         _ = Self.unfinished.withLock { $0.remove(path) }
     }
 
+    /// Makes the file durable and leaves it under its partial name, for the user to look at.
+    public func keep() throws(SystemError) {
+        try blockingSyscall("fsync", path: path) { fsync(descriptor) }
+        settled = true
+        _ = Self.unfinished.withLock { $0.remove(path) }
+    }
+
     /// Removes the file now; what is still written to it is lost.
     public func discard() {
         guard !settled else { return }

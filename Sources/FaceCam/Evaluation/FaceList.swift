@@ -1,0 +1,352 @@
+import Foundation
+
+/// A face in a ground truth or among a run's detections.
+public struct ListedFace: Sendable, Equatable {
+    public var box: Rect
+    /// A detection's score (1 when the detector gives none, as Haar's cascades); unused in a ground truth.
+    public var score: Double
+    /// Ground truth: a face that counts neither as found nor as missed (outside WIDER's set, COCO's crowds).
+    public var ignored: Bool
+
+    public init(box: Rect, score: Double = 1, ignored: Bool = false) {
+        self.box = box
+        self.score = score
+        self.ignored = ignored
+    }
+}
+
+/// The faces of one image, named as the file names it.
+public struct ListedImage: Sendable {
+    public var name: String
+    public var faces: [ListedFace]
+
+    public init(name: String, faces: [ListedFace]) {
+        self.name = name
+        self.faces = faces
+    }
+}
+
+/// A file of boxes per image: a ground truth, or a run's detections.
+public struct FaceList: Sendable {
+    public enum Format: String, Sendable {
+        /// WIDER FACE's `*_bbx_gt.txt` (ten numbers a face) or its per-image detection results (five).
+        case wider
+        /// A COCO instances file (images and annotations), facecam's `--format coco` among them.
+        case coco
+        /// A COCO results list: annotations naming their images by id only.
+        case cocoResults = "coco results"
+        /// ../shared/data/crowd's labels.json: file name to `boxes` and `hard`.
+        case crowdLabels = "crowd labels"
+        /// facecam's JSON Lines.
+        case jsonl
+    }
+
+    public var path: String
+    public var format: Format
+    public var images: [ListedImage]
+    /// False when images without faces are left out (COCO results, WIDER detection files), so
+    /// an image missing from the list cannot be told from one with no face.
+    public var listsEveryImage: Bool
+    /// A COCO file's image ids to names, for the results lists that refer to them.
+    public var imageIDs: [Int: String] = [:]
+
+    public init(path: String, format: Format, images: [ListedImage], listsEveryImage: Bool) {
+        self.path = path
+        self.format = format
+        self.images = images
+        self.listsEveryImage = listsEveryImage
+    }
+
+    /// The larger of these files is refused rather than read into memory.
+    public static let sizeLimit = 1 << 30
+
+    /// Reads `path` (a file, or a directory of WIDER detection files), telling its format by its content.
+    /// A COCO results list names images by id: `cocoImages` (from the COCO ground truth) resolves them.
+    public static func load(_ path: String, cocoImages: [Int: String] = [:]) throws(EvaluationInputError) -> FaceList {
+        let kind: FileKind
+        do {
+            kind = try fileKind(path)
+        } catch {
+            throw EvaluationInputError(path: path, reason: "\(error.reason): check the path")
+        }
+        if kind == .directory { return try loadWiderDirectory(path) }
+        guard kind == .regular else {
+            throw EvaluationInputError(path: path, reason: "not a regular file: give a ground-truth or detection file")
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileDescriptor(opening: path, flags: O_RDONLY).readAll(limit: sizeLimit)
+        } catch {
+            throw EvaluationInputError(path: path, reason: "\(error.reason): check that it is readable and under 1 GiB")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw EvaluationInputError(path: path, reason: "not UTF-8 text: give a ground-truth or detection file")
+        }
+        let start = text.first { !$0.isWhitespace }
+        if start == "[" || (start == "{" && !looksLikeJSONLines(text)) {
+            return try loadJSONDocument(path, bytes: bytes, cocoImages: cocoImages)
+        }
+        if start == "{" { return try loadJSONLines(path, text: text) }
+        return FaceList(path: path, format: .wider, images: try parseWider(path, text: text), listsEveryImage: true)
+    }
+
+    /// One JSON object per line, the first of them complete on its line.
+    private static func looksLikeJSONLines(_ text: String) -> Bool {
+        guard let first = text.split(separator: "\n", omittingEmptySubsequences: true).first,
+              let object = try? JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any] else { return false }
+        return object["source"] != nil || object["event"] != nil
+    }
+}
+
+/// A ground-truth or detection file that cannot be used: which file, where in it, and what to do.
+public struct EvaluationInputError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    /// "line 12", "annotations[3]": where in the file, when it is one place.
+    public var place: String?
+    public var reason: String
+
+    public init(path: String, place: String? = nil, reason: String) {
+        self.path = path
+        self.place = place
+        self.reason = reason
+    }
+
+    public var description: String { "\(path)\(place.map { " \($0)" } ?? ""): \(reason)" }
+}
+
+// MARK: - WIDER FACE text
+
+extension FaceList {
+    /// WIDER's layout: the image's name, the number of faces, then a line per face (one line of
+    /// zeros for none): x y w h and, in the ground truth, blur expression illumination invalid
+    /// occlusion pose, or, in detection results, the score. `invalid` faces are ignored.
+    static func parseWider(_ path: String, text: String) throws(EvaluationInputError) -> [ListedImage] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        var images: [ListedImage] = []
+        var index = 0
+        func fail(_ reason: String) -> EvaluationInputError {
+            EvaluationInputError(path: path, place: "line \(index + 1)", reason: reason + ": check that it is WIDER FACE's format")
+        }
+        while index < lines.count {
+            let name = lines[index]
+            index += 1
+            if name.isEmpty { continue }
+            guard index < lines.count, let count = Int(lines[index]), count >= 0 else {
+                throw fail("expected the number of faces of \(name)")
+            }
+            index += 1
+            var faces: [ListedFace] = []
+            for _ in 0..<max(count, 1) {
+                guard index < lines.count else { throw fail("\(name) has fewer face lines than its count, \(count)") }
+                let fields = lines[index].split(whereSeparator: { $0 == " " || $0 == "\t" }).map { Double($0) }
+                guard fields.count >= 4, fields.allSatisfy({ $0?.isFinite == true }) else {
+                    throw fail("expected a face of \(name) as numbers: x y w h and its flags or score")
+                }
+                let numbers = fields.map { $0! }
+                if count > 0 {
+                    let box = Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+                    guard box.width >= 0, box.height >= 0 else { throw fail("a face of \(name) has a negative size") }
+                    let invalid = numbers.count >= 10 && numbers[7] == 1
+                    faces.append(ListedFace(box: box, score: numbers.count == 5 ? numbers[4] : 1, ignored: invalid))
+                }
+                index += 1
+            }
+            images.append(ListedImage(name: name, faces: faces))
+        }
+        return images
+    }
+
+    /// WIDER's evaluation reads detections as one file per image, in a folder per event.
+    static func loadWiderDirectory(_ path: String) throws(EvaluationInputError) -> FaceList {
+        var images: [ListedImage] = []
+        let files: [String]
+        do {
+            files = try textFiles(under: path)
+        } catch {
+            throw EvaluationInputError(path: error.path ?? path, reason: "\(error.reason): check the directory")
+        }
+        guard !files.isEmpty else {
+            throw EvaluationInputError(path: path, reason: "holds no .txt file: give WIDER FACE detection files")
+        }
+        for file in files {
+            let list = try load(file)
+            guard list.format == .wider else {
+                throw EvaluationInputError(path: file, reason: "not WIDER FACE's format, which the files of a directory must be")
+            }
+            images += list.images
+        }
+        return FaceList(path: path, format: .wider, images: images, listsEveryImage: false)
+    }
+
+    private static func textFiles(under directory: String) throws(SystemError) -> [String] {
+        var files: [String] = []
+        for entry in try directoryEntries(FilePath(directory)).map({ String(decoding: $0, as: UTF8.self) }).sorted() {
+            let path = directory.hasSuffix("/") ? directory + entry : directory + "/" + entry
+            switch try fileKind(path) {
+            case .directory: files += try textFiles(under: path)
+            case .regular where entry.hasSuffix(".txt"): files.append(path)
+            default: break
+            }
+        }
+        return files
+    }
+}
+
+// MARK: - JSON
+
+extension FaceList {
+    static func loadJSONDocument(_ path: String, bytes: [UInt8], cocoImages: [Int: String]) throws(EvaluationInputError) -> FaceList {
+        let document: Any
+        do {
+            document = try JSONSerialization.jsonObject(with: Data(bytes))
+        } catch {
+            throw EvaluationInputError(path: path, reason: "not valid JSON (\(jsonReason(error))): check that the file is complete")
+        }
+        if let results = document as? [Any] {
+            guard !cocoImages.isEmpty else {
+                throw EvaluationInputError(
+                    path: path, reason: "a COCO results list names images by id only: give the COCO ground truth it refers to")
+            }
+            let faces = try cocoAnnotations(results, in: path, key: "")
+            var images: [ListedImage] = []
+            for (id, listed) in faces.sorted(by: { $0.key < $1.key }) {
+                guard let name = cocoImages[id] else {
+                    throw EvaluationInputError(path: path, reason: "image_id \(id) is not an image of the COCO ground truth")
+                }
+                images.append(ListedImage(name: name, faces: listed))
+            }
+            return FaceList(path: path, format: .cocoResults, images: images, listsEveryImage: false)
+        }
+        guard let object = document as? [String: Any] else {
+            throw EvaluationInputError(path: path, reason: "a JSON document that is neither COCO nor crowd labels")
+        }
+        if object["images"] != nil || object["annotations"] != nil { return try loadCOCO(path, object) }
+        return try loadCrowdLabels(path, object)
+    }
+
+    private static func jsonReason(_ error: Error) -> String {
+        let info = (error as NSError).userInfo
+        return (info[NSDebugDescriptionErrorKey] as? String) ?? "unreadable"
+    }
+
+    private static func loadCOCO(_ path: String, _ object: [String: Any]) throws(EvaluationInputError) -> FaceList {
+        guard let images = object["images"] as? [Any] else {
+            throw EvaluationInputError(path: path, place: "images", reason: "missing or not a list: check that it is a COCO instances file")
+        }
+        var names: [Int: String] = [:]
+        var order: [Int] = []
+        for (index, entry) in images.enumerated() {
+            guard let image = entry as? [String: Any], let id = integer(image["id"]), var name = image["file_name"] as? String else {
+                throw EvaluationInputError(path: path, place: "images[\(index)]", reason: "needs an integer id and a file_name")
+            }
+            // A video's frame, as facecam's COCO output names it, and as its JSON Lines do.
+            if let frame = integer(image["frame_index"]) { name += "#\(frame)" }
+            guard names.updateValue(name, forKey: id) == nil else {
+                throw EvaluationInputError(path: path, place: "images[\(index)]", reason: "id \(id) is used twice")
+            }
+            order.append(id)
+        }
+        // In id order, as pycocotools takes them: detections with equal scores then fall alike.
+        order.sort()
+        let faces = try cocoAnnotations(object["annotations"] as? [Any] ?? [], in: path, key: "annotations")
+        if let stray = faces.keys.first(where: { names[$0] == nil }) {
+            throw EvaluationInputError(path: path, place: "annotations", reason: "image_id \(stray) is not among the images")
+        }
+        var list = FaceList(
+            path: path, format: .coco, images: order.map { ListedImage(name: names[$0]!, faces: faces[$0] ?? []) },
+            listsEveryImage: true)
+        list.imageIDs = names
+        return list
+    }
+
+    /// COCO annotations by image id: `bbox` [x, y, w, h], `score` (1 when absent), ignored when
+    /// `iscrowd` or `ignore` is set.
+    private static func cocoAnnotations(_ entries: [Any], in path: String, key: String) throws(EvaluationInputError) -> [Int: [ListedFace]] {
+        var faces: [Int: [ListedFace]] = [:]
+        for (index, entry) in entries.enumerated() {
+            let place = "\(key)[\(index)]"
+            guard let annotation = entry as? [String: Any], let image = integer(annotation["image_id"]) else {
+                throw EvaluationInputError(path: path, place: place, reason: "needs an integer image_id")
+            }
+            guard let box = rect(annotation["bbox"]) else {
+                throw EvaluationInputError(path: path, place: place, reason: "bbox must be [x, y, width, height], sizes 0 or more")
+            }
+            let score = annotation["score"] == nil ? 1 : number(annotation["score"])
+            guard let score, score.isFinite else {
+                throw EvaluationInputError(path: path, place: place, reason: "score must be a number")
+            }
+            let ignored = integer(annotation["iscrowd"]) == 1 || integer(annotation["ignore"]) == 1
+            faces[image, default: []].append(ListedFace(box: box, score: score, ignored: ignored))
+        }
+        return faces
+    }
+
+    /// ../shared/data/crowd's labels: `{"NAME": {"boxes": [[x, y, w, h], ...], "hard": [indices]}}`;
+    /// boxes outside `hard` are ignored.
+    private static func loadCrowdLabels(_ path: String, _ object: [String: Any]) throws(EvaluationInputError) -> FaceList {
+        var images: [ListedImage] = []
+        for name in object.keys.sorted() {
+            guard let entry = object[name] as? [String: Any], let boxes = entry["boxes"] as? [Any] else {
+                throw EvaluationInputError(path: path, place: name, reason: "needs boxes: check that it is COCO or crowd labels")
+            }
+            let hard = Set((entry["hard"] as? [Any] ?? []).compactMap(integer))
+            var faces: [ListedFace] = []
+            for (index, value) in boxes.enumerated() {
+                guard let box = rect(value) else {
+                    throw EvaluationInputError(path: path, place: "\(name) boxes[\(index)]", reason: "must be [x, y, width, height]")
+                }
+                faces.append(ListedFace(box: box, ignored: entry["hard"] != nil && !hard.contains(index)))
+            }
+            images.append(ListedImage(name: name, faces: faces))
+        }
+        return FaceList(path: path, format: .crowdLabels, images: images, listsEveryImage: true)
+    }
+
+    /// facecam's records: a still image is named by its source, a video's frame by `SOURCE#FRAME`;
+    /// faces by their preview boxes. Event records are skipped.
+    static func loadJSONLines(_ path: String, text: String) throws(EvaluationInputError) -> FaceList {
+        var images: [ListedImage] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if line.allSatisfy(\.isWhitespace) { continue }
+            let place = "line \(index + 1)"
+            guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw EvaluationInputError(path: path, place: place, reason: "not a JSON object: check that the file is facecam's JSON Lines")
+            }
+            if record["event"] != nil { continue }
+            guard let source = record["source"] as? String, let faces = record["faces"] as? [Any] else {
+                throw EvaluationInputError(path: path, place: place, reason: "needs source and faces, as facecam's records have")
+            }
+            let frame = integer(record["frame"]) ?? 0
+            let isVideo = frame != 0 || (number(record["time"]) ?? 0) != 0
+            var listed: [ListedFace] = []
+            for (position, entry) in faces.enumerated() {
+                // The preview box: with detect's default geometry, the upright image's pixels, as labelling tools show it.
+                guard let face = entry as? [String: Any], let box = rect(face["preview"] ?? face["box"]) else {
+                    throw EvaluationInputError(
+                        path: path, place: "\(place) face \(position)", reason: "preview or box must be [x, y, width, height]")
+                }
+                listed.append(ListedFace(box: box, score: number(face["score"]) ?? 1))
+            }
+            images.append(ListedImage(name: isVideo ? "\(source)#\(frame)" : source, faces: listed))
+        }
+        return FaceList(path: path, format: .jsonl, images: images, listsEveryImage: true)
+    }
+
+    /// A JSON number.
+    private static func number(_ value: Any?) -> Double? {
+        (value as? NSNumber)?.doubleValue
+    }
+
+    private static func integer(_ value: Any?) -> Int? {
+        number(value).flatMap { Int(exactly: $0) }
+    }
+
+    private static func rect(_ value: Any?) -> Rect? {
+        guard let numbers = value as? [Any], numbers.count == 4 else { return nil }
+        let values = numbers.compactMap(number)
+        guard values.count == 4, values.allSatisfy(\.isFinite), values[2] >= 0, values[3] >= 0 else { return nil }
+        return Rect(x: values[0], y: values[1], width: values[2], height: values[3])
+    }
+}

@@ -1,0 +1,46 @@
+/// A COCO instances document written as frames come: its images stream out, one line each,
+/// and its annotations, which follow them in the document, wait in memory until `closing`.
+///
+/// Boxes and landmarks are the preview's: with the default geometry, the upright image's pixels,
+/// which is what labelling tools show (they apply EXIF orientation). `file_name` is the source as
+/// given; a video's frames add `frame_index` and `time`. Landmarks are COCO keypoints (x, y, 2)
+/// in YuNet's order; a tracked face's id is `attributes.track_id`.
+struct COCODocument {
+    private var images = 0
+    private var annotations: [String] = []
+
+    static let keypoints = ["right_eye", "left_eye", "nose", "mouth_right", "mouth_left"]
+
+    static let opening = "{\"info\":{\"description\":\"faces found by facecam\"},\"licenses\":[],"
+        + "\"categories\":[{\"id\":1,\"name\":\"face\",\"supercategory\":\"face\","
+        + "\"keypoints\":[\(keypoints.map(jsonString).joined(separator: ","))],\"skeleton\":[]}],\n\"images\":["
+
+    /// The frame's image entry; its faces are kept for `closing`.
+    mutating func add(_ result: FrameResult) -> String {
+        images += 1
+        var image = "{\"id\":\(images),\"file_name\":\(jsonString(result.source)),"
+            + "\"width\":\(result.previewSize.width),\"height\":\(result.previewSize.height)"
+        if result.frame != 0 || result.time != 0 {
+            image += ",\"frame_index\":\(result.frame),\"time\":\(decimal(result.time))"
+        }
+        for face in result.faces {
+            let box = face.preview
+            var annotation = "{\"id\":\(annotations.count + 1),\"image_id\":\(images),\"category_id\":1,"
+                + "\"bbox\":[\([box.x, box.y, box.width, box.height].map(decimal).joined(separator: ","))],"
+                + "\"area\":\(decimal(box.area)),\"iscrowd\":0"
+            if let score = face.score { annotation += ",\"score\":\(decimal(score))" }
+            if let landmarks = face.previewLandmarks {
+                let values = landmarks.points.flatMap { [decimal($0.x), decimal($0.y), "2"] }
+                annotation += ",\"keypoints\":[\(values.joined(separator: ","))],\"num_keypoints\":\(landmarks.points.count)"
+            }
+            if let id = face.id { annotation += ",\"attributes\":{\"track_id\":\(id)}" }
+            annotations.append(annotation + "}")
+        }
+        return (images > 1 ? ",\n" : "\n") + image + "}"
+    }
+
+    /// The end of the document: the annotations, one line each.
+    var closing: String {
+        "],\n\"annotations\":[" + (annotations.isEmpty ? "" : "\n" + annotations.joined(separator: ",\n")) + "]}\n"
+    }
+}

@@ -1,0 +1,191 @@
+import ArgumentParser
+import FaceCam
+import Foundation
+
+struct Eval: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Score detections against labelled faces: AP, recall, precision and false positives per image, by face height.",
+        discussion: """
+            The ground truth may be WIDER FACE's *_bbx_gt.txt, a COCO instances JSON, crowd labels \
+            (labels.json: file name to boxes and hard) or facecam's JSON Lines. Detections may be \
+            facecam's JSON Lines or COCO output, a COCO results list (with a COCO ground truth), or \
+            WIDER FACE detection files (a file, or a directory of them). Without detection files, \
+            eval runs the detector on the images the ground truth names, found under --image-root. \
+            Matching is WIDER FACE's: best score first, IoU 0.5 or more, each labelled face used \
+            once; a match with an ignored face (outside WIDER's set, a COCO crowd) counts neither way. \
+            An unusable input is one line naming it, and status 64.
+            """ + guidePointer("docs/evaluation.md", manual: "facecam-eval"))
+
+    @Option(help: ArgumentHelp("The labelled faces.", valueName: "file"))
+    var groundTruth: String
+
+    @Argument(help: ArgumentHelp("Detection files, one run each (none: eval detects itself).", valueName: "detections"))
+    var detections: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "Where the ground truth's image names are looked up when eval detects (default: the ground truth's directory).",
+        valueName: "dir"))
+    var imageRoot: String?
+
+    @Option(help: ArgumentHelp("Draw the runs' precision-recall curves (all faces) on one chart, as SVG.", valueName: "file.svg"))
+    var plot: String?
+
+    @Option(help: "Print a table (text) or one JSON object (json).")
+    var format: EvalFormat = .text
+
+    @OptionGroup(title: "Input") var input: InputOptions
+    @OptionGroup(title: "Detector") var detector: DetectorOptions
+
+    /// With no --score-threshold, detecting to draw the whole curve goes down to this score.
+    static let curveFloor = 0.3
+
+    enum EvalFormat: String, CaseIterable, ExpressibleByArgument {
+        case text, json
+    }
+
+    func validate() throws {
+        try detector.refuseForeignOptions()
+        if !detections.isEmpty {
+            let given = [
+                ("--detector", detector.choice != nil), ("--model", detector.model != nil), ("--scales", detector.scales != nil),
+                ("--cascade", detector.cascade != nil), ("--min-size", detector.minSize != nil), ("--image-root", imageRoot != nil),
+            ]
+            if let option = given.first(where: \.1)?.0 {
+                throw ValidationError("\(option) applies when eval detects itself: leave out the detection files, or \(option)")
+            }
+        }
+        if let plot, !plot.lowercased().hasSuffix(".svg") { throw ValidationError("--plot writes SVG: name a .svg file") }
+    }
+
+    func run() throws {
+        let truth = try load(groundTruth)
+        var runs: [(name: String, evaluation: Evaluation)] = []
+        do throws(EvaluationInputError) {
+            if detections.isEmpty {
+                let (found, operating) = try detect(in: truth)
+                runs.append((detector.kind.rawValue, try Evaluation(detections: found, truth: truth, operatingScore: operating)))
+            }
+            for path in detections {
+                let found = try FaceList.load(path, cocoImages: truth.imageIDs)
+                runs.append((path, try Evaluation(detections: found, truth: truth, operatingScore: detector.scoreThreshold)))
+            }
+        } catch {
+            report(error.description)
+            throw Status.usage
+        }
+        let text = format == .json ? json(truth, runs) : table(truth, runs)
+        print(text, terminator: "")
+        if let plot {
+            let chart = PrecisionRecallPlot(
+                title: "Precision and recall on \(URL(fileURLWithPath: groundTruth).lastPathComponent)",
+                // A file's run goes by its name, without folder or extension: yunet.jsonl is "yunet".
+                runs: runs.map {
+                    PrecisionRecallPlot.Run(
+                        name: URL(fileURLWithPath: $0.name).deletingPathExtension().lastPathComponent, score: $0.evaluation.bands[0])
+                })
+            do {
+                try Data(chart.svg().utf8).write(to: URL(fileURLWithPath: plot), options: .atomic)
+            } catch {
+                report("cannot write \(plot): \(error.localizedDescription)")
+                throw Status.failure
+            }
+        }
+    }
+
+    private func load(_ path: String) throws -> FaceList {
+        do {
+            return try FaceList.load(path)
+        } catch {
+            report(error.description)
+            throw Status.usage
+        }
+    }
+
+    /// Runs the detector over the ground truth's images, one after another with all of OpenCV's
+    /// threads: below the operating threshold too (to `curveFloor`), so the curve goes on past it.
+    private func detect(in truth: FaceList) throws(EvaluationInputError) -> (FaceList, Double?) {
+        var options = detector
+        options.jobs = 1
+        let operating: Double? = detector.kind.model == nil ? nil : detector.modelParameters.scoreThreshold
+        if let operating { options.scoreThreshold = min(operating, Self.curveFloor) }
+        let found: any FrameFaceDetector
+        do {
+            found = try options.makeDetectors()[0]
+        } catch {
+            // makeDetectors reported it.
+            throw EvaluationInputError(path: options.model ?? options.kind.rawValue, reason: "the detector did not load")
+        }
+        let root = imageRoot ?? URL(fileURLWithPath: groundTruth).deletingLastPathComponent().path
+        let count = truth.images.count == 1 ? "1 image" : "\(truth.images.count) images"
+        report("detecting faces in the ground truth's \(count) with \(detector.kind.rawValue)")
+        var images: [ListedImage] = []
+        for image in truth.images {
+            let path = root.hasSuffix("/") ? root + image.name : root + "/" + image.name
+            do throws(FaceCamError) {
+                let still = try ImageFile.load(path, maximumPixels: input.maximumPixels)
+                var settings = GeometrySettings()
+                settings.orientation = still.uprightOrientation
+                let faces = try found.detect(in: still.frame, geometry: try settings.geometry(for: still.frame.size, source: path))
+                images.append(ListedImage(name: image.name, faces: faces.map {
+                    ListedFace(box: $0.preview, score: $0.score ?? 1)
+                }))
+            } catch {
+                throw EvaluationInputError(
+                    path: groundTruth, reason: "\(error.description): eval looks up its images under --image-root \(root)")
+            }
+        }
+        return (FaceList(path: groundTruth, format: .jsonl, images: images, listsEveryImage: true), operating)
+    }
+
+    private func table(_ truth: FaceList, _ runs: [(name: String, evaluation: Evaluation)]) -> String {
+        let faces = truth.images.reduce(0) { $0 + $1.faces.count }
+        let ignored = truth.images.reduce(0) { $0 + $1.faces.filter(\.ignored).count }
+        var text = "ground truth: \(groundTruth) (\(truth.format.rawValue)), \(truth.images.count) images, \(faces) faces"
+            + (ignored > 0 ? " (\(ignored) ignored)" : "") + "\n"
+        for run in runs {
+            let at = run.evaluation.operatingScore.map { "recall, precision and false positives at score >= \(decimal($0))" }
+                ?? "recall, precision and false positives of all its detections"
+            text += "\n\(run.name): \(at)\n"
+            text += "band               faces     AP  recall  precision  false/image\n"
+            for band in run.evaluation.bands {
+                let columns = [
+                    right(String(band.faces), 8), right(fixed(band.averagePrecision), 7), right(fixed(band.recall), 8),
+                    right(fixed(band.precision), 11), right(String(format: "%.2f", band.falsePositivesPerImage), 13),
+                ]
+                text += band.band.name.padding(toLength: 16, withPad: " ", startingAt: 0) + columns.joined() + "\n"
+            }
+        }
+        return text
+    }
+
+    private func json(_ truth: FaceList, _ runs: [(name: String, evaluation: Evaluation)]) -> String {
+        let entries = runs.map { run in
+            let bands = run.evaluation.bands.map { band in
+                "{\"band\":\(jsonString(band.band.name)),\"faces\":\(band.faces),\"ap\":\(number(band.averagePrecision)),"
+                    + "\"recall\":\(number(band.recall)),\"precision\":\(number(band.precision)),\"hits\":\(band.hits),"
+                    + "\"false_positives\":\(band.falsePositives),\"false_positives_per_image\":\(number(band.falsePositivesPerImage))}"
+            }
+            return "{\"detections\":\(jsonString(run.name)),\"operating_score\":\(run.evaluation.operatingScore.map(decimal) ?? "null"),"
+                + "\"bands\":[\(bands.joined(separator: ","))]}"
+        }
+        return "{\"ground_truth\":\(jsonString(groundTruth)),\"format\":\(jsonString(truth.format.rawValue)),"
+            + "\"images\":\(truth.images.count),\"runs\":[\(entries.joined(separator: ","))]}\n"
+    }
+
+    /// "-" for a figure that does not exist (a band without faces, no detection), else three decimals.
+    private func fixed(_ value: Double) -> String {
+        value.isNaN ? "-" : String(format: "%.3f", value)
+    }
+
+    private func right(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    private func number(_ value: Double) -> String {
+        value.isNaN ? "null" : decimal(value)
+    }
+}
+
+extension Eval.EvalFormat: CustomStringConvertible {
+    var description: String { rawValue }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import FaceCam
+
+/// facecam eval's parts on hand-computed cases; EvalCommandTests checks the command against pycocotools.
+struct EvaluationTests {
+    static func face(_ x: Double, _ y: Double, _ w: Double, _ h: Double, score: Double = 1, ignored: Bool = false) -> ListedFace {
+        ListedFace(box: Rect(x: x, y: y, width: w, height: h), score: score, ignored: ignored)
+    }
+
+    static func list(_ images: [ListedImage], everyImage: Bool = true) -> FaceList {
+        FaceList(path: "list", format: .jsonl, images: images, listsEveryImage: everyImage)
+    }
+
+    /// Two faces; a hit at 0.9, a false positive at 0.8, a hit at 0.7. Precision 1, 1/2, 2/3 at recall
+    /// 1/2, 1/2, 1; made monotone: 1, 2/3, 2/3. COCO's 101 points: recall 0 to 0.5 (51 points) read 1,
+    /// 0.51 to 1 (50 points) read 2/3: AP = (51 + 50 * 2/3) / 101.
+    @Test func averagePrecisionByHand() throws {
+        let truth = Self.list([ListedImage(name: "a.jpg", faces: [Self.face(0, 0, 20, 20), Self.face(100, 100, 40, 40)])])
+        let found = Self.list([ListedImage(name: "a.jpg", faces: [
+            Self.face(101, 101, 40, 40, score: 0.7), Self.face(0, 0, 20, 20, score: 0.9), Self.face(50, 50, 20, 20, score: 0.8),
+        ])])
+        let all = try Evaluation(detections: found, truth: truth).bands[0]
+        #expect(abs(all.averagePrecision - (51 + 50 * 2.0 / 3) / 101) < 1e-12)
+        #expect(all.curve.map(\.score) == [0.9, 0.8, 0.7])
+        #expect((all.hits, all.falsePositives, all.faces) == (2, 1, 2))
+        let at = try Evaluation(detections: found, truth: truth, operatingScore: 0.75).bands[0]
+        #expect((at.hits, at.falsePositives, at.recall, at.precision, at.falsePositivesPerImage) == (1, 1, 0.5, 0.5, 1))
+    }
+
+    /// A detection on an ignored face counts neither way; one just under IoU 0.5 is a false positive.
+    @Test func ignoredFacesAndTheOverlapRule() throws {
+        let truth = Self.list([ListedImage(name: "a.png", faces: [Self.face(0, 0, 20, 20, ignored: true), Self.face(100, 0, 30, 30)])])
+        // 30x30 against 30x30 shifted by 11: IoU 19/41 < 0.5; by 10: 20/40 = 0.5, a hit.
+        let miss = Self.list([ListedImage(name: "a.png", faces: [Self.face(0, 0, 20, 20), Self.face(111, 0, 30, 30)])])
+        let hit = Self.list([ListedImage(name: "a.png", faces: [Self.face(110, 0, 30, 30)])])
+        let missed = try Evaluation(detections: miss, truth: truth).bands[0]
+        #expect((missed.faces, missed.hits, missed.falsePositives) == (1, 0, 1))
+        let found = try Evaluation(detections: hit, truth: truth).bands[0]
+        #expect((found.hits, found.falsePositives, found.recall) == (1, 0, 1))
+    }
+
+    /// A band counts its own faces; a detection matched outside it, or unmatched and outside it, is ignored.
+    @Test func heightBands() throws {
+        let truth = Self.list([ListedImage(name: "a", faces: [Self.face(0, 0, 10, 10), Self.face(100, 100, 50, 50)])])
+        let found = Self.list([ListedImage(name: "a", faces: [
+            Self.face(0, 0, 10, 10, score: 0.9), Self.face(100, 100, 50, 50, score: 0.8), Self.face(300, 300, 12, 12, score: 0.5),
+        ])])
+        let bands = try Evaluation(detections: found, truth: truth).bands
+        let small = try #require(bands.first { $0.band.name == "under 16 px" })
+        let middle = try #require(bands.first { $0.band.name == "32-64 px" })
+        #expect((small.faces, small.hits, small.falsePositives) == (1, 1, 1))
+        #expect((middle.faces, middle.hits, middle.falsePositives) == (1, 1, 0))
+        #expect(try #require(bands.first { $0.band.name == "16-32 px" }).averagePrecision.isNaN)
+    }
+
+    /// WIDER's text: a face line of zeros for an image without faces; `invalid` faces are ignored;
+    /// five numbers are a detection with its score.
+    @Test func widerText() throws {
+        let text = "0--Parade/a.jpg\n2\n10 20 30 40 0 0 0 0 0 0\n1 2 3 4 0 0 0 1 0 0\n0--Parade/b.jpg\n0\n0 0 0 0 0 0 0 0 0 0\nc\n1\n5 6 7 8 0.75\n"
+        let images = try FaceList.parseWider("gt.txt", text: text)
+        #expect(images.map(\.name) == ["0--Parade/a.jpg", "0--Parade/b.jpg", "c"])
+        #expect(images[0].faces == [Self.face(10, 20, 30, 40), Self.face(1, 2, 3, 4, ignored: true)])
+        #expect(images[1].faces.isEmpty)
+        #expect(images[2].faces == [Self.face(5, 6, 7, 8, score: 0.75)])
+        #expect(throws: EvaluationInputError.self) { try FaceList.parseWider("gt.txt", text: "a.jpg\n2\n1 2 3 4\n") }
+        do {
+            _ = try FaceList.parseWider("gt.txt", text: "a.jpg\nmany\n")
+        } catch {
+            #expect(error.description == "gt.txt line 2: expected the number of faces of a.jpg: check that it is WIDER FACE's format")
+        }
+    }
+
+    /// Names pair by their last path components, extensions aside; a name that is no image of the
+    /// ground truth, or a run missing some of its images, is refused, naming them.
+    @Test func imagePairing() throws {
+        let truth = FaceList(path: "gt.txt", format: .wider, images: [
+            ListedImage(name: "0--Parade/a.jpg", faces: []), ListedImage(name: "1--Handshaking/a.jpg", faces: []),
+            ListedImage(name: "1--Handshaking/b.jpg", faces: []),
+        ], listsEveryImage: true)
+        let pairing = ImagePairing(truth: truth)
+        #expect(try pairing.image(named: "/data/WIDER_val/images/1--Handshaking/a.jpg").get() == 1)
+        #expect(try pairing.image(named: "b").get() == 2)
+        #expect(throws: EvaluationInputError.Pairing.ambiguous) { try pairing.image(named: "a.png").get() }
+        #expect(throws: EvaluationInputError.Pairing.unknown) { try pairing.image(named: "z.jpg").get() }
+        let partial = FaceList(path: "run.jsonl", format: .jsonl, images: [ListedImage(name: "0--Parade/a.jpg", faces: [])],
+                               listsEveryImage: true)
+        do {
+            _ = try pairing.detectionsByImage(partial)
+            Issue.record("a run missing images was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("run.jsonl: has no record of 2 of the ground truth's 3 images, the first: 1--Handshaking/a.jpg"))
+        }
+    }
+
+    /// COCO's crowds are ignored; facecam's JSON Lines give preview boxes and name a video's frames.
+    @Test func cocoAndJSONLines() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-eval-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let coco = directory.appendingPathComponent("gt.json")
+        try Data("""
+            {"images":[{"id":7,"file_name":"x/b.jpg"},{"id":3,"file_name":"x/a.jpg"}],
+             "annotations":[{"image_id":7,"bbox":[1,2,3,4]},{"image_id":7,"bbox":[5,6,7,8],"iscrowd":1}]}
+            """.utf8).write(to: coco)
+        let truth = try FaceList.load(coco.path)
+        #expect(truth.format == .coco)
+        #expect(truth.images.map(\.name) == ["x/a.jpg", "x/b.jpg"])
+        #expect(truth.images[1].faces == [Self.face(1, 2, 3, 4), Self.face(5, 6, 7, 8, ignored: true)])
+        let lines = directory.appendingPathComponent("run.jsonl")
+        try Data("""
+            {"source":"v.mp4","frame":0,"time":0,"faces":[{"box":[1,2,3,4],"preview":[0.5,1,1.5,2],"score":0.5}]}
+            {"event":"enter","id":1,"source":"v.mp4","frame":1,"time":0.04}
+            {"source":"v.mp4","frame":1,"time":0.04,"faces":[]}
+
+            """.utf8).write(to: lines)
+        let run = try FaceList.load(lines.path)
+        #expect(run.images.map(\.name) == ["v.mp4", "v.mp4#1"])
+        #expect(run.images[0].faces == [Self.face(0.5, 1, 1.5, 2, score: 0.5)])
+        try Data("{\"source\":\"a\",\"faces\":[]}\nnot json\n".utf8).write(to: lines)
+        do {
+            _ = try FaceList.load(lines.path)
+            Issue.record("a damaged line was accepted")
+        } catch {
+            #expect(error.description == "\(lines.path) line 2: not a JSON object: check that the file is facecam's JSON Lines")
+        }
+    }
+}

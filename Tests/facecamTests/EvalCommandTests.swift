@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+/// facecam eval and --format coco, against pycocotools (PyPI, in .build/eval-venv, which make
+/// test-deps makes) and Tests/Reference/wider_eval.py.
+struct EvalCommandTests {
+    static let python = repository.appendingPathComponent(".build/eval-venv/bin/python").path
+    static let script = repository.appendingPathComponent("Tests/Reference/coco_reference.py").path
+
+    static func reference(_ arguments: [String]) throws -> [String: Any] {
+        try #require(FileManager.default.isExecutableFile(atPath: python), "\(python) is missing: make test-deps installs pycocotools there")
+        let result = try run(URL(fileURLWithPath: python), [script] + arguments)
+        try #require(result.status == 0, "\(result.stderr)")
+        return try #require(try result.records().last)
+    }
+
+    static func evaluate(_ arguments: [String]) throws -> [String: Any] {
+        let result = try run(facecamBinary, ["eval", "--format", "json"] + arguments)
+        try #require(result.status == 0, "\(result.stderr)")
+        return try #require(try result.records().first)
+    }
+
+    /// A figure of the band `band` (0: all faces) of run `index`.
+    static func figure(_ record: [String: Any], _ name: String, run index: Int = 0, band: Int = 0) -> Double {
+        let runs = record["runs"] as! [[String: Any]]
+        let bands = runs[index]["bands"] as! [[String: Any]]
+        return (bands[band][name] as! NSNumber).doubleValue
+    }
+
+    /// A seeded synthetic set (814 faces, 6 to 150 pixels tall, 862 detections): eval's AP equals
+    /// pycocotools' within 0.005, read from the COCO results list and from the same detections as
+    /// facecam's JSON Lines (which name the images by longer paths).
+    @Test func apAgreesWithPycocotools() throws {
+        let directory = try temporaryDirectory("eval-synthetic")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let expected = (try Self.reference(["synthetic", directory.path])["ap"] as! NSNumber).doubleValue
+        let record = try Self.evaluate([
+            "--ground-truth", directory.appendingPathComponent("gt.json").path,
+            directory.appendingPathComponent("results.json").path, directory.appendingPathComponent("detections.jsonl").path,
+        ])
+        #expect(abs(Self.figure(record, "ap", run: 0) - expected) < 0.005, "\(record) against \(expected)")
+        #expect(abs(Self.figure(record, "ap", run: 1) - expected) < 0.005, "\(record) against \(expected)")
+    }
+
+    /// detect --format coco on the crowd photographs: pycocotools reads it as detections against the
+    /// crowd labels made COCO (every face counted), and eval's AP on the same files equals its AP.
+    @Test(.enabled(if: CenterFaceCommandTests.crowdAvailable, "../shared/data/crowd is absent"))
+    func cocoOutputAgreesWithPycocotools() throws {
+        let directory = try temporaryDirectory("eval-coco")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let truth = directory.appendingPathComponent("gt.json").path
+        _ = try Self.reference(["crowd", CrowdTests.labels, truth])
+        let found = directory.appendingPathComponent("found.json").path
+        let photographs = try CrowdTests.photographs(heldOut: false) + CrowdTests.photographs(heldOut: true)
+        let detect = try run(facecamBinary, ["detect", "--score-threshold", "0.3", "--format", "coco", "-o", found] + photographs)
+        #expect(detect.status == 0, "\(detect.stderr)")
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: found))) as! [String: Any]
+        #expect((document["images"] as! [Any]).count == photographs.count)
+        let expected = (try Self.reference(["ap", truth, found])["ap"] as! NSNumber).doubleValue
+        let record = try Self.evaluate(["--ground-truth", truth, found])
+        #expect(expected > 0.1 && abs(Self.figure(record, "ap") - expected) < 0.005, "\(record) against \(expected)")
+    }
+
+    /// Without detection files eval detects itself: on the crowd labels (WIDER's hard set, the
+    /// other faces ignored) its hits and false positives equal wider_eval.py's on detect's records.
+    @Test(.enabled(if: CenterFaceCommandTests.crowdAvailable, "../shared/data/crowd is absent"))
+    func detectingItselfAgreesWithWiderReference() throws {
+        let directory = try temporaryDirectory("eval-self")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let records = directory.appendingPathComponent("found.jsonl").path
+        let photographs = try CrowdTests.photographs(heldOut: false) + CrowdTests.photographs(heldOut: true)
+        let detect = try run(facecamBinary, ["detect", "--score-threshold", "0.5", "-o", records] + photographs)
+        #expect(detect.status == 0, "\(detect.stderr)")
+        let expected = try CrowdTests.evaluate(["detections", CrowdTests.labels, records])
+        let record = try Self.evaluate(["--ground-truth", CrowdTests.labels, "--score-threshold", "0.5"])
+        #expect(Self.figure(record, "hits") == (expected["hits"] as! NSNumber).doubleValue, "\(record) against \(expected)")
+        #expect(Self.figure(record, "false_positives") == (expected["false"] as! NSNumber).doubleValue, "\(record) against \(expected)")
+        #expect(abs(Self.figure(record, "recall") - (expected["recall"] as! NSNumber).doubleValue) < 1e-6)
+    }
+
+    /// --plot draws one curve per run, in an SVG that an XML parser (Python's) reads.
+    @Test func plotDrawsEachRun() throws {
+        let directory = try temporaryDirectory("eval-plot")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try Self.reference(["synthetic", directory.path])
+        let chart = directory.appendingPathComponent("curves.svg").path
+        let result = try run(facecamBinary, [
+            "eval", "--ground-truth", directory.appendingPathComponent("gt.json").path, "--plot", chart,
+            directory.appendingPathComponent("results.json").path, directory.appendingPathComponent("detections.jsonl").path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let parsed = try run(URL(fileURLWithPath: SharedDataTests.python), [
+            "-c", "import sys, xml.etree.ElementTree as E; print(len(E.parse(sys.argv[1]).getroot().findall('{http://www.w3.org/2000/svg}polyline')))",
+            chart,
+        ])
+        #expect(parsed.status == 0 && parsed.stdout == "2\n", "\(parsed.stderr)")
+    }
+
+    /// A COCO file is renamed to its name only when whole: a run stopped by SIGINT ends the
+    /// document (the images done, their faces) but leaves it under its partial name, saying so.
+    @Test func anInterruptedCOCOFileKeepsItsPartialName() throws {
+        let directory = try temporaryDirectory("eval-interrupt")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("faces.json").path
+        let partial = { try? FileManager.default.contentsOfDirectory(atPath: directory.path).first { $0.hasPrefix("faces.json.partial-") } }
+        let inputs = Array(repeating: "Fixtures/images/two-faces.jpg", count: 200)
+        let (result, signalled) = try interrupt(facecamBinary, ["detect", "--jobs", "1", "--format", "coco", "-o", output] + inputs) { _ in
+            // The opening, then an image a line: a few images are in.
+            guard let name = partial() ?? nil,
+                  let text = try? String(contentsOfFile: directory.appendingPathComponent(name).path, encoding: .utf8) else { return false }
+            return text.split(separator: "\n").count >= 4
+        }
+        try #require(signalled, "\(result.stderr)")
+        #expect(result.status == 130)
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let name = try #require(partial() ?? nil)
+        #expect(result.errorLines.first == "facecam: the results so far are in \(output)\(name.dropFirst("faces.json".count)), which keeps that name since the run stopped early")
+        let document = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: directory.appendingPathComponent(name))) as! [String: Any]
+        let images = (document["images"] as! [Any]).count
+        #expect(images >= 2 && images < 200)
+        #expect((document["annotations"] as! [Any]).count == 2 * images)
+    }
+
+    /// An unusable input is one line on standard error naming the file (and line), status 64, nothing on standard output.
+    @Test func badInputsAreOneLine() throws {
+        let directory = try temporaryDirectory("eval-bad")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let truth = directory.appendingPathComponent("gt.jsonl").path
+        try Data("{\"source\":\"a.jpg\",\"faces\":[{\"box\":[1,2,3,4]}]}\n".utf8).write(to: URL(fileURLWithPath: truth))
+        let damaged = directory.appendingPathComponent("damaged.jsonl").path
+        try Data("{\"source\":\"a.jpg\",\"faces\":[]}\n{\"source\":\n".utf8).write(to: URL(fileURLWithPath: damaged))
+        let stranger = directory.appendingPathComponent("stranger.jsonl").path
+        try Data("{\"source\":\"b.jpg\",\"faces\":[]}\n".utf8).write(to: URL(fileURLWithPath: stranger))
+        let cases: [([String], String)] = [
+            ([damaged], "facecam: \(damaged) line 2: not a JSON object: check that the file is facecam's JSON Lines"),
+            ([stranger], "facecam: \(stranger): b.jpg is not an image of the ground truth \(truth): check that both files describe the same images"),
+            ([], "facecam: \(truth): \(directory.path)/a.jpg: cannot read (open: No such file or directory): eval looks up its images"),
+            (["missing.jsonl"], "facecam: missing.jsonl: No such file or directory: check the path"),
+        ]
+        for (arguments, message) in cases {
+            let result = try run(facecamBinary, ["eval", "--ground-truth", truth] + arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.errorLines.last?.hasPrefix(message) == true, "\(result.stderr)")
+        }
+    }
+}
