@@ -13,7 +13,7 @@ struct BatchOptions: ParsableArguments {
     @Flag(help: "With --output-dir: skip the inputs whose finished results file exists; partial ones are redone.")
     var resume = false
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Process only the K-th of N parts of the inputs (K from 1 to N). The parts depend on the set of inputs "
             + "alone, not their order, so tasks on different machines split a batch without overlap.",
         valueName: "K/N"), transform: parseShard)

@@ -73,7 +73,7 @@ struct Live: ParsableCommand {
         valueName: "path|N"))
     var outputDevice: String?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "With --annotate, save every Nth processed frame (default: 1; on a queue of its own, it never slows detection).",
         valueName: "N"))
     var annotateEvery: Int?

@@ -9,7 +9,7 @@ struct Map: ParsableCommand {
     @Option(help: ArgumentHelp("The frame's size.", valueName: "WxH"))
     var frame: PixelSize
 
-    @Option(help: ArgumentHelp("The rect in frame coordinates (plain decimals, fractions allowed).", valueName: "x,y,w,h"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The rect in frame coordinates (plain decimals, fractions allowed).", valueName: "x,y,w,h"))
     var rect: Rect
 
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions

@@ -148,26 +148,26 @@ struct DetectorOptions: ParsableArguments {
         valueName: "name|path"))
     var cascade: String?
 
-    @Option(help: ArgumentHelp("Haar: how much the search window grows between scales, from 1.01 to 4 (default: 1.1).", valueName: "F"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Haar: how much the search window grows between scales, from 1.01 to 4 (default: 1.1).", valueName: "F"))
     var scaleFactor: Double?
 
-    @Option(help: ArgumentHelp("Haar: how many overlapping detections a face needs to be kept (default: 3).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Haar: how many overlapping detections a face needs to be kept (default: 3).", valueName: "N"))
     var minNeighbors: Int?
 
     @Option(help: ArgumentHelp("YuNet, CenterFace: the ONNX model (default: the model shipped with facecam).", valueName: "path"))
     var model: String?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "YuNet, CenterFace: faces scoring less than this (0-1) are dropped "
             + "(default: 0.9 for yunet, 0.5 for centerface; redact: \(RedactionDefaults.scoreThreshold)).", valueName: "F"))
     var scoreThreshold: Double?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "YuNet, CenterFace: faces overlapping a better one by more than this IoU (0-1) are dropped, within a search "
             + "and across scales (default: 0.3).", valueName: "F"))
     var nmsThreshold: Double?
 
-    @Option(help: ArgumentHelp("YuNet, CenterFace: candidates kept before non-maximum suppression (default: 5000).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("YuNet, CenterFace: candidates kept before non-maximum suppression (default: 5000).", valueName: "N"))
     var topK: Int?
 
     @Option(help: ArgumentHelp(
@@ -183,11 +183,11 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("All detectors: largest face kept (default: no limit).", valueName: "N|WxH"))
     var maxSize: PixelSize?
 
-    @Option(help: ArgumentHelp("detect and video: frames detected in parallel (default: the cores this process may use, "
+    @Option(parsing: .unconditional, help: ArgumentHelp("detect and video: frames detected in parallel (default: the cores this process may use, "
             + "so taskset and a scheduler's CPU binding count; Haar's fast mode uses one).", valueName: "N"))
     var jobs: Int?
 
-    @Option(name: .customLong("opencv-threads"), help: ArgumentHelp(
+    @Option(name: .customLong("opencv-threads"), parsing: .unconditional, help: ArgumentHelp(
         "All detectors: threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, "
             + "else the cores this process may use).",
         valueName: "N"))
@@ -320,12 +320,12 @@ struct FastModeOptions: ParsableArguments {
             + "halves its pixels."))
     var fast = false
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "With --fast, all detectors: the width frames are shrunk to for searching (default: 640). YuNet and CenterFace shrink "
             + "only frames at least 1.41 times as wide (half the pixels or fewer).", valueName: "W"))
     var detectWidth: Int?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "With --fast, Haar: a full search at least every N frames, and whenever a face is lost (default: 5).",
         valueName: "N"))
     var fullSearchEvery: Int?
@@ -358,7 +358,7 @@ struct FastModeOptions: ParsableArguments {
 
 /// Limits on what an input may make facecam allocate.
 struct InputOptions: ParsableArguments {
-    @Option(name: .customLong("max-megapixels"), help: ArgumentHelp(
+    @Option(name: .customLong("max-megapixels"), parsing: .unconditional, help: ArgumentHelp(
         "Refuse images and video frames larger than this, read from their headers before anything is decoded "
             + "(default: \(ImageFile.defaultMaximumPixels / 1_000_000), beyond any phone photograph; a decompression bomb "
             + "claims far more).",
@@ -404,7 +404,7 @@ struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Save each frame as the preview shows it, faces outlined, as a JPEG in this directory.", valueName: "dir"))
     var annotate: String?
 
-    @Option(help: ArgumentHelp("Exit with status 2 when some frame has fewer faces than this, or no frame was read; the first such frame is named.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exit with status 2 when some frame has fewer faces than this, or no frame was read; the first such frame is named.", valueName: "N"))
     var minFaces: Int?
 
     func validate() throws {
@@ -454,7 +454,7 @@ struct TrackingOptions: ParsableArguments {
     @Flag(help: "Smooth each face's box over time (an exponential moving average keeping half of the last box).")
     var smooth = false
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Source frames (not processed frames: frames skipped by --every or dropped count) a face may go undetected "
             + "before its id ends (default: 5, and at least --every, so that one missed detection keeps the id).",
         valueName: "N"))

@@ -38,13 +38,13 @@ struct Redact: ParsableCommand {
     @Option(help: "How faces are hidden: blur, pixelate or solid (black).")
     var mode: RedactionSettings.Mode = .blur
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Videos: detect on every Nth frame; the masks follow the tracked faces over the frames between. Every frame "
             + "is written.",
         valueName: "N"))
     var every = 1
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Source frames a face may go undetected and still be hidden where its track predicts it (default: 5, and at "
             + "least --every).",
         valueName: "N"))

@@ -21,10 +21,10 @@ struct Video: ParsableCommand {
         valueName: "file|URL|-"))
     var files: [String] = []
 
-    @Option(help: ArgumentHelp("Detect on every Nth frame only; the others are skipped and not reported.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Detect on every Nth frame only; the others are skipped and not reported.", valueName: "N"))
     var every = 1
 
-    @Option(help: ArgumentHelp("With --annotate, save every Nth detected frame only (default: 1).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --annotate, save every Nth detected frame only (default: 1).", valueName: "N"))
     var annotateEvery: Int?
 
     @Option(help: ArgumentHelp("Write the preview of every detected frame, faces outlined, as a video (.avi, .mkv, .mp4).", valueName: "file"))

@@ -70,6 +70,16 @@ struct CommandLineConventionTests {
          "--full-search-every is an option of the haar detector's fast mode"),
         (["video", "--annotate-every", "5", "Fixtures/video/pan-zoom.avi"], "--annotate-every goes with --annotate"),
         (["live", "--annotate-every", "5", "--source", "Fixtures/video/pan-zoom.avi"], "--annotate-every goes with --annotate"),
+        // A negative value is the option's value, refused by its own rule, not "Missing value".
+        (["video", "--shard", "-1/3", "Fixtures/video/pan-zoom.avi"], "The value '-1/3' is invalid for '--shard <K/N>': give K/N"),
+        (["detect", "--min-faces", "-1", "Fixtures/images"], "--min-faces must be 0 or more"),
+        (["detect", "--score-threshold", "-0.5", "Fixtures/images"], "--score-threshold must be from 0 to 1"),
+        (["live", "--format", "coco", "--source", "Fixtures/video/pan-zoom.avi"], "--format coco is written whole when a run ends"),
+        (["video", "--events", "--format", "coco", "Fixtures/video/pan-zoom.avi"], "--events needs --format jsonl or text: COCO entries are faces"),
+        (["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "--detector", "haar", "Fixtures/evaluation/run.json"],
+         "--detector applies when eval detects itself"),
+        (["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "--plot", "curves.png", "Fixtures/evaluation/run.json"],
+         "--plot writes SVG: name a .svg file"),
     ])
     func usageErrorsSayWhatIsWrong(arguments: [String], message: String) throws {
         let run = try run(facecamBinary, arguments)

@@ -20,6 +20,14 @@ struct MapCommandTests {
         #expect(result.stdout == expected + "\n")
     }
 
+    /// A rect partly left of or above the frame is valid, and its leading minus is not an option's.
+    @Test func negativeCoordinatesAreValues() throws {
+        // Orientation 6 on a 40x20 frame: (x, y) -> (20 - y, x); corners (-4, -2) and (2, 2) give (18, -4)-(22, 2).
+        let result = try run(facecamBinary, ["map", "--frame", "40x20", "--rect", "-4,-2,6,4", "--orientation", "6"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "18 -4 4 6\n")
+    }
+
     @Test func fractionsArePlainDecimals() throws {
         // 640x480, orientation 6: (10, 20)-(40, 60) -> (420, 10)-(460, 40); aspect into 100x100:
         // scale 100/640 = 0.15625, x offset (100 - 75) / 2 = 12.5.
