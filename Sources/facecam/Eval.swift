@@ -11,8 +11,9 @@ struct Eval: ParsableCommand {
             facecam's JSON Lines or COCO output, a COCO results list (with a COCO ground truth), or \
             WIDER FACE detection files (a file, or a directory of them). Without detection files, \
             eval runs the detector on the images the ground truth names, found under --image-root. \
-            Matching is WIDER FACE's: best score first, IoU 0.5 or more, each labelled face used \
-            once; a match with an ignored face (outside WIDER's set, a COCO crowd) counts neither way. \
+            Matching: best score first, IoU 0.5 or more, each labelled face used once; a match with \
+            an ignored face (outside WIDER's set, a COCO crowd) counts neither way. AP is at IoU 0.5, \
+            interpolated at 101 recall points as COCO's evaluation does. \
             An unusable input is one line naming it, and status 64.
             """ + guidePointer("docs/evaluation.md", manual: "facecam-eval"))
 
@@ -60,9 +61,10 @@ struct Eval: ParsableCommand {
     func run() throws {
         let truth = try load(groundTruth)
         var runs: [(name: String, evaluation: Evaluation)] = []
+        let own = detections.isEmpty ? try makeDetector() : nil
         do throws(EvaluationInputError) {
-            if detections.isEmpty {
-                let (found, operating) = try detect(in: truth)
+            if let own {
+                let (found, operating) = try detect(in: truth, with: own)
                 runs.append((detector.kind.rawValue, try Evaluation(detections: found, truth: truth, operatingScore: operating)))
             }
             for path in detections {
@@ -93,28 +95,35 @@ struct Eval: ParsableCommand {
     }
 
     private func load(_ path: String) throws -> FaceList {
-        do {
-            return try FaceList.load(path)
+        do throws(EvaluationInputError) {
+            let list = try FaceList.load(path)
+            guard !list.images.isEmpty else {
+                throw EvaluationInputError(path: path, reason: "names no image: give a ground truth with images")
+            }
+            return list
         } catch {
             report(error.description)
             throw Status.usage
         }
     }
 
-    /// Runs the detector over the ground truth's images, one after another with all of OpenCV's
-    /// threads: below the operating threshold too (to `curveFloor`), so the curve goes on past it.
-    private func detect(in truth: FaceList) throws(EvaluationInputError) -> (FaceList, Double?) {
+    /// The threshold recall and precision are given at: the detector's (nil for Haar, which gives no scores).
+    private var operatingScore: Double? {
+        detector.kind.model == nil ? nil : detector.modelParameters.scoreThreshold
+    }
+
+    /// One detector with all of OpenCV's threads, searching below the operating threshold too (to
+    /// `curveFloor`), so the curve goes on past it; reports why not and exits 64.
+    private func makeDetector() throws -> any FrameFaceDetector {
         var options = detector
         options.jobs = 1
-        let operating: Double? = detector.kind.model == nil ? nil : detector.modelParameters.scoreThreshold
-        if let operating { options.scoreThreshold = min(operating, Self.curveFloor) }
-        let found: any FrameFaceDetector
-        do {
-            found = try options.makeDetectors()[0]
-        } catch {
-            // makeDetectors reported it.
-            throw EvaluationInputError(path: options.model ?? options.kind.rawValue, reason: "the detector did not load")
-        }
+        if let operatingScore { options.scoreThreshold = min(operatingScore, Self.curveFloor) }
+        return try options.makeDetectors()[0]
+    }
+
+    /// Runs `found` over the ground truth's images, one after another.
+    private func detect(in truth: FaceList, with found: any FrameFaceDetector) throws(EvaluationInputError) -> (FaceList, Double?) {
+        let operating = operatingScore
         let root = imageRoot ?? URL(fileURLWithPath: groundTruth).deletingLastPathComponent().path
         let count = truth.images.count == 1 ? "1 image" : "\(truth.images.count) images"
         report("detecting faces in the ground truth's \(count) with \(detector.kind.rawValue)")
@@ -140,7 +149,8 @@ struct Eval: ParsableCommand {
     private func table(_ truth: FaceList, _ runs: [(name: String, evaluation: Evaluation)]) -> String {
         let faces = truth.images.reduce(0) { $0 + $1.faces.count }
         let ignored = truth.images.reduce(0) { $0 + $1.faces.filter(\.ignored).count }
-        var text = "ground truth: \(groundTruth) (\(truth.format.rawValue)), \(truth.images.count) images, \(faces) faces"
+        let counted = [(truth.images.count, "image"), (faces, "face")].map { $0 == 1 ? "1 \($1)" : "\($0) \($1)s" }
+        var text = "ground truth: \(groundTruth) (\(truth.format.rawValue)), \(counted[0]), \(counted[1])"
             + (ignored > 0 ? " (\(ignored) ignored)" : "") + "\n"
         for run in runs {
             let at = run.evaluation.operatingScore.map { "recall, precision and false positives at score >= \(decimal($0))" }

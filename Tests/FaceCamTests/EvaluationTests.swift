@@ -93,6 +93,29 @@ struct EvaluationTests {
         }
     }
 
+    /// A video's frames are images of their own; an exact name wins over endings; an image given
+    /// twice is refused; a WIDER detection file's count of 0 has no line of zeros after it; CRLF lines.
+    @Test func videoFramesExactNamesAndDuplicates() throws {
+        let truth = Self.list([
+            ListedImage(name: "clips/v.mp4", faces: []), ListedImage(name: "clips/v.mp4#1", faces: []),
+            ListedImage(name: "x.jpg", faces: []), ListedImage(name: "a/x.jpg", faces: []),
+        ])
+        let pairing = ImagePairing(truth: truth)
+        #expect(try pairing.image(named: "/home/me/clips/v.mp4#1").get() == 1)
+        #expect(try pairing.image(named: "v.mp4").get() == 0)
+        #expect(try pairing.image(named: "x.jpg").get() == 2)
+        #expect(try pairing.image(named: "/data/a/x.jpg").get() == 3)
+        #expect(try pairing.image(named: "other/x.jpg").get() == 2)
+        // Neither name ends the other: different folders, different images.
+        let folders = ImagePairing(truth: Self.list([ListedImage(name: "set/y.jpg", faces: [])]))
+        #expect(throws: EvaluationInputError.Pairing.unknown) { try folders.image(named: "other/y.jpg").get() }
+        let twice = Self.list([ListedImage(name: "x.jpg", faces: []), ListedImage(name: "./x.jpg", faces: [])], everyImage: false)
+        #expect(throws: EvaluationInputError.self) { try pairing.detectionsByImage(twice) }
+        let images = try FaceList.parseWider("run.txt", text: "a\r\n0\r\nb\r\n1\r\n1 2 3 4 0.5\r\n")
+        #expect(images.map(\.name) == ["a", "b"])
+        #expect(images[1].faces == [Self.face(1, 2, 3, 4, score: 0.5)])
+    }
+
     /// COCO's crowds are ignored; facecam's JSON Lines give preview boxes and name a video's frames.
     @Test func cocoAndJSONLines() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-eval-\(UUID().uuidString)")

@@ -47,7 +47,7 @@ public struct BandScore: Sendable {
     public var falsePositivesPerImage: Double
 }
 
-/// Detections scored against a ground truth with WIDER FACE's matching: in each image, detections
+/// Detections scored against a ground truth: in each image, detections
 /// best score first each take the unused labelled face they overlap most, when the IoU is 0.5 or
 /// more; a match with an ignored face is neither a hit nor a false positive.
 public struct Evaluation: Sendable {
@@ -155,39 +155,54 @@ extension Array where Element == ListedFace {
     }
 }
 
-/// Finds a run's images among the ground truth's by name: the names' last path components must
-/// agree, file extensions aside (WIDER's detection files name images without them), so a
-/// detection named by its full path finds the ground truth's relative name.
+/// Finds a run's images among the ground truth's by name: one name's path components must end the
+/// other's, file extensions aside (WIDER's detection files name images without them), so a
+/// detection named by its full path finds the ground truth's relative name, and the reverse. An
+/// exact name wins; a name that ends several is ambiguous. A video frame's `#N` stays part of its name.
 struct ImagePairing {
     private let truth: FaceList
+    private var byName: [String: Int] = [:]
+    /// Each ground-truth name's components, to the images named so.
+    private var byComponents: [[String]: [Int]] = [:]
     /// Every trailing run of each ground-truth name's components, to the images it ends.
     private var bySuffix: [[String]: [Int]] = [:]
 
     init(truth: FaceList) {
         self.truth = truth
         for (index, image) in truth.images.enumerated() {
+            if byName[image.name] == nil { byName[image.name] = index }
             let parts = Self.components(image.name)
+            byComponents[parts, default: []].append(index)
             for start in parts.indices { bySuffix[Array(parts[start...]), default: []].append(index) }
         }
     }
 
     static func components(_ name: String) -> [String] {
-        var parts = name.split(separator: "/").map(String.init).filter { $0 != "." }
+        // "clip.mp4#12": the frame stays, the extension goes.
+        var frame = ""
+        var path = Substring(name)
+        if let hash = name.lastIndex(of: "#"), !name[name.index(after: hash)...].isEmpty,
+           name[name.index(after: hash)...].allSatisfy(\.isNumber) {
+            frame = String(name[hash...])
+            path = name[..<hash]
+        }
+        var parts = path.split(separator: "/").map(String.init).filter { $0 != "." }
         if let last = parts.last, let dot = last.lastIndex(of: "."), dot != last.startIndex {
             parts[parts.count - 1] = String(last[..<dot])
         }
+        if !frame.isEmpty, !parts.isEmpty { parts[parts.count - 1] += frame }
         return parts
     }
 
-    /// The ground truth's image for `name`, matching as many trailing components as both have.
+    /// The ground truth's image for `name`.
     func image(named name: String) -> Result<Int, EvaluationInputError.Pairing> {
+        if let exact = byName[name] { return .success(exact) }
         let parts = Self.components(name)
-        for start in parts.indices {
-            guard let candidates = bySuffix[Array(parts[start...])] else { continue }
-            // Several ground-truth names end so (and shorter endings match more): which one is unknown.
-            return candidates.count == 1 ? .success(candidates[0]) : .failure(.ambiguous)
-        }
-        return .failure(.unknown)
+        guard !parts.isEmpty else { return .failure(.unknown) }
+        // A ground-truth name that ends this one, the longest first; then one that this name ends.
+        let candidates = parts.indices.lazy.compactMap { byComponents[Array(parts[$0...])] }.first ?? bySuffix[parts]
+        guard let candidates else { return .failure(.unknown) }
+        return candidates.count == 1 ? .success(candidates[0]) : .failure(.ambiguous)
     }
 
     /// The detections of each ground-truth image, in its order; refuses images the ground truth
@@ -198,7 +213,13 @@ struct ImagePairing {
         for image in detections.images {
             switch self.image(named: image.name) {
             case .success(let index):
-                faces[index] += image.faces
+                guard !seen[index] else {
+                    throw EvaluationInputError(
+                        path: detections.path,
+                        reason: "\(image.name) is the ground truth's \(truth.images[index].name), which an earlier record "
+                            + "already gave: give each image once")
+                }
+                faces[index] = image.faces
                 seen[index] = true
             case .failure(let problem):
                 let what = problem == .ambiguous ? "names several images of" : "is not an image of"

@@ -79,12 +79,14 @@ public struct FaceList: Sendable {
         } catch {
             throw EvaluationInputError(path: path, reason: "\(error.reason): check that it is readable and under 1 GiB")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard var text = String(validating: bytes, as: UTF8.self) else {
             throw EvaluationInputError(path: path, reason: "not UTF-8 text: give a ground-truth or detection file")
         }
+        // A byte order mark, as some Windows tools write, is not content.
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         let start = text.first { !$0.isWhitespace }
         if start == "[" || (start == "{" && !looksLikeJSONLines(text)) {
-            return try loadJSONDocument(path, bytes: bytes, cocoImages: cocoImages)
+            return try loadJSONDocument(path, bytes: Array(text.utf8), cocoImages: cocoImages)
         }
         if start == "{" { return try loadJSONLines(path, text: text) }
         return FaceList(path: path, format: .wider, images: try parseWider(path, text: text), listsEveryImage: true)
@@ -92,7 +94,7 @@ public struct FaceList: Sendable {
 
     /// One JSON object per line, the first of them complete on its line.
     private static func looksLikeJSONLines(_ text: String) -> Bool {
-        guard let first = text.split(separator: "\n", omittingEmptySubsequences: true).first,
+        guard let first = text.split(whereSeparator: \.isNewline).first,
               let object = try? JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any] else { return false }
         return object["source"] != nil || object["event"] != nil
     }
@@ -121,7 +123,7 @@ extension FaceList {
     /// zeros for none): x y w h and, in the ground truth, blur expression illumination invalid
     /// occlusion pose, or, in detection results, the score. `invalid` faces are ignored.
     static func parseWider(_ path: String, text: String) throws(EvaluationInputError) -> [ListedImage] {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
             $0.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         var images: [ListedImage] = []
@@ -130,7 +132,7 @@ extension FaceList {
             EvaluationInputError(path: path, place: "line \(index + 1)", reason: reason + ": check that it is WIDER FACE's format")
         }
         while index < lines.count {
-            let name = lines[index]
+            let name = String(lines[index].prefix(200))
             index += 1
             if name.isEmpty { continue }
             guard index < lines.count, let count = Int(lines[index]), count >= 0 else {
@@ -138,7 +140,11 @@ extension FaceList {
             }
             index += 1
             var faces: [ListedFace] = []
-            for _ in 0..<max(count, 1) {
+            // The ground truth follows a count of 0 with a line of zeros; detection files do not.
+            let placeholder = count == 0 && index < lines.count
+                && lines[index].split(whereSeparator: { $0 == " " || $0 == "\t" }).count >= 4
+                && lines[index].split(whereSeparator: { $0 == " " || $0 == "\t" }).allSatisfy { Double($0) != nil }
+            for _ in 0..<(count == 0 ? (placeholder ? 1 : 0) : count) {
                 guard index < lines.count else { throw fail("\(name) has fewer face lines than its count, \(count)") }
                 let fields = lines[index].split(whereSeparator: { $0 == " " || $0 == "\t" }).map { Double($0) }
                 guard fields.count >= 4, fields.allSatisfy({ $0?.isFinite == true }) else {
@@ -209,7 +215,7 @@ extension FaceList {
                 throw EvaluationInputError(
                     path: path, reason: "a COCO results list names images by id only: give the COCO ground truth it refers to")
             }
-            let faces = try cocoAnnotations(results, in: path, key: "")
+            let faces = try cocoAnnotations(results, in: path, key: "", categories: nil)
             var images: [ListedImage] = []
             for (id, listed) in faces.sorted(by: { $0.key < $1.key }) {
                 guard let name = cocoImages[id] else {
@@ -250,7 +256,11 @@ extension FaceList {
         }
         // In id order, as pycocotools takes them: detections with equal scores then fall alike.
         order.sort()
-        let faces = try cocoAnnotations(object["annotations"] as? [Any] ?? [], in: path, key: "annotations")
+        guard let annotations = object["annotations"] as? [Any] else {
+            throw EvaluationInputError(path: path, place: "annotations", reason: "missing or not a list: check that it is a COCO instances file")
+        }
+        let faceCategories = try faceCategories(object["categories"], in: path)
+        let faces = try cocoAnnotations(annotations, in: path, key: "annotations", categories: faceCategories)
         if let stray = faces.keys.first(where: { names[$0] == nil }) {
             throw EvaluationInputError(path: path, place: "annotations", reason: "image_id \(stray) is not among the images")
         }
@@ -261,15 +271,30 @@ extension FaceList {
         return list
     }
 
+    /// The ids of a COCO file's face category: all (nil) when it has one category or none, else
+    /// those named "face"; a file of several categories without one is refused.
+    private static func faceCategories(_ value: Any?, in path: String) throws(EvaluationInputError) -> Set<Int>? {
+        let categories = (value as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+        guard categories.count > 1 else { return nil }
+        let faces = categories.filter { ($0["name"] as? String)?.lowercased() == "face" }.compactMap { integer($0["id"]) }
+        guard !faces.isEmpty else {
+            throw EvaluationInputError(path: path, place: "categories", reason: "several categories, none named face: eval scores faces")
+        }
+        return Set(faces)
+    }
+
     /// COCO annotations by image id: `bbox` [x, y, w, h], `score` (1 when absent), ignored when
-    /// `iscrowd` or `ignore` is set.
-    private static func cocoAnnotations(_ entries: [Any], in path: String, key: String) throws(EvaluationInputError) -> [Int: [ListedFace]] {
+    /// `iscrowd` or `ignore` is set; only those of `categories`, when given.
+    private static func cocoAnnotations(
+        _ entries: [Any], in path: String, key: String, categories: Set<Int>?
+    ) throws(EvaluationInputError) -> [Int: [ListedFace]] {
         var faces: [Int: [ListedFace]] = [:]
         for (index, entry) in entries.enumerated() {
             let place = "\(key)[\(index)]"
             guard let annotation = entry as? [String: Any], let image = integer(annotation["image_id"]) else {
                 throw EvaluationInputError(path: path, place: place, reason: "needs an integer image_id")
             }
+            if let categories, let category = integer(annotation["category_id"]), !categories.contains(category) { continue }
             guard let box = rect(annotation["bbox"]) else {
                 throw EvaluationInputError(path: path, place: place, reason: "bbox must be [x, y, width, height], sizes 0 or more")
             }
@@ -291,7 +316,11 @@ extension FaceList {
             guard let entry = object[name] as? [String: Any], let boxes = entry["boxes"] as? [Any] else {
                 throw EvaluationInputError(path: path, place: name, reason: "needs boxes: check that it is COCO or crowd labels")
             }
-            let hard = Set((entry["hard"] as? [Any] ?? []).compactMap(integer))
+            let hardList = entry["hard"].map { ($0 as? [Any])?.map(integer) }
+            if let hardList, hardList == nil || hardList!.contains(where: { $0 == nil }) {
+                throw EvaluationInputError(path: path, place: name, reason: "hard must be a list of box indices")
+            }
+            let hard = Set((hardList ?? nil)?.compactMap { $0 } ?? [])
             var faces: [ListedFace] = []
             for (index, value) in boxes.enumerated() {
                 guard let box = rect(value) else {
@@ -308,7 +337,7 @@ extension FaceList {
     /// faces by their preview boxes. Event records are skipped.
     static func loadJSONLines(_ path: String, text: String) throws(EvaluationInputError) -> FaceList {
         var images: [ListedImage] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             if line.allSatisfy(\.isWhitespace) { continue }
             let place = "line \(index + 1)"
             guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {

@@ -171,10 +171,13 @@ public final class ResultWriter {
     private var settled = false
 
     /// `path` nil writes to standard output; a path is created or truncated, but a COCO
-    /// document, which is only whole once finished, is written beside it and renamed by `finish`.
+    /// document, which is only whole once finished, is written beside a regular file (or a new
+    /// one) and renamed by `finish`; a device or pipe (/dev/stdout) is written directly.
     public init(format: ResultFormat, path: String?) throws(SystemError) {
         self.format = format
-        if let path, format == .coco {
+        let kind = path.flatMap { try? fileKind($0) }
+        if let path, kind == .directory { throw SystemError(call: "open", path: path, errno: EISDIR) }
+        if let path, format == .coco, kind != .other {
             let partial = try PartialFile(for: path)
             self.partial = partial
             descriptor = partial.descriptor
@@ -222,13 +225,14 @@ public final class ResultWriter {
         try partial?.commit()
     }
 
-    /// A run that stops early: a COCO document written to a file is ended (it holds the frames
-    /// done) but keeps its partial name, so that it does not pass for a finished run's. Returns
-    /// that name; nil when there is nothing to keep.
+    /// A run that stops early: a COCO document is ended, so that it holds the frames done, but a
+    /// file keeps its partial name, so that it does not pass for a finished run's. Returns that
+    /// name; nil when there is none.
     public func keepUnfinished() throws(SystemError) -> String? {
-        guard !settled, let partial, let document else { return nil }
+        guard !settled, let document else { return nil }
         settled = true
         try emit(document.closing)
+        guard let partial else { return nil }
         try partial.keep()
         return partial.path
     }
