@@ -25,15 +25,14 @@ constexpr int smallest_side = 16;
 /* The most pixels one search may look at (8192 x 8192): about 6 GB of YuNet's working memory. */
 constexpr int64_t most_pixels = int64_t(1) << 26;
 
-bool finite(const cfd_model_face &face) {
-    if (!std::isfinite(face.x) || !std::isfinite(face.y) || !std::isfinite(face.width) ||
-        !std::isfinite(face.height) || !std::isfinite(face.score)) {
+/* A face a model could have found: every number finite, and coordinates no farther out than the
+   most pixels a search takes, since garbage from a model (see cfd_yunet.cpp) must not reach Swift's conversions to Int. */
+bool plausible(const cfd_model_face &face) {
+    const auto near = [](float v) { return std::isfinite(v) && std::fabs(v) <= float(most_pixels); };
+    if (!near(face.x) || !near(face.y) || !near(face.width) || !near(face.height) || !std::isfinite(face.score)) {
         return false;
     }
-    for (float v : face.landmarks) {
-        if (!std::isfinite(v)) return false;
-    }
-    return true;
+    return std::all_of(std::begin(face.landmarks), std::end(face.landmarks), near);
 }
 
 } // namespace
@@ -105,7 +104,7 @@ cfd_status cfd_model_search(cfd_model *model, cfd_rect region, int32_t width, in
                        shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
         }
         std::vector<cfd_model_face> found = model->model->detect(searched);
-        found.erase(std::remove_if(found.begin(), found.end(), [](const cfd_model_face &face) { return !finite(face); }),
+        found.erase(std::remove_if(found.begin(), found.end(), [](const cfd_model_face &face) { return !plausible(face); }),
                     found.end());
         if (found.empty()) return CFD_OK;
 

@@ -1,5 +1,8 @@
 #include "face_model.hpp"
 
+#include <algorithm>
+
+#include <opencv2/core.hpp>
 #include <opencv2/objdetect.hpp>
 
 namespace {
@@ -17,9 +20,17 @@ public:
         std::vector<cfd_model_face> faces;
         // Below 64 pixels a side the network's pooling runs out of rows or columns and OpenCV throws.
         if (bgr.cols < 64 || bgr.rows < 64) return faces;
-        if (detector->getInputSize() != bgr.size()) detector->setInputSize(bgr.size());
+        // On frames under about 100 rows OpenCV 4.6's FaceDetectorYN reads past its network's
+        // outputs: boxes of garbage, different from run to run. Such frames are searched padded with
+        // black to 128 a side, below and to the right, so that coordinates stay the frame's.
+        cv::Mat input = bgr;
+        if (bgr.cols < padded_side || bgr.rows < padded_side) {
+            cv::copyMakeBorder(bgr, input, 0, std::max(0, padded_side - bgr.rows), 0, std::max(0, padded_side - bgr.cols),
+                               cv::BORDER_CONSTANT, cv::Scalar::all(0));
+        }
+        if (detector->getInputSize() != input.size()) detector->setInputSize(input.size());
         cv::Mat found;
-        detector->detect(bgr, found);
+        detector->detect(input, found);
         if (found.empty()) return faces;
         CV_Assert(found.type() == CV_32F && found.cols >= 15);
         faces.reserve(found.rows);
@@ -38,6 +49,7 @@ public:
     }
 
 private:
+    static constexpr int padded_side = 128;
     cv::Ptr<cv::FaceDetectorYN> detector;
 };
 
