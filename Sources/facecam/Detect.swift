@@ -28,6 +28,7 @@ struct Detect: ParsableCommand {
     func run() throws {
         let inputs = paths.map(FilePath.init(argument:))
         try output.refuseOverwriting(inputs)
+        try output.refuseInputsOutsideImageRoot(inputs)
         let session = try Session(detector: detector, output: output)
         let settings = geometry.settings
         var last: String?

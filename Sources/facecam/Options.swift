@@ -407,8 +407,23 @@ struct OutputOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Exit with status 2 when some frame has fewer faces than this, or no frame was read; the first such frame is named.", valueName: "N"))
     var minFaces: Int?
 
+    @Option(help: ArgumentHelp(
+        "With --format coco: name images by their path relative to this directory, the dataset's image folder a labelling "
+            + "tool imports from (default: the paths as given).", valueName: "dir"))
+    var imageRoot: String?
+
     func validate() throws {
         if let minFaces, minFaces < 0 { throw ValidationError("--min-faces must be 0 or more") }
+        if imageRoot != nil, format != .coco { throw ValidationError("--image-root names images in --format coco: add it, or leave --image-root out") }
+    }
+
+    var root: ImageRoot? { imageRoot.map(ImageRoot.init) }
+
+    /// Refuses (64) an input outside --image-root, whose name could not be made relative to it.
+    func refuseInputsOutsideImageRoot(_ inputs: [FilePath]) throws {
+        guard let root, let outside = inputs.first(where: { !root.holds($0.description) }) else { return }
+        report("\(outside) is not inside --image-root \(imageRoot!): give inputs under it, or another --image-root")
+        throw Status.usage
     }
 
     /// Refuses (64) an output file or annotation directory that would overwrite
@@ -431,7 +446,7 @@ struct OutputOptions: ParsableArguments {
                 try resultDirectory.create()
                 writer = nil
             } else {
-                writer = try ResultWriter(format: format, path: output)
+                writer = try ResultWriter(format: format, path: output, imageRoot: root)
             }
             let annotator = try annotate.map { (directory) throws(SystemError) in try Annotator(directory: directory) }
             return (writer, annotator)

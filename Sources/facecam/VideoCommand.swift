@@ -61,7 +61,8 @@ struct Video: ParsableCommand {
         let inputs = batch.part(of: all)
         // Named over the whole batch, so that every shard names an input's files alike.
         let names = InputNames(all)
-        let results = batch.resultDirectory(format: output.format, names: names)
+        let results = batch.resultDirectory(format: output.format, names: names, imageRoot: output.root)
+        try output.refuseInputsOutsideImageRoot(inputs)
         try output.refuseOverwriting(
             inputs,
             alsoWriting: (annotateVideo.map { [("--annotate-video", $0)] } ?? [])

@@ -61,6 +61,39 @@ struct EvalCommandTests {
         #expect(expected > 0.1 && abs(Self.figure(record, "ap") - expected) < 0.005, "\(record) against \(expected)")
     }
 
+    /// Datumaro imports detect --format coco --image-root as a COCO dataset (its layout:
+    /// annotations/instances_default.json, images/default/), finds every image by its name, and
+    /// reads the boxes facecam's JSON Lines give for the same run (preview boxes), within 1e-6.
+    @Test func datumaroImportsTheCOCOOutput() throws {
+        let directory = try temporaryDirectory("eval-datumaro")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let annotations = directory.appendingPathComponent("annotations")
+        try FileManager.default.createDirectory(at: annotations, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("images"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.appendingPathComponent("images/default").path, withDestinationPath: fixture("images"))
+        let coco = try run(facecamBinary, [
+            "detect", "--format", "coco", "--image-root", fixture("images"),
+            "-o", annotations.appendingPathComponent("instances_default.json").path, fixture("images"),
+        ])
+        #expect(coco.status == 0, "\(coco.stderr)")
+        let lines = try run(facecamBinary, ["detect", fixture("images")])
+        #expect(lines.status == 0, "\(lines.stderr)")
+        let imported = try Self.reference(["datumaro", directory.path])
+        let records = try lines.records()
+        #expect(imported.count == records.count && records.count == 6, "\(imported)")
+        for record in records {
+            let name = URL(fileURLWithPath: record["source"] as! String).deletingPathExtension().lastPathComponent
+            // In any order: Datumaro's is not the file's.
+            let expected = (record["faces"] as! [[String: Any]]).map { ($0["preview"] as! [NSNumber]).map(\.doubleValue) }
+                .sorted { $0.lexicographicallyPrecedes($1) }
+            let boxes = try #require(imported[name] as? [[NSNumber]], "\(name) not imported: \(imported)").map { $0.map(\.doubleValue) }
+                .sorted { $0.lexicographicallyPrecedes($1) }
+            #expect(boxes.count == expected.count && zip(boxes, expected).allSatisfy { zip($0, $1).allSatisfy { abs($0 - $1) < 1e-6 } },
+                    "\(name): \(boxes) against \(expected)")
+        }
+    }
+
     /// Without detection files eval detects itself: on the crowd labels (WIDER's hard set, the
     /// other faces ignored) its hits and false positives equal wider_eval.py's on detect's records.
     @Test(.enabled(if: CenterFaceCommandTests.crowdAvailable, "../shared/data/crowd is absent"))

@@ -1,13 +1,21 @@
+import Foundation
+
 /// A COCO instances document written as frames come: its images stream out, one line each,
 /// and its annotations, which follow them in the document, wait in memory until `closing`.
 ///
 /// Boxes and landmarks are the preview's: with the default geometry, the upright image's pixels,
-/// which is what labelling tools show (they apply EXIF orientation). `file_name` is the source as
-/// given; a video's frames add `frame_index` and `time`. Landmarks are COCO keypoints (x, y, 2)
+/// which is what labelling tools show (they apply EXIF orientation). `file_name` is the source
+/// relative to the image root, or as given; a video's frames add `frame_index` and `time`. Landmarks are COCO keypoints (x, y, 2)
 /// in YuNet's order; a tracked face's id is `attributes.track_id`.
 struct COCODocument {
+    /// `file_name`s are relative to it, when given.
+    let root: ImageRoot?
     private var images = 0
     private var annotations: [String] = []
+
+    init(root: ImageRoot?) {
+        self.root = root
+    }
 
     static let keypoints = ["right_eye", "left_eye", "nose", "mouth_right", "mouth_left"]
 
@@ -18,7 +26,8 @@ struct COCODocument {
     /// The frame's image entry; its faces are kept for `closing`.
     mutating func add(_ result: FrameResult) -> String {
         images += 1
-        var image = "{\"id\":\(images),\"file_name\":\(jsonString(result.source)),"
+        let name = root?.relative(result.source) ?? result.source
+        var image = "{\"id\":\(images),\"file_name\":\(jsonString(name)),"
             + "\"width\":\(result.previewSize.width),\"height\":\(result.previewSize.height)"
         if result.frame != 0 || result.time != 0 {
             image += ",\"frame_index\":\(result.frame),\"time\":\(decimal(result.time))"
@@ -27,7 +36,7 @@ struct COCODocument {
             let box = face.preview
             var annotation = "{\"id\":\(annotations.count + 1),\"image_id\":\(images),\"category_id\":1,"
                 + "\"bbox\":[\([box.x, box.y, box.width, box.height].map(decimal).joined(separator: ","))],"
-                + "\"area\":\(decimal(box.area)),\"iscrowd\":0"
+                + "\"area\":\(decimal(box.area)),\"segmentation\":[],\"iscrowd\":0"
             if let score = face.score { annotation += ",\"score\":\(decimal(score))" }
             if let landmarks = face.previewLandmarks {
                 let values = landmarks.points.flatMap { [decimal($0.x), decimal($0.y), "2"] }
@@ -42,5 +51,37 @@ struct COCODocument {
     /// The end of the document: the annotations, one line each.
     var closing: String {
         "],\n\"annotations\":[" + (annotations.isEmpty ? "" : "\n" + annotations.joined(separator: ",\n")) + "]}\n"
+    }
+}
+
+/// A dataset's image folder (`--image-root`): labelling tools look images up by their path relative
+/// to it. Paths are compared as written, made absolute but with no link followed.
+public struct ImageRoot: Sendable, Equatable {
+    /// Absolute, without "." or ".." components or a trailing slash.
+    public let path: String
+
+    public init(_ path: String) {
+        self.path = Self.absolute(path)
+    }
+
+    /// `source` relative to the root; nil when it is not inside.
+    public func relative(_ source: String) -> String? {
+        let full = Self.absolute(source)
+        let prefix = path == "/" ? "/" : path + "/"
+        return full.hasPrefix(prefix) && full.count > prefix.count ? String(full.dropFirst(prefix.count)) : nil
+    }
+
+    /// True when `source` is the root or inside it.
+    public func holds(_ source: String) -> Bool {
+        Self.absolute(source) == path || relative(source) != nil
+    }
+
+    static func absolute(_ path: String) -> String {
+        let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/") where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        return "/" + parts.joined(separator: "/")
     }
 }

@@ -12,12 +12,15 @@ public struct ResultDirectory: Sendable {
     public let path: String
     public let format: ResultFormat
     private let names: InputNames
+    private let imageRoot: ImageRoot?
 
-    /// Files for the inputs `names` names (the whole batch, not one shard's part); nothing is created yet.
-    public init(path: String, format: ResultFormat, names: InputNames) {
+    /// Files for the inputs `names` names (the whole batch, not one shard's part); nothing is created
+    /// yet. COCO documents name images relative to `imageRoot`, when given.
+    public init(path: String, format: ResultFormat, names: InputNames, imageRoot: ImageRoot? = nil) {
         self.path = path
         self.format = format
         self.names = names
+        self.imageRoot = imageRoot
     }
 
     /// Creates the directory (and its parents) when missing.
@@ -47,7 +50,7 @@ public struct ResultDirectory: Sendable {
 
     /// Starts `input`'s results in a new partial file of its own; it is removed unless `finish`ed.
     public func open(for input: FilePath) throws(SystemError) -> ResultWriter {
-        try ResultWriter(format: format, partial: PartialFile(for: finishedPath(for: input)))
+        try ResultWriter(format: format, partial: PartialFile(for: finishedPath(for: input)), imageRoot: imageRoot)
     }
 
     /// Makes `writer`'s file (opened by `open(for:)`) durable, then gives it its finished name.

@@ -169,12 +169,15 @@ public final class ResultWriter {
     private var document: COCODocument?
     /// Finished, kept or discarded: nothing more is written.
     private var settled = false
+    private let imageRoot: ImageRoot?
 
     /// `path` nil writes to standard output; a path is created or truncated, but a COCO
     /// document, which is only whole once finished, is written beside a regular file (or a new
-    /// one) and renamed by `finish`; a device or pipe (/dev/stdout) is written directly.
-    public init(format: ResultFormat, path: String?) throws(SystemError) {
+    /// one) and renamed by `finish`; a device or pipe (/dev/stdout) is written directly. A COCO
+    /// document names images relative to `imageRoot`, when given.
+    public init(format: ResultFormat, path: String?, imageRoot: ImageRoot? = nil) throws(SystemError) {
         self.format = format
+        self.imageRoot = imageRoot
         let kind = path.flatMap { try? fileKind($0) }
         if let path, kind == .directory { throw SystemError(call: "open", path: path, errno: EISDIR) }
         if let path, format == .coco, kind != .other {
@@ -202,8 +205,9 @@ public final class ResultWriter {
     }
 
     /// Writes into `partial`, which `commit` gives its finished name; removed if never committed.
-    init(format: ResultFormat, partial: PartialFile) throws(SystemError) {
+    init(format: ResultFormat, partial: PartialFile, imageRoot: ImageRoot?) throws(SystemError) {
         self.format = format
+        self.imageRoot = imageRoot
         self.partial = partial
         descriptor = partial.descriptor
         destination = partial.path
@@ -212,7 +216,7 @@ public final class ResultWriter {
     }
 
     private func start() throws(SystemError) {
-        if format == .coco { document = COCODocument() }
+        if format == .coco { document = COCODocument(root: imageRoot) }
         if let header = format.header { try emit(header) }
     }
 
