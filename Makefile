@@ -172,6 +172,7 @@ endef
 bench: bench-deps
 	$(SWIFT) build -c release
 	@rm -rf $(BENCH)/report && mkdir -p $(BENCH)/report
+	@{ git rev-parse --short HEAD && git status --porcelain --untracked-files=no; } > $(BENCH)/report/commit.txt 2> /dev/null || true
 	g++ -O2 -o $(BENCH)/reference_loop Tests/Bench/reference_loop.cpp $(OPENCV_FLAGS)
 	g++ -O2 -o $(BENCH)/yunet_loop Tests/Bench/yunet_loop.cpp $(OPENCV_FLAGS)
 	@test -f $(BENCH)/clip.avi || $(PYTHON) Tests/Reference/opencv_faces.py clip Fixtures $(BENCH)/clip.avi 300

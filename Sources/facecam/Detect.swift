@@ -23,6 +23,7 @@ struct Detect: ParsableCommand {
 
     func validate() throws {
         try detector.refuseForeignOptions()
+        if output.format == .mot { throw ValidationError("--format mot is for videos (video, live): its lines number frames and follow ids") }
     }
 
     func run() throws {

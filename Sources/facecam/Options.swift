@@ -395,7 +395,7 @@ struct StreamOptions: ParsableArguments {
 
 /// Where and how results go.
 struct OutputOptions: ParsableArguments {
-    @Option(help: "Result format: jsonl (one JSON object per frame), csv (one row per face), text, coco (a COCO instances JSON, written whole at the end; detect and video).")
+    @Option(help: "Result format: jsonl (one JSON object per frame), csv (one row per face), text, coco (a COCO instances JSON, written whole at the end; detect and video), wider (WIDER FACE's ground-truth text), mot (MOTChallenge's lines; video and live).")
     var format: ResultFormat = .jsonl
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write results to this file instead of standard output.", valueName: "file"))
@@ -408,13 +408,15 @@ struct OutputOptions: ParsableArguments {
     var minFaces: Int?
 
     @Option(help: ArgumentHelp(
-        "With --format coco: name images by their path relative to this directory, the dataset's image folder a labelling "
+        "With --format coco or wider: name images by their path relative to this directory, the dataset's image folder a labelling "
             + "tool imports from (default: the paths as given).", valueName: "dir"))
     var imageRoot: String?
 
     func validate() throws {
         if let minFaces, minFaces < 0 { throw ValidationError("--min-faces must be 0 or more") }
-        if imageRoot != nil, format != .coco { throw ValidationError("--image-root names images in --format coco: add it, or leave --image-root out") }
+        if imageRoot != nil, format != .coco, format != .wider {
+            throw ValidationError("--image-root names images in --format coco and wider: add one, or leave --image-root out")
+        }
     }
 
     var root: ImageRoot? { imageRoot.map(ImageRoot.init) }
@@ -484,7 +486,7 @@ struct TrackingOptions: ParsableArguments {
 
     /// --events has no place in CSV, whose rows are faces.
     func validate(with output: OutputOptions) throws {
-        if events, output.format == .csv || output.format == .coco {
+        if events, [.csv, .coco, .wider, .mot].contains(output.format) {
             throw ValidationError("--events needs --format jsonl or text: \(output.format.rawValue.uppercased()) entries are faces, events have none")
         }
     }

@@ -18,13 +18,23 @@ def output(command):
         return "unknown"
 
 
-def machine(facecam):
+def measured_commit(reports):
+    """The commit the binary was built from, as make bench noted it before the run (the tree may
+    change while it runs); else the tree's now."""
+    noted = os.path.join(reports, "commit.txt")
+    lines = open(noted).read().splitlines() if os.path.exists(noted) else []
+    if not lines:
+        lines = [output(["git", "rev-parse", "--short", "HEAD"])] + output(
+            ["git", "status", "--porcelain", "--untracked-files=no"]).splitlines()
+    changed = [line for line in lines[1:] if line.strip() and line != "unknown"]
+    return lines[0] + (" with uncommitted changes" if changed else "")
+
+
+def machine(facecam, reports):
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
                platform.processor() or "unknown CPU")
     memory = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal"))
-    commit = output(["git", "rev-parse", "--short", "HEAD"])
-    if output(["git", "status", "--porcelain", "--untracked-files=no"]) not in ("", "unknown"):
-        commit += " with uncommitted changes"
+    commit = measured_commit(reports)
     debian = open("/etc/debian_version").read().strip() if os.path.exists("/etc/debian_version") else "unknown"
     ffmpeg = output(["ffmpeg", "-version"]).split("\n")[0].split(" ")[2:3]
     return (f"Measured by `make bench` on {datetime.date.today().isoformat()}, commit {commit} "
@@ -51,7 +61,7 @@ def main():
     def table(match):
         name = match.group(1)
         if name == "machine":
-            return machine(args.facecam)
+            return machine(args.facecam, args.reports)
         return open(os.path.join(args.reports, name + ".md")).read().strip()
 
     with open(args.output + ".partial", "w") as page:

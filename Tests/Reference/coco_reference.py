@@ -6,7 +6,7 @@ virtual environment make test-deps makes: .build/eval-venv/bin/python).
     coco_reference.py ap GT DETECTIONS         pycocotools' AP at IoU 0.5 of DETECTIONS (a COCO results list or a COCO
                                                instances file, facecam's --format coco, matched to GT's images by file_name)
     coco_reference.py crowd LABELS OUT.json    ../shared/data/crowd's labels as a COCO ground truth, every face counted
-    coco_reference.py datumaro ROOT            the boxes Datumaro imports from a COCO dataset folder (annotations/, images/default/)
+    coco_reference.py datumaro FORMAT ROOT     the boxes Datumaro imports from a dataset folder in its FORMAT
 
 Each prints one JSON object. AP is COCO's: IoU 0.5, all face sizes, at most 10000 detections an image.
 """
@@ -119,12 +119,13 @@ def crowd(labels_path, out):
     return {"images": len(images), "faces": len(annotations)}
 
 
-def datumaro_boxes(root):
-    """What Datumaro reads from a COCO dataset at `root` (annotations/instances_default.json and
-    images/default/): each image's id to its boxes, [x, y, w, h]."""
+def datumaro_boxes(data_format, root):
+    """What Datumaro imports from a dataset at `root` in `data_format` (coco_instances, wider_face,
+    mot_seq): each item's id to its boxes, [x, y, w, h] and, when tracked, the track id."""
     import datumaro
-    dataset = datumaro.Dataset.import_from(root, "coco_instances")
-    return {item.id: [list(a.get_bbox()) for a in item.annotations if a.type.name == "bbox"] for item in dataset}
+    dataset = datumaro.Dataset.import_from(root, data_format)
+    return {str(item.id): [list(a.get_bbox()) + ([a.attributes["track_id"]] if "track_id" in a.attributes else [])
+                           for a in item.annotations if a.type.name == "bbox"] for item in dataset}
 
 
 def main():
@@ -133,7 +134,7 @@ def main():
         "synthetic": (1, lambda: synthetic(*arguments)),
         "ap": (2, lambda: {"ap": average_precision(arguments[0], results_of(*arguments))}),
         "crowd": (2, lambda: crowd(*arguments)),
-        "datumaro": (1, lambda: datumaro_boxes(*arguments)),
+        "datumaro": (2, lambda: datumaro_boxes(*arguments)),
     }
     if command not in commands or len(arguments) != commands[command][0]:
         sys.exit(__doc__)

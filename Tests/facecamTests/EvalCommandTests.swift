@@ -79,7 +79,7 @@ struct EvalCommandTests {
         #expect(coco.status == 0, "\(coco.stderr)")
         let lines = try run(facecamBinary, ["detect", fixture("images")])
         #expect(lines.status == 0, "\(lines.stderr)")
-        let imported = try Self.reference(["datumaro", directory.path])
+        let imported = try Self.reference(["datumaro", "coco_instances", directory.path])
         let records = try lines.records()
         #expect(imported.count == records.count && records.count == 6, "\(imported)")
         for record in records {
@@ -92,6 +92,56 @@ struct EvalCommandTests {
             #expect(boxes.count == expected.count && zip(boxes, expected).allSatisfy { zip($0, $1).allSatisfy { abs($0 - $1) < 1e-6 } },
                     "\(name): \(boxes) against \(expected)")
         }
+    }
+
+    /// Datumaro imports --format wider (its layout: wider_face_split/wider_face_default_bbx_gt.txt,
+    /// WIDER_default/images/) with JSON Lines' boxes, images named by --image-root.
+    @Test func datumaroImportsTheWiderOutput() throws {
+        let directory = try temporaryDirectory("eval-wider")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let split = directory.appendingPathComponent("wider_face_split")
+        try FileManager.default.createDirectory(at: split, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("WIDER_default/images"), withIntermediateDirectories: true)
+        // A copy: Datumaro refuses an image whose real path is outside the dataset.
+        try FileManager.default.copyItem(
+            atPath: fixture("images"), toPath: directory.appendingPathComponent("WIDER_default/images/images").path)
+        let wider = try run(facecamBinary, [
+            "detect", "--format", "wider", "--image-root", fixture(""),
+            "-o", split.appendingPathComponent("wider_face_default_bbx_gt.txt").path, fixture("images"),
+        ])
+        #expect(wider.status == 0, "\(wider.stderr)")
+        let lines = try run(facecamBinary, ["detect", fixture("images")])
+        let imported = try Self.reference(["datumaro", "wider_face", directory.path])
+        let records = try lines.records()
+        #expect(imported.count == records.count && records.count == 6, "\(imported)")
+        for record in records {
+            let name = URL(fileURLWithPath: record["source"] as! String).deletingPathExtension().lastPathComponent
+            let expected = (record["faces"] as! [[String: Any]]).map { ($0["preview"] as! [NSNumber]).map(\.doubleValue) }
+            let boxes = try #require(imported[name] as? [[NSNumber]], "\(name) not imported: \(imported)").map { $0.map(\.doubleValue) }
+            #expect(boxes == expected, "\(name)")
+        }
+    }
+
+    /// Datumaro imports video --format mot as a MOT sequence (gt/gt.txt): frame k + 1 holds frame k's
+    /// boxes and track ids, as JSON Lines give them.
+    @Test func datumaroImportsTheMOTOutput() throws {
+        let directory = try temporaryDirectory("eval-mot")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("gt"), withIntermediateDirectories: true)
+        let clip = fixture("video/pan-zoom.avi")
+        let mot = try run(facecamBinary, ["video", "--quiet", "--format", "mot", "-o", directory.appendingPathComponent("gt/gt.txt").path, clip])
+        #expect(mot.status == 0, "\(mot.stderr)")
+        let lines = try run(facecamBinary, ["video", "--quiet", clip])
+        let imported = try Self.reference(["datumaro", "mot_seq", directory.path])
+        var faces = 0
+        for record in try lines.records() where !(record["faces"] as! [Any]).isEmpty {
+            let expected = (record["faces"] as! [[String: Any]]).map { ($0["preview"] as! [NSNumber]).map(\.doubleValue) + [Double($0["id"] as! Int)] }
+            let frame = String((record["frame"] as! Int) + 1)
+            let boxes = try #require(imported[frame] as? [[NSNumber]], "frame \(frame) not imported").map { $0.map(\.doubleValue) }
+            #expect(boxes == expected, "frame \(frame)")
+            faces += expected.count
+        }
+        #expect(faces > 10)
     }
 
     /// Without detection files eval detects itself: on the crowd labels (WIDER's hard set, the

@@ -5,17 +5,11 @@ import Foundation
 ///
 /// Boxes and landmarks are the preview's: with the default geometry, the upright image's pixels,
 /// which is what labelling tools show (they apply EXIF orientation). `file_name` is the source
-/// relative to the image root, or as given; a video's frames add `frame_index` and `time`. Landmarks are COCO keypoints (x, y, 2)
+/// (relative to the image root, `ResultWriter` sees to that); a video's frames add `frame_index` and `time`. Landmarks are COCO keypoints (x, y, 2)
 /// in YuNet's order; a tracked face's id is `attributes.track_id`.
 struct COCODocument {
-    /// `file_name`s are relative to it, when given.
-    let root: ImageRoot?
     private var images = 0
     private var annotations: [String] = []
-
-    init(root: ImageRoot?) {
-        self.root = root
-    }
 
     static let keypoints = ["right_eye", "left_eye", "nose", "mouth_right", "mouth_left"]
 
@@ -26,8 +20,7 @@ struct COCODocument {
     /// The frame's image entry; its faces are kept for `closing`.
     mutating func add(_ result: FrameResult) -> String {
         images += 1
-        let name = root?.relative(result.source) ?? result.source
-        var image = "{\"id\":\(images),\"file_name\":\(jsonString(name)),"
+        var image = "{\"id\":\(images),\"file_name\":\(jsonString(result.source)),"
             + "\"width\":\(result.previewSize.width),\"height\":\(result.previewSize.height)"
         if result.frame != 0 || result.time != 0 {
             image += ",\"frame_index\":\(result.frame),\"time\":\(decimal(result.time))"

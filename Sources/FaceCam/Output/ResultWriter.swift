@@ -15,6 +15,10 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     case text
     /// A COCO instances document (one category, face), finished when the run is.
     case coco
+    /// WIDER FACE's ground-truth layout: the image's name, its number of faces, a line per face.
+    case wider
+    /// MOTChallenge's lines: a face a line, with its frame (from 1) and track id.
+    case mot
 
     /// The extension of a results file in this format (`--output-dir`).
     public var fileExtension: String {
@@ -23,6 +27,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         case .csv: "csv"
         case .text: "txt"
         case .coco: "json"
+        case .wider, .mot: "txt"
         }
     }
 
@@ -35,7 +40,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 + "mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y\n"
         case .coco:
             COCODocument.opening
-        case .jsonl, .text:
+        case .jsonl, .text, .wider, .mot:
             nil
         }
     }
@@ -47,6 +52,8 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         case .jsonl: renderJSON(result)
         case .csv: renderCSV(result)
         case .text: renderText(result)
+        case .wider: renderWider(result)
+        case .mot: renderMOT(result)
         case .coco: preconditionFailure("COCO is a document: ResultWriter writes its frames")
         }
     }
@@ -62,7 +69,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 : ""
             return "{\"event\":\"\(event.kind.rawValue)\",\"id\":\(event.id),\"source\":\(jsonString(event.source)),"
                 + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span)}\n"
-        case .csv, .coco:
+        case .csv, .coco, .wider, .mot:
             return ""
         case .text:
             let what = event.kind == .enter
@@ -103,6 +110,21 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             let fields: [String] = [prefix, String(index), String(b.x), String(b.y), String(b.width), String(b.height),
                                     decimal(p.x), decimal(p.y), decimal(p.width), decimal(p.height), id, score]
             return (fields + landmarks).joined(separator: ",") + "\n"
+        }.joined()
+    }
+
+    /// The preview's boxes, then WIDER's six attributes (blur, expression, illumination, invalid,
+    /// occlusion, pose), which a detector does not know: all 0. An image without faces has one line of zeros.
+    private func renderWider(_ r: FrameResult) -> String {
+        let lines = r.faces.map { numbers($0.preview).replacingOccurrences(of: ",", with: " ") + " 0 0 0 0 0 0" }
+        return "\(r.source)\n\(r.faces.count)\n" + (lines.isEmpty ? ["0 0 0 0 0 0 0 0 0 0"] : lines).joined(separator: "\n") + "\n"
+    }
+
+    /// frame (from 1), track id (-1 untracked), the preview's box, score (1 for Haar), then -1 for
+    /// MOTChallenge's 3-D position, which a detector does not know.
+    private func renderMOT(_ r: FrameResult) -> String {
+        r.faces.map { face in
+            "\(r.frame + 1),\(face.id ?? -1),\(numbers(face.preview)),\(decimal(face.score ?? 1)),-1,-1,-1\n"
         }.joined()
     }
 
@@ -216,7 +238,7 @@ public final class ResultWriter {
     }
 
     private func start() throws(SystemError) {
-        if format == .coco { document = COCODocument(root: imageRoot) }
+        if format == .coco { document = COCODocument() }
         if let header = format.header { try emit(header) }
     }
 
@@ -252,10 +274,12 @@ public final class ResultWriter {
     }
 
     public func write(_ result: FrameResult) throws(SystemError) {
+        var named = result
+        if let imageRoot, let name = imageRoot.relative(result.source) { named.source = name }
         if document != nil {
-            try emit(document!.add(result))
+            try emit(document!.add(named))
         } else {
-            try emit(format.render(result))
+            try emit(format.render(named))
         }
     }
 
