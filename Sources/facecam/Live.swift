@@ -101,6 +101,7 @@ struct Live: ParsableCommand {
         if output.format == .coco {
             throw ValidationError("--format coco is written whole when a run ends, which live does not: use jsonl, csv or text")
         }
+        if output.imageRoot != nil { throw ValidationError("--image-root names image files; live reads a camera or a stream") }
         if source != nil, size != nil || fps != nil || pixelFormat != .auto {
             throw ValidationError("--size, --fps and --pixel-format are for cameras, not --source")
         }

@@ -62,7 +62,16 @@ struct Video: ParsableCommand {
         // Named over the whole batch, so that every shard names an input's files alike.
         let names = InputNames(all)
         let results = batch.resultDirectory(format: output.format, names: names, imageRoot: output.root)
+        if output.imageRoot != nil, let stream = inputs.firstIndex(where: { $0.description == "-" || $0.description.contains("://") }) {
+            report("--image-root names files, and input \(stream + 1) is a stream (a URL or standard input): leave it out, or --image-root")
+            throw Status.usage
+        }
         try output.refuseInputsOutsideImageRoot(inputs)
+        // MOT's lines name no video: frames and ids of several would run together in one file.
+        if output.format == .mot, all.count > 1, batch.outputDir == nil {
+            report("--format mot writes one sequence: give one video, or --output-dir for a file per video")
+            throw Status.usage
+        }
         try output.refuseOverwriting(
             inputs,
             alsoWriting: (annotateVideo.map { [("--annotate-video", $0)] } ?? [])

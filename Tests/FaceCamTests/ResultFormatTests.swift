@@ -44,6 +44,28 @@ struct ResultFormatTests {
         #expect(ResultFormat.csv.render(empty) == "")
     }
 
+    /// WIDER's ground-truth layout (a video frame named SOURCE#FRAME, six zero attributes) and
+    /// MOTChallenge's lines (frame from 1, -1 for no id, 1 for no score), from the preview boxes.
+    @Test func widerAndMOT() {
+        #expect(ResultFormat.wider.render(Self.result) == """
+            dir/a "b",c.jpg#3
+            3
+            5 10 15 15 0 0 0 0 0 0
+            50 10.5 16.5 0.333333 0 0 0 0 0 0
+            100 20 20 25 0 0 0 0 0 0
+
+            """)
+        #expect(ResultFormat.mot.render(Self.result) == """
+            4,-1,5,10,15,15,1,-1,-1,-1
+            4,7,50,10.5,16.5,0.333333,1,-1,-1,-1
+            4,8,100,20,20,25,0.9876,-1,-1,-1
+
+            """)
+        var still = Self.result
+        (still.frame, still.time, still.faces) = (0, 0, [])
+        #expect(ResultFormat.wider.render(still) == "dir/a \"b\",c.jpg\n0\n0 0 0 0 0 0 0 0 0 0\n")
+    }
+
     @Test func text() {
         #expect(ResultFormat.text.render(Self.result) == """
             dir/a "b",c.jpg frame 3 at 0.125 s: 640x480, 3 faces

@@ -114,10 +114,12 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     }
 
     /// The preview's boxes, then WIDER's six attributes (blur, expression, illumination, invalid,
-    /// occlusion, pose), which a detector does not know: all 0. An image without faces has one line of zeros.
+    /// occlusion, pose), which a detector does not know: all 0. An image without faces has one line of
+    /// zeros. A video's frames are images of their own, `SOURCE#FRAME`, as eval names them.
     private func renderWider(_ r: FrameResult) -> String {
         let lines = r.faces.map { numbers($0.preview).replacingOccurrences(of: ",", with: " ") + " 0 0 0 0 0 0" }
-        return "\(r.source)\n\(r.faces.count)\n" + (lines.isEmpty ? ["0 0 0 0 0 0 0 0 0 0"] : lines).joined(separator: "\n") + "\n"
+        let name = r.frame != 0 || r.time != 0 ? "\(r.source)#\(r.frame)" : r.source
+        return "\(name)\n\(r.faces.count)\n" + (lines.isEmpty ? ["0 0 0 0 0 0 0 0 0 0"] : lines).joined(separator: "\n") + "\n"
     }
 
     /// frame (from 1), track id (-1 untracked), the preview's box, score (1 for Haar), then -1 for
