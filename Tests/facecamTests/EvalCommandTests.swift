@@ -77,14 +77,19 @@ struct EvalCommandTests {
             "-o", annotations.appendingPathComponent("instances_default.json").path, fixture("images"),
         ])
         #expect(coco.status == 0, "\(coco.stderr)")
+        try Self.expectFixtureBoxes(try Self.reference(["datumaro", "coco_instances", directory.path]))
+    }
+
+    /// `imported` (image name without extension to boxes) holds, in any order, the preview boxes
+    /// detect's JSON Lines give for the six fixture photographs, within 1e-6.
+    static func expectFixtureBoxes(_ imported: [String: Any]) throws {
         let lines = try run(facecamBinary, ["detect", fixture("images")])
         #expect(lines.status == 0, "\(lines.stderr)")
-        let imported = try Self.reference(["datumaro", "coco_instances", directory.path])
         let records = try lines.records()
         #expect(imported.count == records.count && records.count == 6, "\(imported)")
         for record in records {
             let name = URL(fileURLWithPath: record["source"] as! String).deletingPathExtension().lastPathComponent
-            // In any order: Datumaro's is not the file's.
+            // In any order: Datumaro's need not be the file's.
             let expected = (record["faces"] as! [[String: Any]]).map { ($0["preview"] as! [NSNumber]).map(\.doubleValue) }
                 .sorted { $0.lexicographicallyPrecedes($1) }
             let boxes = try #require(imported[name] as? [[NSNumber]], "\(name) not imported: \(imported)").map { $0.map(\.doubleValue) }
@@ -110,16 +115,7 @@ struct EvalCommandTests {
             "-o", split.appendingPathComponent("wider_face_default_bbx_gt.txt").path, fixture("images"),
         ])
         #expect(wider.status == 0, "\(wider.stderr)")
-        let lines = try run(facecamBinary, ["detect", fixture("images")])
-        let imported = try Self.reference(["datumaro", "wider_face", directory.path])
-        let records = try lines.records()
-        #expect(imported.count == records.count && records.count == 6, "\(imported)")
-        for record in records {
-            let name = URL(fileURLWithPath: record["source"] as! String).deletingPathExtension().lastPathComponent
-            let expected = (record["faces"] as! [[String: Any]]).map { ($0["preview"] as! [NSNumber]).map(\.doubleValue) }
-            let boxes = try #require(imported[name] as? [[NSNumber]], "\(name) not imported: \(imported)").map { $0.map(\.doubleValue) }
-            #expect(boxes == expected, "\(name)")
-        }
+        try Self.expectFixtureBoxes(try Self.reference(["datumaro", "wider_face", directory.path]))
     }
 
     /// Datumaro imports video --format mot as a MOT sequence (gt/gt.txt): frame k + 1 holds frame k's
