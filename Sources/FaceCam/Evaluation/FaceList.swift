@@ -348,7 +348,6 @@ extension FaceList {
                 throw EvaluationInputError(path: path, place: place, reason: "needs source and faces, as facecam's records have")
             }
             let frame = integer(record["frame"]) ?? 0
-            let isVideo = frame != 0 || (number(record["time"]) ?? 0) != 0
             var listed: [ListedFace] = []
             for (position, entry) in faces.enumerated() {
                 // The preview box: with detect's default geometry, the upright image's pixels, as labelling tools show it.
@@ -358,7 +357,8 @@ extension FaceList {
                 }
                 listed.append(ListedFace(box: box, score: number(face["score"]) ?? 1))
             }
-            images.append(ListedImage(name: isVideo ? "\(source)#\(frame)" : source, faces: listed))
+            let name = FrameResult.imageName(source: source, frame: frame, time: number(record["time"]) ?? 0)
+            images.append(ListedImage(name: name, faces: listed))
         }
         return FaceList(path: path, format: .jsonl, images: images, listsEveryImage: true)
     }

@@ -22,7 +22,7 @@ struct COCODocument {
         images += 1
         var image = "{\"id\":\(images),\"file_name\":\(jsonString(result.source)),"
             + "\"width\":\(result.previewSize.width),\"height\":\(result.previewSize.height)"
-        if result.frame != 0 || result.time != 0 {
+        if FrameResult.isLaterFrame(frame: result.frame, time: result.time) {
             image += ",\"frame_index\":\(result.frame),\"time\":\(decimal(result.time))"
         }
         for face in result.faces {

@@ -32,6 +32,20 @@ public struct FrameResult: Sendable {
     }
 }
 
+extension FrameResult {
+    /// The name dataset formats and `facecam eval` give a frame as an image: its source for a still
+    /// image or a video's first frame (frame 0 at time 0), `SOURCE#FRAME` for a video's later frames.
+    public static func imageName(source: String, frame: Int, time: Double) -> String {
+        isLaterFrame(frame: frame, time: time) ? "\(source)#\(frame)" : source
+    }
+
+    static func isLaterFrame(frame: Int, time: Double) -> Bool {
+        frame != 0 || time != 0
+    }
+
+    var imageName: String { Self.imageName(source: source, frame: frame, time: time) }
+}
+
 /// Plain decimal text for a number: whole numbers without a fraction, others
 /// with at most six decimals, never an exponent, never "-0".
 public func decimal(_ value: Double) -> String {

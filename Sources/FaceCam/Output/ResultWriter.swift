@@ -118,8 +118,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     /// zeros. A video's frames are images of their own, `SOURCE#FRAME`, as eval names them.
     private func renderWider(_ r: FrameResult) -> String {
         let lines = r.faces.map { numbers($0.preview).replacingOccurrences(of: ",", with: " ") + " 0 0 0 0 0 0" }
-        let name = r.frame != 0 || r.time != 0 ? "\(r.source)#\(r.frame)" : r.source
-        return "\(name)\n\(r.faces.count)\n" + (lines.isEmpty ? ["0 0 0 0 0 0 0 0 0 0"] : lines).joined(separator: "\n") + "\n"
+        return "\(r.imageName)\n\(r.faces.count)\n" + (lines.isEmpty ? ["0 0 0 0 0 0 0 0 0 0"] : lines).joined(separator: "\n") + "\n"
     }
 
     /// frame (from 1), track id (-1 untracked), the preview's box, score (1 for Haar), then -1 for
@@ -199,47 +198,41 @@ public final class ResultWriter {
     /// document, which is only whole once finished, is written beside a regular file (or a new
     /// one) and renamed by `finish`; a device or pipe (/dev/stdout) is written directly. A COCO
     /// document names images relative to `imageRoot`, when given.
-    public init(format: ResultFormat, path: String?, imageRoot: ImageRoot? = nil) throws(SystemError) {
-        self.format = format
-        self.imageRoot = imageRoot
+    public convenience init(format: ResultFormat, path: String?, imageRoot: ImageRoot? = nil) throws(SystemError) {
         let kind = path.flatMap { try? fileKind($0) }
         if let path, kind == .directory { throw SystemError(call: "open", path: path, errno: EISDIR) }
         if let path, format == .coco, kind != .other {
-            let partial = try PartialFile(for: path)
-            self.partial = partial
-            descriptor = partial.descriptor
-            destination = partial.path
-            ownsDescriptor = false
-            try start()
-            return
-        }
-        if let path {
-            descriptor = try blockingSyscall("open", path: path) {
+            try self.init(format: format, partial: PartialFile(for: path), imageRoot: imageRoot)
+        } else if let path {
+            let descriptor = try blockingSyscall("open", path: path) {
                 open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             }
-            destination = path
-            ownsDescriptor = true
+            try self.init(format: format, descriptor: descriptor, destination: path, owned: true, partial: nil, imageRoot: imageRoot)
         } else {
-            descriptor = STDOUT_FILENO
-            destination = "standard output"
-            ownsDescriptor = false
+            try self.init(
+                format: format, descriptor: STDOUT_FILENO, destination: "standard output", owned: false, partial: nil,
+                imageRoot: imageRoot)
         }
-        partial = nil
-        try start()
     }
 
-    /// Writes into `partial`, which `commit` gives its finished name; removed if never committed.
-    init(format: ResultFormat, partial: PartialFile, imageRoot: ImageRoot?) throws(SystemError) {
+    /// Writes into `partial`, which `finish` gives its finished name; removed if never finished.
+    convenience init(format: ResultFormat, partial: PartialFile, imageRoot: ImageRoot?) throws(SystemError) {
+        try self.init(
+            format: format, descriptor: partial.descriptor, destination: partial.path, owned: false, partial: partial,
+            imageRoot: imageRoot)
+    }
+
+    /// Writes the format's opening (a header, a COCO document's start) to `descriptor`, which it
+    /// closes at the end when `owned`.
+    private init(
+        format: ResultFormat, descriptor: Int32, destination: String, owned: Bool, partial: PartialFile?, imageRoot: ImageRoot?
+    ) throws(SystemError) {
         self.format = format
-        self.imageRoot = imageRoot
+        self.descriptor = descriptor
+        self.destination = destination
+        ownsDescriptor = owned
         self.partial = partial
-        descriptor = partial.descriptor
-        destination = partial.path
-        ownsDescriptor = false
-        try start()
-    }
-
-    private func start() throws(SystemError) {
+        self.imageRoot = imageRoot
         if format == .coco { document = COCODocument() }
         if let header = format.header { try emit(header) }
     }
