@@ -29,6 +29,8 @@ BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreame
 DEFACE_VENV := .build/deface-venv
 # make test checks facecam eval and --format coco against pycocotools and Datumaro (PyPI, in a virtual environment).
 EVAL_VENV := .build/eval-venv
+# ... and --format labelstudio against Label Studio's SDK (its own environment: its pins differ from Datumaro's).
+LABELSTUDIO_VENV := .build/labelstudio-venv
 CROWD := ../shared/data/crowd
 # make test-slurm runs a single-node Slurm cluster and GNU parallel, and checks the Kubernetes
 # manifest with PyPI's kubernetes-validate in a virtual environment.
@@ -69,6 +71,9 @@ test-deps: models
 	$(call install-missing,$(TEST_PACKAGES))
 	@test -x $(EVAL_VENV)/bin/python || $(PYTHON) -m venv $(EVAL_VENV)
 	@$(EVAL_VENV)/bin/python -c 'import pycocotools, datumaro' 2> /dev/null || $(EVAL_VENV)/bin/pip install --quiet pycocotools datumaro
+	@test -x $(LABELSTUDIO_VENV)/bin/python || $(PYTHON) -m venv $(LABELSTUDIO_VENV)
+	@$(LABELSTUDIO_VENV)/bin/python -c 'import label_studio_sdk' 2> /dev/null || \
+		$(LABELSTUDIO_VENV)/bin/pip install --quiet label-studio-sdk==2.1.2
 
 models: $(CENTERFACE_MODEL)
 

@@ -6,7 +6,8 @@ struct BatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Write each input's results to its own file in this directory, DIR/STEM.jsonl (.csv, .txt), "
             + "renamed from a new STEM.jsonl.partial-XXXXXXXX once the input is finished. Names that clash get -2, -3, ... "
-            + "in the inputs' sorted order, so every shard names an input alike.",
+            + "in the inputs' sorted order, so every shard names an input alike. With --format yolo, voc or wider: the dataset folder "
+            + "all the inputs' frames go to.",
         valueName: "dir"))
     var outputDir: String?
 
@@ -36,6 +37,10 @@ struct BatchOptions: ParsableArguments {
         }
         if resume, outputDir == nil {
             throw ValidationError("--resume needs --output-dir, where finished results are found")
+        }
+        if writesDatasetFolder(output), resume || shard != nil {
+            throw ValidationError("--format \(output.format.rawValue) writes one folder for the whole batch, which --resume and --shard "
+                + "cannot split: give each run its own --output-dir")
         }
     }
 
@@ -67,8 +72,14 @@ struct BatchOptions: ParsableArguments {
         return part
     }
 
-    /// The results directory for the batch `names` names, or nil.
-    func resultDirectory(format: ResultFormat, names: InputNames, imageRoot: ImageRoot?) -> ResultDirectory? {
-        outputDir.map { ResultDirectory(path: $0, format: format, names: names, imageRoot: imageRoot) }
+    /// --output-dir is a dataset folder (yolo, voc, wider's detection results), not a file per input.
+    func writesDatasetFolder(_ output: OutputOptions) -> Bool {
+        outputDir != nil && (output.format.isFolder || output.format == .wider)
+    }
+
+    /// The directory of a results file per input for the batch `names` names, or nil.
+    func resultDirectory(output: OutputOptions, names: InputNames, context: ExportContext) -> ResultDirectory? {
+        guard !writesDatasetFolder(output) else { return nil }
+        return outputDir.map { ResultDirectory(path: $0, format: output.format, names: names, context: context) }
     }
 }

@@ -21,16 +21,23 @@ struct Detect: ParsableCommand {
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
 
+    @Option(help: ArgumentHelp("With --format yolo, voc or wider: the dataset folder written, a file per image.", valueName: "dir"))
+    var outputDir: String?
+
     func validate() throws {
         try detector.refuseForeignOptions()
         if output.format == .mot { throw ValidationError("--format mot is for videos (video, live): its lines number frames and follow ids") }
+        try output.validateFolder(outputDir)
+        if outputDir != nil, !output.format.isFolder, output.format != .wider {
+            throw ValidationError("--output-dir is for the folder formats (yolo, voc, wider): give --output FILE for \(output.format.rawValue)")
+        }
     }
 
     func run() throws {
         let inputs = paths.map(FilePath.init(argument:))
         try output.refuseOverwriting(inputs)
         try output.refuseInputsOutsideImageRoot(inputs)
-        let session = try Session(detector: detector, output: output)
+        let session = try Session(detector: detector, output: output, folder: outputDir)
         let settings = geometry.settings
         var last: String?
         for item in StillImageInputs(paths: inputs, recursive: recursive) {

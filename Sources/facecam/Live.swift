@@ -98,8 +98,9 @@ struct Live: ParsableCommand {
 
     func validate() throws {
         if device != nil, source != nil { throw ValidationError("--device and --source exclude each other") }
-        if output.format == .coco {
-            throw ValidationError("--format coco is written whole when a run ends, which live does not: use jsonl, csv or text")
+        if output.format.isDocument || output.format.isFolder {
+            throw ValidationError("--format \(output.format.rawValue) is a dataset written whole when a run ends, which live does not: "
+                + "use jsonl, csv, text, wider or mot")
         }
         if output.imageRoot != nil { throw ValidationError("--image-root names image files; live reads a camera or a stream") }
         if source != nil, size != nil || fps != nil || pixelFormat != .auto {
@@ -138,7 +139,7 @@ struct Live: ParsableCommand {
         var options = detector
         options.jobs = 1
         let detector = try options.makeDetectors(fast: fastMode.settings, live: true)[0]
-        let (writer, annotator) = try output.makeSinks()
+        let (writer, annotator) = try output.makeSinks(context: output.context(detector: options, video: true))
         let sink = ResultSink(
             writer: writer, tracker: tracking.makeTracker(),
             events: ResultSink.EventHandling(write: tracking.events, exitOn: exitOn), minimumFaces: output.minFaces ?? 0,

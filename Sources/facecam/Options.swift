@@ -395,7 +395,12 @@ struct StreamOptions: ParsableArguments {
 
 /// Where and how results go.
 struct OutputOptions: ParsableArguments {
-    @Option(help: "Result format: jsonl (one JSON object per frame), csv (one row per face), text, coco (a COCO instances JSON, written whole at the end; detect and video), wider (WIDER FACE's ground-truth text), mot (MOTChallenge's lines; video and live).")
+    @Option(help: ArgumentHelp(
+        "Result format: jsonl (one JSON object per frame), csv (one row per face), text; for datasets (detect and video): coco (a COCO "
+            + "instances JSON), cvat (CVAT 1.1 XML), labelstudio (Label Studio tasks), each written whole at the end; "
+            + "yolo and voc (folders, --output-dir); wider (WIDER FACE's ground-truth text, or in --output-dir its "
+            + "detection results); mot (MOTChallenge's lines; video and live). See docs/output-formats.md.",
+        valueName: "format"))
     var format: ResultFormat = .jsonl
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write results to this file instead of standard output.", valueName: "file"))
@@ -408,22 +413,38 @@ struct OutputOptions: ParsableArguments {
     var minFaces: Int?
 
     @Option(help: ArgumentHelp(
-        "With --format coco or wider: name images by their path relative to this directory, the dataset's image folder a labelling "
-            + "tool imports from (default: the paths as given).", valueName: "dir"))
+        "With a dataset format (coco, cvat, labelstudio, yolo, voc, wider): name images by their path relative to this directory, "
+            + "the dataset's image folder a labelling tool imports from (default: the paths as given).", valueName: "dir"))
     var imageRoot: String?
 
     func validate() throws {
         if let minFaces, minFaces < 0 { throw ValidationError("--min-faces must be 0 or more") }
-        if imageRoot != nil, format != .coco, format != .wider {
-            throw ValidationError("--image-root names images in --format coco and wider: add one, or leave --image-root out")
+        if imageRoot != nil, [.jsonl, .csv, .text, .mot].contains(format) {
+            throw ValidationError("--image-root names images in the dataset formats (coco, cvat, labelstudio, yolo, voc, wider): "
+                + "add one, or leave --image-root out")
         }
     }
 
-    var root: ImageRoot? { imageRoot.map(ImageRoot.init) }
+    /// How the dataset formats name images and the run, for stills or a `video`.
+    func context(detector: DetectorOptions, video: Bool) -> ExportContext {
+        ExportContext(imageRoot: imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.rawValue)")
+    }
+
+    /// Refuses a folder format without `folder` (an --output-dir), and --output with one: usage errors.
+    func validateFolder(_ folder: String?) throws {
+        if format.isFolder, folder == nil {
+            throw ValidationError("--format \(format.rawValue) writes a folder of files: give --output-dir DIR")
+        }
+        if format.isFolder, output != nil {
+            throw ValidationError("--format \(format.rawValue) writes a folder: give --output-dir DIR instead of --output")
+        }
+    }
 
     /// Refuses (64) an input outside --image-root, whose name could not be made relative to it.
     func refuseInputsOutsideImageRoot(_ inputs: [FilePath]) throws {
-        guard let root, let outside = inputs.first(where: { !root.holds($0.description) }) else { return }
+        guard let root = imageRoot.map(ImageRoot.init), let outside = inputs.first(where: { !root.holds($0.description) }) else {
+            return
+        }
         report("\(outside) is not inside --image-root \(imageRoot!): give inputs under it, or another --image-root")
         throw Status.usage
     }
@@ -439,16 +460,18 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
-    /// Opens the output (or creates `resultDirectory`, whose files are opened
+    /// Opens the output (the dataset `folder`, or creates `resultDirectory`, whose files are opened
     /// input by input) and the annotation directory, or reports why not and exits with status 1.
-    func makeSinks(resultDirectory: ResultDirectory? = nil) throws -> (ResultWriter?, Annotator?) {
+    func makeSinks(resultDirectory: ResultDirectory? = nil, folder: String? = nil, context: ExportContext) throws -> (ResultWriter?, Annotator?) {
         do {
             let writer: ResultWriter?
             if let resultDirectory {
                 try resultDirectory.create()
                 writer = nil
+            } else if let folder {
+                writer = try ResultWriter(format: format, path: folder, folder: true, context: context)
             } else {
-                writer = try ResultWriter(format: format, path: output, imageRoot: root)
+                writer = try ResultWriter(format: format, path: output, context: context)
             }
             let annotator = try annotate.map { (directory) throws(SystemError) in try Annotator(directory: directory) }
             return (writer, annotator)
@@ -486,7 +509,7 @@ struct TrackingOptions: ParsableArguments {
 
     /// --events has no place in CSV, whose rows are faces.
     func validate(with output: OutputOptions) throws {
-        if events, [.csv, .coco, .wider, .mot].contains(output.format) {
+        if events, !output.format.hasEvents {
             throw ValidationError("--events needs --format jsonl or text: \(output.format.rawValue.uppercased()) entries are faces, events have none")
         }
     }

@@ -12,15 +12,18 @@ struct Session {
     /// not and exits (64 for the detector, 1 for the outputs); `output` nil writes
     /// no results (redact, whose results are its files). With a
     /// `resultDirectory`, each input's results are redirected to its own file
-    /// (`results(of:shownAs:in:resume:submit:)`). From here on SIGINT and SIGTERM stop between
+    /// (`results(of:shownAs:in:resume:submit:)`); with a dataset `folder`, all results go into it. `video` says
+    /// what the dataset formats record. From here on SIGINT and SIGTERM stop between
     /// frames instead of ending the process.
     init(
         detector options: DetectorOptions, fast: FastSettings? = nil, output: OutputOptions?, resultDirectory: ResultDirectory? = nil,
+        folder: String? = nil, video: Bool = false,
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
         let detectors = try options.makeDetectors(fast: fast)
-        let (writer, annotator) = try output?.makeSinks(resultDirectory: resultDirectory) ?? (nil, nil)
+        let (writer, annotator) = try output?.makeSinks(
+            resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, video: video)) ?? (nil, nil)
         let sink = ResultSink(
             writer: writer, tracker: tracker, events: events, annotator: annotator, marking: marking, frames: frames,
             minimumFaces: output?.minFaces ?? 0,

@@ -50,6 +50,7 @@ struct Video: ParsableCommand {
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
         try batch.validate(with: output)
+        try output.validateFolder(batch.outputDir)
         try redaction.validate(previews: [("--annotate", output.annotate != nil), ("--annotate-video", annotateVideo != nil)])
         if annotateVideo != nil, files.count != 1 || batch.filesFrom != nil || batch.shard != nil {
             throw ValidationError("--annotate-video takes one input file; run facecam once per file")
@@ -61,15 +62,15 @@ struct Video: ParsableCommand {
         let inputs = batch.part(of: all)
         // Named over the whole batch, so that every shard names an input's files alike.
         let names = InputNames(all)
-        let results = batch.resultDirectory(format: output.format, names: names, imageRoot: output.root)
+        let results = batch.resultDirectory(output: output, names: names, context: output.context(detector: detector, video: true))
         if output.imageRoot != nil, let stream = inputs.firstIndex(where: { $0.description == "-" || $0.description.contains("://") }) {
             report("--image-root names files, and input \(stream + 1) is a stream (a URL or standard input): leave it out, or --image-root")
             throw Status.usage
         }
         try output.refuseInputsOutsideImageRoot(inputs)
-        // MOT's lines name no video: frames and ids of several would run together in one file.
-        if output.format == .mot, all.count > 1, batch.outputDir == nil {
-            report("--format mot writes one sequence: give one video, or --output-dir for a file per video")
+        // MOT's lines name no video, and a CVAT task is one: frames and ids of several would run together in one file.
+        if output.format == .mot || output.format == .cvat, all.count > 1, batch.outputDir == nil {
+            report("--format \(output.format.rawValue) holds one video: give one, or --output-dir for a file per video")
             throw Status.usage
         }
         try output.refuseOverwriting(
@@ -82,7 +83,8 @@ struct Video: ParsableCommand {
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detector: detector, fast: fastMode.settings, output: output, resultDirectory: results, tracker: tracking.makeTracker(every: every),
+            detector: detector, fast: fastMode.settings, output: output, resultDirectory: results,
+            folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, tracker: tracking.makeTracker(every: every),
             events: ResultSink.EventHandling(write: tracking.events), marking: redaction.marking, frames: annotated?.writer,
             progress: advance)
         var position = "before the first frame"

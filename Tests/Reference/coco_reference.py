@@ -121,11 +121,13 @@ def crowd(labels_path, out):
 
 def datumaro_boxes(data_format, root):
     """What Datumaro imports from a dataset at `root` in `data_format` (coco_instances, wider_face,
-    mot_seq): each item's id to its boxes, [x, y, w, h] and, when tracked, the track id."""
+    mot_seq, ...): each item's id to its boxes, [x, y, w, h] and, when tracked, the track id; a CVAT
+    track's `outside` boxes, which mark where it ends, are not boxes seen."""
     import datumaro
     dataset = datumaro.Dataset.import_from(root, data_format)
     return {str(item.id): [list(a.get_bbox()) + ([a.attributes["track_id"]] if "track_id" in a.attributes else [])
-                           for a in item.annotations if a.type.name == "bbox"] for item in dataset}
+                           for a in item.annotations if a.type.name == "bbox" and not a.attributes.get("outside")]
+            for item in dataset}
 
 
 def main():

@@ -81,9 +81,9 @@ struct EvalCommandTests {
     }
 
     /// `imported` (image name without extension to boxes) holds, in any order, the preview boxes
-    /// detect's JSON Lines give for the six fixture photographs, within 1e-6.
-    static func expectFixtureBoxes(_ imported: [String: Any]) throws {
-        let lines = try run(facecamBinary, ["detect", fixture("images")])
+    /// detect's JSON Lines give for the six fixture photographs (with `options`), within `tolerance`.
+    static func expectFixtureBoxes(_ imported: [String: Any], options: [String] = [], tolerance: Double = 1e-6) throws {
+        let lines = try run(facecamBinary, ["detect"] + options + [fixture("images")])
         #expect(lines.status == 0, "\(lines.stderr)")
         let records = try lines.records()
         #expect(imported.count == records.count && records.count == 6, "\(imported)")
@@ -94,7 +94,7 @@ struct EvalCommandTests {
                 .sorted { $0.lexicographicallyPrecedes($1) }
             let boxes = try #require(imported[name] as? [[NSNumber]], "\(name) not imported: \(imported)").map { $0.map(\.doubleValue) }
                 .sorted { $0.lexicographicallyPrecedes($1) }
-            #expect(boxes.count == expected.count && zip(boxes, expected).allSatisfy { zip($0, $1).allSatisfy { abs($0 - $1) < 1e-6 } },
+            #expect(boxes.count == expected.count && zip(boxes, expected).allSatisfy { zip($0, $1).allSatisfy { abs($0 - $1) < tolerance } },
                     "\(name): \(boxes) against \(expected)")
         }
     }

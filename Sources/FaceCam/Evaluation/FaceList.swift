@@ -39,6 +39,8 @@ public struct FaceList: Sendable {
         case crowdLabels = "crowd labels"
         /// facecam's JSON Lines.
         case jsonl
+        /// A folder of Pascal VOC XML files (`Annotations/`), facecam's `--format voc` among them.
+        case voc
     }
 
     public var path: String
@@ -60,7 +62,7 @@ public struct FaceList: Sendable {
     /// The larger of these files is refused rather than read into memory.
     public static let sizeLimit = 1 << 30
 
-    /// Reads `path` (a file, or a directory of WIDER detection files), telling its format by its content.
+    /// Reads `path` (a file, or a directory of VOC annotations or WIDER detection files), telling its format by its content.
     /// A COCO results list names images by id: `cocoImages` (from the COCO ground truth) resolves them.
     public static func load(_ path: String, cocoImages: [Int: String] = [:]) throws(EvaluationInputError) -> FaceList {
         let kind: FileKind
@@ -69,7 +71,7 @@ public struct FaceList: Sendable {
         } catch {
             throw EvaluationInputError(path: path, reason: "\(error.reason): check the path")
         }
-        if kind == .directory { return try loadWiderDirectory(path) }
+        if kind == .directory { return try loadDirectory(path) }
         guard kind == .regular else {
             throw EvaluationInputError(path: path, reason: "not a regular file: give a ground-truth or detection file")
         }
@@ -164,19 +166,23 @@ extension FaceList {
         return images
     }
 
-    /// WIDER's evaluation reads detections as one file per image, in a folder per event.
-    static func loadWiderDirectory(_ path: String) throws(EvaluationInputError) -> FaceList {
+    /// A folder of VOC annotations (XML files), or of WIDER detection files: WIDER's evaluation reads
+    /// detections as one file per image, in a folder per event.
+    static func loadDirectory(_ path: String) throws(EvaluationInputError) -> FaceList {
         var images: [ListedImage] = []
-        let files: [String]
+        let xml: [String]
+        let text: [String]
         do {
-            files = try textFiles(under: path)
+            xml = try files(under: path, ending: ".xml")
+            text = xml.isEmpty ? try files(under: path, ending: ".txt") : []
         } catch {
             throw EvaluationInputError(path: error.path ?? path, reason: "\(error.reason): check the directory")
         }
-        guard !files.isEmpty else {
-            throw EvaluationInputError(path: path, reason: "holds no .txt file: give WIDER FACE detection files")
+        if !xml.isEmpty { return try loadVOC(path, files: xml) }
+        guard !text.isEmpty else {
+            throw EvaluationInputError(path: path, reason: "holds no .xml or .txt file: give VOC annotations or WIDER FACE detection files")
         }
-        for file in files {
+        for file in text {
             let list = try load(file)
             guard list.format == .wider else {
                 throw EvaluationInputError(path: file, reason: "not WIDER FACE's format, which the files of a directory must be")
@@ -186,17 +192,71 @@ extension FaceList {
         return FaceList(path: path, format: .wider, images: images, listsEveryImage: false)
     }
 
-    private static func textFiles(under directory: String) throws(SystemError) -> [String] {
+    private static func files(under directory: String, ending suffix: String) throws(SystemError) -> [String] {
         var files: [String] = []
         for entry in try directoryEntries(FilePath(directory)).map({ String(decoding: $0, as: UTF8.self) }).sorted() {
             let path = directory.hasSuffix("/") ? directory + entry : directory + "/" + entry
             switch try fileKind(path) {
-            case .directory: files += try textFiles(under: path)
-            case .regular where entry.hasSuffix(".txt"): files.append(path)
+            case .directory: files += try self.files(under: path, ending: suffix)
+            case .regular where entry.hasSuffix(suffix): files.append(path)
             default: break
             }
         }
         return files
+    }
+}
+
+// MARK: - Pascal VOC
+
+extension FaceList {
+    /// VOC annotations, an XML file per image: its `filename` (in the folder the file is in, relative to
+    /// `path`: Annotations/a/b.xml names a/FILENAME), each `object` named face (or any, when none is)
+    /// a face, `difficult` ones ignored, as VOC's evaluation does. Detections have no score (1).
+    static func loadVOC(_ path: String, files: [String]) throws(EvaluationInputError) -> FaceList {
+        var parsed: [(name: String, objects: [XMLNode], file: String)] = []
+        for file in files {
+            let text: String
+            do {
+                let bytes = try FileDescriptor(opening: file, flags: O_RDONLY).readAll(limit: sizeLimit)
+                guard let decoded = String(validating: bytes, as: UTF8.self) else {
+                    throw EvaluationInputError(path: file, reason: "not UTF-8 text: give VOC annotations")
+                }
+                text = decoded
+            } catch let error as EvaluationInputError {
+                throw error
+            } catch {
+                throw EvaluationInputError(path: file, reason: "cannot be read: check that it is readable")
+            }
+            let root: XMLNode
+            do {
+                root = try XMLNode.parse(text)
+            } catch {
+                throw EvaluationInputError(path: file, place: "line \(error.line)", reason: error.reason + ": check that it is VOC XML")
+            }
+            guard root.name == "annotation", let filename = root.value("filename"), !filename.isEmpty else {
+                throw EvaluationInputError(path: file, reason: "needs <annotation> with a <filename>: check that it is VOC XML")
+            }
+            let relative = String(file.dropFirst(path.count)).split(separator: "/").dropFirst(file.contains("/Annotations/") ? 1 : 0)
+            let folder = relative.dropLast().joined(separator: "/")
+            parsed.append(((folder.isEmpty ? "" : folder + "/") + filename, root.children.filter { $0.name == "object" }, file))
+        }
+        let anyFace = parsed.contains { $0.objects.contains { $0.value("name")?.lowercased() == "face" } }
+        var images: [ListedImage] = []
+        for (name, objects, file) in parsed {
+            var faces: [ListedFace] = []
+            for (index, object) in objects.enumerated() where !anyFace || object.value("name")?.lowercased() == "face" {
+                let corners = ["xmin", "ymin", "xmax", "ymax"].map { object.child("bndbox")?.value($0).flatMap(Double.init) }
+                guard let x0 = corners[0], let y0 = corners[1], let x1 = corners[2], let y1 = corners[3],
+                      [x0, y0, x1, y1].allSatisfy(\.isFinite), x1 >= x0, y1 >= y0 else {
+                    throw EvaluationInputError(path: file, place: "object \(index + 1)", reason: "bndbox needs numbers xmin <= xmax, ymin <= ymax")
+                }
+                let score = object.value("score").flatMap(Double.init) ?? 1
+                faces.append(ListedFace(box: Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), score: score,
+                                        ignored: object.value("difficult") == "1"))
+            }
+            images.append(ListedImage(name: name, faces: faces))
+        }
+        return FaceList(path: path, format: .voc, images: images, listsEveryImage: true)
     }
 }
 

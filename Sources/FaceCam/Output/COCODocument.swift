@@ -5,13 +5,13 @@
 /// which is what labelling tools show (they apply EXIF orientation). `file_name` is the source
 /// (relative to the image root, `ResultWriter` sees to that); a video's frames add `frame_index` and `time`. Landmarks are COCO keypoints (x, y, 2)
 /// in YuNet's order; a tracked face's id is `attributes.track_id`.
-struct COCODocument {
+struct COCODocument: ResultDocument {
     private var images = 0
     private var annotations: [String] = []
 
     static let keypoints = ["right_eye", "left_eye", "nose", "mouth_right", "mouth_left"]
 
-    static let opening = "{\"info\":{\"description\":\"faces found by facecam\"},\"licenses\":[],"
+    let opening = "{\"info\":{\"description\":\"faces found by facecam\"},\"licenses\":[],"
         + "\"categories\":[{\"id\":1,\"name\":\"face\",\"supercategory\":\"face\","
         + "\"keypoints\":[\(keypoints.map(jsonString).joined(separator: ","))],\"skeleton\":[]}],\n\"images\":["
 
@@ -40,7 +40,7 @@ struct COCODocument {
     }
 
     /// The end of the document: the annotations, one line each.
-    var closing: String {
+    func closing() -> String {
         "],\n\"annotations\":[" + (annotations.isEmpty ? "" : "\n" + annotations.joined(separator: ",\n")) + "]}\n"
     }
 }

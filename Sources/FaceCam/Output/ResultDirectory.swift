@@ -12,15 +12,15 @@ public struct ResultDirectory: Sendable {
     public let path: String
     public let format: ResultFormat
     private let names: InputNames
-    private let imageRoot: ImageRoot?
+    private let context: ExportContext
 
     /// Files for the inputs `names` names (the whole batch, not one shard's part); nothing is created
-    /// yet. COCO documents name images relative to `imageRoot`, when given.
-    public init(path: String, format: ResultFormat, names: InputNames, imageRoot: ImageRoot? = nil) {
+    /// yet. Dataset formats name images as `context` says.
+    public init(path: String, format: ResultFormat, names: InputNames, context: ExportContext = ExportContext()) {
         self.path = path
         self.format = format
         self.names = names
-        self.imageRoot = imageRoot
+        self.context = context
     }
 
     /// Creates the directory (and its parents) when missing.
@@ -50,7 +50,7 @@ public struct ResultDirectory: Sendable {
 
     /// Starts `input`'s results in a new partial file of its own; it is removed unless `finish`ed.
     public func open(for input: FilePath) throws(SystemError) -> ResultWriter {
-        try ResultWriter(format: format, partial: PartialFile(for: finishedPath(for: input)), imageRoot: imageRoot)
+        try ResultWriter(format: format, partial: PartialFile(for: finishedPath(for: input)), context: context)
     }
 
     /// Makes `writer`'s file (opened by `open(for:)`) durable, then gives it its finished name.

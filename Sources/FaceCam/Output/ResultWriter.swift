@@ -15,10 +15,28 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     case text
     /// A COCO instances document (one category, face), finished when the run is.
     case coco
-    /// WIDER FACE's ground-truth layout: the image's name, its number of faces, a line per face.
+    /// WIDER FACE's ground-truth layout: the image's name, its number of faces, a line per face; in a
+    /// folder (`--output-dir`), its detection results, a file per image.
     case wider
     /// MOTChallenge's lines: a face a line, with its frame (from 1) and track id.
     case mot
+    /// A folder: a label file per image and `data.yaml` (`DatasetFolder`).
+    case yolo
+    /// A folder: Pascal VOC's XML per image and its list of images (`DatasetFolder`).
+    case voc
+    /// A CVAT 1.1 XML document: images with boxes, or a video's tracks (`CVATDocument`).
+    case cvat
+    /// A JSON array of Label Studio tasks with predictions (`LabelStudioDocument`).
+    case labelstudio
+
+    /// Always a folder of files (`--output-dir`); `wider` is one in a folder, one file elsewhere.
+    public var isFolder: Bool { self == .yolo || self == .voc }
+
+    /// A document whose end is written when the run ends: a file of it is renamed only then.
+    public var isDocument: Bool { self == .coco || self == .cvat || self == .labelstudio }
+
+    /// Its entries are faces or images: there is no place for track events.
+    public var hasEvents: Bool { self == .jsonl || self == .text }
 
     /// The extension of a results file in this format (`--output-dir`).
     public var fileExtension: String {
@@ -26,8 +44,9 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         case .jsonl: "jsonl"
         case .csv: "csv"
         case .text: "txt"
-        case .coco: "json"
-        case .wider, .mot: "txt"
+        case .coco, .labelstudio: "json"
+        case .wider, .mot, .yolo: "txt"
+        case .voc, .cvat: "xml"
         }
     }
 
@@ -38,15 +57,13 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id,"
                 + "score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,nose_x,nose_y,"
                 + "mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y\n"
-        case .coco:
-            COCODocument.opening
-        case .jsonl, .text, .wider, .mot:
+        case .jsonl, .text, .wider, .mot, .coco, .yolo, .voc, .cvat, .labelstudio:
             nil
         }
     }
 
-    /// The text for one frame (possibly empty), ending in a newline when not empty; a COCO
-    /// document's frames are written by the `COCODocument` of the writer.
+    /// The text for one frame (possibly empty), ending in a newline when not empty; documents and
+    /// folders are written by the writer's `ResultDocument` or `DatasetFolder`.
     public func render(_ result: FrameResult) -> String {
         switch self {
         case .jsonl: renderJSON(result)
@@ -54,12 +71,12 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         case .text: renderText(result)
         case .wider: renderWider(result)
         case .mot: renderMOT(result)
-        case .coco: preconditionFailure("COCO is a document: ResultWriter writes its frames")
+        case .coco, .yolo, .voc, .cvat, .labelstudio: preconditionFailure("\(rawValue) is written by ResultWriter's document or folder")
         }
     }
 
-    /// The text for a track event, ending in a newline; CSV and COCO have no place for
-    /// events (their entries are faces), so they give "".
+    /// The text for a track event, ending in a newline; formats without a place for events
+    /// (their entries are faces or images) give "".
     public func render(_ event: TrackEvent) -> String {
         switch self {
         case .jsonl:
@@ -69,7 +86,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 : ""
             return "{\"event\":\"\(event.kind.rawValue)\",\"id\":\(event.id),\"source\":\(jsonString(event.source)),"
                 + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span)}\n"
-        case .csv, .coco, .wider, .mot:
+        case .csv, .coco, .wider, .mot, .yolo, .voc, .cvat, .labelstudio:
             return ""
         case .text:
             let what = event.kind == .enter
@@ -179,7 +196,7 @@ func csvField(_ text: String) -> String {
     return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
-/// Writes results to standard output or a file, flushing after every frame
+/// Writes results to standard output, a file or a dataset folder, flushing after every frame
 /// so that a crash or Ctrl-C loses nothing already processed.
 public final class ResultWriter {
     public let format: ResultFormat
@@ -188,71 +205,93 @@ public final class ResultWriter {
     private let ownsDescriptor: Bool
     /// The file written, when it is one that `finish` gives its finished name.
     private let partial: PartialFile?
-    /// A COCO document's images so far and the annotations that follow them.
-    private var document: COCODocument?
+    /// A document's state (COCO's annotations so far, CVAT's tracks).
+    private var document: (any ResultDocument)?
+    /// The folder of a folder format, which takes the frames instead of the descriptor.
+    private let folder: DatasetFolder?
     /// Finished, kept or discarded: nothing more is written.
     private var settled = false
-    private let imageRoot: ImageRoot?
+    private let context: ExportContext
 
-    /// `path` nil writes to standard output; a path is created or truncated, but a COCO
-    /// document, which is only whole once finished, is written beside a regular file (or a new
-    /// one) and renamed by `finish`; a device or pipe (/dev/stdout) is written directly. A COCO
-    /// document names images relative to `imageRoot`, when given.
-    public convenience init(format: ResultFormat, path: String?, imageRoot: ImageRoot? = nil) throws(SystemError) {
+    /// `path` nil writes to standard output; a path is created or truncated, but a document, which is
+    /// only whole once finished, is written beside a regular file (or a new one) and renamed by
+    /// `finish`; a device or pipe (/dev/stdout) is written directly. A folder format (and `wider`
+    /// given `folder`) writes the folder `path`, which must be given.
+    public convenience init(format: ResultFormat, path: String?, folder: Bool = false, context: ExportContext = ExportContext())
+        throws(SystemError)
+    {
         let kind = path.flatMap { try? fileKind($0) }
-        if let path, kind == .directory { throw SystemError(call: "open", path: path, errno: EISDIR) }
-        if let path, format == .coco, kind != .other {
-            try self.init(format: format, partial: PartialFile(for: path), imageRoot: imageRoot)
+        if let path, format.isFolder || folder {
+            try self.init(format: format, folder: DatasetFolder(path: path, format: format, context: context), context: context)
+        } else if let path, kind == .directory {
+            throw SystemError(call: "open", path: path, errno: EISDIR)
+        } else if let path, format.isDocument, kind != .other {
+            try self.init(format: format, partial: PartialFile(for: path), context: context)
         } else if let path {
             let descriptor = try blockingSyscall("open", path: path) {
                 open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             }
-            try self.init(format: format, descriptor: descriptor, destination: path, owned: true, partial: nil, imageRoot: imageRoot)
+            try self.init(format: format, descriptor: descriptor, destination: path, owned: true, partial: nil, context: context)
         } else {
             try self.init(
                 format: format, descriptor: STDOUT_FILENO, destination: "standard output", owned: false, partial: nil,
-                imageRoot: imageRoot)
+                context: context)
         }
     }
 
     /// Writes into `partial`, which `finish` gives its finished name; removed if never finished.
-    convenience init(format: ResultFormat, partial: PartialFile, imageRoot: ImageRoot?) throws(SystemError) {
+    convenience init(format: ResultFormat, partial: PartialFile, context: ExportContext) throws(SystemError) {
         try self.init(
             format: format, descriptor: partial.descriptor, destination: partial.path, owned: false, partial: partial,
-            imageRoot: imageRoot)
+            context: context)
     }
 
-    /// Writes the format's opening (a header, a COCO document's start) to `descriptor`, which it
+    private convenience init(format: ResultFormat, folder: DatasetFolder, context: ExportContext) throws(SystemError) {
+        try self.init(format: format, descriptor: -1, destination: folder.path, owned: false, partial: nil, folder: folder, context: context)
+    }
+
+    /// Writes the format's opening (a header, a document's start) to `descriptor`, which it
     /// closes at the end when `owned`.
     private init(
-        format: ResultFormat, descriptor: Int32, destination: String, owned: Bool, partial: PartialFile?, imageRoot: ImageRoot?
+        format: ResultFormat, descriptor: Int32, destination: String, owned: Bool, partial: PartialFile?,
+        folder: DatasetFolder? = nil, context: ExportContext
     ) throws(SystemError) {
         self.format = format
         self.descriptor = descriptor
         self.destination = destination
         ownsDescriptor = owned
         self.partial = partial
-        self.imageRoot = imageRoot
-        if format == .coco { document = COCODocument() }
-        if let header = format.header { try emit(header) }
+        self.folder = folder
+        self.context = context
+        if folder == nil {
+            switch format {
+            case .coco: document = COCODocument()
+            case .cvat: document = CVATDocument(video: context.video)
+            case .labelstudio: document = LabelStudioDocument(context: context)
+            default: break
+            }
+        }
+        if let header = format.header ?? document?.opening { try emit(header) }
     }
 
-    /// Ends a COCO document, and gives a file opened on a `PartialFile` its finished name, once
-    /// durable; once only (a result directory's writer is finished before the run's end finishes it again).
+    /// Ends a document (and writes a folder's index files), and gives a file opened on a
+    /// `PartialFile` its finished name, once durable; once only (a result directory's writer is
+    /// finished before the run's end finishes it again).
     public func finish() throws(SystemError) {
         guard !settled else { return }
         settled = true
-        if let document { try emit(document.closing) }
+        if document != nil { try emit(document!.closing()) }
+        try folder?.finish()
         try partial?.commit()
     }
 
-    /// A run that stops early: a COCO document is ended, so that it holds the frames done, but a
+    /// A run that stops early: a document is ended, so that it holds the frames done, but a
     /// file keeps its partial name, so that it does not pass for a finished run's. Returns that
-    /// name; nil when there is none.
+    /// name; nil when there is none. A folder keeps the files written, without its index files.
     public func keepUnfinished() throws(SystemError) -> String? {
-        guard !settled, let document else { return nil }
+        guard !settled, document != nil else { return nil }
         settled = true
-        try emit(document.closing)
+        try emit(document!.closing())
         guard let partial else { return nil }
         try partial.keep()
         return partial.path
@@ -269,8 +308,9 @@ public final class ResultWriter {
     }
 
     public func write(_ result: FrameResult) throws(SystemError) {
+        if let folder { return try folder.write(result) }
         var named = result
-        if let imageRoot, let name = imageRoot.relative(result.source) { named.source = name }
+        named.source = context.name(of: result.source)
         if document != nil {
             try emit(document!.add(named))
         } else {
@@ -279,16 +319,13 @@ public final class ResultWriter {
     }
 
     public func write(_ event: TrackEvent) throws(SystemError) {
+        guard folder == nil else { return }
         let text = format.render(event)
         if !text.isEmpty { try emit(text) }
     }
 
-    /// Waits until what was written is on the disk (fsync), before a file is renamed to say it is finished.
-    public func synchronize() throws(SystemError) {
-        try blockingSyscall("fsync", path: destination) { fsync(descriptor) }
-    }
-
     private func emit(_ text: String) throws(SystemError) {
+        guard !text.isEmpty else { return }
         try writeAll(Array(text.utf8), to: descriptor, path: destination)
     }
 }

@@ -1,0 +1,84 @@
+/// A CVAT 1.1 XML document, in the preview's coordinates (the upright image, as CVAT shows it).
+///
+/// Still images make "CVAT for images": an `<image>` element per image, streamed, each face a
+/// `<box>` with its score as a text attribute. A video makes "CVAT for video": one task, each
+/// track a `<track>` (with facecam's id) of keyframe boxes ending with an `outside` box on the frame after its last,
+/// kept in memory until `closing` (the task's size and frame size come first and are known only then).
+struct CVATDocument: ResultDocument {
+    private let video: Bool
+    private var imageCount = 0
+    /// Video: the tracks' boxes in order of their first frame, and what the task's meta needs.
+    private var tracks: [Int: [(frame: Int, box: Rect)]] = [:]
+    private var trackOrder: [Int] = []
+    private var lastFrame = -1
+    private var frameSize: PixelSize?
+    private var source: String?
+    /// Faces without a track id (none in a video run, which tracks) get ids of their own from here.
+    private var untrackedID = -1
+
+    init(video: Bool) {
+        self.video = video
+    }
+
+    private static let label = "<labels><label><name>face</name><type>rectangle</type><attributes>"
+        + "<attribute><name>score</name><mutable>False</mutable><input_type>text</input_type><default_value></default_value>"
+        + "<values></values></attribute></attributes></label></labels>"
+
+    var opening: String {
+        let start = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<annotations>\n<version>1.1</version>\n"
+        return video ? start
+            : start + "<meta><task><name>faces found by facecam</name><mode>annotation</mode>\(Self.label)</task></meta>\n"
+    }
+
+    mutating func add(_ result: FrameResult) -> String {
+        if video {
+            for face in result.faces {
+                if face.id == nil { untrackedID -= 1 }
+                let id = face.id ?? untrackedID
+                if tracks[id] == nil { trackOrder.append(id) }
+                tracks[id, default: []].append((result.frame, face.preview))
+            }
+            lastFrame = max(lastFrame, result.frame)
+            frameSize = frameSize ?? result.previewSize
+            source = source ?? result.source
+            return ""
+        }
+        defer { imageCount += 1 }
+        var element = "<image id=\"\(imageCount)\" name=\"\(xmlEscaped(result.imageName))\" "
+            + "width=\"\(result.previewSize.width)\" height=\"\(result.previewSize.height)\">\n"
+        for face in result.faces {
+            element += "  " + Self.box(face.preview, extra: "label=\"face\" source=\"auto\" occluded=\"0\"", score: face.score) + "\n"
+        }
+        return element + "</image>\n"
+    }
+
+    mutating func closing() -> String {
+        guard video else { return "</annotations>\n" }
+        let size = frameSize ?? PixelSize(width: 0, height: 0)
+        var text = "<meta><task><name>\(xmlEscaped(source ?? "video"))</name><size>\(lastFrame + 1)</size>"
+            + "<mode>interpolation</mode><overlap>0</overlap><start_frame>0</start_frame><stop_frame>\(max(lastFrame, 0))</stop_frame>"
+            + Self.label
+            + "<original_size><width>\(size.width)</width><height>\(size.height)</height></original_size></task>"
+            + "<source>\(xmlEscaped(source ?? ""))</source></meta>\n"
+        for id in trackOrder {
+            let boxes = tracks[id]!
+            text += "<track id=\"\(id)\" label=\"face\" source=\"auto\">\n"
+            for entry in boxes {
+                text += "  " + Self.box(entry.box, extra: "frame=\"\(entry.frame)\" outside=\"0\" occluded=\"0\" keyframe=\"1\"", score: nil) + "\n"
+            }
+            if let last = boxes.last, last.frame < lastFrame {
+                text += "  " + Self.box(last.box, extra: "frame=\"\(last.frame + 1)\" outside=\"1\" occluded=\"0\" keyframe=\"1\"", score: nil) + "\n"
+            }
+            text += "</track>\n"
+        }
+        return text + "</annotations>\n"
+    }
+
+    /// A `<box>` with CVAT's corners (top left, bottom right).
+    private static func box(_ rect: Rect, extra: String, score: Double?) -> String {
+        let corners = "xtl=\"\(decimal(rect.x))\" ytl=\"\(decimal(rect.y))\" xbr=\"\(decimal(rect.x + rect.width))\" "
+            + "ybr=\"\(decimal(rect.y + rect.height))\" z_order=\"0\""
+        guard let score else { return "<box \(extra) \(corners)/>" }
+        return "<box \(extra) \(corners)><attribute name=\"score\">\(decimal(score))</attribute></box>"
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// The formats that are a folder with a file per image, written to `--output-dir`, in the preview's
+/// coordinates (the upright image, as labelling tools show it):
+/// - YOLO: `labels/train/ITEM.txt`, a line per face (class 0, then centre x, centre y, width and height
+///   as fractions of the image, then, with landmarks, YOLO-pose keypoints x y 2), and `data.yaml`.
+/// - Pascal VOC: `Annotations/ITEM.xml`, the list of items `ImageSets/Main/train.txt` and `labelmap.txt`.
+/// - WIDER FACE detection results: `EVENT/NAME.txt` (the image's folder, its name), the image's name,
+///   the number of faces, and `x y w h score` a face, as WIDER's evaluation reads them.
+///
+/// ITEM is the image's path relative to the image root without its extension, or its name without the
+/// extension when there is no root; a video's frames are `STEM_FRAME` (six digits, from 0). A name
+/// already given gets `-2`, `-3`, ... Each file is written as a `PartialFile` and renamed whole; the index
+/// files (`data.yaml`, `train.txt`) come last, at `finish`, so a folder without them is a run that did not end.
+final class DatasetFolder {
+    let path: String
+    let format: ResultFormat
+    private let context: ExportContext
+    private var names = FileNames(keepingFolders: true)
+    /// The items written, in order, for the index.
+    private var items: [String] = []
+    /// Some face had landmarks: YOLO's `data.yaml` declares the keypoints.
+    private var landmarks = false
+
+    init(path: String, format: ResultFormat, context: ExportContext) throws(SystemError) {
+        self.path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+        self.format = format
+        self.context = context
+        try makeDirectories(self.path)
+    }
+
+    func write(_ result: FrameResult) throws(SystemError) {
+        let source = context.name(of: result.source)
+        let file = lastComponent(source)
+        let stem = Self.removingExtension(file)
+        let frame = context.video ? String(format: "_%06d", result.frame) : ""
+        switch format {
+        case .yolo:
+            let item = names.claim(Self.removingExtension(context.imageRoot == nil ? file : source) + frame)
+            items.append(item)
+            try save(render(yolo: result), as: "labels/train/\(item).txt")
+        case .voc:
+            let item = names.claim(Self.removingExtension(context.imageRoot == nil ? file : source) + frame)
+            items.append(item)
+            let imageFile = context.video ? "\(item).jpg" : lastComponent(item) + extensionOf(file)
+            try save(render(voc: result, file: imageFile), as: "Annotations/\(item).xml")
+        default:
+            let event = context.video ? stem : lastComponent(directoryOf(ImageRoot.absolute(result.source)))
+            let item = names.claim("\(event.isEmpty ? "images" : event)/\(stem)\(frame)")
+            try save(render(wider: result, name: lastComponent(result.imageName)), as: "\(item).txt")
+        }
+    }
+
+    /// Writes the index files, once every image's file is renamed.
+    func finish() throws(SystemError) {
+        switch format {
+        case .yolo:
+            var yaml = "# Faces found by \(context.model): labels/train has a file per image; put the images in images/train\n"
+                + "# under the same names.\npath: \(jsonString(ImageRoot.absolute(path)))\ntrain: images/train\nval: images/train\nnames:\n  0: face\n"
+            if landmarks { yaml += "kpt_shape: [5, 3]\nflip_idx: [1, 0, 2, 4, 3]\n" }
+            try save(yaml, as: "data.yaml")
+        case .voc:
+            try save(items.map { $0 + "\n" }.joined(), as: "ImageSets/Main/train.txt")
+            // The label list of Datumaro and CVAT (VOC's own tools know only its twenty classes).
+            try save("# label:color_rgb:parts:actions\nface:::\n", as: "labelmap.txt")
+        default:
+            break
+        }
+    }
+
+    private func save(_ text: String, as name: String) throws(SystemError) {
+        let destination = path + "/" + name
+        try makeDirectories(directoryOf(destination))
+        let file = try PartialFile(for: destination)
+        try writeAll(Array(text.utf8), to: file.descriptor, path: file.path)
+        try file.commit()
+    }
+
+    private func render(yolo result: FrameResult) -> String {
+        let w = Double(max(result.previewSize.width, 1))
+        let h = Double(max(result.previewSize.height, 1))
+        return result.faces.map { face in
+            let b = face.preview
+            var fields = [(b.x + b.width / 2) / w, (b.y + b.height / 2) / h, b.width / w, b.height / h].map(decimal)
+            if let points = face.previewLandmarks?.points {
+                landmarks = true
+                fields += points.flatMap { [decimal($0.x / w), decimal($0.y / h), "2"] }
+            }
+            return "0 " + fields.joined(separator: " ") + "\n"
+        }.joined()
+    }
+
+    /// VOC's corners are the box's, unrounded (VOC's own files hold whole pixels, from 1).
+    private func render(voc result: FrameResult, file: String) -> String {
+        var xml = "<annotation>\n  <folder></folder>\n  <filename>\(xmlEscaped(file))</filename>\n"
+            + "  <source><database>\(xmlEscaped(context.model))</database></source>\n"
+            + "  <size><width>\(result.previewSize.width)</width><height>\(result.previewSize.height)</height><depth>3</depth></size>\n"
+            + "  <segmented>0</segmented>\n"
+        for face in result.faces {
+            let b = face.preview
+            xml += "  <object><name>face</name><pose>Unspecified</pose><truncated>0</truncated><difficult>0</difficult>"
+                + "<bndbox><xmin>\(decimal(b.x))</xmin><ymin>\(decimal(b.y))</ymin>"
+                + "<xmax>\(decimal(b.x + b.width))</xmax><ymax>\(decimal(b.y + b.height))</ymax></bndbox></object>\n"
+        }
+        return xml + "</annotation>\n"
+    }
+
+    private func render(wider result: FrameResult, name: String) -> String {
+        let lines = result.faces.map { face in
+            [face.preview.x, face.preview.y, face.preview.width, face.preview.height, face.score ?? 1].map(decimal)
+                .joined(separator: " ") + "\n"
+        }
+        return "\(name)\n\(result.faces.count)\n" + lines.joined()
+    }
+
+    static func removingExtension(_ name: String) -> String {
+        let file = lastComponent(name)
+        guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return name }
+        return String(name.dropLast(file.distance(from: dot, to: file.endIndex)))
+    }
+}
+
+private func lastComponent(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
+}
+
+private func directoryOf(_ path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+/// ".jpg" for "a.jpg", "" without an extension.
+private func extensionOf(_ file: String) -> String {
+    String(file.dropFirst(DatasetFolder.removingExtension(file).count))
+}
+

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Label Studio pre-annotation tasks: a JSON array, a task per image, or per video.
+///
+/// An image's faces are `rectanglelabels` results of one prediction, in percent of the upright image
+/// (the preview), with `original_width`/`original_height`, each face's score and the prediction's
+/// (the lowest face score: the image is only as sure as its least sure face). A video's tracks are
+/// `videorectangle` results: a keyframe per frame the face was found in (frames from 1, as Label
+/// Studio counts), the last keyframe disabled so that the box ends there. Tasks name their file as
+/// Label Studio's local-files storage serves it: `/data/local-files/?d=PATH`, PATH relative to
+/// `--image-root` (Label Studio's LOCAL_FILES_DOCUMENT_ROOT); without a root, the path as given.
+struct LabelStudioDocument: ResultDocument {
+    private let context: ExportContext
+    private var tasks = 0
+    /// The video being gathered: its source, tracks (in order of first sight), last frame and time.
+    private var video: (source: String, size: PixelSize, tracks: [Int: [(frame: Int, time: Double, box: Rect)]], order: [Int],
+                        lastFrame: Int, lastTime: Double)?
+    private var untrackedID = -1
+
+    init(context: ExportContext) {
+        self.context = context
+    }
+
+    let opening = "["
+
+    mutating func add(_ result: FrameResult) -> String {
+        guard context.video else { return separator() + imageTask(result) }
+        var text = ""
+        if let current = video, current.source != result.source { text = separator() + videoTask() }
+        if video == nil { video = (result.source, result.previewSize, [:], [], 0, 0) }
+        for face in result.faces {
+            if face.id == nil { untrackedID -= 1 }
+            let id = face.id ?? untrackedID
+            if video!.tracks[id] == nil { video!.order.append(id) }
+            video!.tracks[id, default: []].append((result.frame, result.time, face.preview))
+        }
+        video!.lastFrame = max(video!.lastFrame, result.frame)
+        video!.lastTime = max(video!.lastTime, result.time)
+        return text
+    }
+
+    mutating func closing() -> String {
+        (video == nil ? "" : separator() + videoTask()) + "\n]\n"
+    }
+
+    private mutating func separator() -> String {
+        tasks += 1
+        return tasks == 1 ? "\n" : ",\n"
+    }
+
+    /// `source` is already relative to the image root, when there is one (`ResultWriter` sees to that).
+    private func reference(_ source: String) -> String {
+        guard context.imageRoot != nil else { return source }
+        let allowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&+=#?"))
+        return "/data/local-files/?d=" + (source.addingPercentEncoding(withAllowedCharacters: allowed) ?? source)
+    }
+
+    private func prediction(_ results: [String], score: Double?) -> String {
+        "\"predictions\":[{\"model_version\":\(jsonString(context.model))"
+            + (score.map { ",\"score\":\(decimal($0))" } ?? "")
+            + ",\"result\":[\(results.joined(separator: ","))]}]"
+    }
+
+    private func imageTask(_ result: FrameResult) -> String {
+        let size = result.previewSize
+        let results = result.faces.enumerated().map { index, face in
+            "{\"id\":\"face\(index + 1)\",\"type\":\"rectanglelabels\",\"from_name\":\"label\",\"to_name\":\"image\","
+                + "\"original_width\":\(size.width),\"original_height\":\(size.height),\"image_rotation\":0,"
+                + "\"value\":{\(Self.percent(face.preview, of: size)),\"rotation\":0,\"rectanglelabels\":[\"face\"]}"
+                + (face.score.map { ",\"score\":\(decimal($0))" } ?? "") + "}"
+        }
+        let lowest = result.faces.compactMap(\.score).min()
+        return "{\"data\":{\"image\":\(jsonString(reference(result.source)))},\(prediction(results, score: lowest))}"
+    }
+
+    private func videoTask() -> String {
+        guard let video else { return "" }
+        // The last frame lasts a frame's time too (the mean frame time so far).
+        let duration = video.lastFrame > 0 ? video.lastTime * Double(video.lastFrame + 1) / Double(video.lastFrame) : video.lastTime
+        let results = video.order.map { id in
+            let boxes = video.tracks[id]!
+            let sequence = boxes.enumerated().map { index, entry in
+                "{\"frame\":\(entry.frame + 1),\"time\":\(decimal(entry.time)),\"enabled\":\(index < boxes.count - 1),"
+                    + "\(Self.percent(entry.box, of: video.size)),\"rotation\":0}"
+            }
+            return "{\"id\":\"track\(id)\",\"type\":\"videorectangle\",\"from_name\":\"box\",\"to_name\":\"video\","
+                + "\"value\":{\"framesCount\":\(video.lastFrame + 1),\"duration\":\(decimal(duration)),"
+                + "\"sequence\":[\(sequence.joined(separator: ","))],\"labels\":[\"face\"]}}"
+        }
+        return "{\"data\":{\"video\":\(jsonString(reference(video.source)))},\(prediction(results, score: nil))}"
+    }
+
+    /// x, y, width and height in percent of `size`.
+    private static func percent(_ box: Rect, of size: PixelSize) -> String {
+        let w = Double(max(size.width, 1))
+        let h = Double(max(size.height, 1))
+        return "\"x\":\(decimal(box.x / w * 100)),\"y\":\(decimal(box.y / h * 100)),"
+            + "\"width\":\(decimal(box.width / w * 100)),\"height\":\(decimal(box.height / h * 100))"
+    }
+}
