@@ -10,7 +10,7 @@ the precision-recall curve over all the images' detections pooled, precision mad
 Redaction coverage: a labelled face (any, hard or not) at least `tall` pixels high counts as masked
 when at least half of its box's pixels differ between the original and the redacted image.
 
-    wider_eval.py detections LABELS RECORDS.jsonl [--only FILE...]    facecam's JSON Lines against the labels
+    wider_eval.py detections LABELS RECORDS [--only FILE...]          facecam's JSON Lines (or a WIDER detection folder) against the labels
     wider_eval.py untouched LABELS ORIGINALS REDACTED [--only FILE...] faces left untouched in REDACTED/NAME
     wider_eval.py self-test                                           the hand-computed cases below
 """
@@ -79,8 +79,17 @@ def untouched(original, redacted, boxes, tall=12):
 
 
 def records(path):
-    """facecam's JSON Lines as {file name: [(box, score)]}."""
+    """facecam's JSON Lines, or a folder of WIDER detection files (as WIDER's evaluation reads them:
+    the image's name, the number of faces, then x y w h score a line), as {file name: [(box, score)]}."""
     out = {}
+    if os.path.isdir(path):
+        for folder, _, files in os.walk(path):
+            for file in files:
+                with open(os.path.join(folder, file)) as f:
+                    lines = f.read().splitlines()
+                boxes = [[float(v) for v in line.split()] for line in lines[2:2 + int(lines[1])]]
+                out[os.path.basename(lines[0])] = [(b[:4], b[4]) for b in boxes]
+        return out
     with open(path) as f:
         for line in f:
             record = json.loads(line)

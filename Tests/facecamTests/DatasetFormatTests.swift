@@ -164,6 +164,64 @@ struct DatasetFormatTests {
         #expect(abs(EvalCommandTests.figure(record, "ap") - 0.835) < 0.0005, "\(record)")
     }
 
+    /// eval reads runs in CVAT's XML and Label Studio's tasks: Fixtures/evaluation's hand-computed run
+    /// (README there) written in each, against its COCO ground truth: AP 0.835 as computed by hand.
+    @Test func evalReadsCVATAndLabelStudioRuns() throws {
+        let directory = try temporaryDirectory("runs")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Fixtures/evaluation/run.json: image, box, score.
+        let run: [(String, [Double], Double)] = [
+            ("a.jpg", [10, 10, 20, 20], 0.9), ("b.jpg", [50, 50, 40, 40], 0.8), ("a.jpg", [200, 200, 30, 30], 0.7),
+            ("a.jpg", [101, 101, 40, 40], 0.6),
+        ]
+        let cvat = directory.appendingPathComponent("run.xml")
+        try ("<?xml version=\"1.0\"?>\n<annotations><version>1.1</version><meta><task><name>t</name></task></meta>"
+             + ["a.jpg", "b.jpg"].enumerated().map { index, name in
+                "<image id=\"\(index)\" name=\"photos/\(name)\" width=\"320\" height=\"240\">"
+                    + run.filter { $0.0 == name }.map { _, b, score in
+                        "<box label=\"face\" xtl=\"\(b[0])\" ytl=\"\(b[1])\" xbr=\"\(b[0] + b[2])\" ybr=\"\(b[1] + b[3])\">"
+                            + "<attribute name=\"score\">\(score)</attribute></box>"
+                    }.joined() + "</image>"
+             }.joined() + "</annotations>\n").write(to: cvat, atomically: true, encoding: .utf8)
+        let tasks = ["a.jpg", "b.jpg"].map { name -> [String: Any] in
+            let results = run.filter { $0.0 == name }.map { _, b, score -> [String: Any] in
+                ["type": "rectanglelabels", "original_width": 320, "original_height": 240, "score": score,
+                 "value": ["x": b[0] / 3.2, "y": b[1] / 2.4, "width": b[2] / 3.2, "height": b[3] / 2.4, "rectanglelabels": ["face"]]]
+            }
+            return ["data": ["image": "/data/local-files/?d=photos%2F\(name)"], "predictions": [["model_version": "hand", "result": results]]]
+        }
+        let labelStudio = directory.appendingPathComponent("run.json")
+        try JSONSerialization.data(withJSONObject: tasks).write(to: labelStudio)
+        let record = try EvalCommandTests.evaluate(["--ground-truth", fixture("evaluation/truth.json"), cvat.path, labelStudio.path])
+        #expect(abs(EvalCommandTests.figure(record, "ap", run: 0) - 0.835) < 0.0005, "\(record)")
+        #expect(abs(EvalCommandTests.figure(record, "ap", run: 1) - 0.835) < 0.0005, "\(record)")
+    }
+
+    /// detect --format wider --output-dir on the crowd photographs: wider_eval.py, reading the folder as
+    /// WIDER's evaluation does, scores it as it scores the JSON Lines of the same run, and so does eval.
+    @Test(.enabled(if: CenterFaceCommandTests.crowdAvailable, "../shared/data/crowd is absent"))
+    func widerDetectionFolderScoresAsTheRecords() throws {
+        let directory = try temporaryDirectory("wider-folder")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let photographs = try CrowdTests.photographs(heldOut: false)
+        let records = directory.appendingPathComponent("found.jsonl").path
+        let folder = directory.appendingPathComponent("found").path
+        for output in [["-o", records], ["--format", "wider", "--output-dir", folder]] {
+            let detect = try run(facecamBinary, ["detect", "--score-threshold", "0.5"] + output + photographs)
+            #expect(detect.status == 0, "\(detect.stderr)")
+        }
+        let names = photographs.map { URL(fileURLWithPath: $0).lastPathComponent }
+        let expected = try CrowdTests.evaluate(["detections", CrowdTests.labels, records, "--only"] + names)
+        let read = try CrowdTests.evaluate(["detections", CrowdTests.labels, folder, "--only"] + names)
+        #expect(read["hits"] as! Int == expected["hits"] as! Int && read["false"] as! Int == expected["false"] as! Int, "\(read) against \(expected)")
+        #expect(abs((read["ap"] as! NSNumber).doubleValue - (expected["ap"] as! NSNumber).doubleValue) < 1e-4)
+        let crowd = directory.appendingPathComponent("truth.json").path
+        let labels = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: CrowdTests.labels))) as! [String: Any]
+        try JSONSerialization.data(withJSONObject: labels.filter { names.contains($0.key) }).write(to: URL(fileURLWithPath: crowd))
+        let record = try EvalCommandTests.evaluate(["--ground-truth", crowd, folder])
+        #expect(EvalCommandTests.figure(record, "hits") == (expected["hits"] as! NSNumber).doubleValue, "\(record) against \(expected)")
+    }
+
     /// A folder format needs --output-dir, and live refuses the dataset formats: one line, status 64.
     @Test func datasetFormatsNeedTheirPlace() throws {
         let yolo = try run(facecamBinary, ["detect", "--format", "yolo", fixture("images")])

@@ -41,6 +41,10 @@ public struct FaceList: Sendable {
         case jsonl
         /// A folder of Pascal VOC XML files (`Annotations/`), facecam's `--format voc` among them.
         case voc
+        /// A CVAT 1.1 XML file (images or a video's tracks), facecam's `--format cvat` among them.
+        case cvat
+        /// Label Studio image tasks (a JSON array), facecam's `--format labelstudio` among them.
+        case labelStudio = "label studio"
     }
 
     public var path: String
@@ -87,6 +91,7 @@ public struct FaceList: Sendable {
         // A byte order mark, as some Windows tools write, is not content.
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         let start = text.first { !$0.isWhitespace }
+        if start == "<" { return try loadCVAT(path, text: text) }
         if start == "[" || (start == "{" && !looksLikeJSONLines(text)) {
             return try loadJSONDocument(path, bytes: Array(text.utf8), cocoImages: cocoImages)
         }
@@ -260,6 +265,105 @@ extension FaceList {
     }
 }
 
+// MARK: - CVAT and Label Studio
+
+extension FaceList {
+    /// CVAT 1.1: an `<image>`'s boxes (with a `score` attribute, 1 without), or a video's tracks,
+    /// each keyframe box on frame N of the task's `<source>` (or name) named `SOURCE#N`, as eval names
+    /// a video's frames; `outside` boxes end tracks and are no faces. Only boxes labelled face, when any is.
+    static func loadCVAT(_ path: String, text: String) throws(EvaluationInputError) -> FaceList {
+        let root: XMLNode
+        do {
+            root = try XMLNode.parse(text)
+        } catch {
+            throw EvaluationInputError(path: path, place: "line \(error.line)", reason: error.reason + ": check that it is CVAT XML")
+        }
+        guard root.name == "annotations" else {
+            throw EvaluationInputError(path: path, reason: "an XML file that is not CVAT's (<annotations>): give a CVAT 1.1 file, or a VOC folder")
+        }
+        let boxes = root.children.flatMap { $0.name == "image" ? $0.children : $0.name == "track" ? $0.children : [] }
+        let anyFace = boxes.contains { $0.attributes["label"]?.lowercased() == "face" }
+        func face(_ box: XMLNode, in place: String) throws(EvaluationInputError) -> ListedFace {
+            let corners = ["xtl", "ytl", "xbr", "ybr"].map { box.attributes[$0].flatMap(Double.init) }
+            guard let x0 = corners[0], let y0 = corners[1], let x1 = corners[2], let y1 = corners[3],
+                  [x0, y0, x1, y1].allSatisfy(\.isFinite), x1 >= x0, y1 >= y0 else {
+                throw EvaluationInputError(path: path, place: place, reason: "a box needs numbers xtl <= xbr, ytl <= ybr")
+            }
+            let score = box.children.first { $0.name == "attribute" && $0.attributes["name"] == "score" }.flatMap { Double($0.text) } ?? 1
+            return ListedFace(box: Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), score: score)
+        }
+        func counts(_ box: XMLNode) -> Bool {
+            box.name == "box" && (!anyFace || box.attributes["label"]?.lowercased() == "face")
+        }
+        var images: [ListedImage] = []
+        var frames: [Int: [ListedFace]] = [:]
+        for (index, element) in root.children.enumerated() {
+            if element.name == "image" {
+                guard let name = element.attributes["name"] else {
+                    throw EvaluationInputError(path: path, place: "image \(index + 1)", reason: "has no name")
+                }
+                var faces: [ListedFace] = []
+                for box in element.children where counts(box) { faces.append(try face(box, in: "image \(name)")) }
+                images.append(ListedImage(name: name, faces: faces))
+            } else if element.name == "track", !anyFace || element.attributes["label"]?.lowercased() == "face" {
+                for box in element.children where box.name == "box" && box.attributes["outside"] != "1" {
+                    guard let frame = box.attributes["frame"].flatMap({ Int($0) }) else {
+                        throw EvaluationInputError(path: path, place: "track \(element.attributes["id"] ?? "")", reason: "a box has no frame")
+                    }
+                    frames[frame, default: []].append(try face(box, in: "track \(element.attributes["id"] ?? "") frame \(frame)"))
+                }
+            }
+        }
+        if !frames.isEmpty || root.children.contains(where: { $0.name == "track" }) {
+            let task = root.child("meta")?.child("task")
+            let source = root.child("meta")?.value("source") ?? task?.value("source") ?? task?.value("name") ?? path
+            let size = task?.value("size").flatMap { Int($0) } ?? ((frames.keys.max() ?? -1) + 1)
+            // Every frame of the task, those without a face too: the video was read whole.
+            images += (0..<max(size, (frames.keys.max() ?? -1) + 1)).map { frame in
+                ListedImage(name: FrameResult.imageName(source: source, frame: frame, time: Double(frame)), faces: frames[frame] ?? [])
+            }
+        }
+        return FaceList(path: path, format: .cvat, images: images, listsEveryImage: true)
+    }
+
+    /// Label Studio image tasks: the image named by `data.image` (a local-files URL's path, decoded),
+    /// faces from the first annotation's rectangles (a ground truth) or else the first prediction's,
+    /// in percent of `original_width` and `original_height`; scores from the result or the prediction.
+    static func loadLabelStudio(_ path: String, _ tasks: [Any]) throws(EvaluationInputError) -> FaceList {
+        var images: [ListedImage] = []
+        for (index, entry) in tasks.enumerated() {
+            let place = "task \(index + 1)"
+            guard let task = entry as? [String: Any], let data = task["data"] as? [String: Any] else {
+                throw EvaluationInputError(path: path, place: place, reason: "needs data: check that it is Label Studio's tasks")
+            }
+            guard var name = data["image"] as? String else {
+                throw EvaluationInputError(path: path, place: place, reason: "needs data.image: eval reads image tasks, not video ones")
+            }
+            if let query = name.range(of: "?d=") { name = String(name[query.upperBound...]).removingPercentEncoding ?? name }
+            let sets = (task["annotations"] as? [[String: Any]] ?? []) + (task["predictions"] as? [[String: Any]] ?? [])
+            let chosen = sets.first
+            var faces: [ListedFace] = []
+            for (position, value) in (chosen?["result"] as? [Any] ?? []).enumerated() {
+                guard let result = value as? [String: Any], result["type"] as? String == "rectanglelabels" else { continue }
+                let box = result["value"] as? [String: Any] ?? [:]
+                let numbers = ["x", "y", "width", "height"].map { number(box[$0]) } + [number(result["original_width"]), number(result["original_height"])]
+                guard numbers.allSatisfy({ $0?.isFinite == true }), let width = numbers[4], let height = numbers[5], width > 0, height > 0 else {
+                    throw EvaluationInputError(
+                        path: path, place: "\(place) result \(position + 1)",
+                        reason: "needs x, y, width, height, original_width and original_height as numbers")
+                }
+                let score = number(result["score"]) ?? number(chosen?["score"]) ?? 1
+                faces.append(ListedFace(
+                    box: Rect(x: numbers[0]! * width / 100, y: numbers[1]! * height / 100, width: numbers[2]! * width / 100,
+                              height: numbers[3]! * height / 100),
+                    score: score))
+            }
+            images.append(ListedImage(name: name, faces: faces))
+        }
+        return FaceList(path: path, format: .labelStudio, images: images, listsEveryImage: true)
+    }
+}
+
 // MARK: - JSON
 
 extension FaceList {
@@ -269,6 +373,9 @@ extension FaceList {
             document = try JSONSerialization.jsonObject(with: Data(bytes))
         } catch {
             throw EvaluationInputError(path: path, reason: "not valid JSON (\(jsonReason(error))): check that the file is complete")
+        }
+        if let tasks = document as? [Any], (tasks.first as? [String: Any])?["data"] != nil {
+            return try loadLabelStudio(path, tasks)
         }
         if let results = document as? [Any] {
             guard !cocoImages.isEmpty else {
