@@ -243,6 +243,7 @@ struct Live: ParsableCommand {
             do throws(FaceCamError) {
                 let reader = try VideoReader(
                     input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumPixels, timeout: timeout)
+                if let warning = reader.rotationWarning { report(warning) }
                 let again: (() throws(FaceCamError) -> VideoReader)? = loop
                     ? { () throws(FaceCamError) in
                         try VideoReader(input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumPixels, timeout: timeout)

@@ -387,9 +387,11 @@ struct StreamOptions: ParsableArguments {
         }
     }
 
-    /// A file, URL or standard input ("-"), opened within `limits`.
+    /// A file, URL or standard input ("-"), opened within `limits`; a rotation it cannot apply is reported.
     func open(_ file: FilePath, limits: InputOptions) throws(FaceCamError) -> VideoReader {
-        try VideoReader(input: VideoInput(file), maximumPixels: limits.maximumPixels, timeout: timeout ?? 10)
+        let reader = try VideoReader(input: VideoInput(file), maximumPixels: limits.maximumPixels, timeout: timeout ?? 10)
+        if let warning = reader.rotationWarning { report(warning) }
+        return reader
     }
 }
 

@@ -160,6 +160,7 @@ struct EvaluationTests {
         for (text, line, reason) in [
             ("<a>\n<b>\n</a>", 3, "</a> closes <b>"), ("<a x=1/>", 1, "attribute x's value is not quoted"),
             ("<a>&nope;</a>", 1, "unknown entity &nope;"), ("<a></a>\n<b/>", 2, "text after the root element"),
+            (String(repeating: "<a>", count: 100_000), 1, "elements nested more than 64 deep"),
         ] {
             do {
                 _ = try XMLNode.parse(text)

@@ -246,6 +246,34 @@ struct VideoCommandTests {
         #expect(zip(times, expected).allSatisfy { abs($0 - $1) <= 0.002 }, "\(name): \(times) against \(expected)")
     }
 
+    /// A display matrix turning the video 45° (written into an MP4's track header here, as ffprobe then
+    /// reports "rotation=-45"): facecam cannot turn frames by other than quarter turns, and says so on
+    /// standard error, naming the input, while reading every frame as stored.
+    @Test func aRotationThatIsNotAQuarterTurnIsReported() throws {
+        let directory = try temporaryDirectory("rotated-45")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("tilted.mp4").path
+        let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
+            "-v", "error", "-i", fixture("video/pan-zoom.avi"), "-frames:v", "5", "-c:v", "libx264", path])
+        try #require(made.status == 0, "\(made.stderr)")
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let tkhd = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("tkhd".utf8) })
+        // A version-0 track header: the matrix (a b u c d v x y w) starts 44 bytes after its type.
+        let cosine = Int32((0.5.squareRoot() * 65536).rounded())
+        for (index, value) in [cosine, cosine, 0, -cosine, cosine, 0, 0, 0, 1 << 30].enumerated() {
+            withUnsafeBytes(of: value.bigEndian) { bytes.replaceSubrange(tkhd + 44 + 4 * index..<tkhd + 48 + 4 * index, with: $0) }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let probed = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), ["-v", "error", "-show_streams", path])
+        try #require(probed.stdout.contains("rotation=-45"), "\(probed.stdout)")
+        let result = try facecam("video", "--quiet", "--detector", "haar", path)
+        #expect(result.status == 0 && result.lines.count == 5, "\(result.stderr)")
+        #expect(result.errorLines == [
+            "facecam: warning: \(path): its metadata turns it 45° clockwise, not a quarter turn, which facecam does not apply: "
+                + "frames and boxes are as stored (turn it with ffmpeg's rotate filter to detect it upright)",
+        ])
+    }
+
     @Test func annotatedFramesAndVideo() throws {
         let directory = try temporaryDirectory("annotate-video")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -298,7 +298,7 @@ typedef struct {
     int32_t height;
     double frames_per_second; /* 0 when the container does not say */
     int64_t frame_count;      /* the container's count or estimate; 0 when unknown */
-    int32_t rotation;         /* clockwise degrees (0, 90, 180, 270) a player turns the frames to show them */
+    int32_t rotation;         /* clockwise degrees (0 to 359) a player turns the frames to show them */
 } cfd_video_info;
 
 /* Opens a video file, or a stream FFmpeg reads (a URL, or "pipe:0"); frames come out as stored, never

@@ -69,7 +69,7 @@ private struct Reader {
     mutating func document() throws(XMLSyntaxError) -> XMLNode {
         try skipMarkup()
         guard starts(with: "<") else { throw fail("expected an element") }
-        let root = try element()
+        let root = try element(depth: 0)
         try skipMarkup()
         guard index == characters.count else { throw fail("text after the root element") }
         return root
@@ -85,7 +85,11 @@ private struct Reader {
         return out
     }
 
-    private mutating func element() throws(XMLSyntaxError) -> XMLNode {
+    /// Deeper elements are refused: each level is a call, and no dataset file nests past a few.
+    static let maximumDepth = 64
+
+    private mutating func element(depth: Int) throws(XMLSyntaxError) -> XMLNode {
+        guard depth < Self.maximumDepth else { throw fail("elements nested more than \(Self.maximumDepth) deep") }
         index += 1
         var node = XMLNode(name: try name())
         while true {
@@ -134,7 +138,7 @@ private struct Reader {
             if starts(with: "<!--") || starts(with: "<?") {
                 try skipMarkup()
             } else if characters[index] == "<" {
-                node.children.append(try element())
+                node.children.append(try element(depth: depth + 1))
             } else {
                 raw.unicodeScalars.append(characters[index])
                 index += 1

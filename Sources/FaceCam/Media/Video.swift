@@ -13,6 +13,9 @@ public final class VideoReader {
         public var frameCount: Int
         /// How a player turns the frames to show them, from the file's rotation metadata.
         public var rotation: Orientation
+        /// A rotation in the metadata that is not a quarter turn (clockwise degrees), which facecam does
+        /// not apply: `rotation` is then `.up`. Nil when there is none.
+        public var unappliedRotation: Int?
     }
 
     /// One frame read: its index in the file, its presentation time in seconds,
@@ -76,10 +79,19 @@ public final class VideoReader {
         self.timeout = timeout
         self.info = Info(
             size: size, framesPerSecond: info.frames_per_second, frameCount: Int(info.frame_count),
-            rotation: Orientation(clockwiseRotation: Int(info.rotation)) ?? .up)
+            rotation: Orientation(clockwiseRotation: Int(info.rotation)) ?? .up,
+            unappliedRotation: Orientation(clockwiseRotation: Int(info.rotation)) == nil ? Int(info.rotation) : nil)
     }
 
     deinit { cfd_video_close(handle) }
+
+    /// A warning for a rotation facecam does not apply, naming the input; nil when there is none.
+    public var rotationWarning: String? {
+        info.unappliedRotation.map {
+            "warning: \(path): its metadata turns it \($0)° clockwise, not a quarter turn, which facecam does not apply: "
+                + "frames and boxes are as stored (turn it with ffmpeg's rotate filter to detect it upright)"
+        }
+    }
 
     /// The next frame that can be read, or nil at the end. Frames whose index
     /// is a multiple of `decodeEvery` are decoded; the others are skipped cheaply.
