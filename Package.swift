@@ -5,9 +5,10 @@ import PackageDescription
 /// facecam calls are linked, not everything `pkg-config opencv4 --libs` lists.
 let openCVFlags: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4"])]
 /// highgui is not among them: the shim loads it for `live --show` only (cfd_window.cpp), so that facecam needs no Qt.
-/// libavutil (FFmpeg's, which OpenCV's videoio runs on) only for its log callback: what FFmpeg reports
-/// while a video is read is how damage is told from a container's estimate (cfd_video.cpp).
-let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_dnn", "opencv_imgcodecs", "opencv_videoio", "avutil"]
+/// libavutil (FFmpeg's, which OpenCV's videoio runs on) for its log callback: what FFmpeg reports
+/// while a video is read is how damage is told from a container's estimate; libavformat to say why a
+/// video cannot be opened, which OpenCV does not (cfd_video.cpp).
+let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_objdetect", "opencv_dnn", "opencv_imgcodecs", "opencv_videoio", "avformat", "avutil"]
     .map { .linkedLibrary($0) }
 
 let package = Package(

@@ -5,6 +5,7 @@
 #include <opencv2/videoio.hpp>
 
 extern "C" {
+#include <libavformat/avformat.h>
 #include <libavutil/log.h>
 }
 
@@ -13,6 +14,7 @@ extern "C" {
 #include <cmath>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,6 +106,35 @@ int fourcc_for(const std::string &path) {
     return cv::VideoWriter::fourcc('M', 'J', 'P', 'G');
 }
 
+/*
+ * Why FFmpeg cannot open `name` as a video, asked of libavformat itself, since OpenCV says only that
+ * it failed: the protocol's or demuxer's error ("Server returned 404 Not Found", "Invalid data found
+ * when processing input"), or that the input has no video stream. Empty when it cannot tell, and for
+ * standard input, whose bytes OpenCV has already taken.
+ */
+std::string open_failure_reason(const char *name, int32_t timeout_ms) {
+    if (std::strncmp(name, "pipe:", 5) == 0) return "";
+    AVDictionary *options = nullptr;
+    if (timeout_ms > 0) av_dict_set_int(&options, "rw_timeout", static_cast<int64_t>(timeout_ms) * 1000, 0);
+    AVFormatContext *context = nullptr;
+    const int opened = avformat_open_input(&context, name, nullptr, &options);
+    av_dict_free(&options);
+    if (opened < 0) {
+        char text[AV_ERROR_MAX_STRING_SIZE] = {};
+        av_strerror(opened, text, sizeof text);
+        return text;
+    }
+    std::string reason;
+    if (avformat_find_stream_info(context, nullptr) >= 0 &&
+        av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0) < 0) {
+        reason = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0) >= 0
+                     ? "it has no video stream, only audio"
+                     : "it has no video stream";
+    }
+    avformat_close_input(&context);
+    return reason;
+}
+
 /* Milliseconds since `start`. */
 int64_t elapsed_ms(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
@@ -127,7 +158,9 @@ cfd_video_reader *cfd_video_open(const char *path, int32_t timeout_ms, cfd_video
             if (timeout_ms > 0 && elapsed_ms(start) >= timeout_ms * 9 / 10) {
                 return fail(error, CFD_ERROR_TIMEOUT, "nothing arrived within the timeout");
             }
-            return fail(error, CFD_ERROR_DECODE, "FFmpeg cannot open it");
+            const std::string reason = open_failure_reason(path, timeout_ms);
+            if (reason.rfind("it has no video", 0) == 0) return fail(error, CFD_ERROR_DECODE, reason.c_str());
+            return fail(error, CFD_ERROR_DECODE, ("FFmpeg cannot open it" + (reason.empty() ? "" : " (" + reason + ")")).c_str());
         }
         reader->errors_at_open = reported_errors.load();
         // Frames come out as stored; the rotation becomes an orientation in the geometry.

@@ -175,6 +175,27 @@ final class LocalServer {
         #expect(try result.records().count == 3)
     }
 
+    /// Why an input cannot be opened is FFmpeg's own answer: an HTTP error names its status (the
+    /// password hidden), and a file of audio alone says it has no video stream.
+    @Test func whyAnInputCannotBeOpenedIsNamed() throws {
+        let directory = try temporaryDirectory("unopenable")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let audio = directory.appendingPathComponent("song.m4a").path
+        let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error", "-f", "lavfi", "-i", "sine=d=1", audio])
+        try #require(made.status == 0, "\(made.stderr)")
+        let server = try LocalServer.files(directory.path)
+        defer { server.stop() }
+        let result = try facecam("video", "--quiet", "http://user:secret@127.0.0.1:\(server.port)/missing.avi", audio, "Fixtures/video/pan-zoom.avi")
+        #expect(result.status == 1)
+        #expect(result.errorLines == [
+            "facecam: http://user:***@127.0.0.1:\(server.port)/missing.avi: FFmpeg cannot open it (Server returned 404 Not Found): "
+                + "check the address, that the stream is up, and that FFmpeg reads its protocol and format (standard input needs "
+                + "one that plays without seeking, such as MJPEG AVI or MPEG-TS)",
+            "facecam: \(audio): not a video facecam can read: it has no video stream, only audio",
+        ], "\(result.stderr)")
+        #expect(try result.records().count == 36)
+    }
+
     @Test func liveReadsAURLAsACamera() throws {
         let server = try LocalServer.files(fixture("video"))
         defer { server.stop() }

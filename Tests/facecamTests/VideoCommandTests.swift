@@ -142,7 +142,7 @@ struct VideoCommandTests {
         #expect(result.errorLines == [
             "facecam: \(truncated): no frame can be read after frame \(fromTruncated.count - 1), but the file announces 36: "
                 + "truncated or damaged",
-            "facecam: \(notVideo): not a video facecam can read: FFmpeg cannot open it",
+            "facecam: \(notVideo): not a video facecam can read: FFmpeg cannot open it (Invalid data found when processing input)",
         ], "\(result.stderr)")
     }
 
