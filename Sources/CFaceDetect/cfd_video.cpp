@@ -156,7 +156,7 @@ cfd_video_reader *cfd_video_open(const char *path, int32_t timeout_ms, cfd_video
         const auto start = std::chrono::steady_clock::now();
         if (!reader->capture.open(path, cv::CAP_FFMPEG, params)) {
             if (timeout_ms > 0 && elapsed_ms(start) >= timeout_ms * 9 / 10) {
-                return fail(error, CFD_ERROR_TIMEOUT, "nothing arrived within the timeout");
+                return fail(error, CFD_ERROR_TIMEOUT, "no frame arrived within the timeout");
             }
             const std::string reason = open_failure_reason(path, timeout_ms);
             if (reason.rfind("it has no video", 0) == 0) return fail(error, CFD_ERROR_DECODE, reason.c_str());
@@ -214,7 +214,7 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
                 // After a wait that timed out, a stream is stalled: every frame to come would fail alike.
                 if (reader->timed_out) {
                     reader->attempts = index;
-                    return fail(error, CFD_ERROR_TIMEOUT, "nothing arrived within the timeout");
+                    return fail(error, CFD_ERROR_TIMEOUT, "no frame arrived within the timeout");
                 }
                 ++failures;
                 continue;

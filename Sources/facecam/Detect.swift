@@ -28,6 +28,9 @@ struct Detect: ParsableCommand {
         try detector.refuseForeignOptions()
         if output.format == .mot { throw ValidationError("--format mot is for videos (video, live): its lines number frames and follow ids") }
         try output.validateFolder(outputDir)
+        if outputDir != nil, output.output != nil {
+            throw ValidationError("--output-dir and --output both say where results go: choose one")
+        }
         if outputDir != nil, !output.format.isFolder, output.format != .wider {
             throw ValidationError("--output-dir is for the folder formats (yolo, voc, wider): give --output FILE for \(output.format.rawValue)")
         }

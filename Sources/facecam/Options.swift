@@ -401,7 +401,7 @@ struct OutputOptions: ParsableArguments {
         "Result format: jsonl (one JSON object per frame), csv (one row per face), text; for datasets (detect and video): coco (a COCO "
             + "instances JSON), cvat (CVAT 1.1 XML), labelstudio (Label Studio tasks), each written whole at the end; "
             + "yolo and voc (folders, --output-dir); wider (WIDER FACE's ground-truth text, or in --output-dir its "
-            + "detection results); mot (MOTChallenge's lines; video and live). See docs/output-formats.md.",
+            + "detection results); mot (MOTChallenge's lines; video and live). See docs/evaluation.md.",
         valueName: "format"))
     var format: ResultFormat = .jsonl
 

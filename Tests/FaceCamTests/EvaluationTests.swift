@@ -152,18 +152,19 @@ struct EvaluationTests {
     /// The XML reader eval uses for VOC and CVAT: markup skipped, entities decoded, attributes in
     /// either quote; a broken file names the line where reading failed.
     @Test func xmlReaderReadsDatasetFiles() throws {
-        let root = try XMLNode.parse(
+        let root = try XMLElementNode.parse(
             "<?xml version='1.0'?>\n<!-- a comment -->\n<annotation a=\"x &amp; y\" b='2'>\n <filename>a&lt;b&#x41;&#66;.jpg</filename>"
-                + "<empty/><!-- inside --><object><name> face </name></object>\n</annotation>\n")
+                + "<empty/><!-- inside --><object><name> face </name><note>a &amp; <![CDATA[<b> & c]]></note></object>\n</annotation>\n")
         #expect(root.name == "annotation" && root.attributes == ["a": "x & y", "b": "2"])
         #expect(root.value("filename") == "a<bAB.jpg" && root.child("empty") != nil && root.child("object")?.value("name") == "face")
+        #expect(root.child("object")?.value("note") == "a & <b> & c")
         for (text, line, reason) in [
             ("<a>\n<b>\n</a>", 3, "</a> closes <b>"), ("<a x=1/>", 1, "attribute x's value is not quoted"),
             ("<a>&nope;</a>", 1, "unknown entity &nope;"), ("<a></a>\n<b/>", 2, "text after the root element"),
             (String(repeating: "<a>", count: 100_000), 1, "elements nested more than 64 deep"),
         ] {
             do {
-                _ = try XMLNode.parse(text)
+                _ = try XMLElementNode.parse(text)
                 Issue.record("\(text) was read")
             } catch {
                 #expect(error.line == line && error.reason == reason, "\(text): line \(error.line), \(error.reason)")

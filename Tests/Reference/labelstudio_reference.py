@@ -5,7 +5,7 @@
     labelstudio_reference.py video TASKS.json WIDTH HEIGHT  each keyframe's boxes in pixels (frame from 1), with the track's id
 
 Every prediction is first checked with the SDK's LabelInterface.validate_prediction against the
-labelling configurations docs/output-formats.md gives; any error is printed and the exit status is 1.
+labelling configurations docs/evaluation.md gives; any error is printed and the exit status is 1.
 The SDK's converter reads a task's annotations, never its predictions, whose results have the same
 form: each prediction is handed to it as an annotation, its result unchanged. Prints one JSON object.
 """

@@ -222,6 +222,51 @@ struct DatasetFormatTests {
         #expect(EvalCommandTests.figure(record, "hits") == (expected["hits"] as! NSNumber).doubleValue, "\(record) against \(expected)")
     }
 
+    /// Several videos in one Label Studio file are a task each, named after its video.
+    @Test func labelStudioGivesEachVideoATask() throws {
+        let result = try run(facecamBinary, [
+            "video", "--quiet", "--detector", "haar", "--format", "labelstudio", fixture("video/pan-zoom.avi"), fixture("video/crossing.avi"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let tasks = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [[String: Any]]
+        #expect(tasks.map { ($0["data"] as! [String: String])["video"] } == [fixture("video/pan-zoom.avi"), fixture("video/crossing.avi")])
+    }
+
+    /// Names made from inputs stay inside the dataset folder: a video named "...avi" (stem "..") gets a
+    /// folder "_..", and a control character in a name does not reach the file system.
+    @Test func datasetNamesStayInsideTheFolder() throws {
+        let directory = try temporaryDirectory("dataset-names")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let inputs = directory.appendingPathComponent("in/sub")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        let dots = inputs.appendingPathComponent("...avi").path
+        try FileManager.default.copyItem(atPath: fixture("video/pan-zoom.avi"), toPath: dots)
+        let output = directory.appendingPathComponent("in/sub/out")
+        let video = try run(facecamBinary, ["video", "--quiet", "--every", "12", "--format", "wider", "--output-dir", output.path, dots])
+        #expect(video.status == 0, "\(video.stderr)")
+        let image = inputs.appendingPathComponent("a\u{1b}b.jpg").path
+        try FileManager.default.copyItem(atPath: fixture("images/two-faces.jpg"), toPath: image)
+        let detect = try run(facecamBinary, ["detect", "--format", "yolo", "--output-dir", output.path, image])
+        #expect(detect.status == 0, "\(detect.stderr)")
+        let inside = try FileManager.default.subpathsOfDirectory(atPath: output.path).sorted()
+        // facecam names the image a\x1Bb.jpg, escaping the control character as it does in messages.
+        #expect(inside == ["_../.._000000.txt", "_../.._000012.txt", "_../.._000024.txt", "_..", "data.yaml", "labels",
+                           "labels/train", "labels/train/a\\x1Bb.txt"].sorted(), "\(inside)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inputs.path).sorted() == ["...avi", "a\u{1b}b.jpg", "out"])
+    }
+
+    /// A CVAT ground truth whose frame numbers are hostile is one line and status 64, not a crash.
+    @Test func evalRefusesHostileCVATFrames() throws {
+        let directory = try temporaryDirectory("cvat-frames")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let truth = directory.appendingPathComponent("truth.xml")
+        try "<annotations><track id=\"1\" label=\"face\"><box frame=\"9223372036854775807\" xtl=\"0\" ytl=\"0\" xbr=\"9\" ybr=\"9\"/></track></annotations>"
+            .write(to: truth, atomically: true, encoding: .utf8)
+        let result = try run(facecamBinary, ["eval", "--ground-truth", truth.path, truth.path])
+        #expect(result.status == 64)
+        #expect(result.errorLines == ["facecam: \(truth.path) track 1: a box's frame must be a whole number from 0 to 9999999"], "\(result.stderr)")
+    }
+
     /// A folder format needs --output-dir, and live refuses the dataset formats: one line, status 64.
     @Test func datasetFormatsNeedTheirPlace() throws {
         let yolo = try run(facecamBinary, ["detect", "--format", "yolo", fixture("images")])
@@ -230,5 +275,7 @@ struct DatasetFormatTests {
         #expect(live.status == 64 && live.stderr.contains("--format cvat is a dataset"), "\(live.stderr)")
         let resume = try run(facecamBinary, ["video", "--format", "voc", "--output-dir", "/tmp/x", "--resume", fixture("video/pan-zoom.avi")])
         #expect(resume.status == 64 && resume.stderr.contains("cannot split"), "\(resume.stderr)")
+        let both = try run(facecamBinary, ["detect", "--format", "wider", "--output-dir", "/tmp/x", "-o", "/tmp/y", fixture("images")])
+        #expect(both.status == 64 && both.stderr.contains("--output-dir and --output both say where results go"), "\(both.stderr)")
     }
 }

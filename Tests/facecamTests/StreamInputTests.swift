@@ -107,7 +107,7 @@ final class LocalServer {
         #expect(records.count >= 10, "the frames that arrived are written")
         #expect(records.allSatisfy { $0["source"] as? String == "http://viewer:***@127.0.0.1:\(server.port)/clip.avi" })
         #expect(result.errorLines.count == 1)
-        #expect(result.stderr.contains("the stream stalled after frame \(records.count - 1): nothing arrived for 1 s"))
+        #expect(result.stderr.contains("the stream stalled after frame \(records.count - 1): no frame arrived for 1 s"))
         #expect(!result.stderr.contains("secret") && !result.stdout.contains("secret"))
 
         let live = try facecam("live", "--timeout", "1", "--source", url)

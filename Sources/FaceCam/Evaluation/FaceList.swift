@@ -218,7 +218,7 @@ extension FaceList {
     /// `path`: Annotations/a/b.xml names a/FILENAME), each `object` named face (or any, when none is)
     /// a face, `difficult` ones ignored, as VOC's evaluation does. Detections have no score (1).
     static func loadVOC(_ path: String, files: [String]) throws(EvaluationInputError) -> FaceList {
-        var parsed: [(name: String, objects: [XMLNode], file: String)] = []
+        var parsed: [(name: String, objects: [XMLElementNode], file: String)] = []
         for file in files {
             let text: String
             do {
@@ -226,23 +226,25 @@ extension FaceList {
                 guard let decoded = String(validating: bytes, as: UTF8.self) else {
                     throw EvaluationInputError(path: file, reason: "not UTF-8 text: give VOC annotations")
                 }
-                text = decoded
+                text = decoded.hasPrefix("\u{FEFF}") ? String(decoded.dropFirst()) : decoded
             } catch let error as EvaluationInputError {
                 throw error
             } catch {
                 throw EvaluationInputError(path: file, reason: "cannot be read: check that it is readable")
             }
-            let root: XMLNode
+            let root: XMLElementNode
             do {
-                root = try XMLNode.parse(text)
+                root = try XMLElementNode.parse(text)
             } catch {
                 throw EvaluationInputError(path: file, place: "line \(error.line)", reason: error.reason + ": check that it is VOC XML")
             }
             guard root.name == "annotation", let filename = root.value("filename"), !filename.isEmpty else {
                 throw EvaluationInputError(path: file, reason: "needs <annotation> with a <filename>: check that it is VOC XML")
             }
-            let relative = String(file.dropFirst(path.count)).split(separator: "/").dropFirst(file.contains("/Annotations/") ? 1 : 0)
-            let folder = relative.dropLast().joined(separator: "/")
+            // The folders below the given one, VOC's own Annotations/ aside.
+            var relative = String(file.dropFirst(path.count)).split(separator: "/").dropLast()
+            if relative.first == "Annotations" { relative = relative.dropFirst() }
+            let folder = relative.joined(separator: "/")
             parsed.append(((folder.isEmpty ? "" : folder + "/") + filename, root.children.filter { $0.name == "object" }, file))
         }
         let anyFace = parsed.contains { $0.objects.contains { $0.value("name")?.lowercased() == "face" } }
@@ -271,44 +273,53 @@ extension FaceList {
     /// CVAT 1.1: an `<image>`'s boxes (with a `score` attribute, 1 without), or a video's tracks,
     /// each keyframe box on frame N of the task's `<source>` (or name) named `SOURCE#N`, as eval names
     /// a video's frames; `outside` boxes end tracks and are no faces. Only boxes labelled face, when any is.
+    /// A CVAT task's frames beyond this are refused rather than listed (ten hours at 250 frames a second).
+    static let maximumFrames = 10_000_000
+
     static func loadCVAT(_ path: String, text: String) throws(EvaluationInputError) -> FaceList {
-        let root: XMLNode
+        let root: XMLElementNode
         do {
-            root = try XMLNode.parse(text)
+            root = try XMLElementNode.parse(text)
         } catch {
             throw EvaluationInputError(path: path, place: "line \(error.line)", reason: error.reason + ": check that it is CVAT XML")
         }
         guard root.name == "annotations" else {
             throw EvaluationInputError(path: path, reason: "an XML file that is not CVAT's (<annotations>): give a CVAT 1.1 file, or a VOC folder")
         }
-        let boxes = root.children.flatMap { $0.name == "image" ? $0.children : $0.name == "track" ? $0.children : [] }
-        let anyFace = boxes.contains { $0.attributes["label"]?.lowercased() == "face" }
-        func face(_ box: XMLNode, in place: String) throws(EvaluationInputError) -> ListedFace {
+        // A track's boxes take its label.
+        let labels = root.children.flatMap { element in
+            element.name == "image" ? element.children.compactMap { $0.attributes["label"] } : element.name == "track" ? [element.attributes["label"] ?? ""] : []
+        }
+        let anyFace = labels.contains { $0.lowercased() == "face" }
+        func face(_ box: XMLElementNode, in place: String) throws(EvaluationInputError) -> ListedFace {
             let corners = ["xtl", "ytl", "xbr", "ybr"].map { box.attributes[$0].flatMap(Double.init) }
             guard let x0 = corners[0], let y0 = corners[1], let x1 = corners[2], let y1 = corners[3],
                   [x0, y0, x1, y1].allSatisfy(\.isFinite), x1 >= x0, y1 >= y0 else {
                 throw EvaluationInputError(path: path, place: place, reason: "a box needs numbers xtl <= xbr, ytl <= ybr")
             }
-            let score = box.children.first { $0.name == "attribute" && $0.attributes["name"] == "score" }.flatMap { Double($0.text) } ?? 1
+            let score = box.children.first { $0.name == "attribute" && $0.attributes["name"] == "score" }
+                .flatMap { Double($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1
             return ListedFace(box: Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), score: score)
         }
-        func counts(_ box: XMLNode) -> Bool {
+        func counts(_ box: XMLElementNode) -> Bool {
             box.name == "box" && (!anyFace || box.attributes["label"]?.lowercased() == "face")
         }
         var images: [ListedImage] = []
         var frames: [Int: [ListedFace]] = [:]
-        for (index, element) in root.children.enumerated() {
+        for element in root.children {
             if element.name == "image" {
                 guard let name = element.attributes["name"] else {
-                    throw EvaluationInputError(path: path, place: "image \(index + 1)", reason: "has no name")
+                    throw EvaluationInputError(path: path, place: "image \(images.count + 1)", reason: "has no name")
                 }
                 var faces: [ListedFace] = []
                 for box in element.children where counts(box) { faces.append(try face(box, in: "image \(name)")) }
                 images.append(ListedImage(name: name, faces: faces))
             } else if element.name == "track", !anyFace || element.attributes["label"]?.lowercased() == "face" {
                 for box in element.children where box.name == "box" && box.attributes["outside"] != "1" {
-                    guard let frame = box.attributes["frame"].flatMap({ Int($0) }) else {
-                        throw EvaluationInputError(path: path, place: "track \(element.attributes["id"] ?? "")", reason: "a box has no frame")
+                    guard let frame = box.attributes["frame"].flatMap({ Int($0) }), (0..<maximumFrames).contains(frame) else {
+                        throw EvaluationInputError(
+                            path: path, place: "track \(element.attributes["id"] ?? "")",
+                            reason: "a box's frame must be a whole number from 0 to \(maximumFrames - 1)")
                     }
                     frames[frame, default: []].append(try face(box, in: "track \(element.attributes["id"] ?? "") frame \(frame)"))
                 }
@@ -317,10 +328,11 @@ extension FaceList {
         if !frames.isEmpty || root.children.contains(where: { $0.name == "track" }) {
             let task = root.child("meta")?.child("task")
             let source = root.child("meta")?.value("source") ?? task?.value("source") ?? task?.value("name") ?? path
-            let size = task?.value("size").flatMap { Int($0) } ?? ((frames.keys.max() ?? -1) + 1)
-            // Every frame of the task, those without a face too: the video was read whole.
-            images += (0..<max(size, (frames.keys.max() ?? -1) + 1)).map { frame in
-                ListedImage(name: FrameResult.imageName(source: source, frame: frame, time: Double(frame)), faces: frames[frame] ?? [])
+            let seen = (frames.keys.max() ?? -1) + 1
+            let size = task?.value("size").flatMap { Int($0) }.map { min(max($0, seen), maximumFrames) } ?? seen
+            // Every frame of the task, those without a face too (frame 0 is named by its source alone).
+            images += (0..<size).map { frame in
+                ListedImage(name: FrameResult.imageName(source: source, frame: frame, time: 0), faces: frames[frame] ?? [])
             }
         }
         return FaceList(path: path, format: .cvat, images: images, listsEveryImage: true)

@@ -2,13 +2,13 @@
 ///
 /// Still images make "CVAT for images": an `<image>` element per image, streamed, each face a
 /// `<box>` with its score as a text attribute. A video makes "CVAT for video": one task, each
-/// track a `<track>` (with facecam's id) of keyframe boxes ending with an `outside` box on the frame after its last,
+/// track a `<track>` (with facecam's id) of keyframe boxes, each with its score, ending with an `outside` box on the frame after its last,
 /// kept in memory until `closing` (the task's size and frame size come first and are known only then).
 struct CVATDocument: ResultDocument {
     private let video: Bool
     private var imageCount = 0
     /// Video: the tracks' boxes in order of their first frame, and what the task's meta needs.
-    private var tracks: [Int: [(frame: Int, box: Rect)]] = [:]
+    private var tracks: [Int: [(frame: Int, box: Rect, score: Double?)]] = [:]
     private var trackOrder: [Int] = []
     private var lastFrame = -1
     private var frameSize: PixelSize?
@@ -20,14 +20,18 @@ struct CVATDocument: ResultDocument {
         self.video = video
     }
 
-    private static let label = "<labels><label><name>face</name><type>rectangle</type><attributes>"
-        + "<attribute><name>score</name><mutable>False</mutable><input_type>text</input_type><default_value></default_value>"
-        + "<values></values></attribute></attributes></label></labels>"
+    /// The one label, face, with the score as a text attribute: mutable in a video, where each of a
+    /// track's boxes has its own.
+    private static func label(mutable: Bool) -> String {
+        "<labels><label><name>face</name><type>rectangle</type><attributes>"
+            + "<attribute><name>score</name><mutable>\(mutable ? "True" : "False")</mutable><input_type>text</input_type>"
+            + "<default_value></default_value><values></values></attribute></attributes></label></labels>"
+    }
 
     var opening: String {
         let start = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<annotations>\n<version>1.1</version>\n"
         return video ? start
-            : start + "<meta><task><name>faces found by facecam</name><mode>annotation</mode>\(Self.label)</task></meta>\n"
+            : start + "<meta><task><name>faces found by facecam</name><mode>annotation</mode>\(Self.label(mutable: false))</task></meta>\n"
     }
 
     mutating func add(_ result: FrameResult) -> String {
@@ -36,7 +40,7 @@ struct CVATDocument: ResultDocument {
                 if face.id == nil { untrackedID -= 1 }
                 let id = face.id ?? untrackedID
                 if tracks[id] == nil { trackOrder.append(id) }
-                tracks[id, default: []].append((result.frame, face.preview))
+                tracks[id, default: []].append((result.frame, face.preview, face.score))
             }
             lastFrame = max(lastFrame, result.frame)
             frameSize = frameSize ?? result.previewSize
@@ -57,14 +61,14 @@ struct CVATDocument: ResultDocument {
         let size = frameSize ?? PixelSize(width: 0, height: 0)
         var text = "<meta><task><name>\(xmlEscaped(source ?? "video"))</name><size>\(lastFrame + 1)</size>"
             + "<mode>interpolation</mode><overlap>0</overlap><start_frame>0</start_frame><stop_frame>\(max(lastFrame, 0))</stop_frame>"
-            + Self.label
+            + Self.label(mutable: true)
             + "<original_size><width>\(size.width)</width><height>\(size.height)</height></original_size></task>"
             + "<source>\(xmlEscaped(source ?? ""))</source></meta>\n"
         for id in trackOrder {
             let boxes = tracks[id]!
             text += "<track id=\"\(id)\" label=\"face\" source=\"auto\">\n"
             for entry in boxes {
-                text += "  " + Self.box(entry.box, extra: "frame=\"\(entry.frame)\" outside=\"0\" occluded=\"0\" keyframe=\"1\"", score: nil) + "\n"
+                text += "  " + Self.box(entry.box, extra: "frame=\"\(entry.frame)\" outside=\"0\" occluded=\"0\" keyframe=\"1\"", score: entry.score) + "\n"
             }
             if let last = boxes.last, last.frame < lastFrame {
                 text += "  " + Self.box(last.box, extra: "frame=\"\(last.frame + 1)\" outside=\"1\" occluded=\"0\" keyframe=\"1\"", score: nil) + "\n"

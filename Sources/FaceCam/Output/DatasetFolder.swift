@@ -22,11 +22,25 @@ final class DatasetFolder {
     /// Some face had landmarks: YOLO's `data.yaml` declares the keypoints.
     private var landmarks = false
 
+    /// Creates the folder; an earlier run's index files there are removed, so that this run's folder
+    /// only looks finished once it is.
     init(path: String, format: ResultFormat, context: ExportContext) throws(SystemError) {
         self.path = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
         self.format = format
         self.context = context
         try makeDirectories(self.path)
+        for index in Self.indexFiles(format) where unlink(self.path + "/" + index) != 0 && errno != ENOENT {
+            throw SystemError(call: "unlink", path: self.path + "/" + index, errno: errno)
+        }
+    }
+
+    /// The files `finish` writes.
+    static func indexFiles(_ format: ResultFormat) -> [String] {
+        switch format {
+        case .yolo: ["data.yaml"]
+        case .voc: ["ImageSets/Main/train.txt", "labelmap.txt"]
+        default: []
+        }
     }
 
     func write(_ result: FrameResult) throws(SystemError) {
@@ -35,20 +49,32 @@ final class DatasetFolder {
         let stem = Self.removingExtension(file)
         let frame = context.video ? String(format: "_%06d", result.frame) : ""
         switch format {
-        case .yolo:
-            let item = names.claim(Self.removingExtension(context.imageRoot == nil ? file : source) + frame)
+        case .yolo, .voc:
+            let item = names.claim(safeItem(Self.removingExtension(context.imageRoot == nil ? file : source) + frame))
             items.append(item)
-            try save(render(yolo: result), as: "labels/train/\(item).txt")
-        case .voc:
-            let item = names.claim(Self.removingExtension(context.imageRoot == nil ? file : source) + frame)
-            items.append(item)
-            let imageFile = context.video ? "\(item).jpg" : lastComponent(item) + extensionOf(file)
-            try save(render(voc: result, file: imageFile), as: "Annotations/\(item).xml")
-        default:
+            if format == .yolo {
+                try save(render(yolo: result), as: "labels/train/\(item).txt")
+            } else {
+                // The image's own name, which the labelling tool shows; a video's frames are named as the item.
+                let imageFile = context.video ? lastComponent(item) + ".jpg" : file
+                try save(render(voc: result, file: imageFile), as: "Annotations/\(item).xml")
+            }
+        case .wider:
             let event = context.video ? stem : lastComponent(directoryOf(ImageRoot.absolute(result.source)))
-            let item = names.claim("\(event.isEmpty ? "images" : event)/\(stem)\(frame)")
+            let item = names.claim(safeItem("\(event)/\(stem)\(frame)"))
             try save(render(wider: result, name: lastComponent(result.imageName)), as: "\(item).txt")
+        default:
+            preconditionFailure("\(format.rawValue) is not a folder format")
         }
+    }
+
+    /// `name` with each path component made a plain file name: no empty, "." or ".." component
+    /// (which would leave the folder), no control character.
+    private func safeItem(_ name: String) -> String {
+        name.split(separator: "/", omittingEmptySubsequences: false).map { part in
+            let cleaned = String(part.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "_" : Character($0) })
+            return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "_" + cleaned : cleaned
+        }.joined(separator: "/")
     }
 
     /// Writes the index files, once every image's file is renamed.
@@ -76,15 +102,22 @@ final class DatasetFolder {
         try file.commit()
     }
 
+    /// Boxes are clipped to the image and keypoints outside it are `0 0 0`, as YOLO's loaders require
+    /// fractions from 0 to 1.
     private func render(yolo result: FrameResult) -> String {
         let w = Double(max(result.previewSize.width, 1))
         let h = Double(max(result.previewSize.height, 1))
-        return result.faces.map { face in
+        return result.faces.compactMap { face in
             let b = face.preview
-            var fields = [(b.x + b.width / 2) / w, (b.y + b.height / 2) / h, b.width / w, b.height / h].map(decimal)
+            let x0 = min(max(b.x, 0), w), x1 = min(max(b.x + b.width, 0), w)
+            let y0 = min(max(b.y, 0), h), y1 = min(max(b.y + b.height, 0), h)
+            guard x1 > x0, y1 > y0 else { return nil }
+            var fields = [(x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h].map(decimal)
             if let points = face.previewLandmarks?.points {
                 landmarks = true
-                fields += points.flatMap { [decimal($0.x / w), decimal($0.y / h), "2"] }
+                fields += points.flatMap { point in
+                    (0...w).contains(point.x) && (0...h).contains(point.y) ? [decimal(point.x / w), decimal(point.y / h), "2"] : ["0", "0", "0"]
+                }
             }
             return "0 " + fields.joined(separator: " ") + "\n"
         }.joined()

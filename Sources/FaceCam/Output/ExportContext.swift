@@ -29,17 +29,21 @@ protocol ResultDocument {
     mutating func closing() -> String
 }
 
-/// `text` with XML's five special characters escaped, for element text and attribute values.
+/// `text` with XML's five special characters escaped, for element text and attribute values; line
+/// breaks and tabs as character references (kept in attributes), other control characters, which
+/// XML 1.0 cannot hold, as U+FFFD.
 func xmlEscaped(_ text: String) -> String {
     var out = ""
-    for character in text {
-        switch character {
+    for scalar in text.unicodeScalars {
+        switch scalar {
         case "&": out += "&amp;"
         case "<": out += "&lt;"
         case ">": out += "&gt;"
         case "\"": out += "&quot;"
         case "'": out += "&apos;"
-        default: out.append(character)
+        case "\n", "\r", "\t": out += "&#\(scalar.value);"
+        case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: out += "\u{FFFD}"
+        default: out.unicodeScalars.append(scalar)
         }
     }
     return out

@@ -26,7 +26,10 @@ struct LabelStudioDocument: ResultDocument {
     mutating func add(_ result: FrameResult) -> String {
         guard context.video else { return separator() + imageTask(result) }
         var text = ""
-        if let current = video, current.source != result.source { text = separator() + videoTask() }
+        if let current = video, current.source != result.source {
+            text = separator() + videoTask()
+            video = nil
+        }
         if video == nil { video = (result.source, result.previewSize, [:], [], 0, 0) }
         for face in result.faces {
             if face.id == nil { untrackedID -= 1 }

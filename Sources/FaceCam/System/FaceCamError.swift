@@ -81,7 +81,7 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             case -1: "before the first frame"
             case let frame?: "after frame \(frame)"
             }
-            return "\(source): the stream stalled \(when): nothing arrived for \(decimal(seconds)) s "
+            return "\(source): the stream stalled \(when): no frame arrived for \(decimal(seconds)) s "
                 + "(raise --timeout for a slow source)"
         case .videoDamaged(let path, let reason):
             return "\(path): \(reason)"

@@ -1,15 +1,15 @@
 /// An element of a small XML document (a VOC annotation, a CVAT file), read without a library: tags,
-/// attributes, text and the five named and numeric entities; comments, processing instructions and a
-/// DOCTYPE are skipped. Enough for the dataset files eval reads, not for XML at large (no CDATA, no
-/// namespaces, no DTD entities).
-struct XMLNode {
+/// attributes, text, CDATA and the five named and numeric entities; comments, processing instructions
+/// and a DOCTYPE without an internal subset are skipped. Enough for the dataset files eval reads, not
+/// for XML at large (no namespaces, no DTD entities).
+struct XMLElementNode {
     var name: String
     var attributes: [String: String] = [:]
-    var children: [XMLNode] = []
+    var children: [XMLElementNode] = []
     var text = ""
 
     /// The first child named `name`.
-    func child(_ name: String) -> XMLNode? {
+    func child(_ name: String) -> XMLElementNode? {
         children.first { $0.name == name }
     }
 
@@ -19,7 +19,7 @@ struct XMLNode {
     }
 
     /// A document's root element; the error's string is "line N: what is wrong".
-    static func parse(_ text: String) throws(XMLSyntaxError) -> XMLNode {
+    static func parse(_ text: String) throws(XMLSyntaxError) -> XMLElementNode {
         var reader = Reader(characters: Array(text.unicodeScalars))
         return try reader.document()
     }
@@ -66,7 +66,7 @@ private struct Reader {
         }
     }
 
-    mutating func document() throws(XMLSyntaxError) -> XMLNode {
+    mutating func document() throws(XMLSyntaxError) -> XMLElementNode {
         try skipMarkup()
         guard starts(with: "<") else { throw fail("expected an element") }
         let root = try element(depth: 0)
@@ -88,10 +88,10 @@ private struct Reader {
     /// Deeper elements are refused: each level is a call, and no dataset file nests past a few.
     static let maximumDepth = 64
 
-    private mutating func element(depth: Int) throws(XMLSyntaxError) -> XMLNode {
+    private mutating func element(depth: Int) throws(XMLSyntaxError) -> XMLElementNode {
         guard depth < Self.maximumDepth else { throw fail("elements nested more than \(Self.maximumDepth) deep") }
         index += 1
-        var node = XMLNode(name: try name())
+        var node = XMLElementNode(name: try name())
         while true {
             skipSpace()
             guard index < characters.count else { throw fail("<\(node.name)> is not closed") }
@@ -122,6 +122,7 @@ private struct Reader {
             index += 1
             node.attributes[key] = try decode(raw)
         }
+        var text = ""
         var raw = ""
         while true {
             guard index < characters.count else { throw fail("<\(node.name)> is not closed") }
@@ -132,11 +133,24 @@ private struct Reader {
                 skipSpace()
                 guard index < characters.count, characters[index] == ">" else { throw fail("</\(closing) is not closed") }
                 index += 1
-                node.text = try decode(raw)
+                node.text = try text + decode(raw)
                 return node
             }
-            if starts(with: "<!--") || starts(with: "<?") {
-                try skipMarkup()
+            if starts(with: "<![CDATA[") {
+                // Taken as it is: its & and < are text.
+                text += try decode(raw)
+                raw = ""
+                index += 9
+                while index < characters.count, !starts(with: "]]>") {
+                    text.unicodeScalars.append(characters[index])
+                    index += 1
+                }
+                guard index < characters.count else { throw fail("a CDATA section is not closed") }
+                index += 3
+            } else if starts(with: "<!--") {
+                try skip(past: "-->")
+            } else if starts(with: "<?") {
+                try skip(past: "?>")
             } else if characters[index] == "<" {
                 node.children.append(try element(depth: depth + 1))
             } else {
