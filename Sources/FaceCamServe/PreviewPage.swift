@@ -1,9 +1,11 @@
+import FaceCam
+
 /// The page at /: the preview stream, the faces of the newest frame (from
 /// /events) and the run's counters (from /metrics, twice a second). Every URL
 /// in it is relative, so it works behind a proxy that serves it under a prefix.
 enum PreviewPage {
     static func html(source: String) -> String {
-        let name = escaped(source)
+        let name = markupEscaped(source)
         return """
             <!DOCTYPE html>
             <html lang="en">
@@ -109,21 +111,5 @@ enum PreviewPage {
             </html>
 
             """
-    }
-
-    /// `text` safe inside HTML text and attribute values.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

@@ -31,7 +31,7 @@ struct PreviewPageTests {
     @Test func theSourceNameIsEscaped() {
         let page = PreviewPage.html(source: "<script>alert('x')</script> & \"more\"")
         #expect(!page.contains("<script>alert"))
-        #expect(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;more&quot;"))
+        #expect(page.contains("&lt;script&gt;alert(&apos;x&apos;)&lt;/script&gt; &amp; &quot;more&quot;"))
     }
 }
 

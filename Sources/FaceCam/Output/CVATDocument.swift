@@ -48,7 +48,7 @@ struct CVATDocument: ResultDocument {
             return ""
         }
         defer { imageCount += 1 }
-        var element = "<image id=\"\(imageCount)\" name=\"\(xmlEscaped(result.imageName))\" "
+        var element = "<image id=\"\(imageCount)\" name=\"\(markupEscaped(result.imageName))\" "
             + "width=\"\(result.previewSize.width)\" height=\"\(result.previewSize.height)\">\n"
         for face in result.faces {
             element += "  " + Self.box(face.preview, extra: "label=\"face\" source=\"auto\" occluded=\"0\"", score: face.score) + "\n"
@@ -59,11 +59,11 @@ struct CVATDocument: ResultDocument {
     mutating func closing() -> String {
         guard video else { return "</annotations>\n" }
         let size = frameSize ?? PixelSize(width: 0, height: 0)
-        var text = "<meta><task><name>\(xmlEscaped(source ?? "video"))</name><size>\(lastFrame + 1)</size>"
+        var text = "<meta><task><name>\(markupEscaped(source ?? "video"))</name><size>\(lastFrame + 1)</size>"
             + "<mode>interpolation</mode><overlap>0</overlap><start_frame>0</start_frame><stop_frame>\(max(lastFrame, 0))</stop_frame>"
             + Self.label(mutable: true)
             + "<original_size><width>\(size.width)</width><height>\(size.height)</height></original_size></task>"
-            + "<source>\(xmlEscaped(source ?? ""))</source></meta>\n"
+            + "<source>\(markupEscaped(source ?? ""))</source></meta>\n"
         for id in trackOrder {
             let boxes = tracks[id]!
             text += "<track id=\"\(id)\" label=\"face\" source=\"auto\">\n"

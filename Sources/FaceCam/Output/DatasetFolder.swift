@@ -125,8 +125,8 @@ final class DatasetFolder {
 
     /// VOC's corners are the box's, unrounded (VOC's own files hold whole pixels, from 1).
     private func render(voc result: FrameResult, file: String) -> String {
-        var xml = "<annotation>\n  <folder></folder>\n  <filename>\(xmlEscaped(file))</filename>\n"
-            + "  <source><database>\(xmlEscaped(context.model))</database></source>\n"
+        var xml = "<annotation>\n  <folder></folder>\n  <filename>\(markupEscaped(file))</filename>\n"
+            + "  <source><database>\(markupEscaped(context.model))</database></source>\n"
             + "  <size><width>\(result.previewSize.width)</width><height>\(result.previewSize.height)</height><depth>3</depth></size>\n"
             + "  <segmented>0</segmented>\n"
         for face in result.faces {

@@ -29,10 +29,10 @@ protocol ResultDocument {
     mutating func closing() -> String
 }
 
-/// `text` with XML's five special characters escaped, for element text and attribute values; line
-/// breaks and tabs as character references (kept in attributes), other control characters, which
-/// XML 1.0 cannot hold, as U+FFFD.
-func xmlEscaped(_ text: String) -> String {
+/// `text` with XML's (and HTML's) five special characters escaped, for element text and attribute
+/// values; line breaks and tabs as character references (kept in attributes), other control
+/// characters, which XML 1.0 cannot hold, as U+FFFD.
+public func markupEscaped(_ text: String) -> String {
     var out = ""
     for scalar in text.unicodeScalars {
         switch scalar {
