@@ -9,6 +9,7 @@ extern "C" {
 #include <libavutil/log.h>
 }
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cmath>
@@ -248,6 +249,24 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
         }
         cv::Mat out(reader->info.height, reader->info.width, CV_8UC4, pixels, stride);
         cv::cvtColor(reader->bgr, out, reader->bgr.channels() == 1 ? cv::COLOR_GRAY2BGRA : cv::COLOR_BGR2BGRA);
+        return CFD_OK;
+    });
+}
+
+cfd_status cfd_video_start_offset(const char *name, double *seconds, cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (name == nullptr || seconds == nullptr) return invalid(error, "null argument");
+        *seconds = 0;
+        AVFormatContext *context = nullptr;
+        if (avformat_open_input(&context, name, nullptr, nullptr) < 0) return fail(error, CFD_ERROR_DECODE, "FFmpeg cannot open it");
+        const bool known = avformat_find_stream_info(context, nullptr) >= 0;
+        const int video = known ? av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0) : -1;
+        if (video >= 0 && context->start_time != AV_NOPTS_VALUE && context->streams[video]->start_time != AV_NOPTS_VALUE) {
+            const AVStream *stream = context->streams[video];
+            const double start = static_cast<double>(stream->start_time) * av_q2d(stream->time_base);
+            *seconds = std::max(0.0, start - static_cast<double>(context->start_time) / AV_TIME_BASE);
+        }
+        avformat_close_input(&context);
         return CFD_OK;
     });
 }

@@ -200,7 +200,7 @@ struct Redact: ParsableCommand {
             let audio: FilePath? = if case .file(let path) = videoInput { path } else { nil }
             let encoder = try VideoEncoder(
                 path: job.output, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond,
-                settings: VideoEncoder.Settings(crf: crf ?? 18, audioFrom: audio))
+                settings: VideoEncoder.Settings(crf: crf ?? 18, audioFrom: audio, videoDelay: audio == nil ? 0 : videoInput.videoStartOffset))
             progress?.expect(file: reader.path, frames: reader.info.frameCount)
             var damage: FaceCamError?
             let written = write(to: encoder, session: session) {

@@ -145,6 +145,33 @@ func probe(_ path: String) throws -> [[String: Any]] {
     }
 
     /// A clip with rotation metadata plays upright (400x512) without it; .avi is MJPEG.
+    /// Frames keep their times: a variable-rate Matroska file whose video starts 23 ms after its audio
+    /// (AAC's priming, made so by ffmpeg) comes out with ffprobe's frame times and video start equal
+    /// to the original's within 2 ms, every frame kept; raw frames at a fixed rate used to retime it
+    /// (3 s of video against 6 s of audio).
+    @Test func variableRateVideoKeepsItsTimesAndAudioStart() throws {
+        let directory = try temporaryDirectory("redact-vfr")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let original = directory.appendingPathComponent("variable.mkv").path
+        let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
+            "-v", "error", "-i", fixture("video/pan-zoom.avi"), "-f", "lavfi", "-i", "sine=d=12", "-map", "0:v", "-map", "1:a",
+            "-vf", "setpts='if(lt(N,18),N/12,1.5+(N-18)/4)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", "-c:a", "aac", "-shortest", original,
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let redacted = directory.appendingPathComponent("redacted.mkv").path
+        let result = try facecam("redact", "--quiet", "--detector", "haar", "-o", redacted, original)
+        #expect(result.status == 0, "\(result.stderr)")
+        func stamps(_ path: String) throws -> [Double] {
+            let probed = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time", "-of", "csv=p=0", path])
+            return probed.lines.compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
+        }
+        let before = try stamps(original), after = try stamps(redacted)
+        #expect(before.count == 36 && after.count == before.count, "\(after.count) frames against \(before.count)")
+        #expect(before.last! > 5.5 && zip(before, after).allSatisfy { abs($0 - $1) <= 0.002 }, "\(after) against \(before)")
+        #expect(before.first! > 0.01, "the video should start after the audio: \(before.first!)")
+    }
+
     @Test func rotatedVideoComesOutUpright() throws {
         let out = try temporaryDirectory("redact-rotated")
         defer { try? FileManager.default.removeItem(at: out) }

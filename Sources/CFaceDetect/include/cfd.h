@@ -330,6 +330,13 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
 int64_t cfd_video_reported_errors(const cfd_video_reader *reader);
 void cfd_video_close(cfd_video_reader *reader);
 
+/*
+ * How long after the file's earliest stream (its audio, say) its first video stream starts, in
+ * seconds (0 when it starts first or the file does not say), asked of libavformat: the times
+ * cfd_video_read gives count from the video's own start. `name` is FFmpeg's name of a file.
+ */
+cfd_status cfd_video_start_offset(const char *name, double *seconds, cfd_error *error);
+
 typedef struct cfd_video_writer cfd_video_writer;
 
 /* Opens a video file for writing; the codec follows the extension (.avi: MJPEG, .mp4/.mov: MPEG-4 part 2, .mkv: MJPEG). */

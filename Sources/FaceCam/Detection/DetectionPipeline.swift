@@ -40,7 +40,7 @@ public enum Completion: Sendable {
     /// cannot be drawn fails alone: the results still count), not yet marked.
     case frame(FrameResult, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>?, annotationName: String?)
     /// A frame that was shown but not searched (`FrameJob.detect` false): its preview, not yet marked.
-    case shownOnly(source: String, index: Int, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>)
+    case shownOnly(source: String, index: Int, time: Double, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>)
     case failure(FaceCamError)
 }
 
@@ -116,7 +116,7 @@ public final class DetectionPipeline: @unchecked Sendable {
             ? Result { () throws(FaceCamError) in try Annotator.render(job.frame, geometry: job.geometry, source: job.source) }
             : nil
         if !job.detect, let preview {
-            return .shownOnly(source: job.source, index: job.index, geometry: job.geometry, preview: preview)
+            return .shownOnly(source: job.source, index: job.index, time: job.time, geometry: job.geometry, preview: preview)
         }
         do {
             let faces = try detector.detect(in: job.frame, geometry: job.geometry)

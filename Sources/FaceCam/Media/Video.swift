@@ -155,6 +155,18 @@ public final class VideoReader {
     }
 }
 
+extension VideoInput {
+    /// How long after the file's earliest stream (its audio, say) its video starts, in seconds: the
+    /// times `VideoReader` gives count from the video's start, so a copy of the audio needs this to
+    /// stay in step. 0 for what is not a file (it cannot be read twice) and when the file does not say.
+    public var videoStartOffset: Double {
+        guard case .file = self else { return 0 }
+        var seconds = 0.0
+        var error = cfd_error()
+        return withFFmpegName { cfd_video_start_offset($0, &seconds, &error) } == CFD_OK ? seconds : 0
+    }
+}
+
 /// An annotated video written by OpenCV (MJPEG in .avi and .mkv, MPEG-4 in .mp4 and .mov); it grows
 /// in place, so a run that stops early leaves the frames written so far playable.
 public final class VideoWriter: FrameOutput {
@@ -175,7 +187,7 @@ public final class VideoWriter: FrameOutput {
 
     deinit { try? finish() }
 
-    public func append(_ frame: Frame) throws(FaceCamError) {
+    public func append(_ frame: Frame, time: Double) throws(FaceCamError) {
         guard let handle else { throw .annotatedVideo(path: path, reason: "the video is finished") }
         var error = cfd_error()
         let status = frame.withImageView { cfd_video_writer_write(handle, &$0, &error) }

@@ -5,7 +5,7 @@ import Musl
 #endif
 import Foundation
 
-/// A video written by Debian's ffmpeg, fed raw BGRA frames through a socket: H.264 (libx264) in
+/// A video written by Debian's ffmpeg, fed BGRA frames and their times through a socket: H.264 (libx264) in
 /// .mp4, .mkv and .mov, MJPEG in .avi, with the audio of another file copied as it is.
 ///
 /// The file is written as a `PartialFile`, which ffmpeg gets as its standard output, and renamed by
@@ -17,10 +17,14 @@ public final class VideoEncoder: FrameOutput {
         public var crf: Int
         /// The file whose audio streams are copied; nil for none.
         public var audioFrom: FilePath?
+        /// How long after that file's audio its video starts (`VideoInput.videoStartOffset`): the frames'
+        /// times count from the video's start.
+        public var videoDelay: Double
 
-        public init(crf: Int = 18, audioFrom: FilePath? = nil) {
+        public init(crf: Int = 18, audioFrom: FilePath? = nil, videoDelay: Double = 0) {
             self.crf = crf
             self.audioFrom = audioFrom
+            self.videoDelay = videoDelay
         }
     }
 
@@ -34,6 +38,8 @@ public final class VideoEncoder: FrameOutput {
     private let errors: Pipe
     private let errorText = ErrorText()
     private var finished = false
+    /// The stream's header goes before the first frame.
+    private var headerSent = false
     /// Where ffmpeg writes until the file is finished.
     private let partial: PartialFile
 
@@ -59,8 +65,7 @@ public final class VideoEncoder: FrameOutput {
         frames = sockets[0]
         process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = Self.arguments(
-            size: size, framesPerSecond: framesPerSecond, muxer: muxer, settings: settings)
+        process.arguments = Self.arguments(framesPerSecond: framesPerSecond, muxer: muxer, settings: settings)
         process.standardInput = FileHandle(fileDescriptor: sockets[1], closeOnDealloc: true)
         process.standardOutput = FileHandle(fileDescriptor: partial.descriptor, closeOnDealloc: false)
         errors = Pipe()
@@ -84,33 +89,40 @@ public final class VideoEncoder: FrameOutput {
         close(frames)
     }
 
-    /// ffmpeg's arguments: raw frames on standard input, video from them and audio from
-    /// `settings.audioFrom`, written to standard output. It is opened again as `/dev/stdout`, which
-    /// names the open file itself, not a path someone could swap, and is seekable, as MP4's index needs.
-    static func arguments(size: PixelSize, framesPerSecond: Double, muxer: String, settings: Settings) -> [String] {
-        // A rate the container does not say gets the commonest one; each frame is still one frame.
-        let rate = framesPerSecond > 0 && framesPerSecond.isFinite ? String(format: "%.6f", framesPerSecond) : "25"
-        var arguments = [
-            "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-            "-f", "rawvideo", "-pix_fmt", "bgra", "-video_size", "\(size.width)x\(size.height)", "-framerate", rate,
-            "-i", "pipe:0",
-        ]
+    /// ffmpeg's arguments: frames with their times on standard input (`MatroskaFrames`), video from them
+    /// and audio from `settings.audioFrom`, written to standard output. Each frame keeps its time (a
+    /// variable-rate source stays one), except in AVI, which has a fixed rate: there each frame is one
+    /// frame at the source's rate. Standard output is opened again as `/dev/stdout`, which names the
+    /// open file itself, not a path someone could swap, and is seekable, as MP4's index needs.
+    static func arguments(framesPerSecond: Double, muxer: String, settings: Settings) -> [String] {
+        var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-y"]
+        if settings.audioFrom != nil, settings.videoDelay > 0 { arguments += ["-itsoffset", String(format: "%.6f", settings.videoDelay)] }
+        arguments += ["-f", "matroska", "-i", "pipe:0"]
         if let audio = settings.audioFrom {
             arguments += ["-i", "file:" + audio.description, "-map", "0:v:0", "-map", "1:a?", "-c:a", "copy"]
         }
         if muxer == "avi" {
-            arguments += ["-c:v", "mjpeg", "-q:v", "2", "-pix_fmt", "yuvj420p"]
+            // A rate the container does not say gets the commonest one.
+            let rate = framesPerSecond > 0 && framesPerSecond.isFinite ? String(format: "%.6f", framesPerSecond) : "25"
+            arguments += ["-c:v", "mjpeg", "-q:v", "2", "-pix_fmt", "yuvj420p", "-fps_mode", "passthrough", "-r", rate]
         } else {
-            arguments += ["-c:v", "libx264", "-crf", String(settings.crf), "-pix_fmt", "yuv420p"]
+            // The frames' own times, in the microseconds they come in, not rounded to a guessed rate.
+            arguments += ["-c:v", "libx264", "-crf", String(settings.crf), "-pix_fmt", "yuv420p",
+                          "-fps_mode", "passthrough", "-enc_time_base:v", "-1"]
         }
         if muxer == "mp4" || muxer == "mov" { arguments += ["-movflags", "+faststart"] }
         return arguments + ["-f", muxer, "file:/dev/stdout"]
     }
 
-    public func append(_ frame: Frame) throws(FaceCamError) {
+    public func append(_ frame: Frame, time: Double) throws(FaceCamError) {
         precondition(frame.size == size, "a frame of another size than the video's")
         let rowBytes = frame.width * 4
         do {
+            if !headerSent {
+                try sendAll(MatroskaFrames.header(size: size))
+                headerSent = true
+            }
+            try sendAll(MatroskaFrames.frameHeader(time: time, byteCount: rowBytes * frame.height))
             // withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
             try frame.pixels.withUnsafeBytes { pixels in
                 Result { () throws(SystemError) in
@@ -148,6 +160,12 @@ public final class VideoEncoder: FrameOutput {
         shutdown(frames, Int32(SHUT_RDWR))
         process.waitUntilExit()
         partial.discard()
+    }
+
+    private func sendAll(_ bytes: [UInt8]) throws(SystemError) {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemError) in try sendAll(buffer.baseAddress!, count: buffer.count) }
+        }.get()
     }
 
     private func sendAll(_ start: UnsafeRawPointer, count: Int) throws(SystemError) {

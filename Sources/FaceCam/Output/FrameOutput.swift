@@ -9,7 +9,8 @@ internal import CFaceDetect
 public protocol FrameOutput: AnyObject {
     /// The file's final name, for messages.
     var path: String { get }
-    func append(_ frame: Frame) throws(FaceCamError)
+    /// Adds `frame`, shown at `time` seconds from the first frame (outputs of a fixed rate ignore it).
+    func append(_ frame: Frame, time: Double) throws(FaceCamError)
     /// Completes the file; until then it does not exist under `path` (a video
     /// written by OpenCV excepted: that one grows in place).
     func finish() throws(FaceCamError)
@@ -28,7 +29,7 @@ public final class StillImageOutput: FrameOutput {
         self.quality = quality
     }
 
-    public func append(_ frame: Frame) throws(FaceCamError) {
+    public func append(_ frame: Frame, time: Double) throws(FaceCamError) {
         guard !written else { return }
         let format = FilePath(path).fileExtension ?? ""
         let bytes: [UInt8]

@@ -104,11 +104,11 @@ public final class ResultSink: @unchecked Sendable {
                 }
             }
             let marks = PreviewMarks(faces: result.faces, predicted: predicted(at: result.frame, geometry: geometry))
-            if let preview { show(preview, marks: marks, annotationName: annotationName) }
+            if let preview { show(preview, at: result.time, marks: marks, annotationName: annotationName) }
             progress?(result.source)
             return marks
-        case .shownOnly(let source, let index, let geometry, let preview):
-            show(preview, marks: PreviewMarks(faces: [], predicted: predicted(at: index, geometry: geometry)), annotationName: nil)
+        case .shownOnly(let source, let index, let time, let geometry, let preview):
+            show(preview, at: time, marks: PreviewMarks(faces: [], predicted: predicted(at: index, geometry: geometry)), annotationName: nil)
             progress?(source)
             return nil
         }
@@ -191,7 +191,7 @@ public final class ResultSink: @unchecked Sendable {
     }
 
     /// Marks a rendered preview and saves it: as an annotated JPEG when it has a name, and to the frame output.
-    private func show(_ rendered: Result<Frame, FaceCamError>, marks: PreviewMarks, annotationName: String?) {
+    private func show(_ rendered: Result<Frame, FaceCamError>, at time: Double, marks: PreviewMarks, annotationName: String?) {
         var preview: Frame
         do {
             preview = try rendered.get()
@@ -212,7 +212,7 @@ public final class ResultSink: @unchecked Sendable {
         }
         guard let output = frames else { return }
         do {
-            try output.append(preview)
+            try output.append(preview, time: time)
             lock.withLock { state.summary.outputFrames += 1 }
         } catch {
             // One line, not one per frame: the output is given up, the results go on.
