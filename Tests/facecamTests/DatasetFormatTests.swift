@@ -264,7 +264,7 @@ struct DatasetFormatTests {
             .write(to: truth, atomically: true, encoding: .utf8)
         let result = try run(facecamBinary, ["eval", "--ground-truth", truth.path, truth.path])
         #expect(result.status == 64)
-        #expect(result.errorLines == ["facecam: \(truth.path) track 1: a box's frame must be a whole number from 0 to 9999999"], "\(result.stderr)")
+        #expect(result.errorLines == ["facecam: \(truth.path) track 1: a box's frame must be a whole number from 0 to 999999"], "\(result.stderr)")
     }
 
     /// A folder format needs --output-dir, and live refuses the dataset formats: one line, status 64.

@@ -273,8 +273,8 @@ extension FaceList {
     /// CVAT 1.1: an `<image>`'s boxes (with a `score` attribute, 1 without), or a video's tracks,
     /// each keyframe box on frame N of the task's `<source>` (or name) named `SOURCE#N`, as eval names
     /// a video's frames; `outside` boxes end tracks and are no faces. Only boxes labelled face, when any is.
-    /// A CVAT task's frames beyond this are refused rather than listed (ten hours at 250 frames a second).
-    static let maximumFrames = 10_000_000
+    /// A CVAT task's frames beyond this are refused rather than listed (eleven hours at 25 frames a second).
+    static let maximumFrames = 1_000_000
 
     static func loadCVAT(_ path: String, text: String) throws(EvaluationInputError) -> FaceList {
         let root: XMLElementNode
