@@ -442,8 +442,13 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
-    /// Refuses (64) an input outside --image-root, whose name could not be made relative to it.
+    /// Refuses (64) an --image-root that is not a directory, and an input outside it, whose name could
+    /// not be made relative to it.
     func refuseInputsOutsideImageRoot(_ inputs: [FilePath]) throws {
+        if let imageRoot, !ImageRoot(imageRoot).isDirectory {
+            report("--image-root \(imageRoot) is not a directory: give the dataset's image folder")
+            throw Status.usage
+        }
         guard let root = imageRoot.map(ImageRoot.init), let outside = inputs.first(where: { !root.holds($0.description) }) else {
             return
         }

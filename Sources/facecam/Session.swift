@@ -75,12 +75,13 @@ struct Session {
     }
 
     /// Waits for the last results and closes the annotated video. Then exits
-    /// 130 or 143 after a signal (saying where it stopped, `position`), 1 if
+    /// 130 or 143 after a signal (saying where it stopped, `position`, and, with a results file
+    /// per input, `perInput`, that the input it stopped in has none), 1 if
     /// anything failed, 2 if a frame had fewer faces than --min-faces.
-    func finish(position: @autoclosure () -> String) throws {
+    func finish(position: @autoclosure () -> String, perInput: Bool = false) throws {
         pipeline.finish()
         sink.close(stoppedEarly: stop.requested)
-        try stop.exitIfStopped(at: position())
+        try stop.exitIfStopped(at: position(), perInput: perInput)
         try sink.summary.exitStatus()
     }
 }

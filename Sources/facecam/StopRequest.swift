@@ -44,10 +44,14 @@ final class StopRequest: @unchecked Sendable {
 
     /// After a stop by signal: says on stderr where the command stopped, and
     /// exits as a shell reports that signal (130 for SIGINT, 143 for SIGTERM).
-    func exitIfStopped(at position: String) throws {
+    /// With a results file per input (`perInput`), the input it stopped in has none: --resume redoes it.
+    func exitIfStopped(at position: String, perInput: Bool = false) throws {
         guard let signalNumber else { return }
         let name = signalNumber == SIGINT ? "SIGINT" : "SIGTERM"
-        report("stopped by \(name) \(position); every result before it was written")
+        let kept = perInput
+            ? "the inputs finished before it have their results files; that input has none (--resume redoes it)"
+            : "every result before it was written"
+        report("stopped by \(name) \(position); \(kept)")
         throw ExitCode(128 + signalNumber)
     }
 }

@@ -64,7 +64,7 @@ struct Video: ParsableCommand {
         let names = InputNames(all)
         let results = batch.resultDirectory(output: output, names: names, context: output.context(detector: detector, video: true))
         if output.imageRoot != nil, let stream = inputs.firstIndex(where: { $0.description == "-" || $0.description.contains("://") }) {
-            report("--image-root names files, and input \(stream + 1) is a stream (a URL or standard input): leave it out, or --image-root")
+            report("--image-root names files, and input \(stream + 1) is a stream (a URL or standard input): leave out the stream, or --image-root")
             throw Status.usage
         }
         try output.refuseInputsOutsideImageRoot(inputs)
@@ -101,7 +101,7 @@ struct Video: ParsableCommand {
         }
         session.pipeline.finish()
         progress?.end()
-        try session.finish(position: position)
+        try session.finish(position: position, perInput: results != nil)
     }
 
     /// With --annotate-video, its one input, opened (once: a stream cannot be opened twice), and the

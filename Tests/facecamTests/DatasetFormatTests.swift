@@ -111,7 +111,7 @@ struct DatasetFormatTests {
     }
 
     /// Label Studio's SDK validates video --format labelstudio's tracks and expands their keyframes:
-    /// frame k + 1's keyframes are frame k's boxes in JSON Lines, with their track ids.
+    /// frame k + 1's keyframes are frame k's boxes in JSON Lines (their part inside the frame), with their track ids.
     @Test func labelStudioReadsTheVideoTracks() throws {
         let directory = try temporaryDirectory("labelstudio-video")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -123,9 +123,13 @@ struct DatasetFormatTests {
         let size = (records[0]["preview_size"] as! [NSNumber]).map(\.stringValue)
         let imported = try Self.labelStudio(["video", tasks] + size)
         var faces = 0
+        let (width, height) = (Double(size[0])!, Double(size[1])!)
         for record in records {
+            // The part of each box inside the frame: the face leaves it on the left as the clip pans.
             let expected = (record["faces"] as! [[String: Any]]).map { face in
-                ((face["preview"] as! [NSNumber]).map(\.doubleValue), "track\(face["id"] as! Int)")
+                let b = (face["preview"] as! [NSNumber]).map(\.doubleValue)
+                let x0 = max(b[0], 0), y0 = max(b[1], 0), x1 = min(b[0] + b[2], width), y1 = min(b[1] + b[3], height)
+                return ([x0, y0, x1 - x0, y1 - y0], "track\(face["id"] as! Int)")
             }
             let keys = (imported[String((record["frame"] as! Int) + 1)] as? [[Any]] ?? []).map { key in
                 ((key[0..<4]).map { ($0 as! NSNumber).doubleValue }, key[4] as! String)
@@ -165,7 +169,8 @@ struct DatasetFormatTests {
     }
 
     /// eval reads runs in CVAT's XML and Label Studio's tasks: Fixtures/evaluation's hand-computed run
-    /// (README there) written in each, against its COCO ground truth: AP 0.835 as computed by hand.
+    /// (README there) written in each, against its COCO ground truth: AP 0.835 as computed by hand
+    /// (Label Studio's rectangles labelled car, best scored, left out).
     @Test func evalReadsCVATAndLabelStudioRuns() throws {
         let directory = try temporaryDirectory("runs")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -183,10 +188,13 @@ struct DatasetFormatTests {
                             + "<attribute name=\"score\">\(score)</attribute></box>"
                     }.joined() + "</image>"
              }.joined() + "</annotations>\n").write(to: cvat, atomically: true, encoding: .utf8)
+        // A rectangle labelled car is no face, as in CVAT and VOC.
         let tasks = ["a.jpg", "b.jpg"].map { name -> [String: Any] in
-            let results = run.filter { $0.0 == name }.map { _, b, score -> [String: Any] in
-                ["type": "rectanglelabels", "original_width": 320, "original_height": 240, "score": score,
-                 "value": ["x": b[0] / 3.2, "y": b[1] / 2.4, "width": b[2] / 3.2, "height": b[3] / 2.4, "rectanglelabels": ["face"]]]
+            let results = (run.filter { $0.0 == name } + [(name, [0, 0, 320, 240], 0.95)]).enumerated().map { index, detection -> [String: Any] in
+                let (_, b, score) = detection
+                return ["type": "rectanglelabels", "original_width": 320, "original_height": 240, "score": score,
+                        "value": ["x": b[0] / 3.2, "y": b[1] / 2.4, "width": b[2] / 3.2, "height": b[3] / 2.4,
+                                  "rectanglelabels": [b[2] == 320 ? "car" : "face"]]]
             }
             return ["data": ["image": "/data/local-files/?d=photos%2F\(name)"], "predictions": [["model_version": "hand", "result": results]]]
         }
@@ -267,6 +275,82 @@ struct DatasetFormatTests {
         #expect(result.errorLines == ["facecam: \(truth.path) track 1: a box's frame must be a whole number from 0 to 999999"], "\(result.stderr)")
     }
 
+    /// A WIDER file given to -o is renamed to its name only when whole: a run stopped by SIGINT leaves
+    /// it under its partial name, saying so, and an earlier finished file of that name untouched.
+    @Test func anInterruptedWiderFileKeepsItsPartialName() throws {
+        let directory = try temporaryDirectory("wider-interrupt")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("faces.txt").path
+        try "earlier\n".write(toFile: output, atomically: true, encoding: .utf8)
+        let inputs = Array(repeating: "Fixtures/images/two-faces.jpg", count: 200)
+        let (result, signalled) = try interrupt(facecamBinary, ["detect", "--jobs", "1", "--format", "wider", "-o", output] + inputs) { _ in
+            guard let name = partialFiles(of: output).first,
+                  let text = try? String(contentsOfFile: directory.appendingPathComponent(name).path, encoding: .utf8) else { return false }
+            return text.split(separator: "\n").count >= 8
+        }
+        try #require(signalled, "\(result.stderr)")
+        #expect(result.status == 130)
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "earlier\n")
+        let name = try #require(partialFiles(of: output).first)
+        #expect(result.errorLines.first == "facecam: the results so far are in \(directory.appendingPathComponent(name).path), which keeps that name since the run stopped early")
+    }
+
+    /// With --output-dir, a run stopped by SIGINT keeps the files of the inputs it finished, and says
+    /// that the input it stopped in has none (the partial file goes: --resume redoes that input).
+    @Test func anInterruptedResultDirectorySaysWhatItKept() throws {
+        let directory = try temporaryDirectory("directory-interrupt")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = directory.appendingPathComponent("pan-zoom.json").path
+        let inputs = Array(repeating: fixture("video/pan-zoom.avi"), count: 20)
+        let (result, signalled) = try interrupt(
+            facecamBinary, ["video", "--quiet", "--format", "coco", "--output-dir", directory.path] + inputs
+        ) { _ in FileManager.default.fileExists(atPath: first) }
+        try #require(signalled, "\(result.stderr)")
+        #expect(result.status == 130)
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(left.contains("pan-zoom.json") && !left.contains { $0.contains(".partial-") } && left.count < 20, "\(left)")
+        #expect(result.errorLines.last?.hasSuffix(
+            "; the inputs finished before it have their results files; that input has none (--resume redoes it)") == true, "\(result.stderr)")
+    }
+
+    /// A folder planted as a link inside a dataset folder (labels/train pointing elsewhere) is refused,
+    /// and nothing is written where it points.
+    @Test func aLinkedFolderInsideTheDatasetIsRefused() throws {
+        let directory = try temporaryDirectory("dataset-link")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let elsewhere = directory.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("out/labels"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory.appendingPathComponent("out/labels/train").path, withDestinationPath: elsewhere.path)
+        let result = try run(facecamBinary, ["detect", "--format", "yolo", "--output-dir", directory.appendingPathComponent("out").path,
+                                             fixture("images/two-faces.jpg")])
+        #expect(result.status == 1)
+        #expect(result.errorLines == ["facecam: cannot write results to \(directory.path)/out/labels/train: Not a directory"], "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+    }
+
+    /// Boxes a preview cuts (`--gravity fill` crops the image) are clipped to it in Label Studio's tasks,
+    /// which its SDK then accepts, and in VOC, marked truncated.
+    @Test func boxesPastThePreviewsEdgeAreClipped() throws {
+        let directory = try temporaryDirectory("clipped")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tasks = directory.appendingPathComponent("tasks.json").path
+        let geometry = ["--preview", "300x100", "--gravity", "fill"]
+        try Self.detect(geometry + ["--format", "labelstudio", "-o", tasks])
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tasks))) as! [[String: Any]]
+        let values = document.flatMap { (($0["predictions"] as! [[String: Any]])[0]["result"] as! [[String: Any]]).map { $0["value"] as! [String: Any] } }
+        #expect(!values.isEmpty && values.allSatisfy { value in
+            let (x, y, w, h) = ((value["x"] as! NSNumber).doubleValue, (value["y"] as! NSNumber).doubleValue,
+                                (value["width"] as! NSNumber).doubleValue, (value["height"] as! NSNumber).doubleValue)
+            return x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= 100.0001 && y + h <= 100.0001
+        }, "\(values)")
+        _ = try Self.labelStudio(["images", tasks])
+        try Self.detect(geometry + ["--format", "voc", "--output-dir", directory.appendingPathComponent("voc").path])
+        let xml = try String(contentsOf: directory.appendingPathComponent("voc/Annotations/two-faces.xml"), encoding: .utf8)
+        #expect(xml.contains("<truncated>1</truncated>") && !xml.contains("<ymin>-"), "\(xml)")
+    }
+
     /// A folder format needs --output-dir, and live refuses the dataset formats: one line, status 64.
     @Test func datasetFormatsNeedTheirPlace() throws {
         let yolo = try run(facecamBinary, ["detect", "--format", "yolo", fixture("images")])
@@ -277,5 +361,7 @@ struct DatasetFormatTests {
         #expect(resume.status == 64 && resume.stderr.contains("cannot split"), "\(resume.stderr)")
         let both = try run(facecamBinary, ["detect", "--format", "wider", "--output-dir", "/tmp/x", "-o", "/tmp/y", fixture("images")])
         #expect(both.status == 64 && both.stderr.contains("--output-dir and --output both say where results go"), "\(both.stderr)")
+        let root = try run(facecamBinary, ["detect", "--format", "coco", "--image-root", fixture("images/two-faces.jpg"), fixture("images/two-faces.jpg")])
+        #expect(root.status == 64 && root.stderr.contains("is not a directory: give the dataset's image folder"), "\(root.stderr)")
     }
 }

@@ -342,6 +342,16 @@ extension FaceList {
     /// faces from the first annotation's rectangles (a ground truth) or else the first prediction's,
     /// in percent of `original_width` and `original_height`; scores from the result or the prediction.
     static func loadLabelStudio(_ path: String, _ tasks: [Any]) throws(EvaluationInputError) -> FaceList {
+        // Only rectangles labelled face, when any is (as VOC's and CVAT's readers take them).
+        func labels(_ result: [String: Any]) -> [String] {
+            ((result["value"] as? [String: Any])?["rectanglelabels"] as? [String] ?? []).map { $0.lowercased() }
+        }
+        func results(_ task: Any) -> [[String: Any]] {
+            let sets = ((task as? [String: Any])?["annotations"] as? [[String: Any]] ?? [])
+                + ((task as? [String: Any])?["predictions"] as? [[String: Any]] ?? [])
+            return (sets.first?["result"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+        }
+        let anyFace = tasks.contains { results($0).contains { labels($0).contains("face") } }
         var images: [ListedImage] = []
         for (index, entry) in tasks.enumerated() {
             let place = "task \(index + 1)"
@@ -352,11 +362,10 @@ extension FaceList {
                 throw EvaluationInputError(path: path, place: place, reason: "needs data.image: eval reads image tasks, not video ones")
             }
             if let query = name.range(of: "?d=") { name = String(name[query.upperBound...]).removingPercentEncoding ?? name }
-            let sets = (task["annotations"] as? [[String: Any]] ?? []) + (task["predictions"] as? [[String: Any]] ?? [])
-            let chosen = sets.first
+            let chosen = ((task["annotations"] as? [[String: Any]] ?? []) + (task["predictions"] as? [[String: Any]] ?? [])).first
+            let rectangles = results(task).filter { $0["type"] as? String == "rectanglelabels" }
             var faces: [ListedFace] = []
-            for (position, value) in (chosen?["result"] as? [Any] ?? []).enumerated() {
-                guard let result = value as? [String: Any], result["type"] as? String == "rectanglelabels" else { continue }
+            for (position, result) in rectangles.enumerated() where !anyFace || labels(result).contains("face") {
                 let box = result["value"] as? [String: Any] ?? [:]
                 let numbers = ["x", "y", "width", "height"].map { number(box[$0]) } + [number(result["original_width"]), number(result["original_height"])]
                 guard numbers.allSatisfy({ $0?.isFinite == true }), let width = numbers[4], let height = numbers[5], width > 0, height > 0 else {

@@ -96,10 +96,24 @@ final class DatasetFolder {
 
     private func save(_ text: String, as name: String) throws(SystemError) {
         let destination = path + "/" + name
-        try makeDirectories(directoryOf(destination))
+        try makeFolders(directoryOf(name))
         let file = try PartialFile(for: destination)
         try writeAll(Array(text.utf8), to: file.descriptor, path: file.path)
         try file.commit()
+    }
+
+    /// Creates the folders of `relative` inside the dataset folder, refusing one that is a link (which
+    /// someone sharing the folder could plant to have files written elsewhere).
+    private func makeFolders(_ relative: String) throws(SystemError) {
+        guard relative != "." else { return }
+        var folder = path
+        for part in relative.split(separator: "/") {
+            folder += "/" + part
+            if mkdir(folder, 0o755) != 0, errno != EEXIST { throw SystemError(call: "mkdir", path: folder, errno: errno) }
+            var info = stat()
+            guard lstat(folder, &info) == 0 else { throw SystemError(call: "lstat", path: folder, errno: errno) }
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw SystemError(call: "mkdir", path: folder, errno: ENOTDIR) }
+        }
     }
 
     /// Boxes are clipped to the image and keypoints outside it are `0 0 0`, as YOLO's loaders require
@@ -108,11 +122,8 @@ final class DatasetFolder {
         let w = Double(max(result.previewSize.width, 1))
         let h = Double(max(result.previewSize.height, 1))
         return result.faces.compactMap { face in
-            let b = face.preview
-            let x0 = min(max(b.x, 0), w), x1 = min(max(b.x + b.width, 0), w)
-            let y0 = min(max(b.y, 0), h), y1 = min(max(b.y + b.height, 0), h)
-            guard x1 > x0, y1 > y0 else { return nil }
-            var fields = [(x0 + x1) / 2 / w, (y0 + y1) / 2 / h, (x1 - x0) / w, (y1 - y0) / h].map(decimal)
+            guard let b = face.preview.clipped(to: result.previewSize) else { return nil }
+            var fields = [(b.x + b.width / 2) / w, (b.y + b.height / 2) / h, b.width / w, b.height / h].map(decimal)
             if let points = face.previewLandmarks?.points {
                 landmarks = true
                 fields += points.flatMap { point in
@@ -123,15 +134,17 @@ final class DatasetFolder {
         }.joined()
     }
 
-    /// VOC's corners are the box's, unrounded (VOC's own files hold whole pixels, from 1).
+    /// VOC's corners are the box's inside the image, unrounded (VOC's own files hold whole pixels,
+    /// from 1); a box cut by the image's edge is `truncated`.
     private func render(voc result: FrameResult, file: String) -> String {
         var xml = "<annotation>\n  <folder></folder>\n  <filename>\(markupEscaped(file))</filename>\n"
             + "  <source><database>\(markupEscaped(context.model))</database></source>\n"
             + "  <size><width>\(result.previewSize.width)</width><height>\(result.previewSize.height)</height><depth>3</depth></size>\n"
             + "  <segmented>0</segmented>\n"
         for face in result.faces {
-            let b = face.preview
-            xml += "  <object><name>face</name><pose>Unspecified</pose><truncated>0</truncated><difficult>0</difficult>"
+            guard let b = face.preview.clipped(to: result.previewSize) else { continue }
+            let truncated = b != face.preview ? 1 : 0
+            xml += "  <object><name>face</name><pose>Unspecified</pose><truncated>\(truncated)</truncated><difficult>0</difficult>"
                 + "<bndbox><xmin>\(decimal(b.x))</xmin><ymin>\(decimal(b.y))</ymin>"
                 + "<xmax>\(decimal(b.x + b.width))</xmax><ymax>\(decimal(b.y + b.height))</ymax></bndbox></object>\n"
         }

@@ -17,6 +17,9 @@ public struct ImageRoot: Sendable, Equatable {
         return full.hasPrefix(prefix) && full.count > prefix.count ? String(full.dropFirst(prefix.count)) : nil
     }
 
+    /// True when the root is a directory (following links, as tools reading images from it do).
+    public var isDirectory: Bool { (try? fileKind(path)) == .directory }
+
     /// True when `source` is the root or inside it.
     public func holds(_ source: String) -> Bool {
         Self.absolute(source) == path || relative(source) != nil

@@ -3,7 +3,7 @@ import Foundation
 /// Label Studio pre-annotation tasks: a JSON array, a task per image, or per video.
 ///
 /// An image's faces are `rectanglelabels` results of one prediction, in percent of the upright image
-/// (the preview), with `original_width`/`original_height`, each face's score and the prediction's
+/// (the preview; the part of each box inside it), with `original_width`/`original_height`, each face's score and the prediction's
 /// (the lowest face score: the image is only as sure as its least sure face). A video's tracks are
 /// `videorectangle` results: a keyframe per frame the face was found in (frames from 1, as Label
 /// Studio counts), the last keyframe disabled so that the box ends there. Tasks name their file as
@@ -66,10 +66,11 @@ struct LabelStudioDocument: ResultDocument {
 
     private func imageTask(_ result: FrameResult) -> String {
         let size = result.previewSize
-        let results = result.faces.enumerated().map { index, face in
-            "{\"id\":\"face\(index + 1)\",\"type\":\"rectanglelabels\",\"from_name\":\"label\",\"to_name\":\"image\","
+        let results = result.faces.enumerated().compactMap { index, face -> String? in
+            guard let box = face.preview.clipped(to: size) else { return nil }
+            return "{\"id\":\"face\(index + 1)\",\"type\":\"rectanglelabels\",\"from_name\":\"label\",\"to_name\":\"image\","
                 + "\"original_width\":\(size.width),\"original_height\":\(size.height),\"image_rotation\":0,"
-                + "\"value\":{\(Self.percent(face.preview, of: size)),\"rotation\":0,\"rectanglelabels\":[\"face\"]}"
+                + "\"value\":{\(Self.percent(box, of: size)),\"rotation\":0,\"rectanglelabels\":[\"face\"]}"
                 + (face.score.map { ",\"score\":\(decimal($0))" } ?? "") + "}"
         }
         let lowest = result.faces.compactMap(\.score).min()
@@ -82,15 +83,21 @@ struct LabelStudioDocument: ResultDocument {
         let duration = video.lastFrame > 0 ? video.lastTime * Double(video.lastFrame + 1) / Double(video.lastFrame) : video.lastTime
         let results = video.order.map { id in
             let boxes = video.tracks[id]!
+            // A box wholly outside the frame (`--gravity fill`) is kept as an empty one at the edge.
             let sequence = boxes.enumerated().map { index, entry in
                 "{\"frame\":\(entry.frame + 1),\"time\":\(decimal(entry.time)),\"enabled\":\(index < boxes.count - 1),"
-                    + "\(Self.percent(entry.box, of: video.size)),\"rotation\":0}"
+                    + "\(Self.percent(entry.box.clipped(to: video.size) ?? Self.edge(entry.box, of: video.size), of: video.size)),\"rotation\":0}"
             }
             return "{\"id\":\"track\(id)\",\"type\":\"videorectangle\",\"from_name\":\"box\",\"to_name\":\"video\","
                 + "\"value\":{\"framesCount\":\(video.lastFrame + 1),\"duration\":\(decimal(duration)),"
                 + "\"sequence\":[\(sequence.joined(separator: ","))],\"labels\":[\"face\"]}}"
         }
         return "{\"data\":{\"video\":\(jsonString(reference(video.source)))},\(prediction(results, score: nil))}"
+    }
+
+    /// `box` pressed against the frame's nearest edges, with no size.
+    private static func edge(_ box: Rect, of size: PixelSize) -> Rect {
+        Rect(x: min(max(box.x, 0), Double(size.width)), y: min(max(box.y, 0), Double(size.height)), width: 0, height: 0)
     }
 
     /// x, y, width and height in percent of `size`.

@@ -32,8 +32,12 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     /// Always a folder of files (`--output-dir`); `wider` is one in a folder, one file elsewhere.
     public var isFolder: Bool { self == .yolo || self == .voc }
 
-    /// A document whose end is written when the run ends: a file of it is renamed only then.
+    /// A document whose end is written when the run ends.
     public var isDocument: Bool { self == .coco || self == .cvat || self == .labelstudio }
+
+    /// A dataset file, which must not pass for a whole one unless the run finished: a file of it is
+    /// written under a partial name and renamed only then.
+    var isWrittenWhole: Bool { isDocument || self == .wider || self == .mot }
 
     /// Its entries are faces or images: there is no place for track events.
     public var hasEvents: Bool { self == .jsonl || self == .text }
@@ -213,9 +217,9 @@ public final class ResultWriter {
     private var settled = false
     private let context: ExportContext
 
-    /// `path` nil writes to standard output; a path is created or truncated, but a document, which is
-    /// only whole once finished, is written beside a regular file (or a new one) and renamed by
-    /// `finish`; a device or pipe (/dev/stdout) is written directly. A folder format (and `wider`
+    /// `path` nil writes to standard output; a path is created or truncated, but a dataset file (a
+    /// document, WIDER, MOT), which is only whole once finished, is written beside a regular file (or a
+    /// new one) and renamed by `finish`; a device or pipe (/dev/stdout) is written directly. A folder format (and `wider`
     /// given `folder`) writes the folder `path`, which must be given.
     public convenience init(format: ResultFormat, path: String?, folder: Bool = false, context: ExportContext = ExportContext())
         throws(SystemError)
@@ -225,7 +229,7 @@ public final class ResultWriter {
             try self.init(format: format, folder: DatasetFolder(path: path, format: format, context: context), context: context)
         } else if let path, kind == .directory {
             throw SystemError(call: "open", path: path, errno: EISDIR)
-        } else if let path, format.isDocument, kind != .other {
+        } else if let path, format.isWrittenWhole, kind != .other {
             try self.init(format: format, partial: PartialFile(for: path), context: context)
         } else if let path {
             let descriptor = try blockingSyscall("open", path: path) {
@@ -289,9 +293,9 @@ public final class ResultWriter {
     /// file keeps its partial name, so that it does not pass for a finished run's. Returns that
     /// name; nil when there is none. A folder keeps the files written, without its index files.
     public func keepUnfinished() throws(SystemError) -> String? {
-        guard !settled, document != nil else { return nil }
+        guard !settled, document != nil || partial != nil else { return nil }
         settled = true
-        try emit(document!.closing())
+        if document != nil { try emit(document!.closing()) }
         guard let partial else { return nil }
         try partial.keep()
         return partial.path

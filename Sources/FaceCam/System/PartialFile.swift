@@ -41,6 +41,9 @@ public final class PartialFile {
                 return
             } catch where error.errno == EEXIST && attempts < 16 {
                 attempts += 1
+            } catch {
+                // The destination is what the user named; the partial name is facecam's.
+                throw SystemError(call: error.call, path: destination, errno: error.errno)
             }
         }
     }
