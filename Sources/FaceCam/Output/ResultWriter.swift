@@ -224,6 +224,7 @@ public final class ResultWriter {
     public convenience init(format: ResultFormat, path: String?, folder: Bool = false, context: ExportContext = ExportContext())
         throws(SystemError)
     {
+        precondition(path != nil || !(format.isFolder || folder), "a folder format needs the folder's path")
         let kind = path.flatMap { try? fileKind($0) }
         if let path, format.isFolder || folder {
             try self.init(format: format, folder: DatasetFolder(path: path, format: format, context: context), context: context)
