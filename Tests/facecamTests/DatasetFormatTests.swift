@@ -275,6 +275,21 @@ struct DatasetFormatTests {
         #expect(result.errorLines == ["facecam: \(truth.path) track 1: a box's frame must be a whole number from 0 to 999999"], "\(result.stderr)")
     }
 
+    /// Names that clash in a dataset folder (Fixtures/exif's portrait-6 in three formats) are made unique
+    /// with a warning for each input renamed, and the run still succeeds.
+    @Test func clashingNamesAreWarnedAbout() throws {
+        let directory = try temporaryDirectory("clashes")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try run(facecamBinary, ["detect", "--format", "voc", "--output-dir", directory.path, fixture("exif")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.errorLines == ["png", "tiff"].enumerated().map { index, format in
+            "facecam: warning: \(fixture("exif"))/portrait-6.\(format): its file is portrait-6-\(index + 2), as another image's took "
+                + "portrait-6, so it no longer matches the image's name: rename one of them (images in different folders: give --image-root)"
+        }, "\(result.stderr)")
+        let xml = try String(contentsOf: directory.appendingPathComponent("Annotations/portrait-6-3.xml"), encoding: .utf8)
+        #expect(xml.contains("<filename>portrait-6.tiff</filename>"))
+    }
+
     /// A WIDER file given to -o is renamed to its name only when whole: a run stopped by SIGINT leaves
     /// it under its partial name, saying so, and an earlier finished file of that name untouched.
     @Test func anInterruptedWiderFileKeepsItsPartialName() throws {

@@ -21,6 +21,8 @@ final class DatasetFolder {
     private var items: [String] = []
     /// Some face had landmarks: YOLO's `data.yaml` declares the keypoints.
     private var landmarks = false
+    /// The inputs whose names clashed, already warned about.
+    private var renamedSources: Set<String> = []
 
     /// Creates the folder; an earlier run's index files there are removed, so that this run's folder
     /// only looks finished once it is.
@@ -43,14 +45,26 @@ final class DatasetFolder {
         }
     }
 
-    func write(_ result: FrameResult) throws(SystemError) {
+    /// Writes the frame's file; returns a warning when its name was taken by another image's.
+    func write(_ result: FrameResult) throws(SystemError) -> String? {
         let source = context.name(of: result.source)
         let file = lastComponent(source)
         let stem = Self.removingExtension(file)
         let frame = context.video ? String(format: "_%06d", result.frame) : ""
+        var warning: String?
+        /// `name` made unique, saying so when it had to change.
+        func claim(_ name: String) -> String {
+            let item = names.claim(name)
+            // Once per input: a video's frames would all say it.
+            if item != name, renamedSources.insert(result.source).inserted {
+                warning = "warning: \(result.imageName): its file is \(item), as another image's took \(name), so it no longer "
+                    + "matches the image's name: rename one of them (images in different folders: give --image-root)"
+            }
+            return item
+        }
         switch format {
         case .yolo, .voc:
-            let item = names.claim(safeItem(Self.removingExtension(context.imageRoot == nil ? file : source) + frame))
+            let item = claim(safeItem(Self.removingExtension(context.imageRoot == nil ? file : source) + frame))
             items.append(item)
             if format == .yolo {
                 try save(render(yolo: result), as: "labels/train/\(item).txt")
@@ -61,11 +75,12 @@ final class DatasetFolder {
             }
         case .wider:
             let event = context.video ? stem : lastComponent(directoryOf(ImageRoot.absolute(result.source)))
-            let item = names.claim(safeItem("\(event)/\(stem)\(frame)"))
+            let item = claim(safeItem("\(event)/\(stem)\(frame)"))
             try save(render(wider: result, name: lastComponent(result.imageName)), as: "\(item).txt")
         default:
             preconditionFailure("\(format.rawValue) is not a folder format")
         }
+        return warning
     }
 
     /// `name` with each path component made a plain file name: no empty, "." or ".." component

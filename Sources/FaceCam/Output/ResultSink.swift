@@ -48,7 +48,7 @@ public final class ResultSink: @unchecked Sendable {
     private let lock = NSLock()
     private var state = (summary: Summary(), stopped: false, reachedExitEvent: false, frameOutputFailed: false)
 
-    /// `report` receives one line per failure; `progress` sees every frame's source after it is
+    /// `report` receives one line per failure (and per warning from the writer); `progress` sees every frame's source after it is
     /// written (or, shown only, output). With a `tracker`, faces get ids (and smoothing) before they are
     /// written, track events are handled as `events` says, and redaction hides tracked faces the
     /// detector missed. Previews are marked as `marking` says.
@@ -88,7 +88,7 @@ public final class ResultSink: @unchecked Sendable {
             do {
                 // The frame that decided an exit event is still written: it holds the face that entered.
                 try handle(events)
-                try currentWriter()?.write(result)
+                if let warning = try currentWriter()?.write(result) { report(warning) }
             } catch {
                 fail(.output(error))
                 return nil

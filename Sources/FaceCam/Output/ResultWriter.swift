@@ -312,7 +312,9 @@ public final class ResultWriter {
         if ownsDescriptor { close(descriptor) }
     }
 
-    public func write(_ result: FrameResult) throws(SystemError) {
+    /// Writes the frame's results; returns a warning for the user (a dataset item that had to be renamed), if any.
+    @discardableResult
+    public func write(_ result: FrameResult) throws(SystemError) -> String? {
         if let folder { return try folder.write(result) }
         var named = result
         named.source = context.name(of: result.source)
@@ -321,6 +323,7 @@ public final class ResultWriter {
         } else {
             try emit(format.render(named))
         }
+        return nil
     }
 
     public func write(_ event: TrackEvent) throws(SystemError) {
