@@ -128,6 +128,7 @@ enum RedactionDefaults {
     static let detector = DetectorKind.centerface
     static let scoreThreshold = 0.1
     static let scales = [1.0, 2.0]
+    static let focus = true
 }
 
 /// The detector and its parameters.
@@ -176,6 +177,12 @@ struct DetectorOptions: ParsableArguments {
         valueName: "S,S..."))
     var scales: Scales?
 
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "YuNet, CenterFace with several --scales: search the larger scales only in small tiles around the faint or "
+            + "too small faces the smallest scale found, and everywhere when those tiles would cover half of it: "
+            + "a frame with a few faces costs little more than the smallest scale alone (default: off; redact: on)."))
+    var focus: Bool?
+
     @Option(help: ArgumentHelp(
         "All detectors: smallest face kept, in upright pixels (default: 30 for haar, none for yunet and centerface).", valueName: "N|WxH"))
     var minSize: PixelSize?
@@ -213,6 +220,7 @@ struct DetectorOptions: ParsableArguments {
             options.choice = RedactionDefaults.detector
             options.scoreThreshold = options.scoreThreshold ?? RedactionDefaults.scoreThreshold
             options.scales = options.scales ?? Scales(values: RedactionDefaults.scales)
+            options.focus = options.focus ?? RedactionDefaults.focus
         }
         return options
     }
@@ -231,11 +239,15 @@ struct DetectorOptions: ParsableArguments {
         let modelOnly: [(String, Bool)] = [
             ("--model", model != nil), ("--score-threshold", scoreThreshold != nil),
             ("--nms-threshold", nmsThreshold != nil), ("--top-k", topK != nil), ("--scales", scales != nil),
+            ("--focus", focus == true),
         ]
         let (foreign, owner) = kind == .haar ? (modelOnly, "yunet and centerface detectors") : (haarOnly, "haar detector")
         if let (option, _) = foreign.first(where: \.1) {
             let add = kind == .haar ? "--detector yunet" : "--detector haar"
             throw ValidationError("\(option) is an option of the \(owner): add \(add), or leave \(option) out")
+        }
+        if focus == true, (scales?.values.count ?? 1) < 2 {
+            throw ValidationError("--focus narrows the larger of several scales: add --scales 1,2, or leave --focus out")
         }
     }
 
@@ -301,7 +313,8 @@ struct DetectorOptions: ParsableArguments {
                 let model = if let path = self.model { try FaceModelFile(kind, path: path) } else { try FaceModelFile(shipped: kind) }
                 return try (0..<jobs).map { _ throws(FaceCamError) in
                     try ModelFaceDetector(
-                        model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: fast?.detectWidth)
+                        model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: fast?.detectWidth,
+                        focused: focus ?? false)
                 }
             }
         } catch {

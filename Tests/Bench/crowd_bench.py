@@ -40,10 +40,13 @@ DETECTION = [
     ("centerface", ["--detector", "centerface"]),
     ("centerface, scales 2", ["--detector", "centerface", "--scales", "2"]),
     ("centerface, scales 1,2", ["--detector", "centerface", "--scales", "1,2"]),
+    ("yunet, scales 1,2, focus", ["--detector", "yunet", "--scales", "1,2", "--focus"]),
+    ("centerface, scales 1,2, focus", ["--detector", "centerface", "--scales", "1,2", "--focus"]),
 ]
 
 REDACTION = [
-    ("redact defaults", []),
+    ("redact defaults (focus)", []),
+    ("redact defaults, --no-focus", ["--no-focus"]),
     ("yunet 0.5, scales 1", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1"]),
     ("yunet 0.5, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1,2"]),
     ("yunet 0.3, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.3", "--scales", "1,2"]),
@@ -86,6 +89,8 @@ VIDEO = [
     ("yunet, scales 1,2", ["--detector", "yunet", "--scales", "1,2"]),
     ("centerface", ["--detector", "centerface"]),
     ("centerface, scales 1,2", ["--detector", "centerface", "--scales", "1,2"]),
+    ("yunet, scales 1,2, focus", ["--detector", "yunet", "--scales", "1,2", "--focus"]),
+    ("centerface, scales 1,2, focus", ["--detector", "centerface", "--scales", "1,2", "--focus"]),
 ]
 
 

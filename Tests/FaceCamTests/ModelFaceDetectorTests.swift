@@ -29,8 +29,15 @@ struct ModelFaceDetectorTests {
         return ModelFace(box: Rect(x: x, y: y, width: w, height: h), landmarks: FaceLandmarks(points)!, score: score)
     }
 
-    static func detect(_ model: ScriptedModel, size: PixelSize, scales: [Double], searchWidth: Int? = nil) throws -> [Face] {
-        let detector = ModelFaceDetector(searcher: model, parameters: ModelParameters(), scales: scales, searchWidth: searchWidth)
+    /// The scripted faces' threshold: they score 0.6 and more unless a test says otherwise.
+    static let threshold = 0.5
+
+    static func detect(
+        _ model: ScriptedModel, size: PixelSize, scales: [Double], searchWidth: Int? = nil, focused: Bool = false
+    ) throws -> [Face] {
+        let detector = ModelFaceDetector(
+            searcher: model, parameters: ModelParameters(scoreThreshold: threshold), scales: scales, searchWidth: searchWidth,
+            focused: focused)
         return try detector.detect(in: Frame(width: size.width, height: size.height), geometry: PreviewGeometry(frameSize: size))
     }
 
@@ -134,5 +141,47 @@ struct ModelFaceDetectorTests {
         let model = ScriptedModel()
         _ = try Self.detect(model, size: PixelSize(width: 1280, height: 720), scales: [1, 2], searchWidth: 640)
         #expect(model.searches.prefix(2).map(\.size) == [PixelSize(width: 640, height: 360), PixelSize(width: 1280, height: 720)])
+    }
+
+    /// Focus: the enlarged scale is searched only in the one 96-pixel tile around each trace (a face
+    /// scoring under the threshold but at least half of it, or one too small to keep at scale 1);
+    /// neither a confident face nor one scoring under half the threshold is a trace, and no trace is reported.
+    @Test func focusSearchesTheEnlargedScaleAroundTracesOnly() throws {
+        let frame = PixelSize(width: 640, height: 480)
+        let faint = Self.face(300, 200, 10, 12, score: 0.3), tiny = Self.face(500, 400, 8, 9, score: 0.9)
+        let model = ScriptedModel { _, size in
+            switch size.width {
+            case 640: [faint, tiny, Self.face(100, 100, 60, 70, score: 0.9), Self.face(50, 400, 10, 10, score: 0.2)]
+            case 96: [Self.face(301, 201, 9, 11, score: 0.8)] // a tile's face, answered in the frame's pixels
+            default: []
+            }
+        }
+        let faces = try Self.detect(model, size: frame, scales: [1, 2], focused: true)
+        let tiles = model.searches.filter { $0.size == PixelSize(width: 96, height: 96) }
+        #expect(model.searches.count == 2 + tiles.count) // scale 1, the tiles, the large-face search
+        #expect(!model.searches.contains { $0.size == PixelSize(width: 1280, height: 960) })
+        #expect(tiles.count == 2)
+        for trace in [faint, tiny] {
+            #expect(tiles.contains { $0.region.rect.contains(trace.box) })
+        }
+        for tile in tiles {
+            #expect(tile.region.width == 48 && tile.region.height == 48)
+        }
+        #expect(faces.map(\.box) == [PixelRect(x: 100, y: 100, width: 60, height: 70), PixelRect(x: 301, y: 201, width: 9, height: 11)])
+    }
+
+    /// Focus: traces whose tiles would hold more than the budget of the enlarged scale's pixels (a
+    /// crowd) send it back to a search everywhere, the same searches as without focus.
+    @Test func focusSearchesEverywhereInACrowd() throws {
+        let frame = PixelSize(width: 640, height: 480)
+        let crowd = stride(from: 20, to: 600, by: 40).flatMap { x in
+            stride(from: 20, to: 440, by: 40).map { y in Self.face(Double(x), Double(y), 10, 12, score: 0.3) }
+        }
+        let focused = ScriptedModel { _, size in size.width == 640 ? crowd : [] }
+        _ = try Self.detect(focused, size: frame, scales: [1, 2], focused: true)
+        let everywhere = ScriptedModel { _, size in size.width == 640 ? crowd : [] }
+        _ = try Self.detect(everywhere, size: frame, scales: [1, 2])
+        #expect(focused.searches.map(\.size) == everywhere.searches.map(\.size))
+        #expect(focused.searches.contains { $0.size == PixelSize(width: 1280, height: 960) })
     }
 }

@@ -16,6 +16,7 @@ struct YuNetCommandTests {
         (["--detector", "haar", "--nms-threshold", "0.5"], "--nms-threshold", "yunet and centerface"),
         (["--detector", "haar", "--top-k", "10"], "--top-k", "yunet and centerface"),
         (["--detector", "haar", "--scales", "1,2"], "--scales", "yunet and centerface"),
+        (["--detector", "haar", "--focus"], "--focus", "yunet and centerface"),
     ])
     func anOptionOfTheOtherDetectorNamesItsDetector(arguments: [String], option: String, owner: String) throws {
         let result = try run(facecamBinary, ["detect"] + arguments + ["Fixtures/images/astronaut.png"])
@@ -36,6 +37,9 @@ struct YuNetCommandTests {
         (["--scales", "1,x"], "--scales"),
         (["--scales", "5"], "--scales"),
         (["--scales", "1,2,3,4,0.5"], "--scales"),
+        // Focus narrows the larger of several scales: one scale has none.
+        (["--focus"], "--focus"),
+        (["--scales", "2", "--focus"], "--focus"),
     ])
     func badYuNetValuesAreUsageErrors(arguments: [String], option: String) throws {
         let result = try run(facecamBinary, ["detect", "--detector", "yunet"] + arguments + ["Fixtures/images/astronaut.png"])

@@ -17,6 +17,12 @@
 ///   found at is left to the larger scales; then faces of all searches overlapping a better one by
 ///   more than the NMS threshold go (non-maximum suppression across scales), each face keeping its
 ///   own score and landmarks. With one search, faces are exactly the model's.
+/// - Focus (`focused`, with more than one scale): the scales above the smallest are searched only
+///   in small tiles (`focusTileSide`) around the smallest scale's traces, the faces it found small
+///   enough for a tile to hold and either too small to keep or scoring under the threshold but at
+///   least `focusTraceShare` of it; when those tiles would hold more than `focusBudget` of a
+///   scale's pixels (a crowd), that scale is searched everywhere. A few faces cost a few tiles
+///   rather than the whole enlarged frame; a face the smallest scale leaves no trace of is missed.
 /// - Fast mode (`searchWidth`): the frame is shrunk to that width first when that at least
 ///   halves its pixels (`fastShrinkAtLeast`), and the scales apply to the shrunk frame.
 ///
@@ -39,6 +45,16 @@ public final class ModelFaceDetector: FrameFaceDetector {
     /// than `searchWidth` is searched at full size. A smaller shrink saves under half the time, and
     /// any shrink moves the scores, so faces near the threshold come and go against exact mode.
     public static let fastShrinkAtLeast = 2.0.squareRoot()
+    /// Focus: the side of the tiles searched around traces, in the enlarged scale's pixels. Every
+    /// tile has this size, so the model is built for one input size; a tile costs about a
+    /// fortieth of a 640x480 frame at scale 1 (CenterFace).
+    public static let focusTileSide = 96
+    /// Focus: how far the tiles overlap, in the enlarged scale's pixels: a trace up to this size lies whole in one.
+    public static let focusTileOverlap = 40
+    /// Focus: a trace scores at least this share of the score threshold.
+    public static let focusTraceShare = 0.5
+    /// Focus: the share of an enlarged scale's pixels its tiles may hold before it is searched everywhere.
+    public static let focusBudget = 0.1
 
     public let kind: FaceModelKind
     public let parameters: ModelParameters
@@ -46,37 +62,56 @@ public final class ModelFaceDetector: FrameFaceDetector {
     public let scales: [Double]
     /// Fast mode: search the frame shrunk to this width when that at least halves its pixels; nil searches it at full size.
     public let searchWidth: Int?
+    /// Whether the scales above the smallest are searched only around the smallest scale's traces.
+    public let focused: Bool
     private let searcher: any FaceSearching
 
     public convenience init(
-        model: FaceModelFile, parameters: ModelParameters = ModelParameters(), scales: [Double] = [1], searchWidth: Int? = nil
+        model: FaceModelFile, parameters: ModelParameters = ModelParameters(), scales: [Double] = [1], searchWidth: Int? = nil,
+        focused: Bool = false
     ) throws(FaceCamError) {
+        var searched = parameters
+        if focused && scales.count > 1 { searched.scoreThreshold *= Self.focusTraceShare }
         self.init(
-            searcher: try FaceModelSearcher(model, parameters: parameters), parameters: parameters, scales: scales,
-            searchWidth: searchWidth)
+            searcher: try FaceModelSearcher(model, parameters: searched), parameters: parameters, scales: scales,
+            searchWidth: searchWidth, focused: focused)
     }
 
-    init(searcher: any FaceSearching, parameters: ModelParameters, scales: [Double], searchWidth: Int?) {
+    /// `searcher` must return the faces scoring at least `focusTraceShare` of the threshold when focused.
+    init(searcher: any FaceSearching, parameters: ModelParameters, scales: [Double], searchWidth: Int?, focused: Bool = false) {
         precondition(!scales.isEmpty && scales.allSatisfy { $0 > 0 }, "scales must be positive")
         self.kind = searcher.kind
         self.searcher = searcher
         self.parameters = parameters
         self.scales = scales
         self.searchWidth = searchWidth
+        self.focused = focused && scales.count > 1
     }
 
     /// Finds faces in the upright aperture of `frame`, ordered by box y, then x, then width, then height.
     public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
         try searcher.prepare(frame, geometry: geometry)
-        let plan = SearchPlan(upright: geometry.uprightSize, kind: kind, scales: scales, searchWidth: searchWidth)
+        let plan = SearchPlan(upright: geometry.uprightSize, kind: kind, scales: scales, searchWidth: searchWidth, focused: focused)
+        let threshold = parameters.scoreThreshold
         var faces: [ModelFace] = []
+        var traces: [Rect] = []
+        var searchCount = plan.searches.count
         for search in plan.searches {
-            faces += try searcher.search(search.region, at: search.size).filter(search.keeps)
+            let found = try searcher.search(search.region, at: search.size)
+            faces += found.filter { $0.score >= threshold && search.keeps($0) }
+            traces += found.filter { $0.score >= threshold * Self.focusTraceShare && !($0.score >= threshold && search.keeps($0)) }.map(\.box)
         }
-        if plan.searches.count > 1 { faces = Self.suppressed(faces, above: parameters.nmsThreshold) }
+        for scale in plan.focusedScales {
+            let searches = scale.searches(around: traces)
+            searchCount += searches.count
+            for search in searches {
+                faces += try searcher.search(search.region, at: search.size).filter { $0.score >= threshold && search.keeps($0) }
+            }
+        }
+        if searchCount > 1 { faces = Self.suppressed(faces, above: parameters.nmsThreshold) }
         if let large = plan.largeFaces {
             let found = try searcher.search(large.search.region, at: large.search.size)
-            Self.add(found.filter { max($0.box.width, $0.box.height) > large.smallestFound }, to: &faces)
+            Self.add(found.filter { $0.score >= threshold && max($0.box.width, $0.box.height) > large.smallestFound }, to: &faces)
         }
         return faces.compactMap { face in
             let box = face.roundedBox
@@ -117,8 +152,7 @@ public final class ModelFaceDetector: FrameFaceDetector {
     /// the face's centre. A fragment (an eye and a cheek, a mouth and a chin) overlaps less, or lies off centre.
     private static func sameFace(_ box: Rect, _ face: Rect) -> Bool {
         let overlap = box.overlap(with: face)
-        let dx = (box.minX + box.maxX - face.minX - face.maxX) / 2
-        let dy = (box.minY + box.maxY - face.minY - face.maxY) / 2
+        let dx = box.midX - face.midX, dy = box.midY - face.midY
         return overlap >= 0.7 || (overlap >= 0.5 && (dx * dx + dy * dy).squareRoot() <= 0.05 * face.height)
     }
 }
@@ -161,8 +195,39 @@ struct SearchPlan: Equatable {
         var smallestFound: Double
     }
     var largeFaces: LargeFaces?
+    /// Focus: the scales searched only around the smallest scale's traces.
+    var focusedScales: [FocusedScale] = []
 
-    init(upright: PixelSize, kind: FaceModelKind, scales: [Double], searchWidth: Int?) {
+    /// An enlarged scale that focus searches in tiles around traces, or everywhere when they are many.
+    struct FocusedScale: Equatable {
+        /// The scale's searches when searched everywhere.
+        var everywhere: [Search]
+        /// The tiles traces choose from, each `focusTileSide` square in the scale's pixels.
+        var tiles: [Search]
+
+        /// The tiles holding `traces` (upright boxes), one per trace, the one whose centre is nearest
+        /// the trace's among those holding it whole; `everywhere` once they hold more than `focusBudget` of the scale's pixels.
+        func searches(around traces: [Rect]) -> [Search] {
+            guard let tile = tiles.first else { return [] }
+            let fits = Double(ModelFaceDetector.focusTileOverlap) * Double(tile.region.width) / Double(tile.size.width)
+            var chosen = Set<Int>()
+            for trace in traces where max(trace.width, trace.height) <= fits {
+                let holding = tiles.indices.filter { tiles[$0].region.rect.contains(trace) }
+                let nearest = holding.min { Self.distance(tiles[$0].region.rect, trace) < Self.distance(tiles[$1].region.rect, trace) }
+                if let nearest { chosen.insert(nearest) }
+            }
+            let pixels = { (searches: [Search]) in searches.reduce(0.0) { $0 + Double($1.size.width) * Double($1.size.height) } }
+            let focused = chosen.sorted().map { tiles[$0] }
+            return pixels(focused) > ModelFaceDetector.focusBudget * pixels(everywhere) ? everywhere : focused
+        }
+
+        private static func distance(_ a: Rect, _ b: Rect) -> Double {
+            let dx = a.midX - b.midX, dy = a.midY - b.midY
+            return dx * dx + dy * dy
+        }
+    }
+
+    init(upright: PixelSize, kind: FaceModelKind, scales: [Double], searchWidth: Int?, focused: Bool = false) {
         let whole = PixelRect(x: 0, y: 0, width: upright.width, height: upright.height)
         var shrink = 1.0
         if let searchWidth, Double(upright.width) >= Double(searchWidth) * ModelFaceDetector.fastShrinkAtLeast {
@@ -180,7 +245,14 @@ struct SearchPlan: Equatable {
             if requested < largestScale {
                 for index in scaleSearches.indices { scaleSearches[index].smallestFace = ModelFaceDetector.reliableFace / factor }
             }
-            searches += scaleSearches
+            if focused && requested > scales.min()! {
+                var tiles = Self.tiles(
+                    of: upright, at: factor, side: ModelFaceDetector.focusTileSide, overlap: ModelFaceDetector.focusTileOverlap)
+                for index in tiles.indices { tiles[index].smallestFace = scaleSearches[0].smallestFace }
+                focusedScales.append(FocusedScale(everywhere: scaleSearches, tiles: tiles))
+            } else {
+                searches += scaleSearches
+            }
             smallest = min(smallest, factor)
         }
         let shorter = Double(min(upright.width, upright.height))
@@ -199,12 +271,14 @@ struct SearchPlan: Equatable {
             height: max(1, Int((Double(size.height) * factor).rounded())))
     }
 
-    /// Tiles covering `upright` at `scale`, each `tileSide` square in the scale's pixels (or the
-    /// image's side, when shorter), overlapping by at least `tileOverlap`; the last of a row or
+    /// Tiles covering `upright` at `scale`, each `side` square in the scale's pixels (or the
+    /// image's side, when shorter), overlapping by at least `overlap`; the last of a row or
     /// column flush with the image's edge, so that every tile has the same size.
-    static func tiles(of upright: PixelSize, at scale: Double) -> [Search] {
-        let side = Double(ModelFaceDetector.tileSide) / scale
-        let overlap = (Double(ModelFaceDetector.tileOverlap) / scale).rounded(.up)
+    static func tiles(
+        of upright: PixelSize, at scale: Double, side: Int = ModelFaceDetector.tileSide, overlap: Int = ModelFaceDetector.tileOverlap
+    ) -> [Search] {
+        let side = Double(side) / scale
+        let overlap = (Double(overlap) / scale).rounded(.up)
         func starts(_ length: Int) -> (starts: [Int], length: Int) {
             let tile = min(length, Int(side))
             guard tile < length else { return ([0], length) }

@@ -52,6 +52,13 @@ public struct Rect: Hashable, Sendable {
 
 extension Rect {
     public var area: Double { width * height }
+    public var midX: Double { x + width / 2 }
+    public var midY: Double { y + height / 2 }
+
+    /// Whether `other` lies wholly inside `self`.
+    public func contains(_ other: Rect) -> Bool {
+        other.minX >= minX && other.minY >= minY && other.maxX <= maxX && other.maxY <= maxY
+    }
 
     /// The area `self` and `other` share.
     public func intersectionArea(with other: Rect) -> Double {
