@@ -188,7 +188,7 @@ bench: bench-deps
 	$(call bench-report,batch,Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
 	$(call bench-report,tracking,Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic)
 	$(call bench-report,serve,Tests/Bench/serve_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
-	@test -x $(DEFACE_VENV)/bin/deface || { $(PYTHON) -m venv $(DEFACE_VENV) && $(DEFACE_VENV)/bin/pip install --quiet deface; } \
+	@test -x $(DEFACE_VENV)/bin/deface || { $(PYTHON) -m venv $(DEFACE_VENV) && $(DEFACE_VENV)/bin/pip install --quiet $(CENTERFACE_WHEEL); } \
 		|| echo "deface did not install from PyPI: the redact bench leaves its column empty"
 	$(call bench-report,redact,Tests/Bench/redact_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi \
 		--clip-720p $(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface))

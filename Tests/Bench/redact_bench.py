@@ -9,11 +9,14 @@ and at 0.5 for the record), and the PSNR outside the masks. Fails if more than 3
 
 Speed: the 640x480 and 1280x720 bench clips redacted to H.264 (.mkv), against facecam video with the
 same detector (detection alone) and ffmpeg alone encoding the clip the same way (the encoder's share);
-and deface (PyPI, CenterFace on onnxruntime) on the same clip when it installs, with the faces it
-leaves to YuNet.
+and deface (PyPI; CenterFace on opencv-python's dnn, since onnxruntime is not installed) on the same
+clip when it installs, with the faces it leaves to YuNet; and CenterFace alone on one 640x480 frame
+on Debian's OpenCV and on deface's opencv-python (Tests/Bench/centerface_engine.py), the two engines'
+share of the difference.
 """
 import argparse
 import glob
+import json
 import math
 import os
 import subprocess
@@ -119,6 +122,16 @@ with tempfile.TemporaryDirectory(prefix="facecam-redact-") as work:
         ours = measure(clip, redacted)
         print(f"| {size} | {frames / seconds:.1f} frames/s ({ours['faces_after']} of {ours['faces_before']} faces left) "
               f"| {frames / detect:.1f} frames/s | {frames / encode:.1f} frames/s | " + " | ".join(deface_cells) + " |")
+
+    if args.deface:
+        frame = os.path.join(work, "frame.png")
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", args.clip, "-frames:v", "1", frame], check=True)
+        model = os.path.join(root, "Sources", "FaceCam", "Resources", "CenterFace", "centerface.onnx")
+        engine = os.path.join(os.path.dirname(os.path.abspath(__file__)), "centerface_engine.py")
+        timings = [json.loads(subprocess.run([python, engine, model, frame], check=True, capture_output=True, text=True).stdout)
+                   for python in ("/usr/bin/python3", os.path.join(os.path.dirname(args.deface), "python"))]
+        print("\nCenterFace alone on one 640x480 frame, 2 threads: " + ", ".join(
+            f"OpenCV {t['opencv']} {t['ms']:.0f} ms" for t in timings) + f" (ratio {timings[0]['ms'] / timings[1]['ms']:.2f}).")
 
 if failed:
     sys.exit("redact bench: " + "; ".join(failed))
