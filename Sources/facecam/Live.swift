@@ -121,6 +121,9 @@ struct Live: ParsableCommand {
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
+        if redaction.redact != nil && detector.maxFaces != nil {
+            throw ValidationError("--redact hides every face found: leave --max-faces out")
+        }
         try redaction.validate(previews: [
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),

@@ -5,6 +5,7 @@ import Foundation
 extension PixelSize: ExpressibleByArgument {}
 extension PixelRect: ExpressibleByArgument {}
 extension Rect: ExpressibleByArgument {}
+extension FaceRanking: ExpressibleByArgument {}
 /// `--orientation`: `auto`, a file's own metadata, or an orientation given as its EXIF number or name.
 enum OrientationChoice: Equatable, ExpressibleByArgument {
     case auto
@@ -190,6 +191,16 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("All detectors: largest face kept (default: no limit).", valueName: "N|WxH"))
     var maxSize: PixelSize?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "All detectors but in redact: report at most N faces a frame, the best by --by, in the usual order (default: all).",
+        valueName: "N"))
+    var maxFaces: Int?
+
+    @Option(help: ArgumentHelp(
+        "What --max-faces keeps the best of: size (the largest boxes) or score (YuNet, CenterFace) (default: size).",
+        valueName: "size|score"))
+    var by: FaceRanking?
+
     @Option(parsing: .unconditional, help: ArgumentHelp("detect and video: frames detected in parallel (default: the cores this process may use, "
             + "so taskset and a scheduler's CPU binding count; Haar's fast mode uses one).", valueName: "N"))
     var jobs: Int?
@@ -246,6 +257,9 @@ struct DetectorOptions: ParsableArguments {
             let add = kind == .haar ? "--detector yunet" : "--detector haar"
             throw ValidationError("\(option) is an option of the \(owner): add \(add), or leave \(option) out")
         }
+        if by == .score && kind == .haar {
+            throw ValidationError("--by score needs scores, which the haar detector does not give: use --by size, or --detector yunet")
+        }
         if focus == true, (scales?.values.count ?? 1) < 2 {
             throw ValidationError("--focus narrows the larger of several scales: add --scales 1,2, or leave --focus out")
         }
@@ -262,6 +276,8 @@ struct DetectorOptions: ParsableArguments {
             if let value, !(0...1).contains(value) { throw ValidationError("\(option) must be from 0 to 1") }
         }
         if let topK, topK < 1 { throw ValidationError("--top-k must be 1 or more") }
+        if let maxFaces, maxFaces < 1 { throw ValidationError("--max-faces must be 1 or more") }
+        if by != nil && maxFaces == nil { throw ValidationError("--by says which faces --max-faces keeps: add --max-faces N, or leave --by out") }
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
         if let openCVThreadsOption, !(1...256).contains(openCVThreadsOption) {
             throw ValidationError("--opencv-threads must be from 1 to 256")
@@ -301,22 +317,25 @@ struct DetectorOptions: ParsableArguments {
         OpenCVThreads.count = openCVThreadsOption ?? (background ? 1 : openCVThreads(fast: fast))
         let jobs = effectiveJobs(fast: fast)
         do throws(FaceCamError) {
+            let detectors: [any FrameFaceDetector]
             switch kind {
             case .haar:
                 let cascade = try Cascade(resolving: cascade ?? Cascade.defaultName)
-                return try (0..<jobs).map { _ throws(FaceCamError) in
+                detectors = try (0..<jobs).map { _ throws(FaceCamError) in
                     let detector = try FaceDetector(cascade: cascade, parameters: parameters)
                     return if let fast { try FastFaceDetector(detector: detector, settings: fast) } else { detector }
                 }
             case .yunet, .centerface:
                 let kind = kind.model!
                 let model = if let path = self.model { try FaceModelFile(kind, path: path) } else { try FaceModelFile(shipped: kind) }
-                return try (0..<jobs).map { _ throws(FaceCamError) in
+                detectors = try (0..<jobs).map { _ throws(FaceCamError) in
                     try ModelFaceDetector(
                         model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: fast?.detectWidth,
                         focused: focus ?? false)
                 }
             }
+            guard let maxFaces else { return detectors }
+            return detectors.map { FaceCountLimit($0, count: maxFaces, ranking: by ?? .size) }
         } catch {
             // A cascade or model that cannot be loaded is a usage error: nothing was processed.
             report(error.description)

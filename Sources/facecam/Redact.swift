@@ -64,6 +64,7 @@ struct Redact: ParsableCommand {
 
     func validate() throws {
         try detector.redactionDefaults.refuseForeignOptions()
+        if detector.maxFaces != nil { throw ValidationError("redact hides every face it finds: leave --max-faces out") }
         switch (output, outputDir) {
         case (nil, nil): throw ValidationError("say where the redacted files go: -o FILE for one input, or --output-dir DIR")
         case (.some, .some): throw ValidationError("-o and --output-dir both say where the redacted files go: choose one")
