@@ -26,6 +26,7 @@ struct Detect: ParsableCommand {
 
     func validate() throws {
         try detector.refuseForeignOptions()
+        try detector.validateFaceLimit(hiding: nil, minimumFaces: output.minFaces)
         if output.format == .mot { throw ValidationError("--format mot is for videos (video, live): its lines number frames and follow ids") }
         try output.validateFolder(outputDir)
         if outputDir != nil, output.output != nil {

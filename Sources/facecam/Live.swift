@@ -121,9 +121,7 @@ struct Live: ParsableCommand {
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
-        if redaction.redact != nil && detector.maxFaces != nil {
-            throw ValidationError("--redact hides every face found: leave --max-faces out")
-        }
+        try detector.validateFaceLimit(hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
         try redaction.validate(previews: [
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),

@@ -180,7 +180,7 @@ struct DetectorOptions: ParsableArguments {
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
         "YuNet, CenterFace with several --scales: search the larger scales only in small tiles around the faint or "
-            + "too small faces the smallest scale found, and everywhere when those tiles would cover half of it: "
+            + "too small faces the smallest scale found, and everywhere when those tiles would cover a tenth of it: "
             + "a frame with a few faces costs little more than the smallest scale alone (default: off; redact: on)."))
     var focus: Bool?
 
@@ -231,7 +231,7 @@ struct DetectorOptions: ParsableArguments {
             options.choice = RedactionDefaults.detector
             options.scoreThreshold = options.scoreThreshold ?? RedactionDefaults.scoreThreshold
             options.scales = options.scales ?? Scales(values: RedactionDefaults.scales)
-            options.focus = options.focus ?? RedactionDefaults.focus
+            if (options.scales?.values.count ?? 1) > 1 { options.focus = options.focus ?? RedactionDefaults.focus }
         }
         return options
     }
@@ -250,18 +250,30 @@ struct DetectorOptions: ParsableArguments {
         let modelOnly: [(String, Bool)] = [
             ("--model", model != nil), ("--score-threshold", scoreThreshold != nil),
             ("--nms-threshold", nmsThreshold != nil), ("--top-k", topK != nil), ("--scales", scales != nil),
-            ("--focus", focus == true),
+            ("--focus", focus == true), ("--no-focus", focus == false),
         ]
         let (foreign, owner) = kind == .haar ? (modelOnly, "yunet and centerface detectors") : (haarOnly, "haar detector")
         if let (option, _) = foreign.first(where: \.1) {
             let add = kind == .haar ? "--detector yunet" : "--detector haar"
             throw ValidationError("\(option) is an option of the \(owner): add \(add), or leave \(option) out")
         }
+        if focus == true, (scales?.values.count ?? 1) < 2 {
+            throw ValidationError("--focus narrows the larger of several scales: add --scales 1,2, or leave --focus out")
+        }
+    }
+
+    /// --max-faces and --by. `hiding` names what hides every face found (redact, --redact), which
+    /// refuses them; `minimumFaces` is --min-faces, which a frame could not reach above the limit.
+    func validateFaceLimit(hiding: String?, minimumFaces: Int?) throws {
+        if let hiding, maxFaces != nil || by != nil {
+            throw ValidationError("\(hiding) hides every face found: leave --max-faces and --by out")
+        }
+        if by != nil && maxFaces == nil { throw ValidationError("--by says which faces --max-faces keeps: add --max-faces N, or leave --by out") }
         if by == .score && kind == .haar {
             throw ValidationError("--by score needs scores, which the haar detector does not give: use --by size, or --detector yunet")
         }
-        if focus == true, (scales?.values.count ?? 1) < 2 {
-            throw ValidationError("--focus narrows the larger of several scales: add --scales 1,2, or leave --focus out")
+        if let minimumFaces, let maxFaces, minimumFaces > maxFaces {
+            throw ValidationError("--min-faces \(minimumFaces) cannot be met with --max-faces \(maxFaces): lower --min-faces or raise --max-faces")
         }
     }
 
@@ -277,7 +289,7 @@ struct DetectorOptions: ParsableArguments {
         }
         if let topK, topK < 1 { throw ValidationError("--top-k must be 1 or more") }
         if let maxFaces, maxFaces < 1 { throw ValidationError("--max-faces must be 1 or more") }
-        if by != nil && maxFaces == nil { throw ValidationError("--by says which faces --max-faces keeps: add --max-faces N, or leave --by out") }
+
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
         if let openCVThreadsOption, !(1...256).contains(openCVThreadsOption) {
             throw ValidationError("--opencv-threads must be from 1 to 256")

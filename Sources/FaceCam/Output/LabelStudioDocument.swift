@@ -12,10 +12,8 @@ import Foundation
 struct LabelStudioDocument: ResultDocument {
     private let context: ExportContext
     private var tasks = 0
-    /// The video being gathered: its source, tracks (in order of first sight), last frame and time.
-    private var video: (source: String, size: PixelSize, tracks: [Int: [(frame: Int, time: Double, box: Rect)]], order: [Int],
-                        lastFrame: Int, lastTime: Double)?
-    private var untrackedID = -1
+    /// The video being gathered.
+    private var video: VideoTracks?
 
     init(context: ExportContext) {
         self.context = context
@@ -30,15 +28,7 @@ struct LabelStudioDocument: ResultDocument {
             text = separator() + videoTask()
             video = nil
         }
-        if video == nil { video = (result.source, result.previewSize, [:], [], 0, 0) }
-        for face in result.faces {
-            if face.id == nil { untrackedID -= 1 }
-            let id = face.id ?? untrackedID
-            if video!.tracks[id] == nil { video!.order.append(id) }
-            video!.tracks[id, default: []].append((result.frame, result.time, face.preview))
-        }
-        video!.lastFrame = max(video!.lastFrame, result.frame)
-        video!.lastTime = max(video!.lastTime, result.time)
+        if video == nil { video = VideoTracks(first: result) } else { video!.add(result) }
         return text
     }
 
@@ -81,8 +71,7 @@ struct LabelStudioDocument: ResultDocument {
         guard let video else { return "" }
         // The last frame lasts a frame's time too (the mean frame time so far).
         let duration = video.lastFrame > 0 ? video.lastTime * Double(video.lastFrame + 1) / Double(video.lastFrame) : video.lastTime
-        let results = video.order.map { id in
-            let boxes = video.tracks[id]!
+        let results = video.tracks.map { id, boxes in
             // A box wholly outside the frame (`--gravity fill`) is kept as an empty one at the edge.
             let sequence = boxes.enumerated().map { index, entry in
                 "{\"frame\":\(entry.frame + 1),\"time\":\(decimal(entry.time)),\"enabled\":\(index < boxes.count - 1),"
