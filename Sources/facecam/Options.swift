@@ -129,7 +129,6 @@ enum RedactionDefaults {
     static let detector = DetectorKind.centerface
     static let scoreThreshold = 0.1
     static let scales = [1.0, 2.0]
-    static let focus = true
 }
 
 /// The detector and its parameters.
@@ -181,7 +180,8 @@ struct DetectorOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
         "YuNet, CenterFace with several --scales: search the larger scales only in small tiles around the faint or "
             + "too small faces the smallest scale found, and everywhere when those tiles would cover a tenth of it: "
-            + "a frame with a few faces costs little more than the smallest scale alone (default: off; redact: on)."))
+            + "a frame with a few faces costs little more than the smallest scale alone, but a face the smallest scale saw nothing of "
+            + "is missed (default: off)."))
     var focus: Bool?
 
     @Option(help: ArgumentHelp(
@@ -231,7 +231,6 @@ struct DetectorOptions: ParsableArguments {
             options.choice = RedactionDefaults.detector
             options.scoreThreshold = options.scoreThreshold ?? RedactionDefaults.scoreThreshold
             options.scales = options.scales ?? Scales(values: RedactionDefaults.scales)
-            if (options.scales?.values.count ?? 1) > 1 { options.focus = options.focus ?? RedactionDefaults.focus }
         }
         return options
     }

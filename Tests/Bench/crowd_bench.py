@@ -46,8 +46,8 @@ DETECTION = [
 ]
 
 REDACTION = [
-    ("redact defaults (focus)", []),
-    ("redact defaults, --no-focus", ["--no-focus"]),
+    ("redact defaults", []),
+    ("redact --focus", ["--focus"]),
     ("yunet 0.5, scales 1", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1"]),
     ("yunet 0.5, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1,2"]),
     ("yunet 0.3, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.3", "--scales", "1,2"]),

@@ -66,8 +66,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(after == 0)
     }
 
-    /// redact's defaults with one scale given: focus, which narrows a larger scale, no longer applies
-    /// (and is not refused as if the user had asked for it); the face is still hidden.
+    /// redact's defaults with one scale given: the face is still hidden.
     @Test func oneScaleNeedsNoFocus() throws {
         let out = try temporaryDirectory("redact-one-scale")
         defer { try? FileManager.default.removeItem(at: out) }
