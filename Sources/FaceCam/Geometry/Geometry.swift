@@ -60,6 +60,14 @@ extension Rect {
         other.minX >= minX && other.minY >= minY && other.maxX <= maxX && other.maxY <= maxY
     }
 
+    /// The part of the rect inside an image of `size` (a preview's box may reach past its edges, with
+    /// `--gravity fill` wholly, and a model's box past the frame's); nil when nothing is inside.
+    func clipped(to size: PixelSize) -> Rect? {
+        let x0 = min(max(x, 0), Double(size.width)), x1 = min(max(x + width, 0), Double(size.width))
+        let y0 = min(max(y, 0), Double(size.height)), y1 = min(max(y + height, 0), Double(size.height))
+        return x1 > x0 && y1 > y0 ? Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+    }
+
     /// The area `self` and `other` share.
     public func intersectionArea(with other: Rect) -> Double {
         let width = min(maxX, other.maxX) - max(minX, other.minX)

@@ -19,17 +19,6 @@ public struct ExportContext: Sendable {
     }
 }
 
-extension Rect {
-    /// The part of the rect inside an image of `size` (a preview's box may reach past its edges, with
-    /// `--gravity fill` wholly); nil when nothing is inside. For formats whose readers refuse boxes
-    /// outside the image (YOLO, VOC, Label Studio).
-    func clipped(to size: PixelSize) -> Rect? {
-        let x0 = min(max(x, 0), Double(size.width)), x1 = min(max(x + width, 0), Double(size.width))
-        let y0 = min(max(y, 0), Double(size.height)), y1 = min(max(y + height, 0), Double(size.height))
-        return x1 > x0 && y1 > y0 ? Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
-    }
-}
-
 /// A results format written as one document: an opening, text as frames come, and a closing that
 /// may hold what had to wait for the end (COCO's annotations, CVAT's tracks).
 protocol ResultDocument {
