@@ -55,7 +55,7 @@ struct Eval: ParsableCommand {
         if !detections.isEmpty {
             let given = [
                 ("--detector", detector.choice != nil), ("--model", detector.model != nil), ("--scales", detector.scales != nil),
-                ("--focus", detector.focus != nil), ("--cascade", detector.cascade != nil), ("--min-size", detector.minSize != nil), ("--image-root", imageRoot != nil),
+                ("--no-focus", detector.focus == false), ("--cascade", detector.cascade != nil), ("--min-size", detector.minSize != nil), ("--image-root", imageRoot != nil),
             ]
             if let option = given.first(where: \.1)?.0 {
                 throw ValidationError("\(option) applies when eval detects itself: leave out the detection files, or \(option)")

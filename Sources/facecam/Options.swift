@@ -288,7 +288,6 @@ struct DetectorOptions: ParsableArguments {
         }
         if let topK, topK < 1 { throw ValidationError("--top-k must be 1 or more") }
         if let maxFaces, maxFaces < 1 { throw ValidationError("--max-faces must be 1 or more") }
-
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
         if let openCVThreadsOption, !(1...256).contains(openCVThreadsOption) {
             throw ValidationError("--opencv-threads must be from 1 to 256")

@@ -67,6 +67,8 @@ public final class ModelFaceDetector: FrameFaceDetector {
     /// Whether the scales above the smallest are searched only around the smallest scale's traces.
     public let focused: Bool
     private let searcher: any FaceSearching
+    /// The last frame size's searches: a video's frames all share one.
+    private var plan: (upright: PixelSize, searches: SearchPlan)?
 
     public convenience init(
         model: FaceModelFile, parameters: ModelParameters = ModelParameters(), scales: [Double] = [1], searchWidth: Int? = nil,
@@ -93,7 +95,7 @@ public final class ModelFaceDetector: FrameFaceDetector {
     /// Finds faces in the upright aperture of `frame`, ordered by box y, then x, then width, then height.
     public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
         try searcher.prepare(frame, geometry: geometry)
-        let plan = SearchPlan(upright: geometry.uprightSize, kind: kind, scales: scales, searchWidth: searchWidth, focused: focused)
+        let plan = searchPlan(for: geometry.uprightSize)
         // OpenCV compares scores in single precision: so does this, so that it keeps every face the model kept.
         let threshold = Double(Float(parameters.scoreThreshold))
         let traceThreshold = Double(Float(parameters.scoreThreshold * Self.focusTraceShare))
@@ -129,6 +131,14 @@ public final class ModelFaceDetector: FrameFaceDetector {
             else { return nil }
             return Face(model: face, box: box, geometry: geometry)
         }.inReportingOrder()
+    }
+
+    /// The searches a frame of `upright` size gets, made once per size.
+    private func searchPlan(for upright: PixelSize) -> SearchPlan {
+        if let plan, plan.upright == upright { return plan.searches }
+        let searches = SearchPlan(upright: upright, kind: kind, scales: scales, searchWidth: searchWidth, focused: focused)
+        plan = (upright, searches)
+        return searches
     }
 
     /// Non-maximum suppression: best score first, a face overlapping a kept one by more than `threshold` IoU goes.
@@ -218,9 +228,18 @@ struct SearchPlan: Equatable {
     /// An enlarged scale that focus searches in tiles around traces, or everywhere when they are many.
     struct FocusedScale: Equatable {
         /// The scale's searches when searched everywhere.
-        var everywhere: [Search]
+        let everywhere: [Search]
         /// The tiles traces choose from, each `focusTileSide` square in the scale's pixels.
-        var tiles: [Search]
+        let tiles: [Search]
+        /// The most tiles searched: more would hold over `focusBudget` of the scale's pixels.
+        let mostTiles: Int
+
+        init(everywhere: [Search], tiles: [Search]) {
+            self.everywhere = everywhere
+            self.tiles = tiles
+            let pixels = { (search: Search) in Double(search.size.width) * Double(search.size.height) }
+            mostTiles = Int(ModelFaceDetector.focusBudget * everywhere.map(pixels).reduce(0, +) / pixels(tiles[0]))
+        }
 
         /// The tiles holding `traces`, one per trace, the one whose centre is nearest the trace's
         /// among those holding it whole and clear of their inner edges. `everywhere` when a trace
@@ -232,13 +251,12 @@ struct SearchPlan: Equatable {
                 let nearest = holding.min { Self.distance(tiles[$0].region.rect, trace.box) < Self.distance(tiles[$1].region.rect, trace.box) }
                 if let nearest {
                     chosen.insert(nearest)
+                    if chosen.count > mostTiles { return everywhere }
                 } else if trace.tooSmall {
                     return everywhere
                 }
             }
-            let pixels = { (searches: [Search]) in searches.reduce(0.0) { $0 + Double($1.size.width) * Double($1.size.height) } }
-            let focused = chosen.sorted().map { tiles[$0] }
-            return pixels(focused) > ModelFaceDetector.focusBudget * pixels(everywhere) ? everywhere : focused
+            return chosen.sorted().map { tiles[$0] }
         }
 
         private static func distance(_ a: Rect, _ b: Rect) -> Double {
