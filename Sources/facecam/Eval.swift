@@ -47,8 +47,11 @@ struct Eval: ParsableCommand {
     func validate() throws {
         try detector.refuseForeignOptions()
         // Eval searches down to a score of 0.3 and scores every face: a limit would cut the curve, and
-        // focus would search other tiles than at the operating threshold.
-        if let option = [("--max-faces", detector.maxFaces != nil), ("--by", detector.by != nil), ("--focus", detector.focus == true)]
+        // focus would search other tiles than at the operating threshold; it scores boxes, not poses.
+        if let option = [
+            ("--max-faces", detector.maxFaces != nil), ("--by", detector.by != nil), ("--focus", detector.focus == true),
+            ("--pose", detector.pose),
+        ]
             .first(where: \.1)?.0 {
             throw ValidationError("eval scores every face a detector finds: leave \(option) out, or score the files detect writes with it")
         }

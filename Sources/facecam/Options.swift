@@ -201,6 +201,11 @@ struct DetectorOptions: ParsableArguments {
         valueName: "size|score"))
     var by: FaceRanking?
 
+    @Flag(help: ArgumentHelp(
+        "YuNet, CenterFace: report each face's head pose, roll, yaw and pitch in degrees (docs/reference/faces.md): "
+            + "two more YuNet searches of 192x192 pixels per face."))
+    var pose = false
+
     @Option(parsing: .unconditional, help: ArgumentHelp("detect and video: frames detected in parallel (default: the cores this process may use, "
             + "so taskset and a scheduler's CPU binding count; Haar's fast mode uses one).", valueName: "N"))
     var jobs: Int?
@@ -251,6 +256,9 @@ struct DetectorOptions: ParsableArguments {
             ("--nms-threshold", nmsThreshold != nil), ("--top-k", topK != nil), ("--scales", scales != nil),
             ("--focus", focus == true), ("--no-focus", focus == false),
         ]
+        if pose, kind == .haar {
+            throw ValidationError("--pose reads the landmarks the haar detector does not give: add --detector yunet or centerface, or leave --pose out")
+        }
         let (foreign, owner) = kind == .haar ? (modelOnly, "yunet and centerface detectors") : (haarOnly, "haar detector")
         if let (option, _) = foreign.first(where: \.1) {
             let add = kind == .haar ? "--detector yunet" : "--detector haar"
@@ -344,8 +352,10 @@ struct DetectorOptions: ParsableArguments {
                         focused: focus ?? false)
                 }
             }
-            guard let maxFaces else { return detectors }
-            return detectors.map { FaceCountLimit($0, count: maxFaces, ranking: by ?? .size) }
+            let limited = maxFaces.map { maxFaces in detectors.map { FaceCountLimit($0, count: maxFaces, ranking: by ?? .size) } } ?? detectors
+            guard pose else { return limited }
+            let poseModel = try FaceModelFile(shipped: .yunet)
+            return try limited.map { (detector) throws(FaceCamError) in try PoseEstimation(detector, model: poseModel) }
         } catch {
             // A cascade or model that cannot be loaded is a usage error: nothing was processed.
             report(error.description)

@@ -64,6 +64,7 @@ struct Redact: ParsableCommand {
 
     func validate() throws {
         try detector.validateFaceLimit(hiding: "redact", minimumFaces: nil)
+        if detector.pose { throw ValidationError("redact writes no face records for --pose to go in: leave it out") }
         try detector.redactionDefaults.refuseForeignOptions()
         switch (output, outputDir) {
         case (nil, nil): throw ValidationError("say where the redacted files go: -o FILE for one input, or --output-dir DIR")

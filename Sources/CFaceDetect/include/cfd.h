@@ -204,6 +204,19 @@ cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, cons
                            uint8_t *destination, int32_t width, int32_t height, size_t stride,
                            cfd_error *error);
 
+/* ---- Head pose ---- */
+
+/*
+ * Turns five landmarks (right eye, left eye, nose tip, right mouth corner, left mouth corner:
+ * x, y each, in an image's pixels) into yaw and pitch in degrees, by cv::solvePnP (Levenberg-
+ * Marquardt from a frontal start) against a generic 3-D face, seen by a pinhole camera of focal
+ * length `focal` pixels centred at (cx, cy). Angles are measured from the line of sight: 0, 0 when the face
+ * looks into the camera. Yaw is positive when the nose points to the image's right, pitch when it points up. CFD_ERROR_INVALID_ARGUMENT when the points are not finite or
+ * the eyes coincide; CFD_ERROR_OPENCV when no pose puts the face in front of the camera.
+ */
+cfd_status cfd_head_pose(const double landmarks[10], double focal, double cx, double cy, double *yaw, double *pitch,
+                         cfd_error *error);
+
 /* ---- Redaction ---- */
 
 typedef enum {

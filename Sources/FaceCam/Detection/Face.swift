@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A face found in a frame.
 public struct Face: Hashable, Sendable {
     /// Where the face is in the frame's buffer, in whole pixels.
@@ -12,10 +18,14 @@ public struct Face: Hashable, Sendable {
     public var landmarks: FaceLandmarks?
     /// The landmarks in preview coordinates, mapped as `preview` is.
     public var previewLandmarks: FaceLandmarks?
+    /// The head's pose in the frame's buffer (`PoseEstimation`); nil unless asked for, and for faces without landmarks.
+    public var pose: FacePose?
+    /// The pose as the preview shows the face (`FacePose.mapped(by:)`).
+    public var previewPose: FacePose?
 
     public init(
         box: PixelRect, preview: Rect, id: Int? = nil, score: Double? = nil,
-        landmarks: FaceLandmarks? = nil, previewLandmarks: FaceLandmarks? = nil
+        landmarks: FaceLandmarks? = nil, previewLandmarks: FaceLandmarks? = nil, pose: FacePose? = nil, previewPose: FacePose? = nil
     ) {
         self.box = box
         self.preview = preview
@@ -23,6 +33,8 @@ public struct Face: Hashable, Sendable {
         self.score = score
         self.landmarks = landmarks
         self.previewLandmarks = previewLandmarks
+        self.pose = pose
+        self.previewPose = previewPose
     }
 }
 
@@ -51,8 +63,57 @@ public struct FaceLandmarks: Hashable, Sendable {
         (rightEye, leftEye, noseTip, rightMouthCorner, leftMouthCorner) = (points[0], points[1], points[2], points[3], points[4])
     }
 
+    /// Where the five points of an upright face sit in the 112x112 crops face-recognition models
+    /// (ArcFace, InsightFace's norm_crop) take, in OpenCV's pixel indices.
+    public static let alignmentTemplate = FaceLandmarks([
+        Point(x: 38.2946, y: 51.6963), Point(x: 73.5318, y: 51.5014), Point(x: 56.0252, y: 71.7366),
+        Point(x: 41.5493, y: 92.3655), Point(x: 70.7299, y: 92.2041),
+    ])!
+
+    /// The face's turn in the image's plane, clockwise positive, in degrees: the turn of the
+    /// least-squares similarity that takes `alignmentTemplate` onto these points (0 for an upright face).
+    public var roll: Double {
+        AffineTransform.similarity(from: Self.alignmentTemplate.points, to: points)?.rotationDegrees ?? 0
+    }
+
+    /// The mean of the five points.
+    public var centre: Point {
+        Point(x: points.map(\.x).reduce(0, +) / 5, y: points.map(\.y).reduce(0, +) / 5)
+    }
+
     /// Every point mapped through `transform`.
     public func applying(_ transform: AffineTransform) -> FaceLandmarks {
         FaceLandmarks(points.map(transform.apply))!
+    }
+}
+
+/// Which way a head is turned, in degrees.
+public struct FacePose: Hashable, Sendable {
+    /// In the image's plane: positive when the face is turned clockwise as the image is shown, 0 when
+    /// its eyes are level (-180...180).
+    public var roll: Double
+    /// Positive when the nose points to the image's right (approximate).
+    public var yaw: Double
+    /// Positive when the nose points up (approximate).
+    public var pitch: Double
+
+    public init(roll: Double, yaw: Double, pitch: Double) {
+        self.roll = roll
+        self.yaw = yaw
+        self.pitch = pitch
+    }
+
+    /// The pose as an image mapped by `transform` shows it: a turn adds to roll, a mirror flips the
+    /// signs of roll and yaw. The roll follows the face's eye line through the map, so a preview
+    /// stretched by `--gravity resize` turns it as the stretched picture does.
+    public func mapped(by transform: AffineTransform) -> FacePose {
+        let radians = roll * .pi / 180
+        // The eye line's direction, from the person's right eye to their left; the map's linear part
+        // carries it. A mirror puts the left eye first, so the line is then read the other way.
+        let (dx, dy) = (cos(radians), sin(radians))
+        let mirrors = transform.a * transform.d - transform.b * transform.c < 0
+        let sign: Double = mirrors ? -1 : 1
+        let mappedRoll = atan2(sign * (transform.b * dx + transform.d * dy), sign * (transform.a * dx + transform.c * dy)) * 180 / .pi
+        return FacePose(roll: mappedRoll, yaw: mirrors ? -yaw : yaw, pitch: pitch)
     }
 }

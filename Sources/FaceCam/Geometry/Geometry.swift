@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 // Coordinates throughout facecam are pixels with the origin at the top-left
 // corner of the top-left pixel, x to the right and y down. Pixel (i, j)
 // covers [i, i+1) x [j, j+1), so an image W pixels wide spans x in [0, W].
@@ -172,6 +178,41 @@ public struct AffineTransform: Hashable, Sendable {
 
     public func apply(_ p: Point) -> Point {
         Point(x: a * p.x + c * p.y + tx, y: b * p.x + d * p.y + ty)
+    }
+
+    /// A turn by `degrees` about the origin, clockwise as an image with y down is shown.
+    public static func rotation(degrees: Double) -> AffineTransform {
+        let radians = degrees * .pi / 180
+        return AffineTransform(a: cos(radians), b: sin(radians), c: -sin(radians), d: cos(radians), tx: 0, ty: 0)
+    }
+
+    /// The turn, scale and shift (no shear, no mirror) that best takes `source` onto `destination`,
+    /// point by point, in the least-squares sense (Umeyama's closed form); nil when the counts
+    /// differ, there are fewer than two points, or the source points coincide.
+    public static func similarity(from source: [Point], to destination: [Point]) -> AffineTransform? {
+        guard source.count == destination.count, source.count >= 2 else { return nil }
+        let n = Double(source.count)
+        let (sx, sy) = (source.map(\.x).reduce(0, +) / n, source.map(\.y).reduce(0, +) / n)
+        let (dx, dy) = (destination.map(\.x).reduce(0, +) / n, destination.map(\.y).reduce(0, +) / n)
+        var (dot, cross, spread) = (0.0, 0.0, 0.0)
+        for (p, q) in zip(source, destination) {
+            let (px, py, qx, qy) = (p.x - sx, p.y - sy, q.x - dx, q.y - dy)
+            dot += px * qx + py * qy
+            cross += px * qy - py * qx
+            spread += px * px + py * py
+        }
+        guard spread > 0, spread.isFinite else { return nil }
+        let (a, b) = (dot / spread, cross / spread)
+        return AffineTransform(a: a, b: b, c: -b, d: a, tx: dx - a * sx + b * sy, ty: dy - b * sx - a * sy)
+    }
+
+    /// For a turn (and scale) made by `rotation(degrees:)` or `similarity`: its angle in degrees, -180...180.
+    public var rotationDegrees: Double { atan2(b, a) * 180 / .pi }
+
+    /// The same map on pixel indices rather than continuous coordinates (a pixel's index is its
+    /// centre's coordinate less one half), as OpenCV's warpAffine takes maps.
+    public var onPixelIndices: AffineTransform {
+        AffineTransform.translation(x: 0.5, y: 0.5).followed(by: self).followed(by: .translation(x: -0.5, y: -0.5))
     }
 
     /// Maps both corners and takes the rect they span. Exact for the maps

@@ -14,6 +14,30 @@ extension Frame {
     }
 }
 
+extension Frame {
+    /// A new `size` frame whose pixel (u, v) is sampled (bilinearly) from `aperture` of this one
+    /// (the whole frame by default) at `destinationToAperture`(u, v), a map of pixel indices
+    /// (`AffineTransform.onPixelIndices`) into the aperture's own; what falls outside it is opaque black.
+    func warped(to size: PixelSize, from aperture: PixelRect? = nil, sampling destinationToAperture: AffineTransform) throws(FaceCamError)
+        -> Frame
+    {
+        let aperture = aperture ?? PixelRect(x: 0, y: 0, width: width, height: height)
+        var warped = Frame(width: size.width, height: size.height)
+        let map = destinationToAperture
+        let entries = [map.a, map.b, map.c, map.d, map.tx, map.ty]
+        var error = cfd_error()
+        let status = withImageView { view in
+            warped.pixels.withUnsafeMutableBufferPointer { destination in
+                cfd_warp_affine(
+                    &view, aperture.shimRect, entries, destination.baseAddress, Int32(size.width), Int32(size.height),
+                    warped.bytesPerRow, &error)
+            }
+        }
+        guard status == CFD_OK else { throw .openCV(error.text) }
+        return warped
+    }
+}
+
 extension PixelRect {
     /// The rect as the shim takes it (values beyond Int32 are clamped; the shim refuses them as outside the image).
     var shimRect: cfd_rect {

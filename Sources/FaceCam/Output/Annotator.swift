@@ -43,26 +43,11 @@ public struct Annotator {
         guard !overflow, pixels <= maximumPreviewPixels else {
             throw .previewTooLarge(source: source, size: size, limit: maximumPreviewPixels)
         }
-        var preview = Frame(width: size.width, height: size.height)
-        // bufferToPreview maps continuous coordinates; warpAffine wants pixel
-        // indices of the destination mapped to pixel indices of the aperture,
-        // and a pixel index is its centre's coordinate less one half.
+        // warpAffine maps pixel indices of the destination to pixel indices of the aperture.
         let aperture = geometry.aperture
-        let previewToAperture = AffineTransform.translation(x: 0.5, y: 0.5)
-            .followed(by: geometry.bufferToPreview.inverted()!)
-            .followed(by: .translation(x: -Double(aperture.x) - 0.5, y: -Double(aperture.y) - 0.5))
-        let map = [previewToAperture.a, previewToAperture.b, previewToAperture.c,
-                   previewToAperture.d, previewToAperture.tx, previewToAperture.ty]
-        var error = cfd_error()
-        let status = frame.withImageView { view in
-            preview.pixels.withUnsafeMutableBufferPointer { destination in
-                cfd_warp_affine(
-                    &view, aperture.shimRect, map, destination.baseAddress, Int32(preview.width), Int32(preview.height),
-                    preview.bytesPerRow, &error)
-            }
-        }
-        guard status == CFD_OK else { throw .openCV(error.text) }
-        return preview
+        let previewToAperture = geometry.bufferToPreview.inverted()!
+            .followed(by: .translation(x: -Double(aperture.x), y: -Double(aperture.y)))
+        return try frame.warped(to: size, from: aperture, sampling: previewToAperture.onPixelIndices)
     }
 
     /// The frame rendered as the preview shows it and marked: `render`, then `mark`.

@@ -60,7 +60,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         case .csv:
             "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id,"
                 + "score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,nose_x,nose_y,"
-                + "mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y\n"
+                + "mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y,roll,yaw,pitch,preview_roll,preview_yaw,preview_pitch\n"
         case .jsonl, .text, .wider, .mot, .coco, .yolo, .voc, .cvat, .labelstudio:
             nil
         }
@@ -108,6 +108,8 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 + (face.score.map { ",\"score\":\(decimal($0))" } ?? "")
                 + (face.landmarks.map { ",\"landmarks\":\(pairs($0))" } ?? "")
                 + (face.previewLandmarks.map { ",\"preview_landmarks\":\(pairs($0))" } ?? "")
+                + (face.pose.map { ",\"pose\":\(angles($0))" } ?? "")
+                + (face.previewPose.map { ",\"preview_pose\":\(angles($0))" } ?? "")
                 + "}"
         }
         return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
@@ -128,9 +130,13 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             // Ten coordinates, or ten empty fields for a cascade's face.
             let landmarks: [String] = face.landmarks?.points.flatMap { [decimal($0.x), decimal($0.y)] }
                 ?? Array(repeating: "", count: 10)
+            // Roll, yaw and pitch in the buffer, then in the preview; empty without --pose.
+            let pose: [String] = [face.pose, face.previewPose].flatMap { pose in
+                pose.map { [$0.roll, $0.yaw, $0.pitch].map(angle) } ?? ["", "", ""]
+            }
             let fields: [String] = [prefix, String(index), String(b.x), String(b.y), String(b.width), String(b.height),
                                     decimal(p.x), decimal(p.y), decimal(p.width), decimal(p.height), id, score]
-            return (fields + landmarks).joined(separator: ",") + "\n"
+            return (fields + landmarks + pose).joined(separator: ",") + "\n"
         }.joined()
     }
 
@@ -161,13 +167,28 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             text += "  face \(index + 1)" + (face.id.map { " (id \($0))" } ?? "")
                 + (face.score.map { String(format: ", score %.2f", $0) } ?? "")
                 + ": box \(b.width)x\(b.height) at \(b.x),\(b.y); "
-                + "preview \(decimal(p.width))x\(decimal(p.height)) at \(decimal(p.x)),\(decimal(p.y))\n"
+                + "preview \(decimal(p.width))x\(decimal(p.height)) at \(decimal(p.x)),\(decimal(p.y))"
+                + (face.previewPose.map { pose in
+                    let (roll, yaw, pitch) = (pose.roll, pose.yaw, pose.pitch)
+                    return "; as shown, roll \(decimal(roll.rounded()))°, yaw \(decimal(yaw.rounded()))°, pitch \(decimal(pitch.rounded()))°"
+                } ?? "")
+                + "\n"
         }
         return text
     }
 
     private func numbers(_ r: Rect) -> String {
         [r.x, r.y, r.width, r.height].map(decimal).joined(separator: ",")
+    }
+
+    /// {"roll":R,"yaw":Y,"pitch":P} in degrees.
+    private func angles(_ pose: FacePose) -> String {
+        "{\"roll\":\(angle(pose.roll)),\"yaw\":\(angle(pose.yaw)),\"pitch\":\(angle(pose.pitch))}"
+    }
+
+    /// An angle in degrees to a hundredth, finer than any estimate of it.
+    private func angle(_ degrees: Double) -> String {
+        decimal((degrees * 100).rounded() / 100)
     }
 
     /// [[x,y],...] in YuNet's order.
