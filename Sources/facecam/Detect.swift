@@ -27,6 +27,7 @@ struct Detect: ParsableCommand {
     func validate() throws {
         try detector.refuseForeignOptions()
         try detector.validateFaceLimit(hiding: nil, minimumFaces: output.minFaces)
+        try output.validateCrops(with: detector)
         if output.format == .mot { throw ValidationError("--format mot is for videos (video, live): its lines number frames and follow ids") }
         try output.validateFolder(outputDir)
         if outputDir != nil, output.output != nil {
@@ -64,7 +65,8 @@ struct Detect: ParsableCommand {
                     session.pipeline.submit(FrameJob(
                         source: path.description, index: 0, time: 0, frame: image.frame,
                         geometry: try settings.geometry(for: image.frame.size, source: path.description),
-                        annotationName: output.annotate == nil ? nil : path.stem, orientation: reported))
+                        annotationName: output.annotate == nil ? nil : path.stem, orientation: reported,
+                        crops: output.cropRequest(name: path.stem)))
                 }
             } catch {
                 session.pipeline.submit(failure: error)

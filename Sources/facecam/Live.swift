@@ -122,6 +122,7 @@ struct Live: ParsableCommand {
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
         try detector.validateFaceLimit(hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
+        if output.crops != nil { throw ValidationError("--crops is for detect and video: save frames with --annotate, or run video on a recording") }
         try redaction.validate(previews: [
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),
@@ -140,7 +141,7 @@ struct Live: ParsableCommand {
         var options = detector
         options.jobs = 1
         let detector = try options.makeDetectors(fast: fastMode.settings, live: true)[0]
-        let (writer, annotator) = try output.makeSinks(context: output.context(detector: options, video: true))
+        let (writer, annotator, _) = try output.makeSinks(context: output.context(detector: options, video: true))
         let sink = ResultSink(
             writer: writer, tracker: tracking.makeTracker(),
             events: ResultSink.EventHandling(write: tracking.events, exitOn: exitOn), minimumFaces: output.minFaces ?? 0,

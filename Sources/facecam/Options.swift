@@ -463,6 +463,26 @@ struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Save each frame as the preview shows it, faces outlined, as a JPEG in this directory.", valueName: "dir"))
     var annotate: String?
 
+    @Option(help: ArgumentHelp(
+        "detect and video: save each face found as a JPEG in this directory, named after its input, frame and face (or track id).",
+        valueName: "dir"))
+    var crops: String?
+
+    @Option(help: ArgumentHelp(
+        "With --crops: box (the face's box with --crop-margin around it, upright) or aligned (--crop-size pixels square, "
+            + "turned and scaled so that the eyes, nose and mouth sit where face-recognition models expect them; YuNet, CenterFace) "
+            + "(default: box).",
+        valueName: "box|aligned"))
+    var cropStyle: CropStyleName?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --crop-style box: the margin on each side, as a share of the box's width and height (default: 0.25).", valueName: "F"))
+    var cropMargin: Double?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --crop-style aligned: the crops' side in pixels, 16 to 1024 (default: 112).", valueName: "N"))
+    var cropSize: Int?
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Exit with status 2 when some frame has fewer faces than this, or no frame was read; the first such frame is named.", valueName: "N"))
     var minFaces: Int?
 
@@ -473,6 +493,18 @@ struct OutputOptions: ParsableArguments {
 
     func validate() throws {
         if let minFaces, minFaces < 0 { throw ValidationError("--min-faces must be 0 or more") }
+        if crops == nil, let option = [("--crop-style", cropStyle != nil), ("--crop-margin", cropMargin != nil), ("--crop-size", cropSize != nil)]
+            .first(where: \.1)?.0 {
+            throw ValidationError("\(option) says how --crops cuts faces out: add --crops DIR, or leave \(option) out")
+        }
+        if cropMargin != nil, cropStyle == .aligned {
+            throw ValidationError("--crop-margin widens box crops; aligned crops are sized by --crop-size: leave --crop-margin out")
+        }
+        if cropSize != nil, cropStyle != .aligned {
+            throw ValidationError("--crop-size sizes aligned crops: add --crop-style aligned, or leave --crop-size out")
+        }
+        if let cropMargin, !(0...2).contains(cropMargin) { throw ValidationError("--crop-margin must be from 0 to 2") }
+        if let cropSize, !(16...1024).contains(cropSize) { throw ValidationError("--crop-size must be from 16 to 1024") }
         if imageRoot != nil, [.jsonl, .csv, .text, .mot].contains(format) {
             throw ValidationError("--image-root names images in the dataset formats (coco, cvat, labelstudio, yolo, voc, wider): "
                 + "add one, or leave --image-root out")
@@ -482,6 +514,25 @@ struct OutputOptions: ParsableArguments {
     /// How the dataset formats name images and the run, for stills or a `video`.
     func context(detector: DetectorOptions, video: Bool) -> ExportContext {
         ExportContext(imageRoot: imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.rawValue)")
+    }
+
+    /// How --crops cuts faces out; nil without it.
+    var cropStyleChosen: FaceCropStyle? {
+        guard crops != nil else { return nil }
+        return cropStyle == .aligned
+            ? .aligned(size: cropSize ?? FaceCropStyle.defaultAlignedSize) : .box(margin: cropMargin ?? FaceCropStyle.defaultMargin)
+    }
+
+    /// The crops asked of a frame named `name`, or nil without --crops.
+    func cropRequest(name: String) -> CropRequest? {
+        cropStyleChosen.map { CropRequest(style: $0, name: name) }
+    }
+
+    /// Aligned crops need landmarks.
+    func validateCrops(with detector: DetectorOptions) throws {
+        if cropStyle == .aligned, detector.kind == .haar {
+            throw ValidationError("--crop-style aligned places the landmarks the haar detector does not give: add --detector yunet, or use box crops")
+        }
     }
 
     /// Refuses a folder format without `folder` (an --output-dir), and --output with one: usage errors.
@@ -512,7 +563,7 @@ struct OutputOptions: ParsableArguments {
     /// one of `inputs`, before anything is opened for writing.
     func refuseOverwriting(_ inputs: [FilePath], alsoWriting extra: [(option: String, path: String)] = []) throws {
         let files = (output.map { [("--output", $0)] } ?? []) + extra
-        let directories = annotate.map { [("--annotate", $0)] } ?? []
+        let directories = (annotate.map { [("--annotate", $0)] } ?? []) + (crops.map { [("--crops", $0)] } ?? [])
         if let conflict = OutputSafety.conflict(files: files, directories: directories, inputs: inputs) {
             report(conflict)
             throw Status.usage
@@ -521,7 +572,9 @@ struct OutputOptions: ParsableArguments {
 
     /// Opens the output (the dataset `folder`, or creates `resultDirectory`, whose files are opened
     /// input by input) and the annotation directory, or reports why not and exits with status 1.
-    func makeSinks(resultDirectory: ResultDirectory? = nil, folder: String? = nil, context: ExportContext) throws -> (ResultWriter?, Annotator?) {
+    func makeSinks(resultDirectory: ResultDirectory? = nil, folder: String? = nil, context: ExportContext) throws
+        -> (writer: ResultWriter?, annotator: Annotator?, cropSaver: Annotator?)
+    {
         do {
             let writer: ResultWriter?
             if let resultDirectory {
@@ -533,12 +586,18 @@ struct OutputOptions: ParsableArguments {
                 writer = try ResultWriter(format: format, path: output, context: context)
             }
             let annotator = try annotate.map { (directory) throws(SystemError) in try Annotator(directory: directory) }
-            return (writer, annotator)
+            let cropSaver = try crops.map { (directory) throws(SystemError) in try Annotator(directory: directory, quality: 95) }
+            return (writer, annotator, cropSaver)
         } catch {
             report("cannot open \(error.path ?? "output"): \(error.reason)")
             throw Status.failure
         }
     }
+}
+
+/// --crop-style's values.
+enum CropStyleName: String, ExpressibleByArgument, CaseIterable {
+    case box, aligned
 }
 
 /// --annotate-every (video, live): 1 or more, and only with --annotate, which it thins out.

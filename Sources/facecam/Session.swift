@@ -22,10 +22,10 @@ struct Session {
         marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
         let detectors = try options.makeDetectors(fast: fast)
-        let (writer, annotator) = try output?.makeSinks(
-            resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, video: video)) ?? (nil, nil)
+        let (writer, annotator, cropSaver) = try output?.makeSinks(
+            resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, video: video)) ?? (nil, nil, nil)
         let sink = ResultSink(
-            writer: writer, tracker: tracker, events: events, annotator: annotator, marking: marking, frames: frames,
+            writer: writer, tracker: tracker, events: events, annotator: annotator, cropSaver: cropSaver, marking: marking, frames: frames,
             minimumFaces: output?.minFaces ?? 0,
             report: { report($0) }, progress: progress)
         self.sink = sink

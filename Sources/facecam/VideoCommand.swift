@@ -50,6 +50,7 @@ struct Video: ParsableCommand {
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
         try detector.validateFaceLimit(hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
+        try output.validateCrops(with: detector)
         try batch.validate(with: output)
         try output.validateFolder(batch.outputDir)
         try redaction.validate(previews: [("--annotate", output.annotate != nil), ("--annotate-video", annotateVideo != nil)])
@@ -168,7 +169,8 @@ struct Video: ParsableCommand {
             session.pipeline.submit(FrameJob(
                 source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,
                 renderPreview: annotateVideo != nil,
-                annotationName: annotate ? String(format: "%@-%06d", name, read.index) : nil))
+                annotationName: annotate ? String(format: "%@-%06d", name, read.index) : nil,
+                crops: output.cropRequest(name: String(format: "%@-%06d", name, read.index))))
         }
         if !session.stopping, let damage = reader.damage { throw damage }
     }

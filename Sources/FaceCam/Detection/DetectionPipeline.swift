@@ -17,10 +17,13 @@ public struct FrameJob: Sendable {
     public var annotationName: String?
     /// The orientation to report in the result (still images).
     public var orientation: Orientation?
+    /// Cut each face found out of the frame (`--crops`); nil for no crops.
+    public var crops: CropRequest?
 
     public init(
         source: String, index: Int, time: Double, frame: Frame, geometry: PreviewGeometry,
-        renderPreview: Bool = false, annotationName: String? = nil, orientation: Orientation? = nil, detect: Bool = true
+        renderPreview: Bool = false, annotationName: String? = nil, orientation: Orientation? = nil, detect: Bool = true,
+        crops: CropRequest? = nil
     ) {
         self.source = source
         self.index = index
@@ -31,14 +34,17 @@ public struct FrameJob: Sendable {
         self.detect = detect
         self.annotationName = annotationName
         self.orientation = orientation
+        self.crops = crops
     }
 }
 
 /// What became of a submitted frame or failure, delivered in submission order.
 public enum Completion: Sendable {
     /// A frame's results, and its preview when one was asked for (a preview that
-    /// cannot be drawn fails alone: the results still count), not yet marked.
-    case frame(FrameResult, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>?, annotationName: String?)
+    /// cannot be drawn fails alone: the results still count), not yet marked; its faces cut out when asked.
+    case frame(
+        FrameResult, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>?, annotationName: String?,
+        crops: FaceCrops? = nil)
     /// A frame that was shown but not searched (`FrameJob.detect` false): its preview, not yet marked.
     case shownOnly(source: String, index: Int, time: Double, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>)
     case failure(FaceCamError)
@@ -123,7 +129,12 @@ public final class DetectionPipeline: @unchecked Sendable {
             let result = FrameResult(
                 source: job.source, frame: job.index, time: job.time, size: job.frame.size,
                 previewSize: job.geometry.previewSize, faces: faces, orientation: job.orientation)
-            return .frame(result, geometry: job.geometry, preview: preview, annotationName: job.annotationName)
+            let crops = try job.crops.map { (request) throws(FaceCamError) in
+                FaceCrops(
+                    name: request.name,
+                    images: try faces.map { (face) throws(FaceCamError) in try request.style.crop(face, from: job.frame, geometry: job.geometry) })
+            }
+            return .frame(result, geometry: job.geometry, preview: preview, annotationName: job.annotationName, crops: crops)
         } catch {
             return .failure(.detection(source: job.source, frame: job.index, error: error))
         }

@@ -39,6 +39,8 @@ public final class ResultSink: @unchecked Sendable {
     private let tracker: FaceTracker?
     private let events: EventHandling
     private var annotator: Annotator?
+    /// Where faces cut out (`--crops`) are saved.
+    private var cropSaver: Annotator?
     private let marking: PreviewMarking
     /// The annotated or redacted video (or image), replaced between sources by
     /// `redirect(frames:)`; dropped after its first failure.
@@ -54,13 +56,14 @@ public final class ResultSink: @unchecked Sendable {
     /// detector missed. Previews are marked as `marking` says.
     public init(
         writer: ResultWriter?, tracker: FaceTracker? = nil, events: EventHandling = EventHandling(),
-        annotator: Annotator? = nil, marking: PreviewMarking = .outline, frames: FrameOutput? = nil, minimumFaces: Int = 0,
-        report: @escaping @Sendable (String) -> Void, progress: (@Sendable (String) -> Void)? = nil
+        annotator: Annotator? = nil, cropSaver: Annotator? = nil, marking: PreviewMarking = .outline, frames: FrameOutput? = nil,
+        minimumFaces: Int = 0, report: @escaping @Sendable (String) -> Void, progress: (@Sendable (String) -> Void)? = nil
     ) {
         self.writer = writer
         self.tracker = tracker
         self.events = events
         self.annotator = annotator
+        self.cropSaver = cropSaver
         self.marking = marking
         self.frames = frames
         state.summary.minimumFaces = minimumFaces
@@ -83,7 +86,7 @@ public final class ResultSink: @unchecked Sendable {
         case .failure(let error):
             fail(error)
             return nil
-        case .frame(var result, let geometry, let preview, let annotationName):
+        case .frame(var result, let geometry, let preview, let annotationName, let crops):
             let events = tracker?.track(&result) ?? []
             do {
                 // The frame that decided an exit event is still written: it holds the face that entered.
@@ -103,6 +106,7 @@ public final class ResultSink: @unchecked Sendable {
                     state.summary.framesBelowMinimum += 1
                 }
             }
+            if let crops { save(crops, of: result.faces) }
             let marks = PreviewMarks(faces: result.faces, predicted: predicted(at: result.frame, geometry: geometry))
             if let preview { show(preview, at: result.time, marks: marks, annotationName: annotationName) }
             progress?(result.source)
@@ -219,6 +223,18 @@ public final class ResultSink: @unchecked Sendable {
             fail(error)
             frames = nil
             lock.withLock { state.frameOutputFailed = true }
+        }
+    }
+
+    /// Saves each face's crop, named after its track id once tracking gave one.
+    private func save(_ crops: FaceCrops, of faces: [Face]) {
+        for (index, (face, image)) in zip(faces, crops.images).enumerated() {
+            guard let image else { continue }
+            do {
+                try cropSaver?.save(image, name: crops.fileName(of: face, index: index))
+            } catch {
+                fail(error)
+            }
         }
     }
 
