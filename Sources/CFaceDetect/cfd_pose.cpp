@@ -21,6 +21,11 @@ const std::vector<cv::Point3d> generic_face = {
 
 constexpr double degrees = 180.0 / M_PI;
 
+/* Where the generic face looks: its -z axis tilted up by this much, in radians, so that a face
+   MediaPipe's face mesh sees looking into the camera has pitch 0 (YuNet's nose tip sits lower on
+   the face than the generic face's). */
+constexpr double forward_tilt = 12.4 / degrees;
+
 } // namespace
 
 extern "C" {
@@ -51,10 +56,10 @@ cfd_status cfd_head_pose(const double landmarks[10], double focal, double cx, do
         }
         cv::Matx33d rotation;
         cv::Rodrigues(rvec, rotation);
-        // The direction the face looks in (the generic face's -z axis, turned), measured from the line
+        // The direction the face looks in (the generic face's forward, turned), measured from the line
         // of sight: seen along the ray from the camera to the face, so that a face looking into the
         // camera has yaw and pitch 0 wherever it is in the frame.
-        const cv::Vec3d turned(-rotation(0, 2), -rotation(1, 2), -rotation(2, 2));
+        const cv::Vec3d turned = rotation * cv::Vec3d(0, -std::sin(forward_tilt), -std::cos(forward_tilt));
         const cv::Vec3d ray = cv::normalize(cv::Vec3d(tvec.at<double>(0), tvec.at<double>(1), tvec.at<double>(2)));
         // The turn taking `ray` onto the camera's axis (0, 0, 1), about their common perpendicular.
         const cv::Vec3d axis = ray.cross(cv::Vec3d(0, 0, 1));

@@ -475,6 +475,9 @@ struct OutputOptions: ParsableArguments {
         valueName: "box|aligned"))
     var cropStyle: CropStyleName?
 
+    @Option(help: ArgumentHelp("With --crops: the files' format, jpg (quality 95) or png (lossless) (default: jpg).", valueName: "jpg|png"))
+    var cropFormat: CropFormat?
+
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "With --crop-style box: the margin on each side, as a share of the box's width and height (default: 0.25).", valueName: "F"))
     var cropMargin: Double?
@@ -493,7 +496,8 @@ struct OutputOptions: ParsableArguments {
 
     func validate() throws {
         if let minFaces, minFaces < 0 { throw ValidationError("--min-faces must be 0 or more") }
-        if crops == nil, let option = [("--crop-style", cropStyle != nil), ("--crop-margin", cropMargin != nil), ("--crop-size", cropSize != nil)]
+        if crops == nil, let option = [("--crop-style", cropStyle != nil), ("--crop-margin", cropMargin != nil), ("--crop-size", cropSize != nil),
+                                             ("--crop-format", cropFormat != nil)]
             .first(where: \.1)?.0 {
             throw ValidationError("\(option) says how --crops cuts faces out: add --crops DIR, or leave \(option) out")
         }
@@ -586,7 +590,7 @@ struct OutputOptions: ParsableArguments {
                 writer = try ResultWriter(format: format, path: output, context: context)
             }
             let annotator = try annotate.map { (directory) throws(SystemError) in try Annotator(directory: directory) }
-            let cropSaver = try crops.map { (directory) throws(SystemError) in try Annotator(directory: directory, quality: 95) }
+            let cropSaver = try crops.map { (directory) throws(SystemError) in try Annotator(directory: directory, quality: 95, fileExtension: (cropFormat ?? .jpg).rawValue) }
             return (writer, annotator, cropSaver)
         } catch {
             report("cannot open \(error.path ?? "output"): \(error.reason)")
@@ -598,6 +602,11 @@ struct OutputOptions: ParsableArguments {
 /// --crop-style's values.
 enum CropStyleName: String, ExpressibleByArgument, CaseIterable {
     case box, aligned
+}
+
+/// --crop-format's values.
+enum CropFormat: String, ExpressibleByArgument, CaseIterable {
+    case jpg, png
 }
 
 /// --annotate-every (video, live): 1 or more, and only with --annotate, which it thins out.

@@ -6,7 +6,7 @@ import Musl
 internal import CFaceDetect
 
 /// Draws frames as the preview shows them (`render`), with each face's preview rect outlined or
-/// hidden (`mark`), and saves them as JPEG files in a directory (`save`).
+/// hidden (`mark`), and saves them (or faces cut out) as JPEG or PNG files in a directory (`save`).
 public struct Annotator {
     public static let outlineColour = BGRA(blue: 0, green: 255, red: 0)
     /// The largest preview drawn: 50 megapixels (200 MB), beyond 8K video.
@@ -16,13 +16,17 @@ public struct Annotator {
 
     public let directory: String
     public let quality: Int
+    /// The files' extension, "jpg" (libjpeg, at `quality`) or "png" (OpenCV's encoder, lossless).
+    public let fileExtension: String
     private var names = FileNames()
 
     /// Creates `directory` (and its parents) when missing.
-    public init(directory: String, quality: Int = 90) throws(SystemError) {
+    public init(directory: String, quality: Int = 90, fileExtension: String = "jpg") throws(SystemError) {
+        precondition(["jpg", "png"].contains(fileExtension), "images are saved as JPEG or PNG")
         try makeDirectories(directory)
         self.directory = directory
         self.quality = quality
+        self.fileExtension = fileExtension
     }
 
     /// How thick outlines are in a preview of `size`: thicker on larger previews.
@@ -81,16 +85,20 @@ public struct Annotator {
         }
     }
 
-    /// Saves a rendered preview as `<name>.jpg` (`<name>-2.jpg`, ... when
+    /// Saves a rendered preview as `<name>.jpg` (or .png; `<name>-2.jpg`, ... when
     /// that name was already used) and returns the file's path.
     @discardableResult
     public mutating func save(_ preview: Frame, name: String) throws(FaceCamError) -> String {
-        let path = directory + "/" + names.claim(name) + ".jpg"
+        let path = directory + "/" + names.claim(name) + "." + fileExtension
         let bytes: [UInt8]
-        do {
-            bytes = try JPEG.encode(preview, quality: quality)
-        } catch {
-            throw .annotation(path: path, reason: error.reason)
+        if fileExtension == "png" {
+            bytes = try preview.encoded(extension: ".png", quality: quality, path: path)
+        } else {
+            do {
+                bytes = try JPEG.encode(preview, quality: quality)
+            } catch {
+                throw .annotation(path: path, reason: error.reason)
+            }
         }
         do {
             let file = try FileDescriptor(opening: path, flags: O_WRONLY | O_CREAT | O_TRUNC)

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// --pose and --crops end to end, against OpenCV-Python (Tests/Reference/face_attributes.py).
+struct FaceAttributeTests {
+    static let reference = repository.appendingPathComponent("Tests/Reference/face_attributes.py").path
+
+    /// Runs the reference script; its JSON answer, if any.
+    static func reference(_ arguments: String...) throws -> (status: Int32, answer: [String: Any]?) {
+        let result = try run(URL(fileURLWithPath: SharedDataTests.python), [reference] + arguments)
+        let answer = result.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return (result.status, answer)
+    }
+
+    /// The mean difference the reference measured; the test fails when it could not.
+    static func meanDifference(_ arguments: String...) throws -> Double {
+        let result = try run(URL(fileURLWithPath: SharedDataTests.python), [reference] + arguments)
+        let answer = try #require(result.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        return try #require(answer["mean_difference"] as? Double, "sizes differ: \(answer)")
+    }
+
+    static func landmarksJSON(_ face: [String: Any]) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: face["landmarks"]!), as: UTF8.self)
+    }
+
+    /// InsightFace's alignment made by OpenCV-Python from the landmarks facecam reports: equal to facecam's
+    /// lossless crop within 1 grey level on average (in practice a ten-thousandth), and to its JPEG within 3.
+    @Test(arguments: [("png", 112, 1.0), ("jpg", 112, 3.0), ("png", 160, 1.0)])
+    func alignedCropsEqualOpenCVsAlignment(format: String, size: Int, tolerance: Double) throws {
+        let directory = try temporaryDirectory("aligned")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let image = fixture("images/two-faces.jpg")
+        let result = try facecam(
+            "detect", "--crops", directory.path, "--crop-style", "aligned", "--crop-size", String(size), "--crop-format", format, image)
+        #expect(result.status == 0, "\(result.stderr)")
+        let faces = try #require(try result.records().first?["faces"] as? [[String: Any]])
+        try #require(faces.count == 2)
+        for (index, face) in faces.enumerated() {
+            let crop = directory.appendingPathComponent("two-faces-face\(index).\(format)").path
+            let difference = try Self.meanDifference("aligned-crop", image, String(size), try Self.landmarksJSON(face), crop)
+            #expect(difference <= tolerance, "face \(index): \(difference) grey levels from OpenCV's")
+        }
+    }
+
+    /// A box crop without margin is the box's pixels, exactly; with the default margin of a quarter
+    /// it is the box widened by a quarter of its size on each side, clipped to the image.
+    @Test func boxCropsAreTheBoxPixels() throws {
+        let directory = try temporaryDirectory("box")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let image = fixture("images/astronaut.png")
+        let exact = try facecam("detect", "--crops", directory.appendingPathComponent("exact").path, "--crop-margin", "0", "--crop-format", "png", image)
+        let widened = try facecam("detect", "--crops", directory.appendingPathComponent("wide").path, "--crop-format", "png", image)
+        #expect(exact.status == 0 && widened.status == 0, "\(exact.stderr) \(widened.stderr)")
+        let box = try #require(try exact.records().first?["faces"] as? [[String: Any]]).first!["box"] as! [Int]
+        let (x, y, w, h) = (box[0], box[1], box[2], box[3])
+        let difference = try Self.meanDifference(
+            "box-crop", image, String(x), String(y), String(w), String(h), directory.appendingPathComponent("exact/astronaut-face0.png").path)
+        #expect(difference == 0)
+        // Hand-computed: a quarter of the width and height on each side, rounded, within 512x512.
+        let (dx, dy) = (Double(w) / 4, Double(h) / 4)
+        let x0 = max(0, Int((Double(x) - dx).rounded())), y0 = max(0, Int((Double(y) - dy).rounded()))
+        let x1 = min(512, Int((Double(x + w) + dx).rounded())), y1 = min(512, Int((Double(y + h) + dy).rounded()))
+        let wide = try Self.meanDifference(
+            "box-crop", image, String(x0), String(y0), String(x1 - x0), String(y1 - y0), directory.appendingPathComponent("wide/astronaut-face0.png").path)
+        #expect(wide == 0)
+    }
+
+    /// In a video, each face's crop is named after its frame and track id.
+    @Test func videoCropsAreNamedByFrameAndTrack() throws {
+        let directory = try temporaryDirectory("video-crops")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try facecam("video", "--crops", directory.path, "Fixtures/video/leave-enter.avi")
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = try result.records().filter { $0["faces"] != nil }.flatMap { record in
+            (record["faces"] as! [[String: Any]]).map { String(format: "leave-enter-%06d-id%d.jpg", record["frame"] as! Int, $0["id"] as! Int) }
+        }
+        #expect(!expected.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == expected.sorted())
+    }
+
+    /// Turned clockwise by a known angle, the face's roll grows by that angle, within 3 degrees.
+    @Test(arguments: [-30.0, 20.0, 40.0])
+    func rollFollowsAPictureTurnedByAKnownAngle(angle: Double) throws {
+        let directory = try temporaryDirectory("roll")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let turned = directory.appendingPathComponent("turned.png").path
+        let made = try Self.reference("turn", fixture("images/astronaut.png"), String(angle), turned)
+        try #require(made.status == 0)
+        let result = try facecam("detect", "--pose", fixture("images/astronaut.png"), turned)
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        try #require(records.count == 2)
+        let rolls = try records.map { record in
+            let faces = try #require(record["faces"] as? [[String: Any]])
+            try #require(faces.count == 1, "\(record)")
+            return try #require((faces[0]["pose"] as? [String: Any])?["roll"] as? Double)
+        }
+        #expect(abs(rolls[1] - rolls[0] - angle) <= 3, "roll \(rolls[0]) upright, \(rolls[1]) turned by \(angle)")
+    }
+
+    /// The preview's pose, hand-computed from the buffer's: a mirror negates roll and yaw; a
+    /// quarter turn clockwise (orientation 6) adds 90 degrees to roll.
+    @Test func previewPoseFollowsMirrorAndOrientation() throws {
+        for (options, expected) in [
+            (["--mirror"], { (p: [Double]) in [-p[0], -p[1], p[2]] }),
+            (["--orientation", "6"], { (p: [Double]) in [p[0] + 90, p[1], p[2]] }),
+        ] as [([String], ([Double]) -> [Double])] {
+            let result = try run(facecamBinary, ["detect", "--pose"] + options + [fixture("images/astronaut.png")])
+            #expect(result.status == 0, "\(result.stderr)")
+            let face = try #require((try result.records().first?["faces"] as? [[String: Any]])?.first)
+            let angles = { (key: String) throws -> [Double] in
+                let pose = try #require(face[key] as? [String: Any])
+                return ["roll", "yaw", "pitch"].map { (pose[$0] as? Double) ?? Double(pose[$0] as! Int) }
+            }
+            let buffer = try angles("pose"), preview = try angles("preview_pose")
+            for (got, want) in zip(preview, expected(buffer)) {
+                #expect(abs(got - want) <= 0.011, "\(options): preview \(preview), buffer \(buffer)")
+            }
+        }
+    }
+
+    @Test(arguments: [
+        (["detect", "--detector", "haar", "--pose"], "--pose reads the landmarks the haar detector does not give"),
+        (["detect", "--detector", "haar", "--crops", "/tmp/facecam-never-written", "--crop-style", "aligned"],
+         "--crop-style aligned places the landmarks the haar detector does not give"),
+        (["detect", "--crop-size", "100"], "--crop-size says how --crops cuts faces out"),
+        (["detect", "--crops", "/tmp/facecam-never-written", "--crop-size", "100"], "--crop-size sizes aligned crops"),
+        (["detect", "--crops", "/tmp/facecam-never-written", "--crop-style", "aligned", "--crop-margin", "0.1"], "--crop-margin widens box crops"),
+        (["detect", "--crops", "/tmp/facecam-never-written", "--crop-margin", "3"], "--crop-margin must be from 0 to 2"),
+        (["redact", "--pose", "-o", "/tmp/facecam-never-written.png"], "redact writes no face records for --pose"),
+        (["live", "--crops", "/tmp/facecam-never-written"], "--crops is for detect and video"),
+        (["eval", "--ground-truth", fixture("evaluation/truth.json"), "--pose"], "eval scores every face a detector finds"),
+    ])
+    func optionsThatCannotApplyAreUsageErrors(arguments: [String], message: String) throws {
+        let result = try run(facecamBinary, arguments + (arguments[0] == "live" ? [] : [fixture("images/astronaut.png")]))
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.errorLines.first?.hasPrefix("facecam: \(message)") == true, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/facecam-never-written"))
+    }
+}
