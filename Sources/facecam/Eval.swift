@@ -50,7 +50,7 @@ struct Eval: ParsableCommand {
         // focus would search other tiles than at the operating threshold; it scores boxes, not poses.
         if let option = [
             ("--max-faces", detector.maxFaces != nil), ("--by", detector.by != nil), ("--focus", detector.focus == true),
-            ("--pose", detector.pose),
+            ("--pose", detector.pose), ("--quality", detector.quality),
         ]
             .first(where: \.1)?.0 {
             throw ValidationError("eval scores every face a detector finds: leave \(option) out, or score the files detect writes with it")

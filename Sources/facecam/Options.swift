@@ -197,14 +197,20 @@ struct DetectorOptions: ParsableArguments {
     var maxFaces: Int?
 
     @Option(help: ArgumentHelp(
-        "What --max-faces keeps the best of: size (the largest boxes) or score (YuNet, CenterFace) (default: size).",
-        valueName: "size|score"))
+        "What --max-faces keeps the best of: size (the largest boxes), score or quality (YuNet, CenterFace; quality implies "
+            + "--quality) (default: size).",
+        valueName: "size|score|quality"))
     var by: FaceRanking?
 
     @Flag(help: ArgumentHelp(
         "YuNet, CenterFace: report each face's head pose, roll, yaw and pitch in degrees (docs/reference/faces.md): "
             + "two more YuNet searches of 192x192 pixels per face."))
     var pose = false
+
+    @Flag(help: ArgumentHelp(
+        "YuNet, CenterFace: report each face's quality, 0 to 1, from its sharpness, size, pose and score (docs/reference/faces.md); "
+            + "implies --pose, and costs a 112x112 crop per face more."))
+    var quality = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp("detect and video: frames detected in parallel (default: the cores this process may use, "
             + "so taskset and a scheduler's CPU binding count; Haar's fast mode uses one).", valueName: "N"))
@@ -256,8 +262,9 @@ struct DetectorOptions: ParsableArguments {
             ("--nms-threshold", nmsThreshold != nil), ("--top-k", topK != nil), ("--scales", scales != nil),
             ("--focus", focus == true), ("--no-focus", focus == false),
         ]
-        if pose, kind == .haar {
-            throw ValidationError("--pose reads the landmarks the haar detector does not give: add --detector yunet or centerface, or leave --pose out")
+        if let option = [("--pose", pose), ("--quality", quality), ("--by quality", by == .quality)].first(where: \.1)?.0, kind == .haar {
+            throw ValidationError(
+                "\(option) reads the landmarks the haar detector does not give: add --detector yunet or centerface, or leave \(option) out")
         }
         let (foreign, owner) = kind == .haar ? (modelOnly, "yunet and centerface detectors") : (haarOnly, "haar detector")
         if let (option, _) = foreign.first(where: \.1) {
@@ -352,10 +359,19 @@ struct DetectorOptions: ParsableArguments {
                         focused: focus ?? false)
                 }
             }
-            let limited = maxFaces.map { maxFaces in detectors.map { FaceCountLimit($0, count: maxFaces, ranking: by ?? .size) } } ?? detectors
-            guard pose else { return limited }
+            // Faces are limited before their pose is estimated, unless they are ranked by quality, which needs it.
+            let limit = { (detector: any FrameFaceDetector) -> any FrameFaceDetector in
+                maxFaces.map { FaceCountLimit(detector, count: $0, ranking: by ?? .size) } ?? detector
+            }
+            let rankedByQuality = by == .quality
+            guard pose || quality || rankedByQuality else { return detectors.map(limit) }
             let poseModel = try FaceModelFile(shipped: .yunet)
-            return try limited.map { (detector) throws(FaceCamError) in try PoseEstimation(detector, model: poseModel) }
+            return try detectors.map { (detector) throws(FaceCamError) -> any FrameFaceDetector in
+                let posed = try PoseEstimation(rankedByQuality ? detector : limit(detector), model: poseModel)
+                guard quality || rankedByQuality else { return posed }
+                let rated = QualityEstimation(posed)
+                return rankedByQuality ? limit(rated) : rated
+            }
         } catch {
             // A cascade or model that cannot be loaded is a usage error: nothing was processed.
             report(error.description)

@@ -64,7 +64,9 @@ struct Redact: ParsableCommand {
 
     func validate() throws {
         try detector.validateFaceLimit(hiding: "redact", minimumFaces: nil)
-        if detector.pose { throw ValidationError("redact writes no face records for --pose to go in: leave it out") }
+        if let option = [("--pose", detector.pose), ("--quality", detector.quality)].first(where: \.1)?.0 {
+            throw ValidationError("redact writes no face records for \(option) to go in: leave it out")
+        }
         try detector.redactionDefaults.refuseForeignOptions()
         switch (output, outputDir) {
         case (nil, nil): throw ValidationError("say where the redacted files go: -o FILE for one input, or --output-dir DIR")

@@ -6,6 +6,10 @@
       whole, the corners filled by replicating the edge; OUT is written as PNG.
   face_attributes.py flip IMAGE OUT
       IMAGE mirrored left to right.
+  face_attributes.py blur IMAGE SIGMA OUT
+      IMAGE blurred by cv2.GaussianBlur of SIGMA pixels.
+  face_attributes.py shrink IMAGE FACTOR OUT
+      IMAGE resized by FACTOR (cv2.INTER_AREA).
   face_attributes.py aligned-crop IMAGE SIZE LANDMARKS CROP
       The aligned crop as InsightFace's norm_crop makes it: cv2.estimateAffinePartial2D of the
       five LANDMARKS (JSON [[x, y], ...], facecam's order) onto the ArcFace template scaled by
@@ -51,6 +55,11 @@ def main(arguments):
         cv2.imwrite(arguments[3], turn(cv2.imread(arguments[1]), float(arguments[2])))
     elif command == "flip":
         cv2.imwrite(arguments[2], cv2.flip(cv2.imread(arguments[1]), 1))
+    elif command == "blur":
+        cv2.imwrite(arguments[3], cv2.GaussianBlur(cv2.imread(arguments[1]), (0, 0), float(arguments[2])))
+    elif command == "shrink":
+        factor = float(arguments[2])
+        cv2.imwrite(arguments[3], cv2.resize(cv2.imread(arguments[1]), None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA))
     elif command == "aligned-crop":
         image, size, landmarks = cv2.imread(arguments[1]), int(arguments[2]), json.loads(arguments[3])
         return compare(aligned_crop(image, size, landmarks), cv2.imread(arguments[4]))

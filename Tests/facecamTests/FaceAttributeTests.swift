@@ -119,8 +119,44 @@ struct FaceAttributeTests {
         }
     }
 
+    /// A blurred copy and a smaller copy of a face (OpenCV's GaussianBlur, resize) score a lower quality.
+    @Test(arguments: [["blur", "2"], ["blur", "1"], ["shrink", "0.5"]])
+    func degradedCopiesScoreLowerQuality(degradation: [String]) throws {
+        let directory = try temporaryDirectory("quality")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let original = fixture("images/grace_hopper.jpg")
+        let copy = directory.appendingPathComponent("copy.png").path
+        try #require(try run(URL(fileURLWithPath: SharedDataTests.python), [Self.reference] + [degradation[0], original, degradation[1], copy]).status == 0)
+        let result = try facecam("detect", "--quality", original, copy)
+        #expect(result.status == 0, "\(result.stderr)")
+        let qualities = try result.records().map { record in
+            try #require((record["faces"] as? [[String: Any]])?.first?["quality"] as? Double, "\(record)")
+        }
+        try #require(qualities.count == 2)
+        #expect(qualities[1] < qualities[0], "\(degradation): \(qualities[1]) against the original's \(qualities[0])")
+    }
+
+    /// In the shared head-pose clip, the frame MediaPipe's face mesh reads as turned by 51 degrees (2)
+    /// scores a lower quality than the one it reads as frontal (9), and facecam's yaw says which way.
+    static let headPoseClip = repository.deletingLastPathComponent().appendingPathComponent("shared/data/video/head-pose-face-detection-female.gif").path
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: FaceAttributeTests.headPoseClip), "../shared/data/video is absent"))
+    func aTurnedFaceScoresLowerQuality() throws {
+        let clip = Self.headPoseClip
+        let result = try facecam("video", "--quality", clip)
+        #expect(result.status == 0, "\(result.stderr)")
+        let faces = try Dictionary(uniqueKeysWithValues: result.records().map { record in
+            (record["frame"] as! Int, try #require((record["faces"] as? [[String: Any]])?.first, "\(record)"))
+        }.filter { [2, 9].contains($0.0) })
+        let turned = try #require(faces[2]), frontal = try #require(faces[9])
+        #expect((turned["quality"] as! Double) < (frontal["quality"] as! Double), "\(turned) against \(frontal)")
+        #expect(((turned["pose"] as! [String: Any])["yaw"] as! Double) < -30, "\(turned)")
+    }
+
     @Test(arguments: [
         (["detect", "--detector", "haar", "--pose"], "--pose reads the landmarks the haar detector does not give"),
+        (["detect", "--detector", "haar", "--quality"], "--quality reads the landmarks the haar detector does not give"),
+        (["redact", "--quality", "-o", "/tmp/facecam-never-written.png"], "redact writes no face records for --quality"),
         (["detect", "--detector", "haar", "--crops", "/tmp/facecam-never-written", "--crop-style", "aligned"],
          "--crop-style aligned places the landmarks the haar detector does not give"),
         (["detect", "--crop-size", "100"], "--crop-size says how --crops cuts faces out"),

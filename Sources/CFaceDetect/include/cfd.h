@@ -204,7 +204,7 @@ cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, cons
                            uint8_t *destination, int32_t width, int32_t height, size_t stride,
                            cfd_error *error);
 
-/* ---- Head pose ---- */
+/* ---- Face attributes: head pose, sharpness ---- */
 
 /*
  * Turns five landmarks (right eye, left eye, nose tip, right mouth corner, left mouth corner:
@@ -216,6 +216,9 @@ cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, cons
  */
 cfd_status cfd_head_pose(const double landmarks[10], double focal, double cx, double cy, double *yaw, double *pitch,
                          cfd_error *error);
+
+/* How sharp an image is: the variance of cv::Laplacian (3x3, 64-bit) of its grey (cv::cvtColor BGRA to grey). */
+cfd_status cfd_sharpness(const cfd_image_view *image, double *variance, cfd_error *error);
 
 /* ---- Redaction ---- */
 

@@ -22,10 +22,13 @@ public struct Face: Hashable, Sendable {
     public var pose: FacePose?
     /// The pose as the preview shows the face (`FacePose.mapped(by:)`).
     public var previewPose: FacePose?
+    /// How usable the face is, 0...1 (`QualityEstimation`); nil unless asked for, and for faces without landmarks.
+    public var quality: Double?
 
     public init(
         box: PixelRect, preview: Rect, id: Int? = nil, score: Double? = nil,
-        landmarks: FaceLandmarks? = nil, previewLandmarks: FaceLandmarks? = nil, pose: FacePose? = nil, previewPose: FacePose? = nil
+        landmarks: FaceLandmarks? = nil, previewLandmarks: FaceLandmarks? = nil, pose: FacePose? = nil, previewPose: FacePose? = nil,
+        quality: Double? = nil
     ) {
         self.box = box
         self.preview = preview
@@ -35,6 +38,7 @@ public struct Face: Hashable, Sendable {
         self.previewLandmarks = previewLandmarks
         self.pose = pose
         self.previewPose = previewPose
+        self.quality = quality
     }
 }
 

@@ -4,6 +4,8 @@ public enum FaceRanking: String, CaseIterable, Sendable {
     case size
     /// The highest scores (detectors that give one).
     case score
+    /// The highest `Face.quality` (`QualityEstimation`).
+    case quality
 }
 
 /// Keeps the `count` best faces a detector finds, by `ranking` (ties going to the face reported
@@ -26,6 +28,7 @@ public final class FaceCountLimit: FrameFaceDetector {
         let rank: (Face) -> Double = switch ranking {
         case .size: { Double($0.box.width) * Double($0.box.height) }
         case .score: { $0.score ?? 0 }
+        case .quality: { $0.quality ?? 0 }
         }
         let best = faces.indices.sorted { (rank(faces[$1]), $0) < (rank(faces[$0]), $1) }.prefix(count)
         return best.sorted().map { faces[$0] }

@@ -60,7 +60,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         case .csv:
             "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id,"
                 + "score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,nose_x,nose_y,"
-                + "mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y,roll,yaw,pitch,preview_roll,preview_yaw,preview_pitch\n"
+                + "mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y,roll,yaw,pitch,preview_roll,preview_yaw,preview_pitch,quality\n"
         case .jsonl, .text, .wider, .mot, .coco, .yolo, .voc, .cvat, .labelstudio:
             nil
         }
@@ -110,6 +110,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 + (face.previewLandmarks.map { ",\"preview_landmarks\":\(pairs($0))" } ?? "")
                 + (face.pose.map { ",\"pose\":\(angles($0))" } ?? "")
                 + (face.previewPose.map { ",\"preview_pose\":\(angles($0))" } ?? "")
+                + (face.quality.map { ",\"quality\":\(qualityText($0))" } ?? "")
                 + "}"
         }
         return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
@@ -136,7 +137,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             }
             let fields: [String] = [prefix, String(index), String(b.x), String(b.y), String(b.width), String(b.height),
                                     decimal(p.x), decimal(p.y), decimal(p.width), decimal(p.height), id, score]
-            return (fields + landmarks + pose).joined(separator: ",") + "\n"
+            return (fields + landmarks + pose + [face.quality.map(qualityText) ?? ""]).joined(separator: ",") + "\n"
         }.joined()
     }
 
@@ -170,7 +171,8 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 + "preview \(decimal(p.width))x\(decimal(p.height)) at \(decimal(p.x)),\(decimal(p.y))"
                 + (face.previewPose.map { pose in
                     let (roll, yaw, pitch) = (pose.roll, pose.yaw, pose.pitch)
-                    return "; as shown, roll \(decimal(roll.rounded()))°, yaw \(decimal(yaw.rounded()))°, pitch \(decimal(pitch.rounded()))°"
+                    return (face.quality.map { String(format: "; quality %.2f", $0) } ?? "")
+                        + "; as shown, roll \(decimal(roll.rounded()))°, yaw \(decimal(yaw.rounded()))°, pitch \(decimal(pitch.rounded()))°"
                 } ?? "")
                 + "\n"
         }
@@ -184,6 +186,11 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     /// {"roll":R,"yaw":Y,"pitch":P} in degrees.
     private func angles(_ pose: FacePose) -> String {
         "{\"roll\":\(angle(pose.roll)),\"yaw\":\(angle(pose.yaw)),\"pitch\":\(angle(pose.pitch))}"
+    }
+
+    /// A quality to three decimals.
+    private func qualityText(_ quality: Double) -> String {
+        decimal((quality * 1000).rounded() / 1000)
     }
 
     /// An angle in degrees to a hundredth, finer than any estimate of it.

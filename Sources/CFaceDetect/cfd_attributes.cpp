@@ -74,4 +74,17 @@ cfd_status cfd_head_pose(const double landmarks[10], double focal, double cx, do
     });
 }
 
+cfd_status cfd_sharpness(const cfd_image_view *image, double *variance, cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (!cfd::valid_view(image) || variance == nullptr) return invalid(error, "empty or malformed image");
+        cv::Mat grey, laplacian;
+        cv::cvtColor(cfd::aperture_mat(image, cfd_rect{0, 0, image->width, image->height}), grey, cv::COLOR_BGRA2GRAY);
+        cv::Laplacian(grey, laplacian, CV_64F);
+        cv::Scalar mean, deviation;
+        cv::meanStdDev(laplacian, mean, deviation);
+        *variance = deviation[0] * deviation[0];
+        return CFD_OK;
+    });
+}
+
 } // extern "C"
