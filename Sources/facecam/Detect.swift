@@ -28,6 +28,7 @@ struct Detect: ParsableCommand {
         try detector.refuseForeignOptions()
         try detector.validateFaceLimit(hiding: nil, minimumFaces: output.minFaces)
         try output.validateCrops(with: detector)
+        if output.bestShot { throw ValidationError("--best-shot keeps the best crop of each track, and detect does not track faces: use video") }
         if output.format == .mot { throw ValidationError("--format mot is for videos (video, live): its lines number frames and follow ids") }
         try output.validateFolder(outputDir)
         if outputDir != nil, output.output != nil {

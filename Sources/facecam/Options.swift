@@ -491,6 +491,11 @@ struct OutputOptions: ParsableArguments {
         valueName: "box|aligned"))
     var cropStyle: CropStyleName?
 
+    @Flag(help: ArgumentHelp(
+        "video, with --crops: save one crop per track, its face of highest --quality (implied), when the track ends or the "
+            + "input does, with a record on standard output (JSON Lines and text), instead of a crop per face and frame."))
+    var bestShot = false
+
     @Option(help: ArgumentHelp("With --crops: the files' format, jpg (quality 95) or png (lossless) (default: jpg).", valueName: "jpg|png"))
     var cropFormat: CropFormat?
 
@@ -513,9 +518,12 @@ struct OutputOptions: ParsableArguments {
     func validate() throws {
         if let minFaces, minFaces < 0 { throw ValidationError("--min-faces must be 0 or more") }
         if crops == nil, let option = [("--crop-style", cropStyle != nil), ("--crop-margin", cropMargin != nil), ("--crop-size", cropSize != nil),
-                                             ("--crop-format", cropFormat != nil)]
+                                             ("--crop-format", cropFormat != nil), ("--best-shot", bestShot)]
             .first(where: \.1)?.0 {
             throw ValidationError("\(option) says how --crops cuts faces out: add --crops DIR, or leave \(option) out")
+        }
+        if bestShot, !format.hasEvents {
+            throw ValidationError("--best-shot writes a record per track, which has no place in \(format.rawValue): use --format jsonl or text")
         }
         if cropMargin != nil, cropStyle == .aligned {
             throw ValidationError("--crop-margin widens box crops; aligned crops are sized by --crop-size: leave --crop-margin out")
@@ -548,8 +556,11 @@ struct OutputOptions: ParsableArguments {
         cropStyleChosen.map { CropRequest(style: $0, name: name) }
     }
 
-    /// Aligned crops need landmarks.
+    /// Aligned crops, and best shots (ranked by quality), need landmarks.
     func validateCrops(with detector: DetectorOptions) throws {
+        if bestShot, detector.kind == .haar {
+            throw ValidationError("--best-shot ranks faces by a quality that reads the landmarks the haar detector does not give: add --detector yunet")
+        }
         if cropStyle == .aligned, detector.kind == .haar {
             throw ValidationError("--crop-style aligned places the landmarks the haar detector does not give: add --detector yunet, or use box crops")
         }

@@ -21,11 +21,15 @@ struct Session {
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
+        var options = options
+        // A track's best shot is its face of highest quality.
+        if output?.bestShot == true { options.quality = true }
         let detectors = try options.makeDetectors(fast: fast)
         let (writer, annotator, cropSaver) = try output?.makeSinks(
             resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, video: video)) ?? (nil, nil, nil)
         let sink = ResultSink(
-            writer: writer, tracker: tracker, events: events, annotator: annotator, cropSaver: cropSaver, marking: marking, frames: frames,
+            writer: writer, tracker: tracker, events: events, annotator: annotator, cropSaver: cropSaver,
+            bestShotsOnly: output?.bestShot ?? false, marking: marking, frames: frames,
             minimumFaces: output?.minFaces ?? 0,
             report: { report($0) }, progress: progress)
         self.sink = sink

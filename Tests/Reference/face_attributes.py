@@ -10,6 +10,9 @@
       IMAGE blurred by cv2.GaussianBlur of SIGMA pixels.
   face_attributes.py shrink IMAGE FACTOR OUT
       IMAGE resized by FACTOR (cv2.INTER_AREA).
+  face_attributes.py blurred-clip IMAGE FRAMES SHARP OUT
+      An MJPEG AVI of FRAMES copies of IMAGE at 10 fps, each blurred by a Gaussian of 1.5 pixels but
+      frame SHARP (from 0).
   face_attributes.py aligned-crop IMAGE SIZE LANDMARKS CROP
       The aligned crop as InsightFace's norm_crop makes it: cv2.estimateAffinePartial2D of the
       five LANDMARKS (JSON [[x, y], ...], facecam's order) onto the ArcFace template scaled by
@@ -60,6 +63,13 @@ def main(arguments):
     elif command == "shrink":
         factor = float(arguments[2])
         cv2.imwrite(arguments[3], cv2.resize(cv2.imread(arguments[1]), None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA))
+    elif command == "blurred-clip":
+        image, frames, sharp = cv2.imread(arguments[1]), int(arguments[2]), int(arguments[3])
+        height, width = image.shape[:2]
+        writer = cv2.VideoWriter(arguments[4], cv2.VideoWriter_fourcc(*"MJPG"), 10, (width, height))
+        for index in range(frames):
+            writer.write(image if index == sharp else cv2.GaussianBlur(image, (0, 0), 1.5))
+        writer.release()
     elif command == "aligned-crop":
         image, size, landmarks = cv2.imread(arguments[1]), int(arguments[2]), json.loads(arguments[3])
         return compare(aligned_crop(image, size, landmarks), cv2.imread(arguments[4]))

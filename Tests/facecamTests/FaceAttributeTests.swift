@@ -153,7 +153,31 @@ struct FaceAttributeTests {
         #expect(((turned["pose"] as! [String: Any])["yaw"] as! Double) < -30, "\(turned)")
     }
 
+    /// A clip of one face blurred in every frame but one: the track's best shot is that frame's,
+    /// saved once, with its record.
+    @Test(arguments: [2, 7])
+    func theBestShotIsTheSharpFrame(sharp: Int) throws {
+        let directory = try temporaryDirectory("best-shot")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clip = directory.appendingPathComponent("clip.avi").path
+        let made = try Self.reference("blurred-clip", fixture("images/grace_hopper.jpg"), "10", String(sharp), clip)
+        try #require(made.status == 0)
+        let crops = directory.appendingPathComponent("crops").path
+        let result = try facecam("video", "--crops", crops, "--best-shot", clip)
+        #expect(result.status == 0, "\(result.stderr)")
+        let shots = try result.records().filter { $0["event"] as? String == "best_shot" }
+        try #require(shots.count == 1, "\(shots)")
+        #expect(shots[0]["frame"] as? Int == sharp && shots[0]["id"] as? Int == 1)
+        let file = String(format: "clip-%06d-id1.jpg", sharp)
+        #expect(shots[0]["file"] as? String == crops + "/" + file)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: crops) == [file])
+    }
+
     @Test(arguments: [
+        (["detect", "--crops", "/tmp/facecam-never-written", "--best-shot"], "--best-shot keeps the best crop of each track"),
+        (["video", "--crops", "/tmp/facecam-never-written", "--best-shot", "--format", "csv"], "--best-shot writes a record per track"),
+        (["video", "--crops", "/tmp/facecam-never-written", "--best-shot", "--detector", "haar"], "--best-shot ranks faces by a quality"),
+        (["video", "--best-shot"], "--best-shot says how --crops cuts faces out"),
         (["detect", "--detector", "haar", "--pose"], "--pose reads the landmarks the haar detector does not give"),
         (["detect", "--detector", "haar", "--quality"], "--quality reads the landmarks the haar detector does not give"),
         (["redact", "--quality", "-o", "/tmp/facecam-never-written.png"], "redact writes no face records for --quality"),

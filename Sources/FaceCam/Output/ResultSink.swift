@@ -41,6 +41,10 @@ public final class ResultSink: @unchecked Sendable {
     private var annotator: Annotator?
     /// Where faces cut out (`--crops`) are saved.
     private var cropSaver: Annotator?
+    /// Save only each track's best crop, when the track ends (`--best-shot`), rather than every crop.
+    private let bestShotsOnly: Bool
+    /// Each open track's best crop so far, by track id: what `--best-shot` saves when the track ends.
+    private var bestShots: [Int: (shot: BestShot, name: String, image: Frame)] = [:]
     private let marking: PreviewMarking
     /// The annotated or redacted video (or image), replaced between sources by
     /// `redirect(frames:)`; dropped after its first failure.
@@ -56,9 +60,12 @@ public final class ResultSink: @unchecked Sendable {
     /// detector missed. Previews are marked as `marking` says.
     public init(
         writer: ResultWriter?, tracker: FaceTracker? = nil, events: EventHandling = EventHandling(),
-        annotator: Annotator? = nil, cropSaver: Annotator? = nil, marking: PreviewMarking = .outline, frames: FrameOutput? = nil,
-        minimumFaces: Int = 0, report: @escaping @Sendable (String) -> Void, progress: (@Sendable (String) -> Void)? = nil
+        annotator: Annotator? = nil, cropSaver: Annotator? = nil, bestShotsOnly: Bool = false, marking: PreviewMarking = .outline,
+        frames: FrameOutput? = nil, minimumFaces: Int = 0, report: @escaping @Sendable (String) -> Void,
+        progress: (@Sendable (String) -> Void)? = nil
     ) {
+        precondition(!bestShotsOnly || tracker != nil, "best shots are per track")
+        self.bestShotsOnly = bestShotsOnly
         self.writer = writer
         self.tracker = tracker
         self.events = events
@@ -106,7 +113,9 @@ public final class ResultSink: @unchecked Sendable {
                     state.summary.framesBelowMinimum += 1
                 }
             }
-            if let crops { save(crops, of: result.faces) }
+            if let crops {
+                if bestShotsOnly { keepBest(crops, of: result) } else { save(crops, of: result.faces) }
+            }
             let marks = PreviewMarks(faces: result.faces, predicted: predicted(at: result.frame, geometry: geometry))
             if let preview { show(preview, at: result.time, marks: marks, annotationName: annotationName) }
             progress?(result.source)
@@ -180,10 +189,12 @@ public final class ResultSink: @unchecked Sendable {
         lock.withLock { writer }
     }
 
-    /// Writes `events` up to and including the first of the exit kind, which stops the sink.
+    /// Writes `events` up to and including the first of the exit kind, which stops the sink; a
+    /// track that leaves has its best shot saved.
     private func handle(_ events: [TrackEvent], mayExit: Bool = true) throws(SystemError) {
         for event in events {
             if self.events.write { try currentWriter()?.write(event) }
+            if event.kind == .leave { try saveBestShot(of: event.id) }
             if mayExit, event.kind == self.events.exitOn {
                 lock.withLock {
                     state.stopped = true
@@ -236,6 +247,26 @@ public final class ResultSink: @unchecked Sendable {
                 fail(error)
             }
         }
+    }
+
+    /// Keeps each tracked face's crop when its quality beats its track's best so far.
+    private func keepBest(_ crops: FaceCrops, of result: FrameResult) {
+        for (index, (face, image)) in zip(result.faces, crops.images).enumerated() {
+            guard let image, let id = face.id, let quality = face.quality, quality > bestShots[id]?.shot.quality ?? -1 else { continue }
+            let shot = BestShot(id: id, source: result.source, frame: result.frame, time: result.time, quality: quality, path: "")
+            bestShots[id] = (shot, crops.fileName(of: face, index: index), image)
+        }
+    }
+
+    /// Saves the best crop of track `id`, if it had one, and writes its record.
+    private func saveBestShot(of id: Int) throws(SystemError) {
+        guard var best = bestShots.removeValue(forKey: id), cropSaver != nil else { return }
+        do {
+            best.shot.path = try cropSaver!.save(best.image, name: best.name)
+        } catch {
+            return fail(error)
+        }
+        try currentWriter()?.write(best.shot)
     }
 
     private func fail(_ error: FaceCamError) {

@@ -100,6 +100,20 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// The text for a track's best shot, ending in a newline; "" where events have no place.
+    public func render(_ shot: BestShot) -> String {
+        switch self {
+        case .jsonl:
+            return "{\"event\":\"best_shot\",\"id\":\(shot.id),\"source\":\(jsonString(shot.source)),\"frame\":\(shot.frame),"
+                + "\"time\":\(decimal(shot.time)),\"quality\":\(qualityText(shot.quality)),\"file\":\(jsonString(shot.path))}\n"
+        case .text:
+            return "\(shot.source) frame \(shot.frame) at \(decimal(shot.time)) s: id \(shot.id)'s best shot, quality "
+                + String(format: "%.2f", shot.quality) + ", in \(shot.path)\n"
+        case .csv, .coco, .wider, .mot, .yolo, .voc, .cvat, .labelstudio:
+            return ""
+        }
+    }
+
     private func renderJSON(_ r: FrameResult) -> String {
         let faces = r.faces.map { face in
             "{" + (face.id.map { "\"id\":\($0)," } ?? "")
@@ -357,6 +371,14 @@ public final class ResultWriter {
     public func write(_ event: TrackEvent) throws(SystemError) {
         guard folder == nil else { return }
         let text = format.render(event)
+        if !text.isEmpty { try emit(text) }
+    }
+
+    public func write(_ shot: BestShot) throws(SystemError) {
+        guard folder == nil else { return }
+        var named = shot
+        named.source = context.name(of: shot.source)
+        let text = format.render(named)
         if !text.isEmpty { try emit(text) }
     }
 
