@@ -133,4 +133,53 @@ cfd_status cfd_encode_image(const cfd_image_view *image, const char *extension, 
 
 void cfd_bytes_free(uint8_t *data) { std::free(data); }
 
+cfd_status cfd_composite(uint8_t *pixels, int32_t width, int32_t height, size_t stride, const cfd_image_view *overlay,
+                         const double inverse_map[6], cfd_error *error) {
+    return guarded(error, [&]() -> cfd_status {
+        if (pixels == nullptr || width <= 0 || height <= 0 || stride < static_cast<size_t>(width) * 4) {
+            return invalid(error, "empty or malformed image");
+        }
+        if (!valid_view(overlay) || inverse_map == nullptr) return invalid(error, "empty or malformed overlay");
+        const cv::Matx23d toOverlay(inverse_map[0], inverse_map[2], inverse_map[4], inverse_map[1], inverse_map[3],
+                                    inverse_map[5]);
+        cv::Matx23d toImage;
+        cv::invertAffineTransform(toOverlay, toImage);
+        // Only the image's pixels the overlay's corners span are touched.
+        double left = width, top = height, right = 0, bottom = 0;
+        for (const cv::Point2d corner : {cv::Point2d(-0.5, -0.5), cv::Point2d(overlay->width - 0.5, -0.5),
+                                         cv::Point2d(-0.5, overlay->height - 0.5),
+                                         cv::Point2d(overlay->width - 0.5, overlay->height - 0.5)}) {
+            const cv::Point2d at(toImage(0, 0) * corner.x + toImage(0, 1) * corner.y + toImage(0, 2),
+                                 toImage(1, 0) * corner.x + toImage(1, 1) * corner.y + toImage(1, 2));
+            if (!std::isfinite(at.x) || !std::isfinite(at.y)) return invalid(error, "the overlay's map is not finite");
+            left = std::min(left, at.x), top = std::min(top, at.y), right = std::max(right, at.x), bottom = std::max(bottom, at.y);
+        }
+        const cv::Rect bounds = cv::Rect(cv::Point(static_cast<int>(std::max(0.0, std::floor(left))),
+                                                   static_cast<int>(std::max(0.0, std::floor(top)))),
+                                         cv::Point(static_cast<int>(std::min<double>(width, std::ceil(right) + 1)),
+                                                   static_cast<int>(std::min<double>(height, std::ceil(bottom) + 1)))) &
+                                cv::Rect(0, 0, width, height);
+        if (bounds.empty()) return CFD_OK;
+        const cv::Mat source(overlay->height, overlay->width, CV_8UC4, const_cast<uint8_t *>(overlay->pixels), overlay->stride);
+        // The map for the bounds' own pixel indices.
+        const cv::Matx23d local(toOverlay(0, 0), toOverlay(0, 1), toOverlay(0, 0) * bounds.x + toOverlay(0, 1) * bounds.y + toOverlay(0, 2),
+                                toOverlay(1, 0), toOverlay(1, 1), toOverlay(1, 0) * bounds.x + toOverlay(1, 1) * bounds.y + toOverlay(1, 2));
+        cv::Mat placed;
+        cv::warpAffine(source, placed, local, bounds.size(), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_CONSTANT,
+                       cv::Scalar(0, 0, 0, 0));
+        cv::Mat image(height, width, CV_8UC4, pixels, stride);
+        for (int row = 0; row < bounds.height; ++row) {
+            uint8_t *out = image.ptr<uint8_t>(bounds.y + row) + bounds.x * 4;
+            const uint8_t *in = placed.ptr<uint8_t>(row);
+            for (int column = 0; column < bounds.width; ++column, out += 4, in += 4) {
+                const int alpha = in[3];
+                for (int channel = 0; channel < 3; ++channel) {
+                    out[channel] = static_cast<uint8_t>((out[channel] * (255 - alpha) + in[channel] * alpha + 127) / 255);
+                }
+            }
+        }
+        return CFD_OK;
+    });
+}
+
 } // extern "C"

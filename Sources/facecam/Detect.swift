@@ -20,6 +20,7 @@ struct Detect: ParsableCommand {
     @OptionGroup(title: "Detector") var detector: DetectorOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
+    @OptionGroup(title: "Overlay") var overlay: OverlayOptions
 
     @Option(help: ArgumentHelp("With --format yolo, voc or wider: the dataset folder written, a file per image.", valueName: "dir"))
     var outputDir: String?
@@ -28,6 +29,7 @@ struct Detect: ParsableCommand {
         try detector.refuseForeignOptions()
         try detector.validateFaceLimit(hiding: nil, minimumFaces: output.minFaces)
         try output.validateCrops(with: detector)
+        try overlay.validate(previews: [("--annotate", output.annotate != nil)], detector: detector, redacting: false)
         if output.bestShot { throw ValidationError("--best-shot keeps the best crop of each track, and detect does not track faces: use video") }
         if output.format == .mot { throw ValidationError("--format mot is for videos (video, live): its lines number frames and follow ids") }
         try output.validateFolder(outputDir)
@@ -43,7 +45,8 @@ struct Detect: ParsableCommand {
         let inputs = paths.map(FilePath.init(argument:))
         try output.refuseOverwriting(inputs)
         try output.refuseInputsOutsideImageRoot(inputs)
-        let session = try Session(detector: detector, output: output, folder: outputDir)
+        let placed = try overlay.load()
+        let session = try Session(detector: detector, output: output, folder: outputDir, marking: placed.map { .overlay($0) } ?? .outline)
         let settings = geometry.settings
         var last: String?
         for item in StillImageInputs(paths: inputs, recursive: recursive) {

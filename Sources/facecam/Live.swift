@@ -95,6 +95,7 @@ struct Live: ParsableCommand {
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
+    @OptionGroup(title: "Overlay") var overlay: OverlayOptions
 
     func validate() throws {
         if device != nil, source != nil { throw ValidationError("--device and --source exclude each other") }
@@ -123,10 +124,12 @@ struct Live: ParsableCommand {
         try detector.refuseForeignOptions()
         try detector.validateFaceLimit(hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
         if output.crops != nil { throw ValidationError("--crops is for detect and video: save frames with --annotate, or run video on a recording") }
-        try redaction.validate(previews: [
+        let previews = [
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),
-        ])
+        ]
+        try redaction.validate(previews: previews)
+        try overlay.validate(previews: previews, detector: detector, redacting: redaction.redact != nil)
     }
 
     func run() throws {
@@ -136,6 +139,7 @@ struct Live: ParsableCommand {
             report("--show cannot open a window: \(problem)")
             throw Status.usage
         }
+        let placed = try overlay.load()
         let input = try openSource()
         // One detector on one serial queue: frames are detected one by one, in order.
         var options = detector
@@ -151,7 +155,7 @@ struct Live: ParsableCommand {
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
-            annotator: annotator, marking: redaction.marking, annotateEvery: annotateEvery ?? 1, outputDevice: device,
+            annotator: annotator, marking: placed.map { .overlay($0) } ?? redaction.marking, annotateEvery: annotateEvery ?? 1, outputDevice: device,
             observers: [server as (any LiveObserver)?, window].compactMap { $0 })
         server?.attach(counts: processor.counts)
 

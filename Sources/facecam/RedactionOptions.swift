@@ -51,17 +51,84 @@ struct PreviewRedactionOptions: ParsableArguments {
             return
         }
         if !previews.contains(where: \.given) {
-            let names = previews.map(\.option)
-            // "A", "A or B", "A, B or C".
-            let listed = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
-            throw ValidationError(
-                "--redact hides faces on the frames \(listed) writes or shows; add "
-                    + (names.count == 1 ? "it" : "one") + ", or use facecam redact")
+            throw ValidationError("--redact hides faces on the frames \(listed(previews)) writes or shows; add "
+                + (previews.count == 1 ? "it" : "one") + ", or use facecam redact")
         }
     }
 
     var marking: PreviewMarking {
         guard let redact else { return .outline }
         return .redact(mask.settings(mode: redact), outline: outline)
+    }
+}
+
+/// The options of `previews` as a sentence lists them: "A", "A or B", "A, B or C".
+func listed(_ previews: [(option: String, given: Bool)]) -> String {
+    let names = previews.map(\.option)
+    return names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+}
+
+extension FaceOverlay.Anchor: ExpressibleByArgument {}
+
+/// --overlay: a picture laid on each face of the frames written or shown (detect, video, live).
+struct OverlayOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Lay this picture (a PNG with transparency, up to 16 megapixels) on each face of the frames written or shown, instead of "
+            + "outlining it: scaled to the face and turned with it (YuNet, CenterFace).",
+        valueName: "png"))
+    var overlay: String?
+
+    @Option(help: ArgumentHelp(
+        "With --overlay: the face's landmarks the picture's two points go onto: eyes, or mouth (its corners) (default: eyes).",
+        valueName: "eyes|mouth"))
+    var overlayAnchor: FaceOverlay.Anchor?
+
+    @Option(help: ArgumentHelp(
+        "With --overlay: the picture's two points, in its pixels, that go onto the anchor's (the one on the left first) "
+            + "(default: 30% and 70% across, 40% down for eyes; 25% and 75% across the bottom edge for mouth).",
+        valueName: "x1,y1,x2,y2"))
+    var overlayPoints: String?
+
+    /// The points given, parsed; nil when not given.
+    private func points() throws -> [Point]? {
+        guard let overlayPoints else { return nil }
+        let numbers = overlayPoints.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard numbers.count == 4, let values = numbers as? [Double], values.allSatisfy(\.isFinite) else {
+            throw ValidationError("--overlay-points takes four numbers, x1,y1,x2,y2, such as 30,40,70,40")
+        }
+        guard values[0] != values[2] || values[1] != values[3] else {
+            throw ValidationError("--overlay-points gives the same point twice: give two points apart")
+        }
+        return [Point(x: values[0], y: values[1]), Point(x: values[2], y: values[3])]
+    }
+
+    /// An overlay needs frames to go on, one of `previews`, and landmarks; it replaces --redact's masks.
+    func validate(previews: [(option: String, given: Bool)], detector: DetectorOptions, redacting: Bool) throws {
+        guard overlay != nil else {
+            if let option = [("--overlay-anchor", overlayAnchor != nil), ("--overlay-points", overlayPoints != nil)].first(where: \.1)?.0 {
+                throw ValidationError("\(option) says where --overlay goes; add --overlay PNG, or leave \(option) out")
+            }
+            return
+        }
+        _ = try points()
+        if redacting { throw ValidationError("--overlay and --redact both say what covers the faces: choose one") }
+        if detector.kind == .haar {
+            throw ValidationError("--overlay is placed on the landmarks the haar detector does not give: add --detector yunet")
+        }
+        if !previews.contains(where: \.given) {
+            throw ValidationError("--overlay goes on the frames \(listed(previews)) writes or shows; add " + (previews.count == 1 ? "it" : "one"))
+        }
+    }
+
+    /// The overlay, loaded; a picture that cannot be used is reported and exits with status 64 before any work.
+    func load() throws -> FaceOverlay? {
+        guard let overlay else { return nil }
+        do {
+            let image = try OverlayImage(path: overlay, requiringAlpha: true)
+            return FaceOverlay(image: image, anchor: overlayAnchor ?? .eyes, points: try points())
+        } catch let error as FaceCamError {
+            report("--overlay \(error.description)")
+            throw Status.usage
+        }
     }
 }

@@ -41,6 +41,7 @@ struct Video: ParsableCommand {
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
+    @OptionGroup(title: "Overlay") var overlay: OverlayOptions
     @OptionGroup(title: "Batches") var batch: BatchOptions
 
     func validate() throws {
@@ -53,7 +54,9 @@ struct Video: ParsableCommand {
         try output.validateCrops(with: detector)
         try batch.validate(with: output)
         try output.validateFolder(batch.outputDir)
-        try redaction.validate(previews: [("--annotate", output.annotate != nil), ("--annotate-video", annotateVideo != nil)])
+        let previews = [("--annotate", output.annotate != nil), ("--annotate-video", annotateVideo != nil)]
+        try redaction.validate(previews: previews)
+        try overlay.validate(previews: previews, detector: detector, redacting: redaction.redact != nil)
         if annotateVideo != nil, files.count != 1 || batch.filesFrom != nil || batch.shard != nil {
             throw ValidationError("--annotate-video takes one input file; run facecam once per file")
         }
@@ -80,6 +83,7 @@ struct Video: ParsableCommand {
             alsoWriting: (annotateVideo.map { [("--annotate-video", $0)] } ?? [])
                 + (results?.paths(for: inputs).map { ("--output-dir", $0) } ?? []))
         guard !inputs.isEmpty else { return }
+        let placed = try overlay.load()
         let annotated = try openAnnotatedVideo(for: inputs)
         let progress = quiet ? nil : ProgressBar(every: every)
         var advance: (@Sendable (String) -> Void)?
@@ -87,7 +91,7 @@ struct Video: ParsableCommand {
         let session = try Session(
             detector: detector, fast: fastMode.settings, output: output, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, tracker: tracking.makeTracker(every: every),
-            events: ResultSink.EventHandling(write: tracking.events), marking: redaction.marking, frames: annotated?.writer,
+            events: ResultSink.EventHandling(write: tracking.events), marking: placed.map { .overlay($0) } ?? redaction.marking, frames: annotated?.writer,
             progress: advance)
         var position = "before the first frame"
         for file in inputs where !session.stopping {

@@ -13,6 +13,10 @@
   face_attributes.py blurred-clip IMAGE FRAMES SHARP OUT
       An MJPEG AVI of FRAMES copies of IMAGE at 10 fps, each blurred by a Gaussian of 1.5 pixels but
       frame SHARP (from 0).
+  face_attributes.py transparent OUT
+      A 100x100 PNG, wholly transparent.
+  face_attributes.py pixels IMAGE X Y [X Y ...]
+      Prints {"pixels": [[b, g, r], ...]}: the pixels whose areas hold the points (x, y).
   face_attributes.py aligned-crop IMAGE SIZE LANDMARKS CROP
       The aligned crop as InsightFace's norm_crop makes it: cv2.estimateAffinePartial2D of the
       five LANDMARKS (JSON [[x, y], ...], facecam's order) onto the ArcFace template scaled by
@@ -70,6 +74,12 @@ def main(arguments):
         for index in range(frames):
             writer.write(image if index == sharp else cv2.GaussianBlur(image, (0, 0), 1.5))
         writer.release()
+    elif command == "transparent":
+        cv2.imwrite(arguments[1], np.zeros((100, 100, 4), np.uint8))
+    elif command == "pixels":
+        image, numbers = cv2.imread(arguments[1]), list(map(float, arguments[2:]))
+        points = zip(numbers[0::2], numbers[1::2])
+        print(json.dumps({"pixels": [image[int(y), int(x)].tolist() for x, y in points]}))
     elif command == "aligned-crop":
         image, size, landmarks = cv2.imread(arguments[1]), int(arguments[2]), json.loads(arguments[3])
         return compare(aligned_crop(image, size, landmarks), cv2.imread(arguments[4]))

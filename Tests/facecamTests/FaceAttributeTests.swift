@@ -7,6 +7,10 @@ struct FaceAttributeTests {
 
     /// Runs the reference script; its JSON answer, if any.
     static func reference(_ arguments: String...) throws -> (status: Int32, answer: [String: Any]?) {
+        try reference(arguments)
+    }
+
+    static func reference(_ arguments: [String]) throws -> (status: Int32, answer: [String: Any]?) {
         let result = try run(URL(fileURLWithPath: SharedDataTests.python), [reference] + arguments)
         let answer = result.lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         return (result.status, answer)
@@ -173,7 +177,83 @@ struct FaceAttributeTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: crops) == [file])
     }
 
+    /// The sunglasses of Fixtures/overlay sit where the landmarks say: each eye is under a dark
+    /// lens (20 grey levels at alpha 235), and the nose tip, where the picture is transparent, keeps
+    /// the preview's own pixel, as a wholly transparent overlay leaves it (read by OpenCV-Python; within JPEG's error).
+    @Test(arguments: [[], ["--mirror"], ["--orientation", "3"]])
+    func overlaysSitWhereTheLandmarksSay(geometry: [String]) throws {
+        let directory = try temporaryDirectory("overlay")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let image = fixture("images/grace_hopper.jpg")
+        let transparent = directory.appendingPathComponent("transparent.png").path
+        try #require(try Self.reference("transparent", transparent).status == 0)
+        let plain = try run(
+            facecamBinary, ["detect", "--annotate", directory.appendingPathComponent("plain").path, "--overlay", transparent] + geometry + [image])
+        let placed = try run(facecamBinary, [
+            "detect", "--annotate", directory.appendingPathComponent("placed").path, "--overlay", fixture("overlay/sunglasses.png"),
+        ] + geometry + [image])
+        #expect(plain.status == 0 && placed.status == 0, "\(plain.stderr) \(placed.stderr)")
+        let face = try #require((try placed.records().first?["faces"] as? [[String: Any]])?.first)
+        let points = try #require(face["preview_landmarks"] as? [[Double]])
+        let (rightEye, leftEye, nose) = (points[0], points[1], points[2])
+        let coordinates = [rightEye, leftEye, nose].flatMap { $0.map { String($0) } }
+        let pixels = { (name: String) throws -> [[Int]] in
+            let path = directory.appendingPathComponent("\(name)/grace_hopper.jpg").path
+            let answer = try Self.reference(["pixels", path] + coordinates)
+            return try #require(answer.answer?["pixels"] as? [[Int]])
+        }
+        let (outlined, covered) = (try pixels("plain"), try pixels("placed"))
+        for eye in 0..<2 {
+            let expected = outlined[eye].map { (20 * 235 + $0 * 20) / 255 }
+            #expect(zip(covered[eye], expected).allSatisfy { abs($0 - $1) <= 25 }, "eye \(eye): \(covered[eye]), expected \(expected)")
+        }
+        #expect(zip(covered[2], outlined[2]).allSatisfy { abs($0 - $1) <= 25 }, "nose: \(covered[2]) against \(outlined[2])")
+    }
+
+    /// The mustache of Fixtures/overlay, anchored on the mouth's corners, covers the lip above the
+    /// mouth and not the chin below it, whichever way the preview turns or mirrors the face.
+    @Test(arguments: [[], ["--mirror"], ["--orientation", "3"], ["--orientation", "4"]])
+    func aMustacheSitsAboveTheMouth(geometry: [String]) throws {
+        let directory = try temporaryDirectory("mustache")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let image = fixture("images/grace_hopper.jpg")
+        let transparent = directory.appendingPathComponent("transparent.png").path
+        try #require(try Self.reference("transparent", transparent).status == 0)
+        let annotate = { (name: String, overlay: String) throws -> Run in
+            try run(facecamBinary, [
+                "detect", "--annotate", directory.appendingPathComponent(name).path, "--overlay", overlay, "--overlay-anchor", "mouth",
+            ] + geometry + [image])
+        }
+        let plain = try annotate("plain", transparent), placed = try annotate("placed", fixture("overlay/mustache.png"))
+        #expect(plain.status == 0 && placed.status == 0, "\(plain.stderr) \(placed.stderr)")
+        let face = try #require((try placed.records().first?["faces"] as? [[String: Any]])?.first)
+        let p = try #require(face["preview_landmarks"] as? [[Double]])
+        let mouth = [(p[3][0] + p[4][0]) / 2, (p[3][1] + p[4][1]) / 2]
+        // A third of the way from the mouth to the nose, and as far the other way.
+        let lip = [mouth[0] + 0.3 * (p[2][0] - mouth[0]), mouth[1] + 0.3 * (p[2][1] - mouth[1])]
+        let chin = [mouth[0] - 0.3 * (p[2][0] - mouth[0]), mouth[1] - 0.3 * (p[2][1] - mouth[1])]
+        let coordinates = (lip + chin).map { String($0) }
+        let pixels = { (name: String) throws -> [[Int]] in
+            let answer = try Self.reference(["pixels", directory.appendingPathComponent("\(name)/grace_hopper.jpg").path] + coordinates)
+            return try #require(answer.answer?["pixels"] as? [[Int]])
+        }
+        let (bare, covered) = (try pixels("plain"), try pixels("placed"))
+        #expect(zip(covered[0], [20, 40, 70]).allSatisfy { abs($0 - $1) <= 25 }, "lip: \(covered[0])")
+        #expect(zip(covered[1], bare[1]).allSatisfy { abs($0 - $1) <= 25 }, "chin: \(covered[1]) against \(bare[1])")
+    }
+
     @Test(arguments: [
+        (["detect", "--annotate", "/tmp/facecam-never-written", "--overlay", fixture("images/grace_hopper.jpg")],
+         "--overlay \(fixture("images/grace_hopper.jpg")): the overlay has no alpha channel"),
+        (["detect", "--overlay", fixture("overlay/sunglasses.png")], "--overlay goes on the frames --annotate writes or shows"),
+        (["detect", "--annotate", "/tmp/facecam-never-written", "--overlay", fixture("overlay/sunglasses.png"), "--detector", "haar"],
+         "--overlay is placed on the landmarks the haar detector does not give"),
+        (["video", "--annotate", "/tmp/facecam-never-written", "--overlay", fixture("overlay/sunglasses.png"), "--redact", "blur"],
+         "--overlay and --redact both say what covers the faces"),
+        (["detect", "--annotate", "/tmp/facecam-never-written", "--overlay", fixture("overlay/sunglasses.png"), "--overlay-points", "1,2,3"],
+         "--overlay-points takes four numbers"),
+        (["detect", "--overlay-anchor", "mouth"], "--overlay-anchor says where --overlay goes"),
+        (["detect", "--annotate", "/tmp/facecam-never-written", "--overlay", "/nonexistent/overlay.png"], "--overlay /nonexistent/overlay.png: cannot read"),
         (["detect", "--crops", "/tmp/facecam-never-written", "--best-shot"], "--best-shot keeps the best crop of each track"),
         (["video", "--crops", "/tmp/facecam-never-written", "--best-shot", "--format", "csv"], "--best-shot writes a record per track"),
         (["video", "--crops", "/tmp/facecam-never-written", "--best-shot", "--detector", "haar"], "--best-shot ranks faces by a quality"),

@@ -193,6 +193,20 @@ void cfd_model_faces_free(cfd_model_faces *faces);
 cfd_status cfd_decode_image_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width, int32_t height,
                                  size_t stride, cfd_error *error);
 
+/* cfd_decode_image_into, keeping the image's alpha channel (IMREAD_UNCHANGED; grey and 16-bit images
+ * made 8-bit BGRA): *has_alpha is 1 when the image had one, else 0 and alpha is opaque. */
+cfd_status cfd_decode_image_with_alpha_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width,
+                                            int32_t height, size_t stride, int32_t *has_alpha, cfd_error *error);
+
+/*
+ * Lays `overlay` (BGRA, its alpha used) over a BGRA image in place through an affine map:
+ * `inverse_map` = {a, b, c, d, tx, ty} takes an image pixel index (u, v) to the overlay pixel index
+ * (a*u + c*v + tx, b*u + d*v + ty). Bilinear sampling; each pixel becomes
+ * image * (1 - alpha) + overlay * alpha, and keeps its own alpha. Pixels outside the overlay are untouched.
+ */
+cfd_status cfd_composite(uint8_t *pixels, int32_t width, int32_t height, size_t stride, const cfd_image_view *overlay,
+                         const double inverse_map[6], cfd_error *error);
+
 /*
  * Renders `aperture` of `source` into `destination` through an affine map:
  * `inverse_map` = {a, b, c, d, tx, ty} takes a destination pixel index (u, v)

@@ -35,6 +35,11 @@ public enum ImageFile {
     /// Reads and decodes an image file; one that announces more than
     /// `maximumPixels` is refused from its header, before anything is decoded.
     public static func load(_ path: FilePath, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> StillImage {
+        try decode(try read(path), source: path.description, maximumPixels: maximumPixels)
+    }
+
+    /// An image file's bytes, at most `maximumFileSize`.
+    static func read(_ path: FilePath) throws(FaceCamError) -> [UInt8] {
         let kind: FileKind
         let bytes: [UInt8]
         do {
@@ -46,15 +51,35 @@ public enum ImageFile {
             throw .unreadable(error)
         }
         guard kind == .regular else { throw .notARegularFile(path: path.description) }
-        return try decode(bytes, source: path.description, maximumPixels: maximumPixels)
+        return bytes
     }
 
-    public static func load(_ path: String, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> StillImage {
-        try load(FilePath(path), maximumPixels: maximumPixels)
+    /// Reads and decodes an image file keeping its alpha channel (opaque when it has none), as
+    /// stored, whatever its metadata says; one that announces more than `maximumPixels` is refused
+    /// from its header. `hasAlpha` says whether it had an alpha channel.
+    public static func loadWithAlpha(_ path: FilePath, maximumPixels: Int) throws(FaceCamError) -> (frame: Frame, hasAlpha: Bool) {
+        let bytes = try read(path)
+        let source = path.description
+        let header = try announced(bytes, source: source, maximumPixels: maximumPixels)
+        if header.format == .png, let damage = PNGChunks.damage(in: bytes) { throw .undecodable(path: source, reason: damage) }
+        var error = cfd_error()
+        var hasAlpha: Int32 = 0
+        let frame = Frame.decoded(size: header.size) { pixels, stride in
+            bytes.withUnsafeBufferPointer { data in
+                cfd_decode_image_with_alpha_into(
+                    data.baseAddress, data.count, pixels, Int32(header.size.width), Int32(header.size.height), stride, &hasAlpha, &error)
+            } == CFD_OK
+        }
+        guard let frame else {
+            throw .undecodable(path: source, reason: error.status == CFD_ERROR_DECODE ? error.text : "damaged (\(error.text))")
+        }
+        return (frame, hasAlpha != 0)
     }
 
-    /// Decodes an encoded image as stored (but TIFF, which OpenCV turns upright itself); `source` names it in errors.
-    public static func decode(_ bytes: [UInt8], source: String, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> StillImage {
+    /// The image's format and size as its header announces them, checked against `maximumPixels`.
+    private static func announced(_ bytes: [UInt8], source: String, maximumPixels: Int) throws(FaceCamError)
+        -> (format: ImageHeader.Format, size: PixelSize, cmyk: Bool, orientation: Orientation?)
+    {
         if bytes.isEmpty { throw .undecodable(path: source, reason: "the file is empty") }
         guard var header = ImageHeader.read(bytes) else {
             throw .undecodable(path: source, reason: "not a JPEG, PNG, BMP, TIFF, WebP or PNM image")
@@ -71,8 +96,20 @@ public enum ImageFile {
         guard header.width > 0, header.height > 0 else {
             throw .undecodable(path: source, reason: "its \(header.format.rawValue) header announces an empty image")
         }
-        var size = PixelSize(width: header.width, height: header.height)
+        let size = PixelSize(width: header.width, height: header.height)
         try checkPixels(size, limit: maximumPixels, source: source)
+        return (header.format, size, cmyk, header.orientation)
+    }
+
+    public static func load(_ path: String, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> StillImage {
+        try load(FilePath(path), maximumPixels: maximumPixels)
+    }
+
+    /// Decodes an encoded image as stored (but TIFF, which OpenCV turns upright itself); `source` names it in errors.
+    public static func decode(_ bytes: [UInt8], source: String, maximumPixels: Int = defaultMaximumPixels) throws(FaceCamError) -> StillImage {
+        let header = try announced(bytes, source: source, maximumPixels: maximumPixels)
+        let cmyk = header.cmyk
+        var size = header.size
         let orientedByDecoder = header.format == .tiff && header.orientation != nil
         if orientedByDecoder, header.orientation?.swapsAxes == true { size = PixelSize(width: size.height, height: size.width) }
         let image = { (frame: Frame) in

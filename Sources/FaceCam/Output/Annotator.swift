@@ -74,6 +74,11 @@ public struct Annotator {
         case .redact(let settings, let alsoOutline):
             try preview.redact(marks.faces.map(\.preview) + marks.predicted, settings: settings)
             outline = alsoOutline
+        case .overlay(let overlay):
+            for landmarks in marks.faces.compactMap(\.previewLandmarks) {
+                try overlay.place(on: &preview, landmarks: landmarks)
+            }
+            outline = false
         }
         guard outline else { return }
         let width = outlineWidth(for: preview.size)
@@ -116,6 +121,8 @@ public enum PreviewMarking: Hashable, Sendable {
     case outline
     /// Each face hidden; outlined on top too when `outline` is set.
     case redact(RedactionSettings, outline: Bool)
+    /// A picture laid on each face with landmarks, instead of its outline.
+    case overlay(FaceOverlay)
 }
 
 /// The faces to mark on one preview, after tracking.

@@ -17,6 +17,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case undecodable(path: String, reason: String)
     /// The image or video announces more pixels than the limit allows.
     case tooLarge(path: String, size: PixelSize, limit: Int)
+    /// An overlay picture has no alpha channel to show the face through.
+    case overlayWithoutAlpha(path: String)
     /// The file is not a video FFmpeg can open.
     case undecodableVideo(path: String, reason: String)
     /// A stream (URL, standard input) could not be opened.
@@ -72,6 +74,9 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
                 + "more than the limit of \(decimal(Double(limit) / 1e6)) (raise --max-megapixels for a file you trust)"
         case .undecodableVideo(let path, let reason):
             return "\(path): not a video facecam can read: \(reason)"
+        case .overlayWithoutAlpha(let path):
+            return "\(path): the overlay has no alpha channel, so it would hide the whole picture around the face: "
+                + "give a PNG with transparency"
         case .unreachableStream(let source, let reason):
             return "\(source): \(reason): check the address, that the stream is up, and that FFmpeg reads its protocol "
                 + "and format (standard input needs one that plays without seeking, such as MJPEG AVI or MPEG-TS)"
