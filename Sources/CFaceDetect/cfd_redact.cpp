@@ -57,6 +57,18 @@ cv::Mat shape_mask(const cfd_region &region, cv::Rect bounds, cfd_mask_shape sha
     return mask;
 }
 
+/* `replacement` stretched over the whole of `region`, as the pixels of `bounds` (the region's, clipped) show it; opaque. */
+cv::Mat replaced(const cv::Mat &replacement, const cfd_region &region, cv::Rect bounds) {
+    const double sx = replacement.cols / region.width, sy = replacement.rows / region.height;
+    // From a pixel index of `bounds` to one of the replacement, through continuous coordinates.
+    const cv::Matx23d map(sx, 0, (bounds.x + 0.5 - region.x) * sx - 0.5, 0, sy, (bounds.y + 0.5 - region.y) * sy - 0.5);
+    cv::Mat out;
+    cv::warpAffine(replacement, out, map, bounds.size(), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_REPLICATE);
+    // A transparent part would show the face: the picture covers it whatever its alpha says.
+    out.forEach<cv::Vec4b>([](cv::Vec4b &pixel, const int *) { pixel[3] = 255; });
+    return out;
+}
+
 /* The hidden version of `area` (the region's pixels, clipped). */
 cv::Mat hidden(const cv::Mat &area, double side, cfd_redaction_mode mode) {
     cv::Mat out;
@@ -79,13 +91,16 @@ cv::Mat hidden(const cv::Mat &area, double side, cfd_redaction_mode mode) {
 extern "C" {
 
 cfd_status cfd_redact(uint8_t *pixels, int32_t width, int32_t height, size_t stride, const cfd_region *regions,
-                      size_t count, cfd_redaction_mode mode, cfd_mask_shape shape, cfd_error *error) {
+                      size_t count, cfd_redaction_mode mode, cfd_mask_shape shape, const cfd_image_view *replacement,
+                      cfd_error *error) {
     return guarded(error, [&]() -> cfd_status {
         if (pixels == nullptr || width <= 0 || height <= 0 || stride < static_cast<size_t>(width) * 4) {
             return invalid(error, "empty or malformed image");
         }
         if (count > 0 && regions == nullptr) return invalid(error, "no regions");
-        if (mode < CFD_REDACT_BLUR || mode > CFD_REDACT_SOLID) return invalid(error, "unknown redaction mode");
+        if (mode < CFD_REDACT_BLUR || mode > CFD_REDACT_IMAGE) return invalid(error, "unknown redaction mode");
+        if ((mode == CFD_REDACT_IMAGE) != (replacement != nullptr)) return invalid(error, "a replacement goes with image mode only");
+        if (replacement != nullptr && !valid_view(replacement)) return invalid(error, "empty or malformed replacement");
         if (shape != CFD_MASK_ELLIPSE && shape != CFD_MASK_BOX) return invalid(error, "unknown mask shape");
         cv::Mat image(height, width, CV_8UC4, pixels, stride);
         const cv::Rect whole(0, 0, width, height);
@@ -103,8 +118,12 @@ cfd_status cfd_redact(uint8_t *pixels, int32_t width, int32_t height, size_t str
             const cv::Rect bounds = cv::Rect(static_cast<int>(left), static_cast<int>(top), static_cast<int>(right - left),
                                              static_cast<int>(bottom - top)) & whole;
             cv::Mat area = image(bounds);
-            const cv::Mat replacement = hidden(area, std::max(region.width, region.height), mode);
-            replacement.copyTo(area, shape_mask(region, bounds, shape));
+            const cv::Mat hiding = mode == CFD_REDACT_IMAGE
+                ? replaced(cv::Mat(replacement->height, replacement->width, CV_8UC4, const_cast<uint8_t *>(replacement->pixels),
+                                   replacement->stride),
+                           region, bounds)
+                : hidden(area, std::max(region.width, region.height), mode);
+            hiding.copyTo(area, shape_mask(region, bounds, shape));
         }
         return CFD_OK;
     });

@@ -45,8 +45,9 @@ struct Detect: ParsableCommand {
         let inputs = paths.map(FilePath.init(argument:))
         try output.refuseOverwriting(inputs)
         try output.refuseInputsOutsideImageRoot(inputs)
-        let placed = try overlay.load()
-        let session = try Session(detector: detector, output: output, folder: outputDir, marking: placed.map { .overlay($0) } ?? .outline)
+        // The picture is read before any work: one that cannot be used is a usage error.
+        let marking = try overlay.load().map { .overlay($0) } ?? PreviewMarking.outline
+        let session = try Session(detector: detector, output: output, folder: outputDir, marking: marking)
         let settings = geometry.settings
         var last: String?
         for item in StillImageInputs(paths: inputs, recursive: recursive) {

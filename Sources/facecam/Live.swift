@@ -139,7 +139,8 @@ struct Live: ParsableCommand {
             report("--show cannot open a window: \(problem)")
             throw Status.usage
         }
-        let placed = try overlay.load()
+        // Pictures are read before any work: one that cannot be used is a usage error.
+        let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()
         let input = try openSource()
         // One detector on one serial queue: frames are detected one by one, in order.
         var options = detector
@@ -155,7 +156,7 @@ struct Live: ParsableCommand {
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
-            annotator: annotator, marking: placed.map { .overlay($0) } ?? redaction.marking, annotateEvery: annotateEvery ?? 1, outputDevice: device,
+            annotator: annotator, marking: marking, annotateEvery: annotateEvery ?? 1, outputDevice: device,
             observers: [server as (any LiveObserver)?, window].compactMap { $0 })
         server?.attach(counts: processor.counts)
 

@@ -35,7 +35,7 @@ struct Redact: ParsableCommand {
         valueName: "dir"))
     var outputDir: String?
 
-    @Option(help: "How faces are hidden: blur, pixelate or solid (black).")
+    @Option(help: "How faces are hidden: blur, pixelate, solid (black) or image (a picture, --image).")
     var mode: RedactionSettings.Mode = .blur
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -64,6 +64,7 @@ struct Redact: ParsableCommand {
 
     func validate() throws {
         try detector.validateFaceLimit(hiding: "redact", minimumFaces: nil)
+        try mask.validate(mode: mode, option: "--mode")
         if let option = [("--pose", detector.pose), ("--quality", detector.quality)].first(where: \.1)?.0 {
             throw ValidationError("redact writes no face records for \(option) to go in: leave it out")
         }
@@ -109,7 +110,7 @@ struct Redact: ParsableCommand {
         let tracker = FaceTracker(settings: TrackerSettings(grace: TrackingOptions.grace(given: trackGrace, every: every)))
         let session = try Session(
             detector: detector.redactionDefaults, output: nil, tracker: tracker,
-            marking: .redact(mask.settings(mode: mode), outline: false), progress: advance)
+            marking: .redact(try mask.settings(mode: mode), outline: false), progress: advance)
         for failure in expansionFailures { session.pipeline.submit(failure: failure) }
         var position = "before the first input"
         for job in jobs where !session.stopping {

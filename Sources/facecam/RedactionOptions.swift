@@ -15,24 +15,48 @@ struct MaskOptions: ParsableArguments {
         valueName: "F"))
     var maskScale: Double?
 
+    @Option(help: ArgumentHelp(
+        "Image mode: the picture stretched over each face's mask, opaque whatever its transparency (up to 16 megapixels).",
+        valueName: "file"))
+    var image: String?
+
     func validate() throws {
         if let maskScale, !(1...4).contains(maskScale) { throw ValidationError("--mask-scale must be from 1 to 4") }
     }
 
     /// The options given, which only mean something with a mode.
     var given: [String] {
-        (shape != nil ? ["--shape"] : []) + (maskScale != nil ? ["--mask-scale"] : [])
+        (shape != nil ? ["--shape"] : []) + (maskScale != nil ? ["--mask-scale"] : []) + (image != nil ? ["--image"] : [])
     }
 
-    func settings(mode: RedactionSettings.Mode) -> RedactionSettings {
-        RedactionSettings(mode: mode, shape: shape ?? .ellipse, scale: maskScale ?? RedactionSettings.defaultScale)
+    /// `option` (--mode, --redact) gave `mode`: image mode, and it only, takes --image.
+    func validate(mode: RedactionSettings.Mode, option: String) throws {
+        if mode == .image, image == nil { throw ValidationError("\(option) image lays a picture over faces: give it with --image FILE") }
+        if mode != .image, image != nil {
+            throw ValidationError("--image is the picture of \(option) image: add \(option) image, or leave --image out")
+        }
+    }
+
+    /// The settings; image mode's picture is loaded, and one that cannot be used is reported and
+    /// exits with status 64 before any work.
+    func settings(mode: RedactionSettings.Mode) throws -> RedactionSettings {
+        var replacement: OverlayImage?
+        if mode == .image, let image {
+            do {
+                replacement = try OverlayImage(path: image, requiringAlpha: false)
+            } catch {
+                report("--image \(error.description)")
+                throw Status.usage
+            }
+        }
+        return RedactionSettings(mode: mode, replacement: replacement, shape: shape ?? .ellipse, scale: maskScale ?? RedactionSettings.defaultScale)
     }
 }
 
 /// --redact for the previews video and live draw: faces hidden instead of outlined.
 struct PreviewRedactionOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Hide the faces on annotated frames instead of outlining them: blur, pixelate or solid. Tracked faces the "
+        "Hide the faces on annotated frames instead of outlining them: blur, pixelate, solid or image (--image). Tracked faces the "
             + "detector misses for up to --track-grace frames stay hidden where they are predicted to be.",
         valueName: "mode"))
     var redact: RedactionSettings.Mode?
@@ -50,15 +74,17 @@ struct PreviewRedactionOptions: ParsableArguments {
             }
             return
         }
+        try mask.validate(mode: redact!, option: "--redact")
         if !previews.contains(where: \.given) {
             throw ValidationError("--redact hides faces on the frames \(listed(previews)) writes or shows; add "
                 + (previews.count == 1 ? "it" : "one") + ", or use facecam redact")
         }
     }
 
-    var marking: PreviewMarking {
+    /// What the previews show; loads --image (see `MaskOptions.settings`).
+    func marking() throws -> PreviewMarking {
         guard let redact else { return .outline }
-        return .redact(mask.settings(mode: redact), outline: outline)
+        return .redact(try mask.settings(mode: redact), outline: outline)
     }
 }
 

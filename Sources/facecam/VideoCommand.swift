@@ -83,7 +83,8 @@ struct Video: ParsableCommand {
             alsoWriting: (annotateVideo.map { [("--annotate-video", $0)] } ?? [])
                 + (results?.paths(for: inputs).map { ("--output-dir", $0) } ?? []))
         guard !inputs.isEmpty else { return }
-        let placed = try overlay.load()
+        // Pictures are read before any work: one that cannot be used is a usage error.
+        let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()
         let annotated = try openAnnotatedVideo(for: inputs)
         let progress = quiet ? nil : ProgressBar(every: every)
         var advance: (@Sendable (String) -> Void)?
@@ -91,7 +92,7 @@ struct Video: ParsableCommand {
         let session = try Session(
             detector: detector, fast: fastMode.settings, output: output, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, tracker: tracking.makeTracker(every: every),
-            events: ResultSink.EventHandling(write: tracking.events), marking: placed.map { .overlay($0) } ?? redaction.marking, frames: annotated?.writer,
+            events: ResultSink.EventHandling(write: tracking.events), marking: marking, frames: annotated?.writer,
             progress: advance)
         var position = "before the first frame"
         for file in inputs where !session.stopping {

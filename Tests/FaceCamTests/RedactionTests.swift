@@ -55,6 +55,35 @@ struct RedactionTests {
         }
     }
 
+    /// Image mode stretches the picture over the whole region, opaque even where the picture is
+    /// transparent: a 4x2 picture, left half one colour and right half another (transparent), over a
+    /// 16x8 box, gives 4 columns of each colour per picture column, blended only between the halves.
+    @Test func imageModeStretchesAnOpaquePictureOverTheRegion() throws {
+        let (left, right) = (BGRA(blue: 10, green: 200, red: 30), BGRA(blue: 250, green: 20, red: 90, alpha: 0))
+        var picture = Frame(width: 4, height: 2)
+        for y in 0..<2 {
+            for x in 0..<4 { picture.setPixel(x: x, y: y, to: x < 2 ? left : right) }
+        }
+        let settings = RedactionSettings(mode: .image, replacement: OverlayImage(frame: picture, path: "picture"), shape: .box, scale: 1)
+        let original = Self.textured()
+        var frame = original
+        try frame.redact([Rect(x: 8, y: 4, width: 16, height: 8)], settings: settings)
+        for y in 0..<36 {
+            for x in 0..<48 {
+                let pixel = frame.pixel(x: x, y: y)
+                if x < 8 || x >= 24 || y < 4 || y >= 12 {
+                    #expect(pixel == original.pixel(x: x, y: y), "(\(x), \(y))")
+                } else if x < 14 {
+                    #expect(pixel == left, "(\(x), \(y))")
+                } else if x >= 18 {
+                    #expect(pixel == BGRA(blue: right.blue, green: right.green, red: right.red), "(\(x), \(y))")
+                } else {
+                    #expect(pixel.alpha == 255, "(\(x), \(y))")
+                }
+            }
+        }
+    }
+
     /// Blur and pixelate change the face and nothing outside it; pixelated blocks are an eighth of the
     /// region's larger side (32 pixels: blocks of 4) and uniform.
     @Test(arguments: [RedactionSettings.Mode.blur, .pixelate])

@@ -242,7 +242,29 @@ struct FaceAttributeTests {
         #expect(zip(covered[1], bare[1]).allSatisfy { abs($0 - $1) <= 25 }, "chin: \(covered[1]) against \(bare[1])")
     }
 
+    /// redact --mode image lays the picture over each face opaque: a wholly transparent (black) picture
+    /// still hides the face, where the box is, as black pixels.
+    @Test func imageModeHidesFacesEvenWithATransparentPicture() throws {
+        let directory = try temporaryDirectory("redact-image")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let transparent = directory.appendingPathComponent("transparent.png").path
+        try #require(try Self.reference("transparent", transparent).status == 0)
+        let output = directory.appendingPathComponent("redacted.png").path
+        let redacted = try facecam("redact", "--mode", "image", "--image", transparent, "-o", output, fixture("images/grace_hopper.jpg"))
+        #expect(redacted.status == 0, "\(redacted.stderr)")
+        let faces = try facecam("detect", fixture("images/grace_hopper.jpg"))
+        let box = try #require((try faces.records().first?["faces"] as? [[String: Any]])?.first?["box"] as? [Int])
+        let centre = [Double(box[0]) + Double(box[2]) / 2, Double(box[1]) + Double(box[3]) / 2]
+        let pixels = try #require(try Self.reference(["pixels", output, String(centre[0]), String(centre[1])]).answer?["pixels"] as? [[Int]])
+        #expect(pixels == [[0, 0, 0]])
+    }
+
     @Test(arguments: [
+        (["redact", "--mode", "image", "-o", "/tmp/facecam-never-written.png"], "--mode image lays a picture over faces: give it with --image FILE"),
+        (["redact", "--image", fixture("overlay/mustache.png"), "-o", "/tmp/facecam-never-written.png"], "--image is the picture of --mode image"),
+        (["video", "--annotate", "/tmp/facecam-never-written", "--redact", "image"], "--redact image lays a picture over faces"),
+        (["redact", "--mode", "image", "--image", "/nonexistent/picture.png", "-o", "/tmp/facecam-never-written.png"],
+         "--image /nonexistent/picture.png: cannot read"),
         (["detect", "--annotate", "/tmp/facecam-never-written", "--overlay", fixture("images/grace_hopper.jpg")],
          "--overlay \(fixture("images/grace_hopper.jpg")): the overlay has no alpha channel"),
         (["detect", "--overlay", fixture("overlay/sunglasses.png")], "--overlay goes on the frames --annotate writes or shows"),

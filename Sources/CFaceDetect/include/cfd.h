@@ -239,7 +239,8 @@ cfd_status cfd_sharpness(const cfd_image_view *image, double *variance, cfd_erro
 typedef enum {
     CFD_REDACT_BLUR = 1,     /* a blur whose radius grows with the region */
     CFD_REDACT_PIXELATE = 2, /* blocks whose size grows with the region */
-    CFD_REDACT_SOLID = 3     /* opaque black */
+    CFD_REDACT_SOLID = 3,    /* opaque black */
+    CFD_REDACT_IMAGE = 4     /* a picture stretched over the region, opaque whatever its alpha */
 } cfd_redaction_mode;
 
 typedef enum {
@@ -259,10 +260,12 @@ typedef struct {
  * Hides `count` regions of a BGRA image in place. A region may reach past the image; what lies
  * outside is ignored. Every pixel whose centre is outside all the regions' shapes is left
  * exactly as it was. Blur and block sizes are a fixed fraction of each region's larger side,
- * so a large face is hidden as thoroughly as a small one.
+ * so a large face is hidden as thoroughly as a small one. CFD_REDACT_IMAGE takes `replacement`
+ * (NULL for the other modes), stretched bilinearly over each whole region.
  */
 cfd_status cfd_redact(uint8_t *pixels, int32_t width, int32_t height, size_t stride, const cfd_region *regions,
-                      size_t count, cfd_redaction_mode mode, cfd_mask_shape shape, cfd_error *error);
+                      size_t count, cfd_redaction_mode mode, cfd_mask_shape shape, const cfd_image_view *replacement,
+                      cfd_error *error);
 
 /*
  * Encodes a BGRA image in the format `extension` names (".jpg", ".png", ".webp", ".tiff", ...,

@@ -23,6 +23,12 @@ public final class OverlayImage: Hashable, Sendable {
         self.frame = frame
     }
 
+    /// A picture already decoded (tests).
+    init(frame: Frame, path: String) {
+        self.path = path
+        self.frame = frame
+    }
+
     public static func == (lhs: OverlayImage, rhs: OverlayImage) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -9,6 +9,8 @@ public struct RedactionSettings: Hashable, Sendable {
         case pixelate
         /// Opaque black.
         case solid
+        /// A picture (`RedactionSettings.replacement`) stretched over the face, opaque.
+        case image
     }
 
     public enum Shape: String, CaseIterable, Sendable {
@@ -19,6 +21,8 @@ public struct RedactionSettings: Hashable, Sendable {
     }
 
     public var mode: Mode
+    /// The picture `image` mode lays over faces; nil in the other modes.
+    public var replacement: OverlayImage?
     public var shape: Shape
     /// Each face's box is enlarged around its centre by this factor before it is hidden:
     /// detectors' boxes stop at the brow and chin, and hair and ears identify too.
@@ -26,8 +30,11 @@ public struct RedactionSettings: Hashable, Sendable {
 
     public static let defaultScale = 1.3
 
-    public init(mode: Mode = .blur, shape: Shape = .ellipse, scale: Double = RedactionSettings.defaultScale) {
+    /// `replacement` is given in `image` mode only.
+    public init(mode: Mode = .blur, replacement: OverlayImage? = nil, shape: Shape = .ellipse, scale: Double = RedactionSettings.defaultScale) {
+        precondition((mode == .image) == (replacement != nil), "image mode, and it only, has a replacement picture")
         self.mode = mode
+        self.replacement = replacement
         self.shape = shape
         self.scale = scale
     }
@@ -52,12 +59,20 @@ extension Frame {
         case .blur: CFD_REDACT_BLUR
         case .pixelate: CFD_REDACT_PIXELATE
         case .solid: CFD_REDACT_SOLID
+        case .image: CFD_REDACT_IMAGE
         }
         let shape: cfd_mask_shape = settings.shape == .ellipse ? CFD_MASK_ELLIPSE : CFD_MASK_BOX
         var error = cfd_error()
         let (width, height, stride) = (Int32(width), Int32(height), bytesPerRow)
-        let status = pixels.withUnsafeMutableBufferPointer { pixels in
-            cfd_redact(pixels.baseAddress, width, height, stride, regions, regions.count, mode, shape, &error)
+        // The picture's view, borrowed for the call (image mode), else none.
+        let status = (settings.replacement?.frame ?? Frame(width: 1, height: 1)).withImageView { view in
+            withUnsafePointer(to: &view) { replacement in
+                pixels.withUnsafeMutableBufferPointer { pixels in
+                    cfd_redact(
+                        pixels.baseAddress, width, height, stride, regions, regions.count, mode, shape,
+                        settings.replacement == nil ? nil : replacement, &error)
+                }
+            }
         }
         guard status == CFD_OK else { throw .openCV(error.text) }
     }
