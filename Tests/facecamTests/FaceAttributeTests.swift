@@ -210,6 +210,17 @@ struct FaceAttributeTests {
         #expect(zip(covered[2], outlined[2]).allSatisfy { abs($0 - $1) <= 25 }, "nose: \(covered[2]) against \(outlined[2])")
     }
 
+    /// The README's overlay picture is what facecam makes of two-faces.jpg today (make demo copies it there).
+    @Test func readmeOverlayExampleIsCurrent() throws {
+        let directory = try temporaryDirectory("overlay-readme")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try facecam("detect", "--annotate", directory.path, "--overlay", "Fixtures/overlay/sunglasses.png", "Fixtures/images/two-faces.jpg")
+        #expect(result.status == 0, "\(result.stderr)")
+        let committed = FileManager.default.contents(atPath: fixture("readme/two-faces-sunglasses.jpg"))
+        let made = FileManager.default.contents(atPath: directory.appendingPathComponent("two-faces.jpg").path)
+        #expect(committed != nil && made == committed, "run make demo and commit the image")
+    }
+
     /// The mustache of Fixtures/overlay, anchored on the mouth's corners, covers the lip above the
     /// mouth and not the chin below it, whichever way the preview turns or mirrors the face.
     @Test(arguments: [[], ["--mirror"], ["--orientation", "3"], ["--orientation", "4"]])

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""How well facecam's --pose turns with the picture: roll on photographs turned by known angles.
+"""facecam's face attributes: roll on photographs turned by known angles (--pose), and whether
+--quality ranks a face above its own blurred or shrunk copies.
 
 Each photograph is turned by -40 to 40 degrees in steps of 10 (Tests/Reference/face_attributes.py,
 OpenCV's warpAffine), and facecam detect --pose runs on every copy. A face's roll error is
@@ -7,11 +8,15 @@ roll(turned copy) - roll(original) - angle, for the largest face of the original
 nearest its turned centre in each copy: the photographs' own head tilt is unknown, so the
 original's estimate stands for it. Images are shrunk to at most 480 pixels first.
 
-Two sets, reported apart: the tuning set (../shared/data/images and fixture-sources' portraits),
-on which the refinement's crop size was chosen, and the held-out set (frames of
-../shared/data/video's clips), looked at only after the choice.
+Quality: each image is blurred (Gaussian of 1 and 2 pixels) and shrunk to half its size; a face
+ranks right when its quality in the original is above its quality in the copy (the face matched by
+its centre).
 
-  pose_bench.py --facecam BINARY [--out report.md]
+Two sets, reported apart: the tuning set (../shared/data/images and fixture-sources' portraits),
+on which the roll refinement's crop size and the sharpness term's constant were chosen, and the
+held-out set (frames of ../shared/data/video's clips), looked at only after the choices.
+
+  attributes_bench.py --facecam BINARY [--out report.md]
 """
 import argparse
 import glob
@@ -21,6 +26,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import cv2
 import numpy as np
@@ -58,7 +64,7 @@ def held_out_images(folder):
 
 
 def faces(facecam, paths):
-    run = subprocess.run([facecam, "detect", "--pose", "--format", "jsonl"] + paths, capture_output=True, text=True)
+    run = subprocess.run([facecam, "detect", "--quality", "--format", "jsonl"] + paths, capture_output=True, text=True)
     return {record["source"]: record["faces"] for record in map(json.loads, run.stdout.splitlines())}
 
 
@@ -74,15 +80,15 @@ def roll_errors(facecam, images, folder):
         scale = 480 / max(image.shape[:2])
         if scale < 1:
             image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        original = os.path.join(folder, f"{n}.png")
+        original = os.path.join(folder, f"r{n}.png")
         cv2.imwrite(original, image)
         originals.append(original)
         for angle in ANGLES:
-            turned = os.path.join(folder, f"{n}_{angle}.png")
+            turned = os.path.join(folder, f"r{n}_{angle}.png")
             cv2.imwrite(turned, face_attributes.turn(image, angle))
             copies.append((original, turned, angle, image.shape))
     found = faces(facecam, originals + [turned for _, turned, _, _ in copies])
-    errors, missed = [], 0
+    errors, heights, missed = [], [], 0
     for original, turned, angle, shape in copies:
         base = found.get(original) or []
         if not base:
@@ -104,10 +110,56 @@ def roll_errors(facecam, images, folder):
             continue
         error = near[0]["pose"]["roll"] - face["pose"]["roll"] - angle
         errors.append((error + 180) % 360 - 180)
-    return np.abs(np.array(errors)), missed
+        heights.append(face["box"][3])
+    return np.abs(np.array(errors)), np.array(heights), missed
 
 
-def summary(name, errors, missed):
+def quality_ranking(facecam, images, folder):
+    """For each degradation, (faces ranked right, faces compared)."""
+    degradations = {"blurred by 1 px": lambda i: cv2.GaussianBlur(i, (0, 0), 1),
+                    "blurred by 2 px": lambda i: cv2.GaussianBlur(i, (0, 0), 2),
+                    "shrunk to half": lambda i: cv2.resize(i, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)}
+    pairs = []
+    for n, path in enumerate(images):
+        image = cv2.imread(path)
+        original = os.path.join(folder, f"q{n}.png")
+        cv2.imwrite(original, image)
+        for name, degrade in degradations.items():
+            copy = os.path.join(folder, f"q{n}-{len(pairs)}.png")
+            cv2.imwrite(copy, degrade(image))
+            pairs.append((name, original, copy, 0.5 if name == "shrunk to half" else 1.0))
+    found = faces(facecam, sorted({p[1] for p in pairs}) + [p[2] for p in pairs])
+    counts = {name: [0, 0] for name in degradations}
+    for name, original, copy, scale in pairs:
+        for face in found.get(original) or []:
+            if "quality" not in face:
+                continue
+            cx, cy = centre(face)
+            near = [f for f in found.get(copy) or [] if "quality" in f
+                    and math.hypot(centre(f)[0] - cx * scale, centre(f)[1] - cy * scale) < face["box"][2] * scale / 2]
+            if near:
+                counts[name][1] += 1
+                counts[name][0] += near[0]["quality"] < face["quality"]
+    return counts
+
+
+def costs(facecam, images):
+    """Seconds per face that --pose and --quality add to detect: the three runs side by side, the best of three rounds each."""
+    arguments = {"detect": [], "--pose": ["--pose"], "--quality": ["--quality"]}
+    best = {name: float("inf") for name in arguments}
+    count = sum(len(f) for f in faces(facecam, images).values())
+    for _ in range(3):
+        for name, extra in arguments.items():
+            start = time.monotonic()
+            subprocess.run([facecam, "detect", "--jobs", "1"] + extra + images, capture_output=True, check=True)
+            best[name] = min(best[name], time.monotonic() - start)
+    return count, {name: (best[name] - best["detect"]) / count for name in ("--pose", "--quality")}
+
+
+def summary(name, errors, heights, missed, tallest=None):
+    """A table row; with `tallest`, only faces at least that many pixels tall."""
+    if tallest is not None:
+        errors, missed = errors[heights >= tallest], ""
     if len(errors) == 0:
         return f"| {name} | 0 | | | | | {missed} |"
     return (f"| {name} | {len(errors)} | {errors.mean():.2f} | {np.median(errors):.2f} | {np.percentile(errors, 90):.2f} | "
@@ -120,14 +172,33 @@ def main():
     parser.add_argument("--out")
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
+        held_out = held_out_images(folder)
         tuning = roll_errors(arguments.facecam, tuning_images(), folder)
-        held = roll_errors(arguments.facecam, held_out_images(folder), folder + "/")
+        held = roll_errors(arguments.facecam, held_out, folder)
+        tuning_ranks = quality_ranking(arguments.facecam, tuning_images(), folder)
+        held_ranks = quality_ranking(arguments.facecam, held_out, folder)
+        counted, added = costs(arguments.facecam, held_out)
     lines = [
+        "Roll: |roll(turned copy) - roll(original) - angle|, in degrees.",
+        "",
         "| set | turned copies | mean error (°) | median | 90th percentile | largest | face not found |",
         "|---|---:|---:|---:|---:|---:|---:|",
         summary("tuning (9 portraits)", *tuning),
-        summary("held out (video frames)", *held),
-    ]
+        summary(f"held out ({len(held_out)} video frames)", *held),
+        summary("held out, faces 48 px tall or more", *held, tallest=48),
+        "",
+        "Quality: faces whose original scores above the copy, of the faces found in both.",
+        "",
+        "| set | " + " | ".join(tuning_ranks) + " |",
+        "|---|" + "---:|" * len(tuning_ranks),
+        "| tuning | " + " | ".join(f"{right} of {total}" for right, total in tuning_ranks.values()) + " |",
+        "| held out | " + " | ".join(f"{right} of {total}" for right, total in held_ranks.values()) + " |",
+        "",
+        f"Cost: `detect --jobs 1` on the {len(held_out)} held-out frames ({counted} faces), best of three rounds side by side.",
+        "",
+        "| option | added per face |",
+        "|---|---:|",
+    ] + [f"| `{name}` | {seconds * 1000:.1f} ms |" for name, seconds in added.items()]
     text = "\n".join(lines) + "\n"
     print(text)
     if arguments.out:
