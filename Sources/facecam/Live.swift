@@ -123,7 +123,7 @@ struct Live: ParsableCommand {
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
         try detector.validateFaceLimit(hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
-        if output.crops != nil { throw ValidationError("--crops is for detect and video: save frames with --annotate, or run video on a recording") }
+        try output.validateCrops(with: detector)
         let previews = [
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),
@@ -143,20 +143,21 @@ struct Live: ParsableCommand {
         let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()
         let input = try openSource()
         // One detector on one serial queue: frames are detected one by one, in order.
-        var options = detector
+        var options = output.implyingQuality(detector)
         options.jobs = 1
         let detector = try options.makeDetectors(fast: fastMode.settings, live: true)[0]
-        let (writer, annotator, _) = try output.makeSinks(context: output.context(detector: options, video: true))
+        let (writer, annotator, cropSaver) = try output.makeSinks(context: output.context(detector: options, video: true))
         let sink = ResultSink(
             writer: writer, tracker: tracking.makeTracker(),
-            events: ResultSink.EventHandling(write: tracking.events, exitOn: exitOn), minimumFaces: output.minFaces ?? 0,
+            events: ResultSink.EventHandling(write: tracking.events, exitOn: exitOn), cropSaver: cropSaver, bestShotsOnly: output.bestShot,
+            minimumFaces: output.minFaces ?? 0,
             report: { report($0) })
         let device = try openOutputDevice(size: input.source.frameSize)
         let server = try startServer(source: input.name)
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
-            annotator: annotator, marking: marking, annotateEvery: annotateEvery ?? 1, outputDevice: device,
+            annotator: annotator, marking: marking, annotateEvery: annotateEvery ?? 1, crops: output.cropStyleChosen, outputDevice: device,
             observers: [server as (any LiveObserver)?, window].compactMap { $0 })
         server?.attach(counts: processor.counts)
 

@@ -480,7 +480,8 @@ struct OutputOptions: ParsableArguments {
     var annotate: String?
 
     @Option(help: ArgumentHelp(
-        "detect and video: save each face found as a JPEG in this directory, named after its input, frame and face (or track id).",
+        "Save each face found as a JPEG in this directory, named after its input (live: frame-N, N the capture's frame counter), "
+            + "frame and face (or track id).",
         valueName: "dir"))
     var crops: String?
 
@@ -492,7 +493,7 @@ struct OutputOptions: ParsableArguments {
     var cropStyle: CropStyleName?
 
     @Flag(help: ArgumentHelp(
-        "video, with --crops: save one crop per track, its face of highest --quality (implied), when the track ends or the "
+        "video and live, with --crops: save one crop per track, its face of highest --quality (implied), when the track ends or the "
             + "input does, with a record on standard output (JSON Lines and text), instead of a crop per face and frame."))
     var bestShot = false
 
@@ -541,7 +542,9 @@ struct OutputOptions: ParsableArguments {
 
     /// How the dataset formats name images and the run, for stills or a `video`.
     func context(detector: DetectorOptions, video: Bool) -> ExportContext {
-        ExportContext(imageRoot: imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.rawValue)")
+        ExportContext(
+            imageRoot: imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.rawValue)",
+            faceAttributes: detector.pose || detector.quality || detector.by == .quality || bestShot)
     }
 
     /// How --crops cuts faces out; nil without it.
@@ -554,6 +557,13 @@ struct OutputOptions: ParsableArguments {
     /// The crops asked of a frame named `name`, or nil without --crops.
     func cropRequest(name: String) -> CropRequest? {
         cropStyleChosen.map { CropRequest(style: $0, name: name) }
+    }
+
+    /// `detector` with --quality on when --best-shot needs it: a track's best shot is its face of highest quality.
+    func implyingQuality(_ detector: DetectorOptions) -> DetectorOptions {
+        var detector = detector
+        if bestShot { detector.quality = true }
+        return detector
     }
 
     /// Aligned crops, and best shots (ranked by quality), need landmarks.

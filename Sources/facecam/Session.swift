@@ -21,9 +21,7 @@ struct Session {
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
-        var options = options
-        // A track's best shot is its face of highest quality.
-        if output?.bestShot == true { options.quality = true }
+        let options = output?.implyingQuality(options) ?? options
         let detectors = try options.makeDetectors(fast: fast)
         let (writer, annotator, cropSaver) = try output?.makeSinks(
             resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, video: video)) ?? (nil, nil, nil)

@@ -130,6 +130,17 @@ def datumaro_boxes(data_format, root):
             for item in dataset}
 
 
+def datumaro_attributes(data_format, root):
+    """Each item's id to its boxes' attributes as Datumaro imports them (CVAT's text attributes as
+    strings), leaving out CVAT's own (occluded, outside, keyframe, z_order) and track_id."""
+    import datumaro
+    dataset = datumaro.Dataset.import_from(root, data_format)
+    own = {"occluded", "outside", "keyframe", "z_order", "track_id"}
+    return {str(item.id): [{key: value for key, value in a.attributes.items() if key not in own}
+                           for a in item.annotations if a.type.name == "bbox"]
+            for item in dataset}
+
+
 def main():
     command, arguments = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else ("", [])
     commands = {
@@ -137,6 +148,7 @@ def main():
         "ap": (2, lambda: {"ap": average_precision(arguments[0], results_of(*arguments))}),
         "crowd": (2, lambda: crowd(*arguments)),
         "datumaro": (2, lambda: datumaro_boxes(*arguments)),
+        "datumaro-attributes": (2, lambda: datumaro_attributes(*arguments)),
     }
     if command not in commands or len(arguments) != commands[command][0]:
         sys.exit(__doc__)

@@ -69,6 +69,50 @@ struct DatasetFormatTests {
         try EvalCommandTests.expectFixtureBoxes(try EvalCommandTests.reference(["datumaro", "voc_detection", directory.path]))
     }
 
+    /// With --quality, Datumaro reads each face's preview pose and quality from CVAT's text attributes
+    /// and COCO's `attributes` as JSON Lines reports them, and VOC's `pose` as its viewpoint (Frontal
+    /// within 30 degrees of yaw, else the side the face looks to).
+    @Test func datumaroReadsThePoseAndQuality() throws {
+        let directory = try temporaryDirectory("attributes")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lines = try run(facecamBinary, ["detect", "--quality", fixture("images")])
+        #expect(lines.status == 0, "\(lines.stderr)")
+        // Each item's faces as sorted "roll yaw pitch quality" texts, and its VOC viewpoints.
+        var expected: [String: [String]] = [:], viewpoints: [String: [String]] = [:]
+        for record in try lines.records() {
+            let item = URL(fileURLWithPath: record["source"] as! String).deletingPathExtension().lastPathComponent
+            for face in record["faces"] as! [[String: Any]] {
+                let pose = face["preview_pose"] as! [String: Any]
+                let values = [pose["roll"]!, pose["yaw"]!, pose["pitch"]!, face["quality"]!].map { "\($0)" }
+                expected[item, default: []].append(values.joined(separator: " "))
+                let yaw = (pose["yaw"] as! NSNumber).doubleValue
+                viewpoints[item, default: []].append(abs(yaw) < 30 ? "Frontal" : yaw > 0 ? "Right" : "Left")
+            }
+        }
+        #expect(expected.values.joined().count == 5)
+        let imported = { (attributes: [String: Any]) -> [String: [String]] in
+            attributes.mapValues { faces in
+                (faces as! [[String: Any]]).map { face in ["roll", "yaw", "pitch", "quality"].map { "\(face[$0]!)" }.joined(separator: " ") }.sorted()
+            }.filter { !$0.value.isEmpty }
+        }
+        let cvat = directory.appendingPathComponent("cvat")
+        try FileManager.default.createDirectory(at: cvat, withIntermediateDirectories: true)
+        try Self.detect(["--quality", "--format", "cvat", "--image-root", fixture("images"), "-o", cvat.appendingPathComponent("default.xml").path])
+        try Self.copyPhotographs(to: "images", in: cvat)
+        #expect(imported(try EvalCommandTests.reference(["datumaro-attributes", "cvat", cvat.path])) == expected.mapValues { $0.sorted() })
+        let coco = directory.appendingPathComponent("coco")
+        try FileManager.default.createDirectory(at: coco.appendingPathComponent("annotations"), withIntermediateDirectories: true)
+        try Self.detect(["--quality", "--format", "coco", "--image-root", fixture("images"), "-o", coco.appendingPathComponent("annotations/instances_default.json").path])
+        try Self.copyPhotographs(to: "images", in: coco)
+        #expect(imported(try EvalCommandTests.reference(["datumaro-attributes", "coco_instances", coco.path])) == expected.mapValues { $0.sorted() })
+        let voc = directory.appendingPathComponent("voc")
+        try Self.detect(["--quality", "--format", "voc", "--output-dir", voc.path])
+        let poses = try EvalCommandTests.reference(["datumaro-attributes", "voc_detection", voc.path]).mapValues { faces in
+            (faces as! [[String: Any]]).map { "\($0["pose"] ?? "none")" }.sorted()
+        }.filter { !$0.value.isEmpty }
+        #expect(poses == viewpoints.mapValues { $0.sorted() })
+    }
+
     /// Datumaro imports detect --format cvat (CVAT for images 1.1) with the images in images/.
     @Test func datumaroImportsTheCVATImages() throws {
         let directory = try temporaryDirectory("cvat")

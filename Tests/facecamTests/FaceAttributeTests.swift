@@ -270,6 +270,26 @@ struct FaceAttributeTests {
         #expect(pixels == [[0, 0, 0]])
     }
 
+    /// live --best-shot: a clip played as a camera; its track's one best shot is the sharp frame's
+    /// whenever that frame was processed (live may drop late frames), named by the frame counter.
+    @Test func liveBestShotIsTheSharpFrame() throws {
+        let directory = try temporaryDirectory("live-best-shot")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clip = directory.appendingPathComponent("clip.avi").path
+        try #require(try Self.reference("blurred-clip", fixture("images/grace_hopper.jpg"), "10", "6", clip).status == 0)
+        let crops = directory.appendingPathComponent("crops").path
+        let result = try facecam("live", "--source", clip, "--crops", crops, "--best-shot")
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try result.records()
+        let shots = records.filter { $0["event"] as? String == "best_shot" }
+        try #require(shots.count == 1, "\(shots)")
+        let frame = try #require(shots[0]["frame"] as? Int)
+        if records.contains(where: { $0["frame"] as? Int == 6 && $0["faces"] != nil }) { #expect(frame == 6) }
+        let file = String(format: "frame-%08d-id1.jpg", frame)
+        #expect(shots[0]["file"] as? String == crops + "/" + file)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: crops) == [file])
+    }
+
     @Test(arguments: [
         (["redact", "--mode", "image", "-o", "/tmp/facecam-never-written.png"], "--mode image lays a picture over faces: give it with --image FILE"),
         (["redact", "--image", fixture("overlay/mustache.png"), "-o", "/tmp/facecam-never-written.png"], "--image is the picture of --mode image"),
@@ -301,7 +321,6 @@ struct FaceAttributeTests {
         (["detect", "--crops", "/tmp/facecam-never-written", "--crop-style", "aligned", "--crop-margin", "0.1"], "--crop-margin widens box crops"),
         (["detect", "--crops", "/tmp/facecam-never-written", "--crop-margin", "3"], "--crop-margin must be from 0 to 2"),
         (["redact", "--pose", "-o", "/tmp/facecam-never-written.png"], "redact writes no face records for --pose"),
-        (["live", "--crops", "/tmp/facecam-never-written"], "--crops is for detect and video"),
         (["eval", "--ground-truth", fixture("evaluation/truth.json"), "--pose"], "eval scores every face a detector finds"),
     ])
     func optionsThatCannotApplyAreUsageErrors(arguments: [String], message: String) throws {

@@ -64,6 +64,8 @@ public final class LiveProcessor: @unchecked Sendable {
     private let sink: ResultSink
     private let source: String
     private let annotateEvery: Int
+    /// How faces are cut out for the sink's crops (`--crops`); nil for none.
+    private let crops: FaceCropStyle?
     private var frames: LatestFrameQueue<LiveFrame>!
     private let annotations: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, String)>?
     private let deviceFrames: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry)>?
@@ -77,10 +79,11 @@ public final class LiveProcessor: @unchecked Sendable {
 
     public init(
         detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
-        annotator: Annotator?, marking: PreviewMarking = .outline, annotateEvery: Int = 1,
+        annotator: Annotator?, marking: PreviewMarking = .outline, annotateEvery: Int = 1, crops: FaceCropStyle? = nil,
         outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = []
     ) {
         self.detector = detector
+        self.crops = crops
         self.settings = settings
         self.sink = sink
         self.source = source
@@ -184,7 +187,13 @@ public final class LiveProcessor: @unchecked Sendable {
             let result = FrameResult(
                 source: source, frame: live.sequence, time: live.time, size: live.frame.size,
                 previewSize: geometry.previewSize, faces: faces, sequence: live.sequence)
-            let marks = sink.consume(.frame(result, geometry: geometry, preview: nil, annotationName: nil))
+            // Named as annotated frames are, by the capture's frame counter.
+            let cut = try crops.map { (style) throws(FaceCamError) in
+                FaceCrops(
+                    name: String(format: "frame-%08d", live.sequence),
+                    images: try faces.map { (face) throws(FaceCamError) in try style.crop(face, from: live.frame, geometry: geometry) })
+            }
+            let marks = sink.consume(.frame(result, geometry: geometry, preview: nil, annotationName: nil, crops: cut))
             let latency = monotonicSeconds() - live.capturedAt
             let count = lock.withLock {
                 latencies.append(latency)

@@ -4,7 +4,8 @@
 /// Boxes and landmarks are the preview's: with the default geometry, the upright image's pixels,
 /// which is what labelling tools show (they apply EXIF orientation). `file_name` is the source
 /// (relative to the image root, `ResultWriter` sees to that); a video's frames add `frame_index` and `time`. Landmarks are COCO keypoints (x, y, 2)
-/// in YuNet's order; a tracked face's id is `attributes.track_id`.
+/// in YuNet's order; a tracked face's id is `attributes.track_id`, its pose (the preview's) and
+/// quality `attributes.roll`, `yaw`, `pitch` and `quality`.
 struct COCODocument: ResultDocument {
     private var images = 0
     private var annotations: [String] = []
@@ -33,7 +34,8 @@ struct COCODocument: ResultDocument {
                 let values = landmarks.points.flatMap { [decimal($0.x), decimal($0.y), "2"] }
                 annotation += ",\"keypoints\":[\(values.joined(separator: ","))],\"num_keypoints\":\(landmarks.points.count)"
             }
-            if let id = face.id { annotation += ",\"attributes\":{\"track_id\":\(id)}" }
+            let attributes = face.exportedAttributes.map { "\(jsonString($0.name)):\($0.value)" }
+            if !attributes.isEmpty { annotation += ",\"attributes\":{\(attributes.joined(separator: ","))}" }
             annotations.append(annotation + "}")
         }
         return (images > 1 ? ",\n" : "\n") + image + "}"
@@ -42,5 +44,18 @@ struct COCODocument: ResultDocument {
     /// The end of the document: the annotations, one line each.
     func closing() -> String {
         "],\n\"annotations\":[" + (annotations.isEmpty ? "" : "\n" + annotations.joined(separator: ",\n")) + "]}\n"
+    }
+}
+
+extension Face {
+    /// What the dataset formats record of a face beside its box, as names and decimal text: its track
+    /// id, then the preview's pose and the quality when they were asked for.
+    var exportedAttributes: [(name: String, value: String)] {
+        var attributes: [(String, String)] = id.map { [("track_id", String($0))] } ?? []
+        if let pose = previewPose {
+            attributes += [("roll", pose.roll), ("yaw", pose.yaw), ("pitch", pose.pitch)].map { ($0.0, angleText($0.1)) }
+        }
+        if let quality { attributes.append(("quality", qualityText(quality))) }
+        return attributes
     }
 }

@@ -6,26 +6,36 @@
 /// kept in memory until `closing` (the task's size and frame size come first and are known only then).
 struct CVATDocument: ResultDocument {
     private let video: Bool
+    /// Boxes may carry the pose and quality (`ExportContext.faceAttributes`), declared as text attributes.
+    private let faceAttributes: Bool
     private var imageCount = 0
     /// Video: its tracks, and what the task's meta needs, from its first frame on.
     private var tracks: VideoTracks?
 
-    init(video: Bool) {
+    /// The attributes beside the score that `faceAttributes` declares.
+    static let poseAndQuality = ["roll", "yaw", "pitch", "quality"]
+
+    init(video: Bool, faceAttributes: Bool = false) {
         self.video = video
+        self.faceAttributes = faceAttributes
     }
 
-    /// The one label, face, with the score as a text attribute: mutable in a video, where each of a
-    /// track's boxes has its own.
-    private static func label(mutable: Bool) -> String {
-        "<labels><label><name>face</name><type>rectangle</type><attributes>"
-            + "<attribute><name>score</name><mutable>\(mutable ? "True" : "False")</mutable><input_type>text</input_type>"
-            + "<default_value></default_value><values></values></attribute></attributes></label></labels>"
+    /// The one label, face, with the score (and the pose and quality) as text attributes: mutable in
+    /// a video, where each of a track's boxes has its own.
+    private func label(mutable: Bool) -> String {
+        let names = ["score"] + (faceAttributes ? Self.poseAndQuality : [])
+        return "<labels><label><name>face</name><type>rectangle</type><attributes>"
+            + names.map { name in
+                "<attribute><name>\(name)</name><mutable>\(mutable ? "True" : "False")</mutable><input_type>text</input_type>"
+                    + "<default_value></default_value><values></values></attribute>"
+            }.joined()
+            + "</attributes></label></labels>"
     }
 
     var opening: String {
         let start = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<annotations>\n<version>1.1</version>\n"
         return video ? start
-            : start + "<meta><task><name>faces found by facecam</name><mode>annotation</mode>\(Self.label(mutable: false))</task></meta>\n"
+            : start + "<meta><task><name>faces found by facecam</name><mode>annotation</mode>\(label(mutable: false))</task></meta>\n"
     }
 
     mutating func add(_ result: FrameResult) -> String {
@@ -37,7 +47,7 @@ struct CVATDocument: ResultDocument {
         var element = "<image id=\"\(imageCount)\" name=\"\(markupEscaped(result.imageName))\" "
             + "width=\"\(result.previewSize.width)\" height=\"\(result.previewSize.height)\">\n"
         for face in result.faces {
-            element += "  " + Self.box(face.preview, extra: "label=\"face\" source=\"auto\" occluded=\"0\"", score: face.score) + "\n"
+            element += "  " + Self.box(face.preview, extra: "label=\"face\" source=\"auto\" occluded=\"0\"", attributes: face.cvatAttributes) + "\n"
         }
         return element + "</image>\n"
     }
@@ -49,27 +59,34 @@ struct CVATDocument: ResultDocument {
         let source = tracks?.source
         var text = "<meta><task><name>\(markupEscaped(source ?? "video"))</name><size>\(lastFrame + 1)</size>"
             + "<mode>interpolation</mode><overlap>0</overlap><start_frame>0</start_frame><stop_frame>\(max(lastFrame, 0))</stop_frame>"
-            + Self.label(mutable: true)
+            + label(mutable: true)
             + "<original_size><width>\(size.width)</width><height>\(size.height)</height></original_size></task>"
             + "<source>\(markupEscaped(source ?? ""))</source></meta>\n"
         for (id, boxes) in tracks?.tracks ?? [] {
             text += "<track id=\"\(id)\" label=\"face\" source=\"auto\">\n"
             for entry in boxes {
-                text += "  " + Self.box(entry.box, extra: "frame=\"\(entry.frame)\" outside=\"0\" occluded=\"0\" keyframe=\"1\"", score: entry.score) + "\n"
+                text += "  " + Self.box(entry.box, extra: "frame=\"\(entry.frame)\" outside=\"0\" occluded=\"0\" keyframe=\"1\"", attributes: entry.attributes) + "\n"
             }
             if let last = boxes.last, last.frame < lastFrame {
-                text += "  " + Self.box(last.box, extra: "frame=\"\(last.frame + 1)\" outside=\"1\" occluded=\"0\" keyframe=\"1\"", score: nil) + "\n"
+                text += "  " + Self.box(last.box, extra: "frame=\"\(last.frame + 1)\" outside=\"1\" occluded=\"0\" keyframe=\"1\"", attributes: []) + "\n"
             }
             text += "</track>\n"
         }
         return text + "</annotations>\n"
     }
 
-    /// A `<box>` with CVAT's corners (top left, bottom right).
-    private static func box(_ rect: Rect, extra: String, score: Double?) -> String {
+    /// A `<box>` with CVAT's corners (top left, bottom right) and its attributes' values.
+    private static func box(_ rect: Rect, extra: String, attributes: [(name: String, value: String)]) -> String {
         let corners = "xtl=\"\(decimal(rect.x))\" ytl=\"\(decimal(rect.y))\" xbr=\"\(decimal(rect.x + rect.width))\" "
             + "ybr=\"\(decimal(rect.y + rect.height))\" z_order=\"0\""
-        guard let score else { return "<box \(extra) \(corners)/>" }
-        return "<box \(extra) \(corners)><attribute name=\"score\">\(decimal(score))</attribute></box>"
+        guard !attributes.isEmpty else { return "<box \(extra) \(corners)/>" }
+        return "<box \(extra) \(corners)>" + attributes.map { "<attribute name=\"\($0.name)\">\($0.value)</attribute>" }.joined() + "</box>"
+    }
+}
+
+extension Face {
+    /// A CVAT box's attribute values: the score, then the preview's pose and the quality when asked for.
+    var cvatAttributes: [(name: String, value: String)] {
+        (score.map { [("score", decimal($0))] } ?? []) + exportedAttributes.filter { $0.name != "track_id" }
     }
 }

@@ -159,7 +159,7 @@ final class DatasetFolder {
         for face in result.faces {
             guard let b = face.preview.clipped(to: result.previewSize) else { continue }
             let truncated = b != face.preview ? 1 : 0
-            xml += "  <object><name>face</name><pose>Unspecified</pose><truncated>\(truncated)</truncated><difficult>0</difficult>"
+            xml += "  <object><name>face</name><pose>\(face.vocPose)</pose><truncated>\(truncated)</truncated><difficult>0</difficult>"
                 + "<bndbox><xmin>\(decimal(b.x))</xmin><ymin>\(decimal(b.y))</ymin>"
                 + "<xmax>\(decimal(b.x + b.width))</xmax><ymax>\(decimal(b.y + b.height))</ymax></bndbox></object>\n"
         }
@@ -195,3 +195,12 @@ private func extensionOf(_ file: String) -> String {
     String(file.dropFirst(DatasetFolder.removingExtension(file).count))
 }
 
+
+extension Face {
+    /// VOC's viewpoint from the preview's yaw (`--pose`): Frontal within 30 degrees of the camera,
+    /// else Left or Right, the way the face looks as the picture shows it; Unspecified without a pose.
+    var vocPose: String {
+        guard let yaw = previewPose?.yaw else { return "Unspecified" }
+        return abs(yaw) < 30 ? "Frontal" : yaw > 0 ? "Right" : "Left"
+    }
+}

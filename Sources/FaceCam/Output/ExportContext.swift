@@ -6,11 +6,14 @@ public struct ExportContext: Sendable {
     public var video: Bool
     /// The program and detector, "facecam 0.4.0 yunet": Label Studio's `model_version`.
     public var model: String
+    /// Faces may carry a pose and quality (`--pose`, `--quality`): CVAT declares their attributes.
+    public var faceAttributes: Bool
 
-    public init(imageRoot: ImageRoot? = nil, video: Bool = false, model: String = "facecam") {
+    public init(imageRoot: ImageRoot? = nil, video: Bool = false, model: String = "facecam", faceAttributes: Bool = false) {
         self.imageRoot = imageRoot
         self.video = video
         self.model = model
+        self.faceAttributes = faceAttributes
     }
 
     /// `source` relative to the image root, when it is inside; else as given.

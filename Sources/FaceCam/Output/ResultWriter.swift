@@ -147,7 +147,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 ?? Array(repeating: "", count: 10)
             // Roll, yaw and pitch in the buffer, then in the preview; empty without --pose.
             let pose: [String] = [face.pose, face.previewPose].flatMap { pose in
-                pose.map { [$0.roll, $0.yaw, $0.pitch].map(angle) } ?? ["", "", ""]
+                pose.map { [$0.roll, $0.yaw, $0.pitch].map(angleText) } ?? ["", "", ""]
             }
             let fields: [String] = [prefix, String(index), String(b.x), String(b.y), String(b.width), String(b.height),
                                     decimal(p.x), decimal(p.y), decimal(p.width), decimal(p.height), id, score]
@@ -199,23 +199,23 @@ public enum ResultFormat: String, CaseIterable, Sendable {
 
     /// {"roll":R,"yaw":Y,"pitch":P} in degrees.
     private func angles(_ pose: FacePose) -> String {
-        "{\"roll\":\(angle(pose.roll)),\"yaw\":\(angle(pose.yaw)),\"pitch\":\(angle(pose.pitch))}"
-    }
-
-    /// A quality to three decimals.
-    private func qualityText(_ quality: Double) -> String {
-        decimal((quality * 1000).rounded() / 1000)
-    }
-
-    /// An angle in degrees to a hundredth, finer than any estimate of it.
-    private func angle(_ degrees: Double) -> String {
-        decimal((degrees * 100).rounded() / 100)
+        "{\"roll\":\(angleText(pose.roll)),\"yaw\":\(angleText(pose.yaw)),\"pitch\":\(angleText(pose.pitch))}"
     }
 
     /// [[x,y],...] in YuNet's order.
     private func pairs(_ landmarks: FaceLandmarks) -> String {
         "[" + landmarks.points.map { "[\(decimal($0.x)),\(decimal($0.y))]" }.joined(separator: ",") + "]"
     }
+}
+
+/// A quality to three decimals.
+func qualityText(_ quality: Double) -> String {
+    decimal((quality * 1000).rounded() / 1000)
+}
+
+/// An angle in degrees to a hundredth, finer than any estimate of it.
+func angleText(_ degrees: Double) -> String {
+    decimal((degrees * 100).rounded() / 100)
 }
 
 /// A JSON string literal for `text`.
@@ -313,7 +313,7 @@ public final class ResultWriter {
         if folder == nil {
             switch format {
             case .coco: document = COCODocument()
-            case .cvat: document = CVATDocument(video: context.video)
+            case .cvat: document = CVATDocument(video: context.video, faceAttributes: context.faceAttributes)
             case .labelstudio: document = LabelStudioDocument(context: context)
             default: break
             }

@@ -7,6 +7,8 @@ struct VideoTracks {
         var time: Double
         var box: Rect
         var score: Double?
+        /// CVAT's attribute values of the face (`Face.cvatAttributes`).
+        var attributes: [(name: String, value: String)]
     }
 
     let source: String
@@ -27,7 +29,8 @@ struct VideoTracks {
         for face in result.faces {
             guard let id = face.id else { preconditionFailure("a video's faces are tracked before a document lists them by track") }
             if entries[id] == nil { order.append(id) }
-            entries[id, default: []].append(Entry(frame: result.frame, time: result.time, box: face.preview, score: face.score))
+            entries[id, default: []].append(Entry(
+                frame: result.frame, time: result.time, box: face.preview, score: face.score, attributes: face.cvatAttributes))
         }
         lastFrame = max(lastFrame, result.frame)
         lastTime = max(lastTime, result.time)
