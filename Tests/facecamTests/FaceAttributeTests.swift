@@ -182,32 +182,35 @@ struct FaceAttributeTests {
     /// the preview's own pixel, as a wholly transparent overlay leaves it (read by OpenCV-Python; within JPEG's error).
     @Test(arguments: [[], ["--mirror"], ["--orientation", "3"]])
     func overlaysSitWhereTheLandmarksSay(geometry: [String]) throws {
-        let directory = try temporaryDirectory("overlay")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let image = fixture("images/grace_hopper.jpg")
-        let transparent = directory.appendingPathComponent("transparent.png").path
-        try #require(try Self.reference("transparent", transparent).status == 0)
-        let plain = try run(
-            facecamBinary, ["detect", "--annotate", directory.appendingPathComponent("plain").path, "--overlay", transparent] + geometry + [image])
-        let placed = try run(facecamBinary, [
-            "detect", "--annotate", directory.appendingPathComponent("placed").path, "--overlay", fixture("overlay/sunglasses.png"),
-        ] + geometry + [image])
-        #expect(plain.status == 0 && placed.status == 0, "\(plain.stderr) \(placed.stderr)")
-        let face = try #require((try placed.records().first?["faces"] as? [[String: Any]])?.first)
-        let points = try #require(face["preview_landmarks"] as? [[Double]])
-        let (rightEye, leftEye, nose) = (points[0], points[1], points[2])
-        let coordinates = [rightEye, leftEye, nose].flatMap { $0.map { String($0) } }
-        let pixels = { (name: String) throws -> [[Int]] in
-            let path = directory.appendingPathComponent("\(name)/grace_hopper.jpg").path
-            let answer = try Self.reference(["pixels", path] + coordinates)
-            return try #require(answer.answer?["pixels"] as? [[Int]])
-        }
-        let (outlined, covered) = (try pixels("plain"), try pixels("placed"))
+        let (bare, covered) = try Self.overlaid("overlay/sunglasses.png", options: geometry) { p in [p[0], p[1], p[2]] }
         for eye in 0..<2 {
-            let expected = outlined[eye].map { (20 * 235 + $0 * 20) / 255 }
+            let expected = bare[eye].map { (20 * 235 + $0 * 20) / 255 }
             #expect(zip(covered[eye], expected).allSatisfy { abs($0 - $1) <= 25 }, "eye \(eye): \(covered[eye]), expected \(expected)")
         }
-        #expect(zip(covered[2], outlined[2]).allSatisfy { abs($0 - $1) <= 25 }, "nose: \(covered[2]) against \(outlined[2])")
+        #expect(zip(covered[2], bare[2]).allSatisfy { abs($0 - $1) <= 25 }, "nose: \(covered[2]) against \(bare[2])")
+    }
+
+    /// grace_hopper.jpg annotated with the fixture picture `overlay` and with a wholly transparent one
+    /// (the preview's own pixels: an overlay replaces the outlines), `options` added to both; the pixels
+    /// of each at the points `at` picks from the face's preview landmarks, read by OpenCV-Python.
+    static func overlaid(_ overlay: String, options: [String], at: ([[Double]]) -> [[Double]]) throws -> (bare: [[Int]], covered: [[Int]]) {
+        let directory = try temporaryDirectory("overlay")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let transparent = directory.appendingPathComponent("transparent.png").path
+        try #require(try reference("transparent", transparent).status == 0)
+        let annotate = { (name: String, picture: String) throws -> Run in
+            try run(facecamBinary, ["detect", "--annotate", directory.appendingPathComponent(name).path, "--overlay", picture]
+                + options + [fixture("images/grace_hopper.jpg")])
+        }
+        let plain = try annotate("plain", transparent), placed = try annotate("placed", fixture(overlay))
+        #expect(plain.status == 0 && placed.status == 0, "\(plain.stderr) \(placed.stderr)")
+        let face = try #require((try placed.records().first?["faces"] as? [[String: Any]])?.first)
+        let coordinates = at(try #require(face["preview_landmarks"] as? [[Double]])).flatMap { $0.map { String($0) } }
+        let pixels = { (name: String) throws -> [[Int]] in
+            let answer = try reference(["pixels", directory.appendingPathComponent("\(name)/grace_hopper.jpg").path] + coordinates)
+            return try #require(answer.answer?["pixels"] as? [[Int]])
+        }
+        return (try pixels("plain"), try pixels("placed"))
     }
 
     /// The README's overlay picture is what facecam makes of two-faces.jpg today (make demo copies it there).
@@ -225,30 +228,12 @@ struct FaceAttributeTests {
     /// mouth and not the chin below it, whichever way the preview turns or mirrors the face.
     @Test(arguments: [[], ["--mirror"], ["--orientation", "3"], ["--orientation", "4"]])
     func aMustacheSitsAboveTheMouth(geometry: [String]) throws {
-        let directory = try temporaryDirectory("mustache")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let image = fixture("images/grace_hopper.jpg")
-        let transparent = directory.appendingPathComponent("transparent.png").path
-        try #require(try Self.reference("transparent", transparent).status == 0)
-        let annotate = { (name: String, overlay: String) throws -> Run in
-            try run(facecamBinary, [
-                "detect", "--annotate", directory.appendingPathComponent(name).path, "--overlay", overlay, "--overlay-anchor", "mouth",
-            ] + geometry + [image])
+        let (bare, covered) = try Self.overlaid("overlay/mustache.png", options: ["--overlay-anchor", "mouth"] + geometry) { p in
+            let mouth = [(p[3][0] + p[4][0]) / 2, (p[3][1] + p[4][1]) / 2]
+            // A third of the way from the mouth to the nose (the lip), and as far the other way (the chin).
+            return [[mouth[0] + 0.3 * (p[2][0] - mouth[0]), mouth[1] + 0.3 * (p[2][1] - mouth[1])],
+                    [mouth[0] - 0.3 * (p[2][0] - mouth[0]), mouth[1] - 0.3 * (p[2][1] - mouth[1])]]
         }
-        let plain = try annotate("plain", transparent), placed = try annotate("placed", fixture("overlay/mustache.png"))
-        #expect(plain.status == 0 && placed.status == 0, "\(plain.stderr) \(placed.stderr)")
-        let face = try #require((try placed.records().first?["faces"] as? [[String: Any]])?.first)
-        let p = try #require(face["preview_landmarks"] as? [[Double]])
-        let mouth = [(p[3][0] + p[4][0]) / 2, (p[3][1] + p[4][1]) / 2]
-        // A third of the way from the mouth to the nose, and as far the other way.
-        let lip = [mouth[0] + 0.3 * (p[2][0] - mouth[0]), mouth[1] + 0.3 * (p[2][1] - mouth[1])]
-        let chin = [mouth[0] - 0.3 * (p[2][0] - mouth[0]), mouth[1] - 0.3 * (p[2][1] - mouth[1])]
-        let coordinates = (lip + chin).map { String($0) }
-        let pixels = { (name: String) throws -> [[Int]] in
-            let answer = try Self.reference(["pixels", directory.appendingPathComponent("\(name)/grace_hopper.jpg").path] + coordinates)
-            return try #require(answer.answer?["pixels"] as? [[Int]])
-        }
-        let (bare, covered) = (try pixels("plain"), try pixels("placed"))
         #expect(zip(covered[0], [20, 40, 70]).allSatisfy { abs($0 - $1) <= 25 }, "lip: \(covered[0])")
         #expect(zip(covered[1], bare[1]).allSatisfy { abs($0 - $1) <= 25 }, "chin: \(covered[1]) against \(bare[1])")
     }
