@@ -13,18 +13,15 @@ namespace {
 
 /* A generic face in the camera's axes when it looks straight at the camera (x to the image's
    right, y down, z away from the camera), nose tip at the origin, in millimetres: eye centres
-   63 mm apart, mouth corners 50 mm apart and 70 mm below the eyes, the nose tip 25 mm in front of
-   the eyes' plane and 20 mm in front of the mouth's (average adult proportions). */
+   63 mm apart and 35 mm above the nose tip, mouth corners 50 mm apart and 29 mm below it, as YuNet
+   places a frontal face's landmarks relative to its eyes; the depths behind the nose tip (eyes 35,
+   mouth 30) are those that agree best with MediaPipe's face mesh (docs/benchmarks.md). */
 const std::vector<cv::Point3d> generic_face = {
-    {-31.5, -35.0, 25.0}, {31.5, -35.0, 25.0}, {0.0, 0.0, 0.0}, {-25.0, 35.0, 20.0}, {25.0, 35.0, 20.0},
+    {-31.5, -35.0, 35.0}, {31.5, -35.0, 35.0}, {0.0, 0.0, 0.0}, {-25.0, 28.8, 30.0}, {25.0, 28.8, 30.0},
 };
 
 constexpr double degrees = 180.0 / M_PI;
 
-/* Where the generic face looks: its -z axis tilted up by this much, in radians, so that a face
-   MediaPipe's face mesh sees looking into the camera has pitch 0 (YuNet's nose tip sits lower on
-   the face than the generic face's). */
-constexpr double forward_tilt = 12.4 / degrees;
 
 } // namespace
 
@@ -56,10 +53,10 @@ cfd_status cfd_head_pose(const double landmarks[10], double focal, double cx, do
         }
         cv::Matx33d rotation;
         cv::Rodrigues(rvec, rotation);
-        // The direction the face looks in (the generic face's forward, turned), measured from the line
+        // The direction the face looks in (the generic face's -z axis, turned), measured from the line
         // of sight: seen along the ray from the camera to the face, so that a face looking into the
         // camera has yaw and pitch 0 wherever it is in the frame.
-        const cv::Vec3d turned = rotation * cv::Vec3d(0, -std::sin(forward_tilt), -std::cos(forward_tilt));
+        const cv::Vec3d turned(-rotation(0, 2), -rotation(1, 2), -rotation(2, 2));
         const cv::Vec3d ray = cv::normalize(cv::Vec3d(tvec.at<double>(0), tvec.at<double>(1), tvec.at<double>(2)));
         // The turn taking `ray` onto the camera's axis (0, 0, 1), about their common perpendicular.
         const cv::Vec3d axis = ray.cross(cv::Vec3d(0, 0, 1));

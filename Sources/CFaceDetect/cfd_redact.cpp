@@ -164,7 +164,7 @@ cfd_status cfd_composite(uint8_t *pixels, int32_t width, int32_t height, size_t 
         cv::Matx23d toImage;
         cv::invertAffineTransform(toOverlay, toImage);
         // Only the image's pixels the overlay's corners span are touched.
-        double left = width, top = height, right = 0, bottom = 0;
+        double left = INFINITY, top = INFINITY, right = -INFINITY, bottom = -INFINITY;
         for (const cv::Point2d corner : {cv::Point2d(-0.5, -0.5), cv::Point2d(overlay->width - 0.5, -0.5),
                                          cv::Point2d(-0.5, overlay->height - 0.5),
                                          cv::Point2d(overlay->width - 0.5, overlay->height - 0.5)}) {
@@ -173,12 +173,11 @@ cfd_status cfd_composite(uint8_t *pixels, int32_t width, int32_t height, size_t 
             if (!std::isfinite(at.x) || !std::isfinite(at.y)) return invalid(error, "the overlay's map is not finite");
             left = std::min(left, at.x), top = std::min(top, at.y), right = std::max(right, at.x), bottom = std::max(bottom, at.y);
         }
-        const cv::Rect bounds = cv::Rect(cv::Point(static_cast<int>(std::max(0.0, std::floor(left))),
-                                                   static_cast<int>(std::max(0.0, std::floor(top)))),
-                                         cv::Point(static_cast<int>(std::min<double>(width, std::ceil(right) + 1)),
-                                                   static_cast<int>(std::min<double>(height, std::ceil(bottom) + 1)))) &
-                                cv::Rect(0, 0, width, height);
-        if (bounds.empty()) return CFD_OK;
+        // Clamped to the image before any conversion to int: an overlay far off the image touches nothing.
+        const double x0 = std::clamp(std::floor(left), 0.0, double(width)), y0 = std::clamp(std::floor(top), 0.0, double(height));
+        const double x1 = std::clamp(std::ceil(right) + 1, 0.0, double(width)), y1 = std::clamp(std::ceil(bottom) + 1, 0.0, double(height));
+        if (x1 <= x0 || y1 <= y0) return CFD_OK;
+        const cv::Rect bounds(static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0), static_cast<int>(y1 - y0));
         const cv::Mat source(overlay->height, overlay->width, CV_8UC4, const_cast<uint8_t *>(overlay->pixels), overlay->stride);
         // The map for the bounds' own pixel indices.
         const cv::Matx23d local(toOverlay(0, 0), toOverlay(0, 1), toOverlay(0, 0) * bounds.x + toOverlay(0, 1) * bounds.y + toOverlay(0, 2),

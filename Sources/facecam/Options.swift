@@ -480,7 +480,7 @@ struct OutputOptions: ParsableArguments {
     var annotate: String?
 
     @Option(help: ArgumentHelp(
-        "Save each face found as a JPEG in this directory, named after its input (live: frame-N, N the capture's frame counter), "
+        "Save each face found as a JPEG (or --crop-format png) in this directory, named after its input (live: frame-N, N the capture's frame counter), "
             + "frame and face (or track id).",
         valueName: "dir"))
     var crops: String?
@@ -522,6 +522,9 @@ struct OutputOptions: ParsableArguments {
                                              ("--crop-format", cropFormat != nil), ("--best-shot", bestShot)]
             .first(where: \.1)?.0 {
             throw ValidationError("\(option) says how --crops cuts faces out: add --crops DIR, or leave \(option) out")
+        }
+        if let crops, let annotate, URL(fileURLWithPath: crops).standardizedFileURL.path == URL(fileURLWithPath: annotate).standardizedFileURL.path {
+            throw ValidationError("--crops and --annotate name one directory, where their files would overwrite each other: give two")
         }
         if bestShot, !format.hasEvents {
             throw ValidationError("--best-shot writes a record per track, which has no place in \(format.rawValue): use --format jsonl or text")
@@ -566,8 +569,14 @@ struct OutputOptions: ParsableArguments {
         return detector
     }
 
-    /// Aligned crops, and best shots (ranked by quality), need landmarks.
+    /// Aligned crops, and best shots (ranked by quality), need landmarks; a pose or quality asked for
+    /// needs a format with a place for it.
     func validateCrops(with detector: DetectorOptions) throws {
+        if let option = [("--pose", detector.pose), ("--quality", detector.quality)].first(where: \.1)?.0,
+            [.yolo, .wider, .mot, .labelstudio].contains(format) {
+            throw ValidationError(
+                "--format \(format.rawValue) has no place for what \(option) reports: use jsonl, csv, text, coco, cvat or voc, or leave \(option) out")
+        }
         if bestShot, detector.kind == .haar {
             throw ValidationError("--best-shot ranks faces by a quality that reads the landmarks the haar detector does not give: add --detector yunet")
         }

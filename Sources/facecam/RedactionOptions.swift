@@ -119,11 +119,12 @@ struct OverlayOptions: ParsableArguments {
     private func points() throws -> [Point]? {
         guard let overlayPoints else { return nil }
         let numbers = overlayPoints.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard numbers.count == 4, let values = numbers as? [Double], values.allSatisfy(\.isFinite) else {
-            throw ValidationError("--overlay-points takes four numbers, x1,y1,x2,y2, such as 30,40,70,40")
+        guard numbers.count == 4, let values = numbers as? [Double], values.allSatisfy({ abs($0) <= 100_000 }) else {
+            throw ValidationError("--overlay-points takes four numbers from -100000 to 100000, x1,y1,x2,y2, such as 30,40,70,40")
         }
-        guard values[0] != values[2] || values[1] != values[3] else {
-            throw ValidationError("--overlay-points gives the same point twice: give two points apart")
+        let (dx, dy) = (values[2] - values[0], values[3] - values[1])
+        guard (dx * dx + dy * dy).squareRoot() >= 1 else {
+            throw ValidationError("--overlay-points gives two points less than a pixel apart: give two points apart")
         }
         return [Point(x: values[0], y: values[1]), Point(x: values[2], y: values[3])]
     }

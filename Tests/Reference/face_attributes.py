@@ -23,6 +23,8 @@
       SIZE/112, every point an inlier (a least-squares fit), then cv2.warpAffine (bilinear, black
       border). Prints {"mean_difference": D, "size": [W, H]}: the mean absolute difference in grey
       levels, over every pixel and colour, between it and the image CROP (facecam's).
+  face_attributes.py difference A B
+      The same comparison of image B with image A.
   face_attributes.py box-crop IMAGE X Y W H CROP
       The same comparison with IMAGE's pixels [Y, Y+H) x [X, X+W), cut by numpy.
 """
@@ -83,6 +85,8 @@ def main(arguments):
     elif command == "aligned-crop":
         image, size, landmarks = cv2.imread(arguments[1]), int(arguments[2]), json.loads(arguments[3])
         return compare(aligned_crop(image, size, landmarks), cv2.imread(arguments[4]))
+    elif command == "difference":
+        return compare(cv2.imread(arguments[1]), cv2.imread(arguments[2]))
     elif command == "box-crop":
         x, y, w, h = map(int, arguments[2:6])
         return compare(cv2.imread(arguments[1])[y:y + h, x:x + w], cv2.imread(arguments[6]))

@@ -82,32 +82,66 @@ struct FaceAttributeTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == expected.sorted())
     }
 
-    /// Turned clockwise by a known angle, the face's roll grows by that angle, within 3 degrees.
-    @Test(arguments: [-30.0, 20.0, 40.0])
-    func rollFollowsAPictureTurnedByAKnownAngle(angle: Double) throws {
+    /// Turned clockwise by known angles (-40 to 40 degrees), each fixture face's roll grows by the
+    /// angle: within 2 degrees on average and 4 at most (docs/reference/faces.md).
+    @Test(arguments: ["images/astronaut.png", "images/grace_hopper.jpg"])
+    func rollFollowsAPictureTurnedByKnownAngles(image: String) throws {
         let directory = try temporaryDirectory("roll")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let turned = directory.appendingPathComponent("turned.png").path
-        let made = try Self.reference("turn", fixture("images/astronaut.png"), String(angle), turned)
-        try #require(made.status == 0)
-        let result = try facecam("detect", "--pose", fixture("images/astronaut.png"), turned)
+        let angles = [-40.0, -30.0, -10.0, 20.0, 40.0]
+        var paths = [fixture(image)]
+        for angle in angles {
+            let turned = directory.appendingPathComponent("turned\(angle).png").path
+            try #require(try Self.reference("turn", fixture(image), String(angle), turned).status == 0)
+            paths.append(turned)
+        }
+        let result = try run(facecamBinary, ["detect", "--pose"] + paths)
         #expect(result.status == 0, "\(result.stderr)")
-        let records = try result.records()
-        try #require(records.count == 2)
-        let rolls = try records.map { record in
+        let rolls = try result.records().map { record in
             let faces = try #require(record["faces"] as? [[String: Any]])
             try #require(faces.count == 1, "\(record)")
             return try #require((faces[0]["pose"] as? [String: Any])?["roll"] as? Double)
         }
-        #expect(abs(rolls[1] - rolls[0] - angle) <= 3, "roll \(rolls[0]) upright, \(rolls[1]) turned by \(angle)")
+        try #require(rolls.count == angles.count + 1)
+        let errors = zip(rolls.dropFirst(), angles).map { abs($0 - rolls[0] - $1) }
+        #expect(errors.reduce(0, +) / Double(errors.count) <= 2 && errors.max()! <= 4, "rolls \(rolls) for \(angles): errors \(errors)")
     }
 
-    /// The preview's pose, hand-computed from the buffer's: a mirror negates roll and yaw; a
-    /// quarter turn clockwise (orientation 6) adds 90 degrees to roll.
-    @Test func previewPoseFollowsMirrorAndOrientation() throws {
+    /// One portrait stored in each of the 8 EXIF orientations and turned upright (--orientation K):
+    /// its pose is the upright picture's whatever the storage, mirrored ones included (within 4
+    /// degrees of the first: the copies are JPEG-encoded apart), and so is its aligned crop (within
+    /// 15 grey levels; a crop fitted to a mirrored buffer would differ by about 120).
+    @Test func poseAndAlignedCropsDoNotDependOnHowAPictureIsStored() throws {
+        let directory = try temporaryDirectory("stored")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var poses: [[Double]] = []
+        for k in 1...8 {
+            let crops = directory.appendingPathComponent("\(k)").path
+            let result = try facecam(
+                "detect", "--pose", "--orientation", String(k), "--crops", crops, "--crop-style", "aligned", "--crop-format", "png",
+                fixture("orientations/portrait-\(k).jpg"))
+            #expect(result.status == 0, "\(result.stderr)")
+            let face = try #require((try result.records().first?["faces"] as? [[String: Any]])?.first)
+            let pose = try #require(face["pose"] as? [String: Any])
+            poses.append(["roll", "yaw", "pitch"].map { (pose[$0] as! NSNumber).doubleValue })
+            if k > 1 {
+                let difference = try Self.meanDifference(
+                    "difference", directory.appendingPathComponent("1/portrait-1-face0.png").path, crops + "/portrait-\(k)-face0.png")
+                #expect(difference <= 15, "orientation \(k): the aligned crop differs by \(difference) grey levels")
+            }
+        }
+        for (k, pose) in poses.enumerated() {
+            #expect(zip(pose, poses[0]).allSatisfy { abs($0 - $1) <= 4 }, "orientation \(k + 1): \(pose) against \(poses[0])")
+        }
+    }
+
+    /// The preview's pose, hand-computed from the upright picture's: a mirror negates roll and yaw;
+    /// a preview stretched by --gravity resize to half the height (a tilted eye line flattens) turns
+    /// roll to atan(tan(roll) / 2).
+    @Test func previewPoseFollowsMirrorAndStretch() throws {
         for (options, expected) in [
             (["--mirror"], { (p: [Double]) in [-p[0], -p[1], p[2]] }),
-            (["--orientation", "6"], { (p: [Double]) in [p[0] + 90, p[1], p[2]] }),
+            (["--preview", "512x256", "--gravity", "resize"], { (p: [Double]) in [atan(tan(p[0] * .pi / 180) / 2) * 180 / .pi, p[1], p[2]] }),
         ] as [([String], ([Double]) -> [Double])] {
             let result = try run(facecamBinary, ["detect", "--pose"] + options + [fixture("images/astronaut.png")])
             #expect(result.status == 0, "\(result.stderr)")
@@ -238,21 +272,25 @@ struct FaceAttributeTests {
         #expect(zip(covered[1], bare[1]).allSatisfy { abs($0 - $1) <= 25 }, "chin: \(covered[1]) against \(bare[1])")
     }
 
-    /// redact --mode image lays the picture over each face opaque: a wholly transparent (black) picture
-    /// still hides the face, where the box is, as black pixels.
-    @Test func imageModeHidesFacesEvenWithATransparentPicture() throws {
+    /// redact --mode image stretches the picture over each face's enlarged box (--shape box), opaque:
+    /// the mustache's point (120, 30) of 200x60, inside it, is (20, 40, 70) in the image, and its
+    /// transparent corner hides the face as black rather than showing it.
+    @Test func imageModeCoversFacesWithThePictureOpaque() throws {
         let directory = try temporaryDirectory("redact-image")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let transparent = directory.appendingPathComponent("transparent.png").path
-        try #require(try Self.reference("transparent", transparent).status == 0)
         let output = directory.appendingPathComponent("redacted.png").path
-        let redacted = try facecam("redact", "--mode", "image", "--image", transparent, "-o", output, fixture("images/grace_hopper.jpg"))
+        let redacted = try facecam(
+            "redact", "--mode", "image", "--image", fixture("overlay/mustache.png"), "--shape", "box", "-o", output,
+            fixture("images/grace_hopper.jpg"))
         #expect(redacted.status == 0, "\(redacted.stderr)")
-        let faces = try facecam("detect", fixture("images/grace_hopper.jpg"))
-        let box = try #require((try faces.records().first?["faces"] as? [[String: Any]])?.first?["box"] as? [Int])
-        let centre = [Double(box[0]) + Double(box[2]) / 2, Double(box[1]) + Double(box[3]) / 2]
-        let pixels = try #require(try Self.reference(["pixels", output, String(centre[0]), String(centre[1])]).answer?["pixels"] as? [[Int]])
-        #expect(pixels == [[0, 0, 0]])
+        // redact's own detector (CenterFace over two scales) found the face: its box, read back from detect with the same settings.
+        let detected = try facecam("detect", "--detector", "centerface", "--scales", "1,2", "--score-threshold", "0.1", fixture("images/grace_hopper.jpg"))
+        let box = try #require((try detected.records().first?["faces"] as? [[String: Any]])?.first?["box"] as? [Int]).map(Double.init)
+        let (w, h) = (box[2] * 1.3, box[3] * 1.3)
+        let (x, y) = (box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - h / 2)
+        let points = [x + 120.0 / 200 * w, y + 30.0 / 60 * h, x + 0.05 * w, y + 0.05 * h]
+        let pixels = try #require(try Self.reference(["pixels", output] + points.map { String($0) }).answer?["pixels"] as? [[Int]])
+        #expect(pixels == [[20, 40, 70], [0, 0, 0]], "\(pixels)")
     }
 
     /// live --best-shot: a clip played as a camera; its track's one best shot is the sharp frame's
@@ -276,6 +314,14 @@ struct FaceAttributeTests {
     }
 
     @Test(arguments: [
+        (["detect", "--crops", "/tmp/facecam-never-written", "--annotate", "/tmp/facecam-never-written/"],
+         "--crops and --annotate name one directory"),
+        (["detect", "--pose", "--format", "yolo", "--output-dir", "/tmp/facecam-never-written"], "--format yolo has no place for what --pose reports"),
+        (["video", "--quality", "--format", "labelstudio"], "--format labelstudio has no place for what --quality reports"),
+        (["detect", "--annotate", "/tmp/facecam-never-written", "--overlay", fixture("overlay/sunglasses.png"), "--overlay-points=-1e9,5,0,5"],
+         "--overlay-points takes four numbers from -100000 to 100000"),
+        (["detect", "--annotate", "/tmp/facecam-never-written", "--overlay", fixture("overlay/sunglasses.png"), "--overlay-points", "5,5,5.5,5"],
+         "--overlay-points gives two points less than a pixel apart"),
         (["redact", "--mode", "image", "-o", "/tmp/facecam-never-written.png"], "--mode image lays a picture over faces: give it with --image FILE"),
         (["redact", "--image", fixture("overlay/mustache.png"), "-o", "/tmp/facecam-never-written.png"], "--image is the picture of --mode image"),
         (["video", "--annotate", "/tmp/facecam-never-written", "--redact", "image"], "--redact image lays a picture over faces"),

@@ -18,7 +18,8 @@ public struct Face: Hashable, Sendable {
     public var landmarks: FaceLandmarks?
     /// The landmarks in preview coordinates, mapped as `preview` is.
     public var previewLandmarks: FaceLandmarks?
-    /// The head's pose in the frame's buffer (`PoseEstimation`); nil unless asked for, and for faces without landmarks.
+    /// The head's pose in the upright picture, before mirroring (`PoseEstimation`); nil unless asked
+    /// for, and for faces without landmarks.
     public var pose: FacePose?
     /// The pose as the preview shows the face (`FacePose.mapped(by:)`).
     public var previewPose: FacePose?

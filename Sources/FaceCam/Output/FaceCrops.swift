@@ -5,7 +5,8 @@ public enum FaceCropStyle: Hashable, Sendable {
     case box(margin: Double)
     /// `size` pixels square: the similarity (turn, scale, shift) that best takes the five landmarks
     /// onto `FaceLandmarks.alignmentTemplate`, scaled from 112 to `size`, as face-recognition models
-    /// take faces. Faces without landmarks (Haar's) have none.
+    /// take faces, in the upright picture (a frame stored mirrored is read the right way round).
+    /// Faces without landmarks (Haar's) have none.
     case aligned(size: Int)
 
     public static let defaultMargin = 0.25
@@ -19,10 +20,11 @@ public enum FaceCropStyle: Hashable, Sendable {
             let scale = Double(size) / 112
             let template = FaceLandmarks.alignmentTemplate.points.map { Point(x: $0.x * scale, y: $0.y * scale) }
             // Landmarks and template are both taken as OpenCV's pixel indices, as InsightFace's norm_crop takes them.
-            guard let toCrop = AffineTransform.similarity(from: landmarks.points, to: template), let fromCrop = toCrop.inverted() else {
-                return nil
-            }
-            return try frame.warped(to: PixelSize(width: size, height: size), sampling: fromCrop)
+            let toUpright = geometry.bufferToUpright.onPixelIndices
+            guard let toCrop = AffineTransform.similarity(from: landmarks.points.map(toUpright.apply), to: template),
+                let fromCrop = toCrop.inverted()
+            else { return nil }
+            return try frame.warped(to: PixelSize(width: size, height: size), sampling: fromCrop.followed(by: toUpright.inverted()!))
         case .box(let margin):
             let upright = geometry.bufferToUpright.apply(face.box.rect)
             let (dx, dy) = (upright.width * margin, upright.height * margin)

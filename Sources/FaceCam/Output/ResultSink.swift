@@ -172,6 +172,7 @@ public final class ResultSink: @unchecked Sendable {
             }
         }
         endSource()
+        saveRemainingBestShots()
         let outputFailed = lock.withLock { state.stopped && !state.reachedExitEvent }
         guard let writer = currentWriter(), !outputFailed else { return }
         do {
@@ -255,6 +256,19 @@ public final class ResultSink: @unchecked Sendable {
             guard let image, let id = face.id, let quality = face.quality, quality > bestShots[id]?.shot.quality ?? -1 else { continue }
             let shot = BestShot(id: id, source: result.source, frame: result.frame, time: result.time, quality: quality, path: "")
             bestShots[id] = (shot, crops.fileName(of: face, index: index), image)
+        }
+    }
+
+    /// Saves the best shots of the tracks still open once the sink stopped (`--exit-on` ends the
+    /// run before their `leave`), unless writing failed.
+    private func saveRemainingBestShots() {
+        guard lock.withLock({ !state.stopped || state.reachedExitEvent }) else { return }
+        for id in bestShots.keys.sorted() {
+            do {
+                try saveBestShot(of: id)
+            } catch {
+                return fail(.output(error))
+            }
         }
     }
 
