@@ -16,10 +16,10 @@ OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_o
 
 # What facecam needs to build and run (ffmpeg encodes redacted videos), and what its tests need beside that (python3-opencv runs the
 # independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP; curl, Chromium, Xvfb and xdotool
-# check live --serve and --show as a person would meet them).
+# check live --serve and --show as a person would meet them; procps's pgrep checks that --on-event's killed commands are gone).
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev libavformat-dev ffmpeg python3-pip
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
-	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool python3-venv
+	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool python3-venv procps
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev iproute2
 # make bench compares with GStreamer's facedetect element too, scores tracking with scipy, and runs

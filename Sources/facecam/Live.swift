@@ -149,7 +149,7 @@ struct Live: ParsableCommand {
         let (writer, annotator, cropSaver) = try output.makeSinks(context: output.context(detector: options, video: true))
         let sink = ResultSink(
             writer: writer, tracker: tracking.makeTracker(),
-            events: ResultSink.EventHandling(write: tracking.events, exitOn: exitOn), cropSaver: cropSaver, bestShotsOnly: output.bestShot,
+            events: tracking.eventHandling(exitOn: exitOn), cropSaver: cropSaver, bestShotsOnly: output.bestShot,
             minimumFaces: output.minFaces ?? 0,
             report: { report($0) })
         let device = try openOutputDevice(size: input.source.frameSize)

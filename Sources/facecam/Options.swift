@@ -676,8 +676,41 @@ struct TrackingOptions: ParsableArguments {
     @Flag(help: "Also write track events: a record when a face's id starts (enter) and ends (leave). JSON Lines and text only.")
     var events = false
 
+    @Option(help: ArgumentHelp(
+        "Run this shell command (/bin/sh -c) for each enter and leave event, with the event's JSON record on its standard input "
+            + "and FACECAM_EVENT, FACECAM_ID, FACECAM_SOURCE, FACECAM_FRAME and FACECAM_TIME set; in the background, never "
+            + "holding detection up.",
+        valueName: "command"))
+    var onEvent: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --on-event: commands running at once, 1 to 64; later events wait, up to 100, and beyond are dropped and counted (default: 4).",
+        valueName: "N"))
+    var onEventJobs: Int?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --on-event: seconds a command may run before it is killed and counted as failed (default: 10).", valueName: "seconds"))
+    var onEventTimeout: Double?
+
     func validate() throws {
         if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }
+        if onEvent == nil, let option = [("--on-event-jobs", onEventJobs != nil), ("--on-event-timeout", onEventTimeout != nil)]
+            .first(where: \.1)?.0 {
+            throw ValidationError("\(option) tunes --on-event: add --on-event COMMAND, or leave \(option) out")
+        }
+        if let onEvent, onEvent.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--on-event needs a command") }
+        if let onEventJobs, !(1...64).contains(onEventJobs) { throw ValidationError("--on-event-jobs must be from 1 to 64") }
+        if let onEventTimeout, !(onEventTimeout > 0 && onEventTimeout <= 3600) {
+            throw ValidationError("--on-event-timeout must be more than 0 and at most 3600 s")
+        }
+    }
+
+    /// What the sink does with events: written with --events, run with --on-event, and ending the run at `exitOn`.
+    func eventHandling(exitOn: TrackEvent.Kind? = nil) -> ResultSink.EventHandling {
+        let hooks = onEvent.map { command in
+            EventHooks(command: command, concurrency: onEventJobs ?? 4, timeout: onEventTimeout ?? 10, report: { report($0) })
+        }
+        return ResultSink.EventHandling(write: events, exitOn: exitOn, hooks: hooks)
     }
 
     /// --events has no place in CSV, whose rows are faces.

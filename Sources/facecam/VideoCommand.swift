@@ -92,7 +92,7 @@ struct Video: ParsableCommand {
         let session = try Session(
             detector: detector, fast: fastMode.settings, output: output, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, tracker: tracking.makeTracker(every: every),
-            events: ResultSink.EventHandling(write: tracking.events), marking: marking, frames: annotated?.writer,
+            events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,
             progress: advance)
         var position = "before the first frame"
         for file in inputs where !session.stopping {

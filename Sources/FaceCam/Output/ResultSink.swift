@@ -27,10 +27,13 @@ public final class ResultSink: @unchecked Sendable {
         public var write: Bool
         /// Stop at the first event of this kind: `reachedExitEvent` turns true.
         public var exitOn: TrackEvent.Kind?
+        /// Run a command for each event (`--on-event`).
+        public var hooks: EventHooks?
 
-        public init(write: Bool = false, exitOn: TrackEvent.Kind? = nil) {
+        public init(write: Bool = false, exitOn: TrackEvent.Kind? = nil, hooks: EventHooks? = nil) {
             self.write = write
             self.exitOn = exitOn
+            self.hooks = hooks
         }
     }
 
@@ -173,6 +176,7 @@ public final class ResultSink: @unchecked Sendable {
         }
         endSource()
         saveRemainingBestShots()
+        if let hooks = events.hooks { report(hooks.finish().description) }
         let outputFailed = lock.withLock { state.stopped && !state.reachedExitEvent }
         guard let writer = currentWriter(), !outputFailed else { return }
         do {
@@ -195,6 +199,7 @@ public final class ResultSink: @unchecked Sendable {
     private func handle(_ events: [TrackEvent], mayExit: Bool = true) throws(SystemError) {
         for event in events {
             if self.events.write { try currentWriter()?.write(event) }
+            self.events.hooks?.run(event, record: ResultFormat.jsonl.render(event))
             if event.kind == .leave { try saveBestShot(of: event.id) }
             if mayExit, event.kind == self.events.exitOn {
                 lock.withLock {

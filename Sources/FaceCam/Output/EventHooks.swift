@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+
+/// Runs a shell command for each track event (`--on-event`), in the background: the event's JSON
+/// Lines record on its standard input, `FACECAM_EVENT`, `FACECAM_ID`, `FACECAM_SOURCE`,
+/// `FACECAM_FRAME` and `FACECAM_TIME` in its environment. At most `concurrency` run at once;
+/// an event that comes while that many run waits in a queue of `queueLimit`, and beyond it is
+/// dropped and counted. A run still going after `timeout` seconds is killed. Failures are reported
+/// one line each and counted; none ever holds detection up.
+public final class EventHooks: @unchecked Sendable {
+    public struct Summary: Sendable, Equatable {
+        public var runs = 0
+        public var failed = 0
+        public var dropped = 0
+    }
+
+    public let command: String
+    public let concurrency: Int
+    public let timeout: Double
+    public static let queueLimit = 100
+
+    private let report: @Sendable (String) -> Void
+    private let runs = DispatchQueue(label: "facecam.on-event", attributes: .concurrent)
+    private let slots: DispatchSemaphore
+    private let pending = DispatchGroup()
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var summary = Summary()
+    private var waiting = 0
+
+    public init(command: String, concurrency: Int, timeout: Double, report: @escaping @Sendable (String) -> Void) {
+        precondition(concurrency > 0 && timeout > 0, "hooks run one at a time at least, for some time")
+        self.command = command
+        self.concurrency = concurrency
+        self.timeout = timeout
+        self.report = report
+        slots = DispatchSemaphore(value: concurrency)
+    }
+
+    /// Starts the command for `event`, whose record is `record` (one JSON line), or drops it when
+    /// the queue is full.
+    public func run(_ event: TrackEvent, record: String) {
+        let queued = lock.withLock {
+            guard waiting < concurrency + Self.queueLimit else {
+                summary.dropped += 1
+                return false
+            }
+            waiting += 1
+            return true
+        }
+        guard queued else { return }
+        pending.enter()
+        runs.async { [self] in
+            slots.wait()
+            let failure = execute(event, record: record)
+            slots.signal()
+            lock.withLock {
+                waiting -= 1
+                summary.runs += 1
+                if failure != nil { summary.failed += 1 }
+            }
+            if let failure { report("--on-event: \(failure) for id \(event.id)'s \(event.kind.rawValue) at \(event.source) frame \(event.frame)") }
+            pending.leave()
+        }
+    }
+
+    /// Waits for the runs started (each ends within `timeout`), and tells how they went.
+    public func finish() -> Summary {
+        pending.wait()
+        return lock.withLock { summary }
+    }
+
+    /// Runs the command once, in a process group of its own (so that a timeout kills what it
+    /// started too), its standard output sent to facecam's standard error (facecam's own output
+    /// stays results only); why it failed, or nil.
+    private func execute(_ event: TrackEvent, record: String) -> String? {
+        // The record comes from an unlinked file rather than a pipe: a program that never reads it, or
+        // exits first, can neither block facecam nor end it with SIGPIPE.
+        var name = Array("\(NSTemporaryDirectory())/facecam-event-XXXXXX".utf8CString)
+        let input = mkstemp(&name)
+        guard input >= 0 else { return "cannot make its input file (mkstemp: \(String(cString: strerror(errno))))" }
+        defer { close(input) }
+        unlink(name)
+        do {
+            try writeAll(Array(record.utf8), to: input, path: "the event's input file")
+        } catch {
+            return "cannot write its input (\(error.call): \(error.reason))"
+        }
+        lseek(input, 0, SEEK_SET)
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["FACECAM_EVENT"] = event.kind.rawValue
+        environment["FACECAM_ID"] = String(event.id)
+        environment["FACECAM_SOURCE"] = event.source
+        environment["FACECAM_FRAME"] = String(event.frame)
+        environment["FACECAM_TIME"] = decimal(event.time)
+        let words: [String] = ["/bin/sh", "-c", command]
+        let arguments = words.map { (word: String) -> UnsafeMutablePointer<CChar>? in strdup(word) } + [nil]
+        let variables = environment.map { (key: String, value: String) -> UnsafeMutablePointer<CChar>? in strdup("\(key)=\(value)") } + [nil]
+        defer { (arguments + variables).forEach { free($0) } }
+
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
+        posix_spawn_file_actions_adddup2(&actions, input, STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, variables)
+        guard spawned == 0 else { return "cannot start /bin/sh (posix_spawn: \(String(cString: strerror(spawned))))" }
+
+        var status: Int32 = 0
+        let deadline = monotonicSeconds() + timeout
+        var exited = false
+        while !exited, monotonicSeconds() < deadline {
+            exited = (try? blockingSyscall("waitpid") { waitpid(pid, &status, WNOHANG) }) == pid
+            if !exited { usleep(5_000) }
+        }
+        if !exited {
+            kill(-pid, SIGKILL)
+            _ = try? blockingSyscall("waitpid") { waitpid(pid, &status, 0) }
+            return "the command ran longer than \(decimal(timeout)) s and was killed"
+        }
+        // WIFEXITED and WEXITSTATUS, which Swift does not import.
+        let signal = status & 0x7f
+        if signal != 0 { return "the command was killed by signal \(signal)" }
+        let code = (status >> 8) & 0xff
+        return code == 0 ? nil : "the command exited with status \(code)"
+    }
+}
+
+extension EventHooks.Summary: CustomStringConvertible {
+    public var description: String {
+        "--on-event: \(runs) run\(runs == 1 ? "" : "s"), \(failed) failed"
+            + (dropped > 0 ? ", \(dropped) dropped (more events than --on-event-jobs could run)" : "")
+    }
+}
