@@ -51,7 +51,7 @@ struct Video: ParsableCommand {
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
         try detector.validateFaceLimit(hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
-        try output.validateCrops(with: detector)
+        try output.validateFaceOutputs(with: detector)
         try batch.validate(with: output)
         try output.validateFolder(batch.outputDir)
         let previews = [("--annotate", output.annotate != nil), ("--annotate-video", annotateVideo != nil)]
@@ -170,12 +170,12 @@ struct Video: ParsableCommand {
             guard let frame = read.frame else { continue }
             position = "at \(reader.path) frame \(read.index)"
             let annotate = output.annotate != nil && detected % (annotateEvery ?? 1) == 0
+            let frameName = String(format: "%@-%06d", name, read.index)
             detected += 1
             session.pipeline.submit(FrameJob(
                 source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,
                 renderPreview: annotateVideo != nil,
-                annotationName: annotate ? String(format: "%@-%06d", name, read.index) : nil,
-                crops: output.cropRequest(name: String(format: "%@-%06d", name, read.index))))
+                annotationName: annotate ? frameName : nil, crops: output.cropRequest(name: frameName)))
         }
         if !session.stopping, let damage = reader.damage { throw damage }
     }

@@ -129,11 +129,7 @@ public final class DetectionPipeline: @unchecked Sendable {
             let result = FrameResult(
                 source: job.source, frame: job.index, time: job.time, size: job.frame.size,
                 previewSize: job.geometry.previewSize, faces: faces, orientation: job.orientation)
-            let crops = try job.crops.map { (request) throws(FaceCamError) in
-                FaceCrops(
-                    name: request.name,
-                    images: try faces.map { (face) throws(FaceCamError) in try request.style.crop(face, from: job.frame, geometry: job.geometry) })
-            }
+            let crops = try job.crops.map { (request) throws(FaceCamError) in try request.cut(faces, from: job.frame, geometry: job.geometry) }
             return .frame(result, geometry: job.geometry, preview: preview, annotationName: job.annotationName, crops: crops)
         } catch {
             return .failure(.detection(source: job.source, frame: job.index, error: error))

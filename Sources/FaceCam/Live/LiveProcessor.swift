@@ -187,11 +187,10 @@ public final class LiveProcessor: @unchecked Sendable {
             let result = FrameResult(
                 source: source, frame: live.sequence, time: live.time, size: live.frame.size,
                 previewSize: geometry.previewSize, faces: faces, sequence: live.sequence)
-            // Named as annotated frames are, by the capture's frame counter.
+            // Crops are named as annotated frames are, by the capture's frame counter.
+            let name = String(format: "frame-%08d", live.sequence)
             let cut = try crops.map { (style) throws(FaceCamError) in
-                FaceCrops(
-                    name: String(format: "frame-%08d", live.sequence),
-                    images: try faces.map { (face) throws(FaceCamError) in try style.crop(face, from: live.frame, geometry: geometry) })
+                try CropRequest(style: style, name: name).cut(faces, from: live.frame, geometry: geometry)
             }
             let marks = sink.consume(.frame(result, geometry: geometry, preview: nil, annotationName: nil, crops: cut))
             let latency = monotonicSeconds() - live.capturedAt
@@ -208,7 +207,7 @@ public final class LiveProcessor: @unchecked Sendable {
             }
             if let deviceFrames, let marks { deviceFrames.offer((live.frame, marks, geometry)) }
             if let annotations, let marks, (count - 1) % annotateEvery == 0 {
-                annotations.offer((live.frame, marks, geometry, String(format: "frame-%08d", live.sequence)))
+                annotations.offer((live.frame, marks, geometry, name))
             }
         } catch {
             sink.consume(.failure(error))

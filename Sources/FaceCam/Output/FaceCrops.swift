@@ -69,6 +69,11 @@ public struct CropRequest: Sendable {
         self.style = style
         self.name = name
     }
+
+    /// `faces` cut out of `frame`, the frame `geometry` describes.
+    func cut(_ faces: [Face], from frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> FaceCrops {
+        FaceCrops(name: name, images: try faces.map { (face) throws(FaceCamError) in try style.crop(face, from: frame, geometry: geometry) })
+    }
 }
 
 /// The crop of a track's best face (`--best-shot`): the one of highest quality, saved when the track ends.
