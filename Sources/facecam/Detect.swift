@@ -28,7 +28,7 @@ struct Detect: ParsableCommand {
     func validate() throws {
         try detector.refuseForeignOptions()
         try detector.validateFaceLimit(hiding: nil, minimumFaces: output.minFaces)
-        try output.validateCrops(with: detector)
+        try output.validateFaceOutputs(with: detector)
         try overlay.validate(previews: [("--annotate", output.annotate != nil)], detector: detector, redacting: false)
         if output.bestShot { throw ValidationError("--best-shot keeps the best crop of each track, and detect does not track faces: use video") }
         if output.format == .mot { throw ValidationError("--format mot is for videos (video, live): its lines number frames and follow ids") }

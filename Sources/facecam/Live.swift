@@ -123,7 +123,7 @@ struct Live: ParsableCommand {
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
         try detector.validateFaceLimit(hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
-        try output.validateCrops(with: detector)
+        try output.validateFaceOutputs(with: detector)
         let previews = [
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),

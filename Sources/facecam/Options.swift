@@ -333,6 +333,9 @@ struct DetectorOptions: ParsableArguments {
         return parameters
     }
 
+    /// Faces get a pose: asked for, or needed by their quality.
+    var posesFaces: Bool { pose || quality || by == .quality }
+
     /// One detector per job, exact or in fast mode (`fast`); sets OpenCV's pool to match. Live
     /// Haar fast mode runs its full searches in the background, on a core of their own.
     func makeDetectors(fast: FastSettings? = nil, live: Bool = false) throws -> [any FrameFaceDetector] {
@@ -364,7 +367,7 @@ struct DetectorOptions: ParsableArguments {
                 maxFaces.map { FaceCountLimit(detector, count: $0, ranking: by ?? .size) } ?? detector
             }
             let rankedByQuality = by == .quality
-            guard pose || quality || rankedByQuality else { return detectors.map(limit) }
+            guard posesFaces else { return detectors.map(limit) }
             let poseModel = try FaceModelFile(shipped: .yunet)
             return try detectors.map { (detector) throws(FaceCamError) -> any FrameFaceDetector in
                 let posed = try PoseEstimation(rankedByQuality ? detector : limit(detector), model: poseModel)
@@ -547,7 +550,7 @@ struct OutputOptions: ParsableArguments {
     func context(detector: DetectorOptions, video: Bool) -> ExportContext {
         ExportContext(
             imageRoot: imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.rawValue)",
-            faceAttributes: detector.pose || detector.quality || detector.by == .quality || bestShot)
+            faceAttributes: implyingQuality(detector).posesFaces)
     }
 
     /// How --crops cuts faces out; nil without it.
@@ -571,7 +574,7 @@ struct OutputOptions: ParsableArguments {
 
     /// Aligned crops, and best shots (ranked by quality), need landmarks; a pose or quality asked for
     /// needs a format with a place for it.
-    func validateCrops(with detector: DetectorOptions) throws {
+    func validateFaceOutputs(with detector: DetectorOptions) throws {
         if let option = [("--pose", detector.pose), ("--quality", detector.quality)].first(where: \.1)?.0,
             [.yolo, .wider, .mot, .labelstudio].contains(format) {
             throw ValidationError(

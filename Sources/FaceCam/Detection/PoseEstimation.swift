@@ -78,9 +78,10 @@ public final class PoseEstimation: FrameFaceDetector {
             seen = (found, toCrop)
             if abs(found.roll) < Self.settledRoll { break }
         }
-        // The camera: focal length the picture's larger side (a normal lens), centred on it.
+        // The camera: focal length the picture's larger side (a normal lens), centred on it, as the
+        // landmarks' image scales it.
         let size = geometry.uprightSize
-        let focal = Double(max(size.width, size.height)) * (seen.fromUpright == .identity ? 1 : scale)
+        let focal = Double(max(size.width, size.height)) * hypot(seen.fromUpright.a, seen.fromUpright.b)
         let principal = seen.fromUpright.apply(Point(x: Double(size.width) / 2, y: Double(size.height) / 2))
         let points = seen.landmarks.points.flatMap { [$0.x, $0.y] }
         var (yaw, pitch) = (0.0, 0.0)

@@ -63,17 +63,24 @@ extension Frame {
         }
         let shape: cfd_mask_shape = settings.shape == .ellipse ? CFD_MASK_ELLIPSE : CFD_MASK_BOX
         var error = cfd_error()
-        let (width, height, stride) = (Int32(width), Int32(height), bytesPerRow)
-        // The picture's view, borrowed for the call (image mode), else none.
-        let status = (settings.replacement?.frame ?? Frame(width: 1, height: 1)).withImageView { view in
-            withUnsafePointer(to: &view) { replacement in
-                pixels.withUnsafeMutableBufferPointer { pixels in
-                    cfd_redact(
-                        pixels.baseAddress, width, height, stride, regions, regions.count, mode, shape,
-                        settings.replacement == nil ? nil : replacement, &error)
-                }
+        let status = if let replacement = settings.replacement {
+            replacement.frame.withImageView { view in
+                withUnsafePointer(to: &view) { redact(regions, mode: mode, shape: shape, replacement: $0, error: &error) }
             }
+        } else {
+            redact(regions, mode: mode, shape: shape, replacement: nil, error: &error)
         }
         guard status == CFD_OK else { throw .openCV(error.text) }
+    }
+
+    /// cfd_redact on the pixels.
+    private mutating func redact(
+        _ regions: [cfd_region], mode: cfd_redaction_mode, shape: cfd_mask_shape, replacement: UnsafePointer<cfd_image_view>?,
+        error: inout cfd_error
+    ) -> cfd_status {
+        let (width, height, stride) = (Int32(width), Int32(height), bytesPerRow)
+        return pixels.withUnsafeMutableBufferPointer { pixels in
+            cfd_redact(pixels.baseAddress, width, height, stride, regions, regions.count, mode, shape, replacement, &error)
+        }
     }
 }
