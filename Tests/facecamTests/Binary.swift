@@ -84,6 +84,11 @@ final class BackgroundProcess {
     /// Standard error so far.
     var standardError: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
 
+    /// Standard output so far.
+    var standardOutput: String { (try? String(contentsOf: out, encoding: .utf8)) ?? "" }
+
+    var processIdentifier: Int32 { process.processIdentifier }
+
     /// How many whole lines the program has written to standard output so far.
     var outputLines: Int { ((try? Data(contentsOf: out)) ?? Data()).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } }
 

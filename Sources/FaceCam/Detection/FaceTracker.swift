@@ -33,6 +33,9 @@ public struct TrackEvent: Hashable, Sendable {
     public var firstTime: Double
     public var lastFrame: Int
     public var lastTime: Double
+    /// The face's box in the preview and its score: as first detected for `enter`, as last detected for `leave`.
+    public var preview: Rect
+    public var score: Double?
 }
 
 /// Gives each face an `id` that stays the same while the face stays in view.
@@ -88,6 +91,9 @@ public final class FaceTracker {
         var lastTime: Double
         var smoothedBox: Rect
         var smoothedPreview: Rect
+        /// The last face as written: its box in the preview and its score.
+        var preview: Rect
+        var score: Double?
 
         var size: Double { max(box.width, box.height) }
 
@@ -169,7 +175,8 @@ public final class FaceTracker {
             result.faces[f].id = nextID
             let track = Track(
                 id: nextID, box: face.box.rect, firstFrame: frame, firstTime: result.time, lastFrame: frame,
-                lastTime: result.time, smoothedBox: face.box.rect, smoothedPreview: face.preview)
+                lastTime: result.time, smoothedBox: face.box.rect, smoothedPreview: face.preview, preview: face.preview,
+                score: face.score)
             tracks.append(track)
             events.append(event(.enter, track, frame: frame, time: result.time))
             nextID += 1
@@ -204,7 +211,8 @@ public final class FaceTracker {
     private func event(_ kind: TrackEvent.Kind, _ track: Track, frame: Int, time: Double) -> TrackEvent {
         TrackEvent(
             kind: kind, id: track.id, source: source ?? "", frame: frame, time: time, firstFrame: track.firstFrame,
-            firstTime: track.firstTime, lastFrame: track.lastFrame, lastTime: track.lastTime)
+            firstTime: track.firstTime, lastFrame: track.lastFrame, lastTime: track.lastTime, preview: track.preview,
+            score: track.score)
     }
 
     private func update(_ track: inout Track, with face: inout Face, frame: Int, time: Double) {
@@ -219,6 +227,10 @@ public final class FaceTracker {
         track.lastFrame = frame
         track.lastTime = time
         face.id = track.id
+        defer {
+            track.preview = face.preview
+            track.score = face.score
+        }
         guard let keep = settings.smoothing else { return }
         // The preview map is affine and keeps axes parallel, so smoothing both is consistent.
         track.smoothedBox = blend(track.smoothedBox, box, keep: keep)

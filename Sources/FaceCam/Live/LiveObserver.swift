@@ -3,7 +3,8 @@
 /// the annotations are. Calls come from the processor's queues, never from
 /// capture, and must return quickly.
 public protocol LiveObserver: AnyObject, Sendable {
-    /// Whether `preview(_:of:)` is called: a preview costs a render and a mark per frame.
+    /// Whether `preview(_:of:)` is called for the frame just processed (asked after `processed`):
+    /// a preview costs a render and a mark.
     var wantsPreviews: Bool { get }
     /// After a frame's result was written: the record as written (track ids included) and the
     /// seconds from capture to result. On the detection queue.
@@ -21,11 +22,16 @@ public struct LiveCounts: Sendable, Equatable {
     public var dropped = 0
     /// Frames the driver never delivered: gaps in the sequence numbers.
     public var missed = 0
+    /// Frames let go undetected while detection was switched off.
+    public var skippedWhileOff = 0
+    /// What live --mqtt's connection did; nil without it.
+    public var mqtt: MQTTConnection.Counts?
 
-    public init(captured: Int = 0, processed: Int = 0, dropped: Int = 0, missed: Int = 0) {
+    public init(captured: Int = 0, processed: Int = 0, dropped: Int = 0, missed: Int = 0, skippedWhileOff: Int = 0) {
         self.captured = captured
         self.processed = processed
         self.dropped = dropped
         self.missed = missed
+        self.skippedWhileOff = skippedWhileOff
     }
 }

@@ -45,6 +45,7 @@ public struct LiveSummary: Sendable, CustomStringConvertible {
 
     public var description: String {
         "captured \(captured) frames, processed \(processed), dropped \(dropped) while the detector was busy"
+            + (counts.skippedWhileOff > 0 ? "; \(counts.skippedWhileOff) let go while detection was switched off" : "")
             + (missed > 0 ? "; \(missed) more never left the driver (sequence gaps)" : "")
             + (skipped > 0 ? "; skipped \(skipped) damaged buffers" : "")
             + String(format: "; latency from capture to result: mean %.0f ms, 95th percentile %.0f ms",
@@ -70,18 +71,21 @@ public final class LiveProcessor: @unchecked Sendable {
     private let annotations: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, String)>?
     private let deviceFrames: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry)>?
     private let observers: [any LiveObserver]
-    private let previews: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, FrameResult)>?
+    private let previews: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, FrameResult, [any LiveObserver])>?
+    private let detection: DetectionSwitch?
     private let lock = NSLock()
     // Guarded by `lock`.
     private var offered = 0
     private var sequences: ClosedRange<Int>?
     private var latencies: [Double] = []
+    private var skippedWhileOff = 0
 
     public init(
         detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
         annotator: Annotator?, marking: PreviewMarking = .outline, annotateEvery: Int = 1, crops: FaceCropStyle? = nil,
-        outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = []
+        outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = [], detection: DetectionSwitch? = nil
     ) {
+        self.detection = detection
         self.detector = detector
         self.crops = crops
         self.settings = settings
@@ -130,11 +134,10 @@ public final class LiveProcessor: @unchecked Sendable {
             deviceFrames = nil
         }
         self.observers = observers
-        let showing = observers.filter(\.wantsPreviews)
-        if showing.isEmpty {
+        if observers.isEmpty {
             previews = nil
         } else {
-            previews = LatestFrameQueue(label: "facecam.preview") { frame, marks, geometry, result in
+            previews = LatestFrameQueue(label: "facecam.preview") { frame, marks, geometry, result, showing in
                 do throws(FaceCamError) {
                     let preview = try Annotator.marked(frame, with: marks, geometry: geometry, source: source, as: marking)
                     for observer in showing { observer.preview(preview, of: result) }
@@ -150,8 +153,8 @@ public final class LiveProcessor: @unchecked Sendable {
     public func counts() -> LiveCounts {
         lock.withLock {
             LiveCounts(
-                captured: offered, processed: frames.processed, dropped: frames.dropped,
-                missed: sequences.map { $0.count - offered } ?? 0)
+                captured: offered, processed: frames.processed - skippedWhileOff, dropped: frames.dropped,
+                missed: sequences.map { $0.count - offered } ?? 0, skippedWhileOff: skippedWhileOff)
         }
     }
 
@@ -181,6 +184,10 @@ public final class LiveProcessor: @unchecked Sendable {
     }
 
     private func process(_ live: LiveFrame) {
+        if let detection, !detection.isOn {
+            lock.withLock { skippedWhileOff += 1 }
+            return
+        }
         do throws(FaceCamError) {
             let geometry = try settings.geometry(for: live.frame.size, source: source)
             let faces = try detector.detect(in: live.frame, geometry: geometry)
@@ -203,7 +210,8 @@ public final class LiveProcessor: @unchecked Sendable {
                 var written = result
                 written.faces = marks.faces
                 for observer in observers { observer.processed(written, latency: latency) }
-                previews?.offer((live.frame, marks, geometry, written))
+                let showing = observers.filter(\.wantsPreviews)
+                if !showing.isEmpty { previews?.offer((live.frame, marks, geometry, written, showing)) }
             }
             if let deviceFrames, let marks { deviceFrames.offer((live.frame, marks, geometry)) }
             if let annotations, let marks, (count - 1) % annotateEvery == 0 {

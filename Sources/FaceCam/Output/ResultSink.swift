@@ -29,11 +29,17 @@ public final class ResultSink: @unchecked Sendable {
         public var exitOn: TrackEvent.Kind?
         /// Run a command for each event (`--on-event`).
         public var hooks: EventHooks?
+        /// Told of each event with its JSON Lines record, on the sink's thread (`--mqtt`); must return quickly.
+        public var observers: [@Sendable (TrackEvent, _ record: String) -> Void]
 
-        public init(write: Bool = false, exitOn: TrackEvent.Kind? = nil, hooks: EventHooks? = nil) {
+        public init(
+            write: Bool = false, exitOn: TrackEvent.Kind? = nil, hooks: EventHooks? = nil,
+            observers: [@Sendable (TrackEvent, _ record: String) -> Void] = []
+        ) {
             self.write = write
             self.exitOn = exitOn
             self.hooks = hooks
+            self.observers = observers
         }
     }
 
@@ -199,7 +205,9 @@ public final class ResultSink: @unchecked Sendable {
     private func handle(_ events: [TrackEvent], mayExit: Bool = true) throws(SystemError) {
         for event in events {
             if self.events.write { try currentWriter()?.write(event) }
-            self.events.hooks?.run(event, record: ResultFormat.jsonl.render(event))
+            let record = ResultFormat.jsonl.render(event)
+            self.events.hooks?.run(event, record: record)
+            for observer in self.events.observers { observer(event, record) }
             if event.kind == .leave { try saveBestShot(of: event.id) }
             if mayExit, event.kind == self.events.exitOn {
                 lock.withLock {

@@ -89,7 +89,8 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                     + "\"last_frame\":\(event.lastFrame),\"last_time\":\(decimal(event.lastTime))"
                 : ""
             return "{\"event\":\"\(event.kind.rawValue)\",\"id\":\(event.id),\"source\":\(jsonString(event.source)),"
-                + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span)}\n"
+                + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span),\"preview\":[\(numbers(event.preview))]"
+                + (event.score.map { ",\"score\":\(decimal($0))" } ?? "") + "}\n"
         case .csv, .coco, .wider, .mot, .yolo, .voc, .cvat, .labelstudio:
             return ""
         case .text:

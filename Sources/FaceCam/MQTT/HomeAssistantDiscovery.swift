@@ -1,0 +1,57 @@
+import Foundation
+
+/// The retained configs that make a facecam camera appear in Home Assistant (MQTT discovery):
+/// a device with a binary sensor (a face present), a sensor (the face count), a switch (detection
+/// on or off) and, with snapshots, a camera and a button that takes one. The keys are the documented
+/// ones of each MQTT platform, spelt out.
+struct HomeAssistantDiscovery {
+    let settings: MQTTPublisher.Settings
+
+    /// Topic and JSON payload of each entity's config; none without a discovery prefix.
+    var configs: [(topic: String, payload: [UInt8])] {
+        guard let prefix = settings.discoveryPrefix else { return [] }
+        let node = "facecam_" + Self.identifier(settings.cameraName)
+        let device: [String: Any] = [
+            "identifiers": [node], "name": "facecam \(settings.cameraName)", "manufacturer": "facecam",
+            "model": "facecam live", "sw_version": settings.version,
+        ]
+        let origin: [String: Any] = ["name": "facecam", "sw_version": settings.version]
+        let online: [String: Any] = ["topic": settings.availability]
+        // The face sensors are unavailable while detection is switched off: they would only tell the last count.
+        let detecting: [String: Any] = ["topic": settings.detection, "payload_available": "ON", "payload_not_available": "OFF"]
+        var entities: [(component: String, object: String, config: [String: Any])] = [
+            ("binary_sensor", "present", [
+                "name": "Face present", "device_class": "occupancy", "state_topic": settings.present,
+                "payload_on": "ON", "payload_off": "OFF", "availability": [online, detecting], "availability_mode": "all", "qos": 1,
+            ]),
+            ("sensor", "faces", [
+                "name": "Faces", "state_topic": settings.faces, "state_class": "measurement", "unit_of_measurement": "faces",
+                "icon": "mdi:face-recognition", "availability": [online, detecting], "availability_mode": "all", "qos": 1,
+            ]),
+            ("switch", "detection", [
+                "name": "Face detection", "command_topic": settings.detectionCommand, "state_topic": settings.detection,
+                "payload_on": "ON", "payload_off": "OFF", "icon": "mdi:face-recognition", "availability": [online], "qos": 1,
+            ]),
+        ]
+        if settings.snapshots {
+            entities.append(("camera", "snapshot", ["name": "Snapshot", "topic": settings.snapshot, "availability": [online]]))
+            entities.append(("button", "take_snapshot", [
+                "name": "Take snapshot", "command_topic": settings.snapshotCommand, "payload_press": "PRESS",
+                "icon": "mdi:camera", "availability": [online], "qos": 1,
+            ]))
+        }
+        return entities.map { entity in
+            var config = entity.config
+            config["unique_id"] = "\(node)_\(entity.object)"
+            config["device"] = device
+            config["origin"] = origin
+            let json = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            return ("\(prefix)/\(entity.component)/\(node)/\(entity.object)/config", Array(json))
+        }
+    }
+
+    /// A name as Home Assistant's node and object ids allow: letters, digits, _ and -.
+    static func identifier(_ name: String) -> String {
+        String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// What `live --mqtt` publishes under its topic prefix P, and the commands it takes:
+///
+/// - P/availability: `online`, retained; `offline` as the last will and on a clean stop;
+/// - P/present (`ON`/`OFF`) and P/faces (a count), retained, on change;
+/// - P/detection (`ON`/`OFF`), retained; P/detection/set switches detection;
+/// - P/events: each enter and leave record (not retained);
+/// - P/snapshot (with snapshots on): a JPEG of the preview, retained, at each enter event and on
+///   any message to P/snapshot/set;
+/// - Home Assistant discovery (unless turned off): retained configs under the discovery prefix.
+public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
+    public struct Settings: Sendable {
+        public var topicPrefix: String
+        /// The camera's name, in the device's name and the unique ids.
+        public var cameraName: String
+        /// Where Home Assistant looks for configs; nil publishes none.
+        public var discoveryPrefix: String?
+        public var snapshots: Bool
+        public var version: String
+
+        public init(topicPrefix: String, cameraName: String, discoveryPrefix: String?, snapshots: Bool, version: String) {
+            self.topicPrefix = topicPrefix
+            self.cameraName = cameraName
+            self.discoveryPrefix = discoveryPrefix
+            self.snapshots = snapshots
+            self.version = version
+        }
+
+        var availability: String { topicPrefix + "/availability" }
+        var present: String { topicPrefix + "/present" }
+        var faces: String { topicPrefix + "/faces" }
+        var detection: String { topicPrefix + "/detection" }
+        var detectionCommand: String { topicPrefix + "/detection/set" }
+        var events: String { topicPrefix + "/events" }
+        var snapshot: String { topicPrefix + "/snapshot" }
+        var snapshotCommand: String { topicPrefix + "/snapshot/set" }
+        /// Home Assistant says `online` here when it starts: the configs are sent again.
+        var homeAssistantStatus: String? { discoveryPrefix.map { $0 + "/status" } }
+        /// The retained state topics, cleared by `--mqtt-discovery remove`.
+        var stateTopics: [String] { [availability, present, faces, detection, snapshot] }
+    }
+
+    private let settings: Settings
+    private let detection: DetectionSwitch
+    private let report: @Sendable (String) -> Void
+    private var connection: MQTTConnection!
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var faceCount: Int?
+    private var snapshotWanted = false
+
+    /// Connects in the background; messages to the command topics switch `detection` and ask for snapshots.
+    public init(
+        connection settings: MQTTConnection.Settings, publishing: Settings, detection: DetectionSwitch,
+        report: @escaping @Sendable (String) -> Void
+    ) throws(MQTTError) {
+        self.settings = publishing
+        self.detection = detection
+        self.report = report
+        var connectionSettings = settings
+        connectionSettings.willTopic = publishing.availability
+        connectionSettings.willPayload = "offline"
+        connectionSettings.subscriptions = [publishing.detectionCommand]
+            + (publishing.snapshots ? [publishing.snapshotCommand] : []) + (publishing.homeAssistantStatus.map { [$0] } ?? [])
+        connection = try MQTTConnection(settings: connectionSettings, report: report) { [weak self] topic, payload in
+            self?.command(topic: topic, payload: payload)
+        }
+        // First set, first sent after each connection: availability, then the configs, then the state.
+        retain("online", on: publishing.availability)
+        for (topic, config) in HomeAssistantDiscovery(settings: publishing).configs {
+            connection.retain(config, on: topic)
+        }
+        retain("ON", on: publishing.detection)
+        connection.start()
+    }
+
+    public var wantsPreviews: Bool { lock.withLock { snapshotWanted } }
+
+    public func processed(_ result: FrameResult, latency: Double) {
+        let count = result.faces.count
+        let changed: (present: Bool, count: Bool) = lock.withLock {
+            defer { faceCount = count }
+            let wasPresent = faceCount.map { $0 > 0 }
+            return (wasPresent != (count > 0), faceCount != count)
+        }
+        if changed.count { retain(String(count), on: settings.faces) }
+        if changed.present { retain(count > 0 ? "ON" : "OFF", on: settings.present) }
+    }
+
+    public func preview(_ preview: Frame, of result: FrameResult) {
+        guard lock.withLock({ snapshotWanted }) else { return }
+        do {
+            let jpeg = try JPEG.encode(preview, quality: 85)
+            lock.withLock { snapshotWanted = false }
+            connection.retain(jpeg, on: settings.snapshot)
+        } catch {
+            report("MQTT: cannot encode the snapshot: \(error)")
+        }
+    }
+
+    /// A track event: its record to P/events, and for an enter event a snapshot.
+    public func event(_ event: TrackEvent, record: String) {
+        connection.send(Array(record.trimmingCharacters(in: .newlines).utf8), on: settings.events)
+        if event.kind == .enter, settings.snapshots { lock.withLock { snapshotWanted = true } }
+    }
+
+    /// The connection's counts so far (for /metrics).
+    public var counts: MQTTConnection.Counts { connection.currentCounts }
+
+    /// Publishes `offline` and waits briefly for the broker to have everything; the summary line.
+    public func close() -> String {
+        let counts = connection.close(retaining: (Array("offline".utf8), settings.availability))
+        return "MQTT: the broker acknowledged \(counts.acknowledged) messages"
+            + (counts.dropped > 0 ? "; dropped \(counts.dropped) events while it was unreachable or behind" : "")
+    }
+
+    private func retain(_ text: String, on topic: String) {
+        connection.retain(Array(text.utf8), on: topic)
+    }
+
+    private func command(topic: String, payload: [UInt8]) {
+        let text = String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        switch topic {
+        case settings.detectionCommand:
+            switch text.uppercased() {
+            case "ON", "OFF":
+                let on = text.uppercased() == "ON"
+                guard detection.set(on) else { return }
+                report("MQTT: detection switched \(on ? "on" : "off")")
+                if on {
+                    // The next frame publishes the count afresh.
+                    lock.withLock { faceCount = nil }
+                }
+                retain(on ? "ON" : "OFF", on: settings.detection)
+            default:
+                report("warning: MQTT: \(topic) takes ON or OFF, not \(text.prefix(40)); ignored")
+            }
+        case settings.snapshotCommand:
+            lock.withLock { snapshotWanted = true }
+        case settings.homeAssistantStatus:
+            if text == "online" {
+                for (topic, config) in HomeAssistantDiscovery(settings: settings).configs { connection.retain(config, on: topic) }
+            }
+        default:
+            break
+        }
+    }
+
+    /// `--mqtt-discovery remove`: clears the configs and the retained state at the broker. False
+    /// when the broker did not acknowledge them all within `timeout` seconds.
+    public static func removeDiscovery(
+        connection settings: MQTTConnection.Settings, publishing: Settings, timeout: Double,
+        report: @escaping @Sendable (String) -> Void
+    ) throws(MQTTError) -> Bool {
+        let connection = try MQTTConnection(settings: settings, report: report)
+        var everything = publishing
+        everything.snapshots = true
+        let topics = HomeAssistantDiscovery(settings: everything).configs.map(\.topic) + publishing.stateTopics
+        for topic in topics { connection.retain([], on: topic) }
+        connection.start()
+        let delivered = connection.waitUntilDelivered(timeout: timeout)
+        _ = connection.close()
+        return delivered
+    }
+}

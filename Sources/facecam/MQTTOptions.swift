@@ -1,0 +1,135 @@
+import ArgumentParser
+import FaceCam
+import Foundation
+
+extension MQTTOptions.Discovery: ExpressibleByArgument {}
+
+/// live --mqtt: the broker, the topics, Home Assistant discovery. Credentials come from a file or the
+/// environment, never the command line, which `ps` shows to every user.
+struct MQTTOptions: ParsableArguments {
+    enum Discovery: String, CaseIterable {
+        /// Publish Home Assistant's configs, retained.
+        case on
+        case off
+        /// Clear the configs and the retained state at the broker, then end.
+        case remove
+    }
+
+    @Option(help: ArgumentHelp(
+        "Publish faces and events to this MQTT broker and take commands from it: mqtt://[USER@]HOST[:PORT] (1883), "
+            + "or mqtts://... (TLS, 8883). The password comes from --mqtt-password-file or FACECAM_MQTT_PASSWORD, the user "
+            + "also from FACECAM_MQTT_USERNAME. A broker that is down is retried in the background; detection never waits.",
+        valueName: "URL"))
+    var mqtt: String?
+
+    @Option(help: ArgumentHelp(
+        "The camera's name, in the topics and in Home Assistant (default: the device's name, video0, or the --source file's).",
+        valueName: "name"))
+    var name: String?
+
+    @Option(help: ArgumentHelp("The prefix of every topic (default: facecam/NAME).", valueName: "prefix"))
+    var mqttTopic: String?
+
+    @Option(help: ArgumentHelp("A file whose first line is the broker's password.", valueName: "file"))
+    var mqttPasswordFile: String?
+
+    @Option(help: ArgumentHelp("With mqtts://, the CA certificates to trust (PEM; default: the system's).", valueName: "file"))
+    var mqttCa: String?
+
+    @Option(help: ArgumentHelp(
+        "Home Assistant discovery: on (retained configs for a face-present sensor, a face count and a detection switch), "
+            + "off, or remove (clear the configs and the retained state, then end).",
+        valueName: "on|off|remove"))
+    var mqttDiscovery: Discovery = .on
+
+    @Option(help: ArgumentHelp("Where Home Assistant looks for discovery configs.", valueName: "prefix"))
+    var mqttDiscoveryPrefix = "homeassistant"
+
+    @Flag(help: ArgumentHelp("Publish a JPEG of the preview (outlined, or hidden with --redact) to PREFIX/snapshot at each face "
+        + "entering and on request (PREFIX/snapshot/set); with discovery, a camera and a button in Home Assistant."))
+    var mqttSnapshot = false
+
+    @Option(help: ArgumentHelp(
+        "How many events wait while the broker is unreachable or slow (default: 100); more are dropped, counted in the "
+            + "summary and /metrics. The retained state keeps only its newest value and is sent on reconnection.",
+        valueName: "N"))
+    var mqttQueue: Int?
+
+    func validate() throws {
+        guard let mqtt else {
+            let given: [(String, Bool)] = [
+                ("--mqtt-topic", mqttTopic != nil), ("--mqtt-password-file", mqttPasswordFile != nil), ("--mqtt-ca", mqttCa != nil),
+                ("--mqtt-discovery", mqttDiscovery != .on), ("--mqtt-snapshot", mqttSnapshot),
+                ("--mqtt-queue", mqttQueue != nil),
+            ]
+            if let option = given.first(where: \.1)?.0 { throw ValidationError("\(option) goes with --mqtt URL") }
+            return
+        }
+        let endpoint: MQTTEndpoint
+        do {
+            endpoint = try MQTTEndpoint(parsing: mqtt)
+        } catch {
+            throw ValidationError("--mqtt: \(error.description)")
+        }
+        if let mqttQueue, !(1...100_000).contains(mqttQueue) { throw ValidationError("--mqtt-queue must be from 1 to 100000") }
+        if mqttCa != nil, !endpoint.tls { throw ValidationError("--mqtt-ca is for TLS: write the broker as mqtts://") }
+        if let name { try Self.validateTopicLevel(name, option: "--name") }
+        if let mqttTopic {
+            guard !mqttTopic.isEmpty, !mqttTopic.hasPrefix("/"), !mqttTopic.hasSuffix("/"),
+                  !mqttTopic.contains("+"), !mqttTopic.contains("#"), !mqttTopic.contains("//") else {
+                throw ValidationError("--mqtt-topic \(mqttTopic): a prefix is levels joined by /, without + or # and "
+                    + "without a / at either end, such as facecam/hall")
+            }
+        }
+        try Self.validateTopicLevel(mqttDiscoveryPrefix, option: "--mqtt-discovery-prefix")
+    }
+
+    private static func validateTopicLevel(_ text: String, option: String) throws {
+        guard !text.isEmpty, !text.contains("/"), !text.contains("+"), !text.contains("#"),
+              !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+            throw ValidationError("\(option) \(text): one topic level is needed: not empty, without /, + or #")
+        }
+    }
+
+    /// The connection's settings: the password read from its file or the environment. A password
+    /// file that cannot be read is a usage error, said in one line.
+    func connectionSettings(cameraName: String) throws -> MQTTConnection.Settings? {
+        guard let mqtt, var endpoint = try? MQTTEndpoint(parsing: mqtt) else { return nil }
+        let environment = ProcessInfo.processInfo.environment
+        if endpoint.username == nil { endpoint.username = environment["FACECAM_MQTT_USERNAME"].flatMap { $0.isEmpty ? nil : $0 } }
+        var password = environment["FACECAM_MQTT_PASSWORD"]
+        if let mqttPasswordFile {
+            guard let data = FileManager.default.contents(atPath: mqttPasswordFile),
+                  let text = String(data: data, encoding: .utf8) else {
+                report("--mqtt-password-file \(mqttPasswordFile): cannot be read; name a file whose first line is the password")
+                throw Status.usage
+            }
+            password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        }
+        if let mqttCa, !FileManager.default.isReadableFile(atPath: mqttCa) {
+            report("--mqtt-ca \(mqttCa): cannot be read; name a PEM file of CA certificates")
+            throw Status.usage
+        }
+        if password != nil, endpoint.username == nil {
+            report("--mqtt: a password needs a user: write it in the URL (mqtt://USER@HOST) or in FACECAM_MQTT_USERNAME")
+            throw Status.usage
+        }
+        return MQTTConnection.Settings(
+            endpoint: endpoint, clientID: "facecam-\(cameraName)-\(getpid())", password: password, caFile: mqttCa,
+            queueCapacity: mqttQueue ?? 100)
+    }
+
+    func publishing(cameraName: String) -> MQTTPublisher.Settings {
+        MQTTPublisher.Settings(
+            topicPrefix: mqttTopic ?? "facecam/\(cameraName)", cameraName: cameraName,
+            discoveryPrefix: mqttDiscovery == .off ? nil : mqttDiscoveryPrefix, snapshots: mqttSnapshot, version: facecamVersion)
+    }
+
+    /// --name, or a name from the device's path or the source's: letters, digits, - and _.
+    static func cameraName(given: String?, device: String, source: VideoInput?) -> String {
+        if let given { return given }
+        let stem = source?.nameStem ?? FilePath(device).stem
+        let cleaned = String(stem.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") ? $0 : "_" })
+        return cleaned.isEmpty ? "camera" : cleaned
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+import Testing
+
+/// live --mqtt end to end, against Debian's mosquitto started on a free loopback port and
+/// mosquitto_sub as the subscriber: every topic and payload, Home Assistant's discovery checked
+/// against its documented keys, commands, the last will, and a broker that is down, restarted or deaf.
+@Suite(.enabled(if: MosquittoBroker.installed, "Debian's mosquitto is not installed (make test installs it)"))
+struct MQTTTests {
+    static let clip = "Fixtures/video/leave-enter.avi"
+
+    /// Home Assistant's documented configuration keys of each MQTT platform, spelt out, as its
+    /// documentation lists them (home-assistant/home-assistant.io, source/_integrations/
+    /// binary_sensor.mqtt.markdown, sensor.mqtt, switch.mqtt, camera.mqtt and button.mqtt, and
+    /// mqtt.markdown for the device block and the availability list).
+    static let common: Set<String> = [
+        "availability", "availability_mode", "availability_template", "availability_topic", "device", "enabled_by_default",
+        "encoding", "entity_category", "entity_picture", "icon", "json_attributes_template", "json_attributes_topic", "name",
+        "object_id", "default_entity_id", "unique_id", "origin",
+    ]
+    static let documentedKeys: [String: Set<String>] = [
+        "binary_sensor": common.union([
+            "device_class", "expire_after", "force_update", "off_delay", "payload_available", "payload_not_available",
+            "payload_off", "payload_on", "qos", "state_topic", "value_template",
+        ]),
+        "sensor": common.union([
+            "device_class", "expire_after", "force_update", "last_reset_value_template", "options", "payload_available",
+            "payload_not_available", "suggested_display_precision", "qos", "state_class", "state_topic", "unit_of_measurement",
+            "value_template",
+        ]),
+        "camera": common.union(["image_encoding", "topic"]),
+        "switch": common.union([
+            "command_template", "command_topic", "device_class", "optimistic", "payload_available", "payload_not_available",
+            "payload_off", "payload_on", "qos", "retain", "state_off", "state_on", "state_topic", "value_template",
+        ]),
+        "button": common.union([
+            "command_template", "command_topic", "device_class", "payload_available", "payload_not_available", "payload_press",
+            "qos", "retain",
+        ]),
+    ]
+    static let requiredKeys: [String: Set<String>] = [
+        "binary_sensor": ["state_topic"], "sensor": ["state_topic"], "camera": ["topic"], "switch": ["command_topic"],
+        "button": ["command_topic"],
+    ]
+    static let deviceKeys: Set<String> = [
+        "configuration_url", "connections", "hw_version", "identifiers", "manufacturer", "model", "model_id", "name",
+        "serial_number", "suggested_area", "sw_version", "via_device",
+    ]
+    static let availabilityKeys: Set<String> = ["topic", "payload_available", "payload_not_available", "value_template"]
+    static let originKeys: Set<String> = ["name", "sw_version", "support_url"]
+
+    /// One run over a clip: availability, state on change, events as --events writes them,
+    /// snapshots, and discovery configs that use Home Assistant's documented keys only; what stays
+    /// retained afterwards; and --mqtt-discovery remove clearing it.
+    @Test func publishesEveryTopicAndHomeAssistantDiscovery() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let subscriber = try MQTTSubscriber(port: broker.port)
+        let result = try facecam("live", "--source", Self.clip, "--realtime", "--events", "--mqtt", broker.url, "--name", "hall", "--mqtt-snapshot")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.errorLines.first == "facecam: publishing to \(broker.url) under facecam/hall/, Home Assistant discovery under homeassistant/")
+        #expect(subscriber.wait { $0.last?.topic == "facecam/hall/availability" && $0.last?.text == "offline" })
+        let messages = try subscriber.finish()
+        let own = messages.filter { $0.topic.hasPrefix("facecam/hall/") }
+        #expect(own.first.map { "\($0.topic) \($0.text)" } == "facecam/hall/availability online")
+        #expect(own.last.map { "\($0.topic) \($0.text)" } == "facecam/hall/availability offline")
+        #expect(own.filter { $0.topic == "facecam/hall/detection" }.map(\.text) == ["ON"])
+
+        // Events: the records --events writes, in order.
+        let events = result.lines.filter { $0.hasPrefix("{\"event\"") }
+        #expect(events.count == 4)
+        #expect(own.filter { $0.topic == "facecam/hall/events" }.map(\.text) == events)
+        // State: each change of the frames' face count, and of whether there is a face.
+        let counts = try result.records().compactMap { ($0["faces"] as? [Any])?.count }
+        let changes = counts.reduce(into: [Int]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(changes.count >= 3)
+        #expect(own.filter { $0.topic == "facecam/hall/faces" }.map(\.text) == changes.map(String.init))
+        let presence = changes.map { $0 > 0 ? "ON" : "OFF" }.reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(own.filter { $0.topic == "facecam/hall/present" }.map(\.text) == presence)
+        // Snapshots: JPEGs of the preview, one after each face that entered at most.
+        let snapshots = own.filter { $0.topic == "facecam/hall/snapshot" }
+        #expect((1...2).contains(snapshots.count))
+        for snapshot in snapshots {
+            #expect(snapshot.payload.prefix(3) == [0xFF, 0xD8, 0xFF] && snapshot.payload.suffix(2) == [0xFF, 0xD9])
+        }
+
+        let configs = messages.filter { $0.topic.hasPrefix("homeassistant/") }
+        try checkDiscovery(configs, prefix: "facecam/hall")
+
+        // What a subscriber that comes later gets: the configs and the last state, retained.
+        let retained = try MQTTSubscriber(port: broker.port, retainedOnly: true, seconds: 2).finish()
+        #expect(retained.allSatisfy { $0.retained })
+        let retainedTopics = Set(retained.map(\.topic))
+        #expect(retainedTopics == Set(configs.map(\.topic)).union(
+            ["availability", "detection", "faces", "present", "snapshot"].map { "facecam/hall/\($0)" }))
+        #expect(retained.first { $0.topic == "facecam/hall/availability" }?.text == "offline")
+
+        let removal = try facecam("live", "--mqtt", broker.url, "--name", "hall", "--mqtt-discovery", "remove")
+        #expect(removal.status == 0, "\(removal.stderr)")
+        #expect(removal.errorLines == [
+            "facecam: removed the Home Assistant configs and the retained state of facecam/hall from \(broker.url)"])
+        let left = try MQTTSubscriber(port: broker.port, retainedOnly: true, seconds: 2).finish()
+        #expect(left.isEmpty, "still retained: \(left.map(\.topic))")
+    }
+
+    /// The discovery configs: one per entity, under homeassistant/COMPONENT/NODE/OBJECT/config,
+    /// each with the documented keys only, its required ones, one device, and topics of the camera's.
+    private func checkDiscovery(_ configs: [MQTTSubscriber.Message], prefix: String) throws {
+        var components: [String] = []
+        var uniqueIDs: Set<String> = []
+        for config in configs {
+            let levels = config.topic.split(separator: "/").map(String.init)
+            try #require(levels.count == 5 && levels[4] == "config", "\(config.topic)")
+            #expect(levels[2...3].allSatisfy { $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" } })
+            let component = levels[1]
+            components.append(component)
+            let payload = try #require(try JSONSerialization.jsonObject(with: Data(config.payload)) as? [String: Any])
+            let keys = Set(payload.keys)
+            let documented = try #require(Self.documentedKeys[component], "an undocumented component: \(component)")
+            #expect(keys.isSubset(of: documented), "\(component): undocumented \(keys.subtracting(documented))")
+            #expect(Self.requiredKeys[component, default: []].isSubset(of: keys), "\(component) lacks a required key")
+            let device = try #require(payload["device"] as? [String: Any])
+            #expect(Set(device.keys).isSubset(of: Self.deviceKeys))
+            #expect(device["identifiers"] as? [String] == ["facecam_hall"] && device["manufacturer"] as? String == "facecam")
+            #expect(Set((payload["origin"] as? [String: Any] ?? [:]).keys).isSubset(of: Self.originKeys))
+            let availability = try #require(payload["availability"] as? [[String: Any]])
+            #expect(availability.first?["topic"] as? String == "\(prefix)/availability")
+            for entry in availability { #expect(Set(entry.keys).isSubset(of: Self.availabilityKeys) && entry["topic"] != nil) }
+            if let mode = payload["availability_mode"] as? String { #expect(["all", "any", "latest"].contains(mode)) }
+            for key in ["state_topic", "command_topic", "topic"] {
+                if let topic = payload[key] { #expect((topic as? String)?.hasPrefix(prefix + "/") == true) }
+            }
+            let uniqueID = try #require(payload["unique_id"] as? String)
+            #expect(uniqueIDs.insert(uniqueID).inserted)
+        }
+        #expect(components.sorted() == ["binary_sensor", "button", "camera", "sensor", "switch"])
+    }
+
+    /// The command topics: detection OFF lets frames go undetected (no records) until ON; a
+    /// snapshot comes on request; a payload that is neither ON nor OFF is one warning.
+    @Test func commandsSwitchDetectionAndTakeSnapshots() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let subscriber = try MQTTSubscriber(port: broker.port)
+        let live = try BackgroundProcess(facecamBinary, [
+            "live", "--source", Self.clip, "--realtime", "--loop", "--mqtt", broker.url, "--name", "desk", "--mqtt-snapshot"])
+        #expect(subscriber.wait { $0.contains { $0.topic == "facecam/desk/faces" } })
+        try publish(broker, "facecam/desk/detection/set", "OFF")
+        #expect(subscriber.wait { $0.contains { $0.topic == "facecam/desk/detection" && $0.text == "OFF" } })
+        // The frame in hand when the command came is finished; after it, nothing is written.
+        Thread.sleep(forTimeInterval: 0.5)
+        let whileOff = live.outputLines
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(live.outputLines == whileOff)
+        try publish(broker, "facecam/desk/detection/set", "ON")
+        #expect(subscriber.wait { $0.filter { $0.topic == "facecam/desk/detection" }.map(\.text) == ["ON", "OFF", "ON"] })
+        let snapshots = subscriber.messages.filter { $0.topic == "facecam/desk/snapshot" }.count
+        try publish(broker, "facecam/desk/snapshot/set", "PRESS")
+        #expect(subscriber.wait { $0.filter { $0.topic == "facecam/desk/snapshot" }.count > snapshots })
+        try publish(broker, "facecam/desk/detection/set", "maybe")
+        #expect(live.waitForErrorLine(containing: "takes ON or OFF, not maybe; ignored") != nil)
+        #expect(live.outputLines > whileOff)
+        live.signal(SIGINT)
+        let result = try live.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("let go while detection was switched off"), "\(result.stderr)")
+        #expect(result.errorLines.filter { $0.contains("MQTT: detection switched") }
+            == ["facecam: MQTT: detection switched off", "facecam: MQTT: detection switched on"])
+    }
+
+    /// Killed without a goodbye, facecam leaves its last will: the broker says offline.
+    @Test func theLastWillSaysOfflineAfterSIGKILL() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let subscriber = try MQTTSubscriber(port: broker.port)
+        let live = try BackgroundProcess(facecamBinary, [
+            "live", "--source", Self.clip, "--realtime", "--loop", "--mqtt", broker.url, "--name", "porch"])
+        #expect(subscriber.wait { $0.contains { $0.topic == "facecam/porch/availability" && $0.text == "online" } })
+        live.signal(SIGKILL)
+        #expect(try live.wait().status != 0)
+        #expect(subscriber.wait { $0.last.map { "\($0.topic) \($0.text)" } == "facecam/porch/availability offline" })
+        let retained = try MQTTSubscriber(port: broker.port, topics: ["facecam/porch/availability"], retainedOnly: true, seconds: 1)
+            .finish()
+        #expect(retained.map(\.text) == ["offline"])
+    }
+
+    /// A broker down at the start is one warning, detection goes on, and facecam connects once it
+    /// is up; restarted mid-run (losing its retained messages), it gets them all again.
+    @Test func aBrokerDownAtTheStartOrRestartedIsReconnected() throws {
+        let broker = try MosquittoBroker()
+        let live = try BackgroundProcess(facecamBinary, [
+            "live", "--source", Self.clip, "--realtime", "--loop", "--mqtt", broker.url, "--name", "door"])
+        #expect(live.waitForErrorLine(containing: "warning: MQTT: cannot reach the broker at \(broker.url) (Connection refused)") != nil)
+        let written = live.outputLines
+        Thread.sleep(forTimeInterval: 1)
+        #expect(live.outputLines > written, "detection waited for the broker")
+        for restart in 0..<2 {
+            if restart == 1 {
+                broker.stop()
+                #expect(live.waitForErrorLine(containing: "warning: MQTT: lost the broker at \(broker.url)") != nil)
+            }
+            try broker.start()
+            // The broker keeps nothing across a restart: what a new subscriber finds, facecam republished.
+            let subscriber = try MQTTSubscriber(port: broker.port)
+            let expected: Set<String> = [
+                "facecam/door/availability", "facecam/door/detection", "facecam/door/faces", "facecam/door/present",
+                "homeassistant/binary_sensor/facecam_door/present/config", "homeassistant/sensor/facecam_door/faces/config",
+                "homeassistant/switch/facecam_door/detection/config",
+            ]
+            #expect(subscriber.wait { expected.isSubset(of: Set($0.map(\.topic))) }, "after start \(restart + 1): \(subscriber.messages.map(\.topic))")
+            _ = try subscriber.finish()
+        }
+        live.signal(SIGINT)
+        let result = try live.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.errorLines.filter { $0.contains("cannot reach the broker") }.count == 1)
+        #expect(result.errorLines.filter { $0.contains("MQTT: connected to \(broker.url)") }.count == 2)
+    }
+
+    /// A broker that takes the connection and never reads (before or after accepting the MQTT
+    /// connection) holds up nothing: every frame is processed, events beyond --mqtt-queue are
+    /// dropped and counted, and the stop waits only its grace.
+    @Test(arguments: [false, true]) func aBrokerThatNeverReadsSlowsNothing(acceptsTheConnection: Bool) throws {
+        let port = freeLoopbackPort()
+        let script = """
+            import socket, sys
+            server = socket.socket()
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            server.bind(("127.0.0.1", \(port)))
+            server.listen(8)
+            held = []
+            while True:
+                connection, _ = server.accept()
+                if \(acceptsTheConnection ? "True" : "False"):
+                    connection.recv(2)
+                    connection.sendall(bytes([0x20, 0x02, 0x00, 0x00]))  # CONNACK, accepted
+                held.append(connection)
+            """
+        let deaf = try BackgroundProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script])
+        try #require(waitUntilListening(port: port))
+        let started = Date()
+        let result = try facecam(
+            "live", "--source", Self.clip, "--realtime", "--events", "--mqtt", "mqtt://127.0.0.1:\(port)", "--mqtt-queue", "1")
+        let seconds = Date().timeIntervalSince(started)
+        deaf.signal(SIGKILL)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("captured 40 frames, processed 40, dropped 0"), "\(result.stderr)")
+        #expect(result.lines.filter { $0.hasPrefix("{\"event\"") }.count == 4)
+        #expect(result.errorLines.last?.hasPrefix("facecam: MQTT: the broker acknowledged 0 messages") == true, "\(result.stderr)")
+        if !acceptsTheConnection {
+            // Nothing was ever handed over: one event waits, the other three are dropped.
+            #expect(result.errorLines.last == "facecam: MQTT: the broker acknowledged 0 messages; dropped 3 events while it was unreachable or behind")
+        }
+        // 4 s of clip and at most a few of grace: a hang would be far longer.
+        #expect(seconds < 30)
+    }
+
+    /// Credentials come from the environment or a file, never the command line, and never show in
+    /// messages; wrong ones are one warning and detection goes on.
+    @Test func credentialsComeFromTheEnvironmentOrAFile() throws {
+        let directory = try temporaryDirectory("mqtt-credentials")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let passwords = directory.appendingPathComponent("passwords")
+        let made = try run(URL(fileURLWithPath: "/usr/bin/mosquitto_passwd"), ["-b", "-c", passwords.path, "camera", "s3cret-word"])
+        try #require(made.status == 0, "\(made.stderr)")
+        let broker = try MosquittoBroker(configuration: "allow_anonymous false\npassword_file \(passwords.path)")
+        try broker.start()
+        let url = "mqtt://camera@127.0.0.1:\(broker.port)"
+        var environment = ProcessInfo.processInfo.environment
+        environment["FACECAM_MQTT_PASSWORD"] = "s3cret-word"
+        let fromEnvironment = try run(facecamBinary, ["live", "--source", Self.clip, "--mqtt", url], environment: environment)
+        #expect(fromEnvironment.status == 0)
+        #expect(!fromEnvironment.stderr.contains("warning") && !fromEnvironment.stderr.contains("acknowledged 0 "), "\(fromEnvironment.stderr)")
+
+        let wrong = directory.appendingPathComponent("wrong")
+        try "not-it\n".write(to: wrong, atomically: true, encoding: .utf8)
+        let right = directory.appendingPathComponent("right")
+        try "s3cret-word\n".write(to: right, atomically: true, encoding: .utf8)
+        let fromFile = try facecam("live", "--source", Self.clip, "--mqtt", url, "--mqtt-password-file", right.path)
+        #expect(fromFile.status == 0)
+        #expect(!fromFile.stderr.contains("warning"), "\(fromFile.stderr)")
+        let refused = try facecam("live", "--source", Self.clip, "--mqtt", url, "--mqtt-password-file", wrong.path)
+        #expect(refused.status == 0)
+        #expect(refused.stderr.contains("not authorised"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("captured 40 frames"))
+        for run in [fromEnvironment, fromFile, refused] { #expect(!run.stderr.contains("s3cret") && !run.stderr.contains("not-it")) }
+    }
+
+    @Test(arguments: [
+        (["--mqtt", "mqtt://camera:pw@localhost"], "--mqtt: the broker URL holds a password"),
+        (["--mqtt", "http://localhost"], "--mqtt: http://localhost: the scheme is mqtt:// or mqtts://"),
+        (["--mqtt", "mqtt://localhost:99999"], "--mqtt: mqtt://localhost:99999: the port must be a number from 1 to 65535"),
+        (["--mqtt-topic", "facecam/x"], "--mqtt-topic goes with --mqtt URL"),
+        (["--mqtt", "mqtt://localhost", "--mqtt-ca", "/etc/hostname"], "--mqtt-ca is for TLS"),
+        (["--mqtt", "mqtt://localhost", "--mqtt-topic", "a/#"], "--mqtt-topic a/#: a prefix is levels joined by /"),
+        (["--mqtt", "mqtt://localhost", "--name", "a/b"], "--name a/b: one topic level is needed"),
+        (["--mqtt", "mqtt://localhost", "--mqtt-queue", "0"], "--mqtt-queue must be from 1 to 100000"),
+    ])
+    func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
+        let result = try run(facecamBinary, ["live", "--source", Self.clip] + arguments)
+        #expect(result.status == 64)
+        #expect(result.errorLines.first?.hasPrefix("facecam: \(message)") == true, "\(result.stderr)")
+    }
+
+    private func publish(_ broker: MosquittoBroker, _ topic: String, _ message: String) throws {
+        let published = try run(URL(fileURLWithPath: "/usr/bin/mosquitto_pub"), ["-p", "\(broker.port)", "-t", topic, "-m", message, "-q", "1"])
+        try #require(published.status == 0, "\(published.stderr)")
+    }
+}
