@@ -137,8 +137,8 @@ const char *cmqtt_describe_refusal(int code) {
     return mosquitto_connack_string(code);
 }
 
-int cmqtt_status_no_connection(void) {
-    return MOSQ_ERR_NO_CONN;
+int cmqtt_status_tls(void) {
+    return MOSQ_ERR_TLS;
 }
 
 int cmqtt_status_errno(void) {

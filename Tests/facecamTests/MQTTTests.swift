@@ -254,6 +254,44 @@ struct MQTTTests {
         #expect(seconds < 30)
     }
 
+    /// With --serve, /metrics counts what the broker acknowledged and what was dropped, and says
+    /// whether facecam is connected: here to a listener that never answers.
+    @Test func metricsCountDroppedEvents() throws {
+        let port = freeLoopbackPort()
+        let deaf = try BackgroundProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
+            import socket
+            server = socket.socket()
+            server.bind(("127.0.0.1", \(port)))
+            server.listen(8)
+            held = [server.accept() for _ in range(8)]
+            """])
+        try #require(waitUntilListening(port: port))
+        let live = try BackgroundProcess(facecamBinary, [
+            "live", "--source", Self.clip, "--realtime", "--loop", "--events", "--serve", "127.0.0.1:0",
+            "--mqtt", "mqtt://127.0.0.1:\(port)", "--mqtt-queue", "1"])
+        let serving = try #require(live.waitForErrorLine(containing: "serving the preview at "), "\(live.standardError)")
+        let url = try #require(serving.split(separator: " ").last.map(String.init))
+        var metrics = ""
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while Date() < deadline {
+            metrics = try run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "--max-time", "5", url + "metrics"]).stdout
+            if metrics.split(separator: "\n").contains(where: { $0.hasPrefix("facecam_mqtt_dropped_total ") && !$0.hasSuffix(" 0") }) { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let lines = metrics.split(separator: "\n").map(String.init)
+        let dropped = try #require(lines.first { $0.hasPrefix("facecam_mqtt_dropped_total ") }.flatMap { Int($0.split(separator: " ")[1]) })
+        #expect(dropped >= 1, "\(metrics)")
+        #expect(lines.contains("facecam_mqtt_connected 0.0") || lines.contains("facecam_mqtt_connected 0"), "\(metrics)")
+        #expect(lines.contains("facecam_mqtt_acknowledged_total 0"), "\(metrics)")
+        live.signal(SIGINT)
+        let result = try live.wait()
+        deaf.signal(SIGKILL)
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try #require(result.errorLines.last)
+        let summed = try #require(summary.split(separator: " ").firstIndex(of: "dropped").flatMap { Int(summary.split(separator: " ")[$0 + 1]) })
+        #expect(summed >= dropped, "\(summary)")
+    }
+
     /// Credentials come from the environment or a file, never the command line, and never show in
     /// messages; wrong ones are one warning and detection goes on.
     @Test func credentialsComeFromTheEnvironmentOrAFile() throws {
@@ -304,5 +342,49 @@ struct MQTTTests {
     private func publish(_ broker: MosquittoBroker, _ topic: String, _ message: String) throws {
         let published = try run(URL(fileURLWithPath: "/usr/bin/mosquitto_pub"), ["-p", "\(broker.port)", "-t", topic, "-m", message, "-q", "1"])
         try #require(published.status == 0, "\(published.stderr)")
+    }
+}
+
+/// mqtts:// against mosquitto with a certificate of a CA made for the test: trusted with --mqtt-ca,
+/// refused (one warning that says why, detection going on) without it.
+@Suite(.enabled(if: MosquittoBroker.installed && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"),
+                "mosquitto or openssl is not installed (make test installs them)"))
+struct MQTTTLSTests {
+    @Test func tlsTrustsTheCertificateAuthorityGiven() throws {
+        let directory = try temporaryDirectory("mqtt-tls")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func openssl(_ arguments: String...) throws {
+            let made = try run(URL(fileURLWithPath: "/usr/bin/openssl"), arguments)
+            try #require(made.status == 0, "openssl \(arguments.joined(separator: " ")): \(made.stderr)")
+        }
+        let path = { directory.appendingPathComponent($0).path }
+        try openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.pem"),
+                    "-days", "2", "-subj", "/CN=facecam test CA")
+        try openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", path("broker.key"), "-out", path("broker.csr"),
+                    "-subj", "/CN=127.0.0.1")
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: path("extensions"), atomically: true, encoding: .utf8)
+        try openssl("x509", "-req", "-in", path("broker.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
+                    "-CAcreateserial", "-out", path("broker.pem"), "-days", "2", "-extfile", path("extensions"))
+        // mosquitto reads its key as the mosquitto user.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path("broker.key"))
+        let broker = try MosquittoBroker(configuration: """
+            allow_anonymous true
+            cafile \(path("ca.pem"))
+            certfile \(path("broker.pem"))
+            keyfile \(path("broker.key"))
+            """)
+        try broker.start()
+        let url = "mqtts://127.0.0.1:\(broker.port)"
+        let trusted = try facecam("live", "--source", MQTTTests.clip, "--mqtt", url, "--mqtt-ca", path("ca.pem"), "--name", "tls")
+        #expect(trusted.status == 0)
+        #expect(!trusted.stderr.contains("warning"), "\(trusted.stderr)")
+        #expect(trusted.errorLines.last?.hasPrefix("facecam: MQTT: the broker acknowledged") == true
+            && trusted.errorLines.last?.hasPrefix("facecam: MQTT: the broker acknowledged 0 ") == false, "\(trusted.stderr)")
+        let untrusted = try facecam("live", "--source", MQTTTests.clip, "--mqtt", url, "--name", "tls")
+        #expect(untrusted.status == 0)
+        #expect(untrusted.errorLines.filter { $0.contains("warning") } == [
+            "facecam: warning: MQTT: cannot reach the broker at \(url) (the TLS handshake failed: is the broker's certificate "
+                + "signed by a CA in the system's certificates (else name it with --mqtt-ca)?); detection goes on and facecam keeps trying"])
+        #expect(untrusted.stderr.contains("captured 40 frames"))
     }
 }

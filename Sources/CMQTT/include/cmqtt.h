@@ -68,9 +68,9 @@ int cmqtt_subscribe(cmqtt_client *client, const char *topic, int32_t qos);
 /* Words for a status, and for a CONNACK code. */
 const char *cmqtt_describe(int status);
 const char *cmqtt_describe_refusal(int code);
-/* The status that says the connection is gone (MOSQ_ERR_NO_CONN), and the one that says errno holds the reason. */
-int cmqtt_status_no_connection(void);
+/* The status that says errno holds the reason, and the one for a failed TLS handshake. */
 int cmqtt_status_errno(void);
+int cmqtt_status_tls(void);
 
 #ifdef __cplusplus
 }

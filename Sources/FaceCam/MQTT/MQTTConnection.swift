@@ -251,6 +251,10 @@ public final class MQTTConnection: @unchecked Sendable {
 
     private func describe(_ status: Int32) -> String {
         if status == cmqtt_status_errno() { return String(cString: strerror(errno)) }
+        if status == cmqtt_status_tls() {
+            return "the TLS handshake failed: is the broker's certificate signed by a CA in "
+                + (settings.caFile.map { "--mqtt-ca \($0)" } ?? "the system's certificates (else name it with --mqtt-ca)") + "?"
+        }
         return String(cString: cmqtt_describe(status))
     }
 
