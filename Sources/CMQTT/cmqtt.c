@@ -1,5 +1,6 @@
 #include "cmqtt.h"
 
+#include <errno.h>
 #include <mosquitto.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@ struct cmqtt_client {
     cmqtt_callback callback;
     void *context;
     int keepalive_seconds;
+    int last_errno;
 };
 
 static void on_connect(struct mosquitto *mosquitto, void *object, int code) {
@@ -102,15 +104,19 @@ void cmqtt_destroy(cmqtt_client *client) {
 }
 
 int cmqtt_connect(cmqtt_client *client, const char *host, int32_t port) {
-    return mosquitto_connect_async(client->mosquitto, host, port, client->keepalive_seconds);
-}
-
-int cmqtt_reconnect(cmqtt_client *client) {
-    return mosquitto_reconnect_async(client->mosquitto);
+    int status = mosquitto_connect_async(client->mosquitto, host, port, client->keepalive_seconds);
+    client->last_errno = errno;
+    return status;
 }
 
 int cmqtt_loop(cmqtt_client *client, int32_t timeout_ms) {
-    return mosquitto_loop(client->mosquitto, timeout_ms, 1);
+    int status = mosquitto_loop(client->mosquitto, timeout_ms, 1);
+    client->last_errno = errno;
+    return status;
+}
+
+int cmqtt_errno(const cmqtt_client *client) {
+    return client->last_errno;
 }
 
 int cmqtt_disconnect(cmqtt_client *client) {
@@ -139,6 +145,10 @@ const char *cmqtt_describe_refusal(int code) {
 
 int cmqtt_status_tls(void) {
     return MOSQ_ERR_TLS;
+}
+
+int cmqtt_status_keepalive(void) {
+    return MOSQ_ERR_KEEPALIVE;
 }
 
 int cmqtt_status_errno(void) {

@@ -75,19 +75,20 @@ struct MQTTOptions: ParsableArguments {
         if mqttCa != nil, !endpoint.tls { throw ValidationError("--mqtt-ca is for TLS: write the broker as mqtts://") }
         if let name { try Self.validateTopicLevel(name, option: "--name") }
         if let mqttTopic {
-            guard !mqttTopic.isEmpty, !mqttTopic.hasPrefix("/"), !mqttTopic.hasSuffix("/"),
-                  !mqttTopic.contains("+"), !mqttTopic.contains("#"), !mqttTopic.contains("//") else {
-                throw ValidationError("--mqtt-topic \(mqttTopic): a prefix is levels joined by /, without + or # and "
-                    + "without a / at either end, such as facecam/hall")
+            guard !mqttTopic.isEmpty, !mqttTopic.hasPrefix("/"), !mqttTopic.hasSuffix("/"), !mqttTopic.hasPrefix("$"),
+                  !mqttTopic.contains("+"), !mqttTopic.contains("#"), !mqttTopic.contains("//"),
+                  !mqttTopic.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw ValidationError("--mqtt-topic \(mqttTopic): a prefix is levels joined by /, without + or #, not "
+                    + "starting with $ (the broker's own topics), without a / at either end, such as facecam/hall")
             }
         }
         try Self.validateTopicLevel(mqttDiscoveryPrefix, option: "--mqtt-discovery-prefix")
     }
 
     private static func validateTopicLevel(_ text: String, option: String) throws {
-        guard !text.isEmpty, !text.contains("/"), !text.contains("+"), !text.contains("#"),
-              !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
-            throw ValidationError("\(option) \(text): one topic level is needed: not empty, without /, + or #")
+        guard !text.isEmpty, !text.contains("/"), !text.contains("+"), !text.contains("#"), !text.hasPrefix("$"),
+              !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw ValidationError("\(option) \(text): one topic level is needed: not empty, without /, + or #, not starting with $")
         }
     }
 
@@ -98,13 +99,16 @@ struct MQTTOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         if endpoint.username == nil { endpoint.username = environment["FACECAM_MQTT_USERNAME"].flatMap { $0.isEmpty ? nil : $0 } }
         var password = environment["FACECAM_MQTT_PASSWORD"]
+        // Read once: the commands facecam runs (--on-event) do not inherit it.
+        unsetenv("FACECAM_MQTT_PASSWORD")
         if let mqttPasswordFile {
             guard let data = FileManager.default.contents(atPath: mqttPasswordFile),
                   let text = String(data: data, encoding: .utf8) else {
                 report("--mqtt-password-file \(mqttPasswordFile): cannot be read; name a file whose first line is the password")
                 throw Status.usage
             }
-            password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            password = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+                .first.map(String.init) ?? ""
         }
         if let mqttCa, !FileManager.default.isReadableFile(atPath: mqttCa) {
             report("--mqtt-ca \(mqttCa): cannot be read; name a PEM file of CA certificates")

@@ -35,6 +35,11 @@ final class MosquittoBroker {
         try #require(waitUntilListening(port: port), "mosquitto did not listen on \(port): \(process?.standardError ?? "")")
     }
 
+    /// Sends it a signal (SIGSTOP freezes it: it takes nothing and answers nothing until SIGCONT).
+    func signal(_ number: Int32) {
+        process?.signal(number)
+    }
+
     /// Stops it and waits for it to end. SIGKILL: programs started from the tests inherit a mask that blocks SIGTERM.
     func stop() {
         guard let process else { return }

@@ -4,7 +4,7 @@ import Testing
 /// live --mqtt end to end, against Debian's mosquitto started on a free loopback port and
 /// mosquitto_sub as the subscriber: every topic and payload, Home Assistant's discovery checked
 /// against its documented keys, commands, the last will, and a broker that is down, restarted or deaf.
-@Suite(.enabled(if: MosquittoBroker.installed, "Debian's mosquitto is not installed (make test installs it)"))
+@Suite(.serialized, .enabled(if: MosquittoBroker.installed, "Debian's mosquitto is not installed (make test installs it)"))
 struct MQTTTests {
     static let clip = "Fixtures/video/leave-enter.avi"
 
@@ -183,6 +183,29 @@ struct MQTTTests {
         #expect(retained.map(\.text) == ["offline"])
     }
 
+    /// Stopped while the broker is frozen, facecam cannot have `offline` acknowledged: it leaves
+    /// without a goodbye after its 2 s, so that the broker, once it wakes, publishes the last will.
+    @Test func aStopWhileTheBrokerIsFrozenLeavesTheLastWill() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let subscriber = try MQTTSubscriber(port: broker.port)
+        let live = try BackgroundProcess(facecamBinary, [
+            "live", "--source", Self.clip, "--realtime", "--loop", "--events", "--mqtt", broker.url, "--name", "attic"])
+        #expect(subscriber.wait { $0.contains { $0.topic == "facecam/attic/faces" } })
+        broker.signal(SIGSTOP)
+        defer { broker.signal(SIGCONT) }
+        // A few more frames and events, which the frozen broker never takes.
+        Thread.sleep(forTimeInterval: 2)
+        live.signal(SIGINT)
+        let result = try live.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        broker.signal(SIGCONT)
+        #expect(subscriber.wait { $0.last.map { "\($0.topic) \($0.text)" } == "facecam/attic/availability offline" })
+        let retained = try MQTTSubscriber(port: broker.port, topics: ["facecam/attic/availability"], retainedOnly: true, seconds: 1)
+            .finish()
+        #expect(retained.map(\.text) == ["offline"])
+    }
+
     /// A broker down at the start is one warning, detection goes on, and facecam connects once it
     /// is up; restarted mid-run (losing its retained messages), it gets them all again.
     @Test func aBrokerDownAtTheStartOrRestartedIsReconnected() throws {
@@ -212,6 +235,11 @@ struct MQTTTests {
         live.signal(SIGINT)
         let result = try live.wait()
         #expect(result.status == 0, "\(result.stderr)")
+        // What the broker keeps is the newest state: the last frame's count, then offline.
+        let lastCount = try #require(try result.records().last { $0["faces"] != nil }?["faces"] as? [Any]).count
+        let retained = try MQTTSubscriber(port: broker.port, topics: ["facecam/door/#"], retainedOnly: true, seconds: 1).finish()
+        #expect(retained.first { $0.topic == "facecam/door/faces" }?.text == String(lastCount))
+        #expect(retained.first { $0.topic == "facecam/door/availability" }?.text == "offline")
         #expect(result.errorLines.filter { $0.contains("cannot reach the broker") }.count == 1)
         #expect(result.errorLines.filter { $0.contains("MQTT: connected to \(broker.url)") }.count == 2)
     }
@@ -243,13 +271,17 @@ struct MQTTTests {
         let seconds = Date().timeIntervalSince(started)
         deaf.signal(SIGKILL)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("captured 40 frames, processed 40, dropped 0"), "\(result.stderr)")
+        // At the clip's 10 frames/s the detector keeps up: a frame or two lost to a busy machine is no hold-up.
+        let summary = try #require(result.errorLines.first { $0.contains("captured 40 frames") }, "\(result.stderr)")
+        let processed = try #require(summary.split(separator: " ").firstIndex(of: "processed").flatMap {
+            Int(summary.split(separator: " ")[$0 + 1].trimmingCharacters(in: .punctuationCharacters)) })
+        #expect(processed >= 38, "\(summary)")
         #expect(result.lines.filter { $0.hasPrefix("{\"event\"") }.count == 4)
-        #expect(result.errorLines.last?.hasPrefix("facecam: MQTT: the broker acknowledged 0 messages") == true, "\(result.stderr)")
-        if !acceptsTheConnection {
-            // Nothing was ever handed over: one event waits, the other three are dropped.
-            #expect(result.errorLines.last == "facecam: MQTT: the broker acknowledged 0 messages; dropped 3 events while it was unreachable or behind")
-        }
+        // Every event is lost, and counted: beyond the queue of 1 while the run goes on, and what was still
+        // queued (or handed over and never acknowledged) at the stop.
+        #expect(result.errorLines.last
+            == "facecam: MQTT: the broker acknowledged 0 messages; dropped 4 events, which it was too slow or unreachable to take",
+            "\(result.stderr)")
         // 4 s of clip and at most a few of grace: a hang would be far longer.
         #expect(seconds < 30)
     }
@@ -325,6 +357,10 @@ struct MQTTTests {
 
     @Test(arguments: [
         (["--mqtt", "mqtt://camera:pw@localhost"], "--mqtt: the broker URL holds a password"),
+        (["--mqtt", "mqtt://camera:p/w@localhost"], "--mqtt: the broker URL holds a password, which ps shows"),
+        (["--mqtt", "http://camera:pw@localhost"], "--mqtt: the broker URL holds a password, which ps shows"),
+        (["--mqtt", "mqtt://::1"], "--mqtt: mqtt://::1: write an IPv6 address in brackets"),
+        (["--mqtt", "mqtt://localhost", "--mqtt-topic", "$SYS/x"], "--mqtt-topic $SYS/x: a prefix is levels joined by /"),
         (["--mqtt", "http://localhost"], "--mqtt: http://localhost: the scheme is mqtt:// or mqtts://"),
         (["--mqtt", "mqtt://localhost:99999"], "--mqtt: mqtt://localhost:99999: the port must be a number from 1 to 65535"),
         (["--mqtt-topic", "facecam/x"], "--mqtt-topic goes with --mqtt URL"),

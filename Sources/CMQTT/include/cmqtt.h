@@ -55,7 +55,6 @@ void cmqtt_destroy(cmqtt_client *client);
 
 /* Starts connecting without waiting for the broker (the name is looked up first, which may wait). */
 int cmqtt_connect(cmqtt_client *client, const char *host, int32_t port);
-int cmqtt_reconnect(cmqtt_client *client);
 /* Runs the network for up to `timeout_ms`: reads, writes, keepalive, callbacks. */
 int cmqtt_loop(cmqtt_client *client, int32_t timeout_ms);
 int cmqtt_disconnect(cmqtt_client *client);
@@ -68,9 +67,12 @@ int cmqtt_subscribe(cmqtt_client *client, const char *topic, int32_t qos);
 /* Words for a status, and for a CONNACK code. */
 const char *cmqtt_describe(int status);
 const char *cmqtt_describe_refusal(int code);
-/* The status that says errno holds the reason, and the one for a failed TLS handshake. */
+/* For a status that says errno holds the reason: errno as the last cmqtt_connect or cmqtt_loop left it. */
+int cmqtt_errno(const cmqtt_client *client);
 int cmqtt_status_errno(void);
+/* A failed TLS handshake; a broker silent for the keepalive (no CONNACK, no PINGRESP). */
 int cmqtt_status_tls(void);
+int cmqtt_status_keepalive(void);
 
 #ifdef __cplusplus
 }

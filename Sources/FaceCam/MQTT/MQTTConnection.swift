@@ -9,7 +9,9 @@ import Foundation
 /// What waits is bounded: at most `inFlightLimit` messages are handed to libmosquitto
 /// unacknowledged; behind them, each retained topic keeps only its newest payload and other
 /// messages wait in a queue of the settings' capacity, beyond which they are dropped and counted. All
-/// messages go at QoS 1, so an acknowledgement says the broker has them.
+/// messages go at QoS 1, so an acknowledgement says the broker has them. Each connection is a new
+/// libmosquitto client: messages an old one still held are ours to send again, and none of them
+/// can overtake a newer payload.
 public final class MQTTConnection: @unchecked Sendable {
     public struct Settings: Sendable {
         public var endpoint: MQTTEndpoint
@@ -43,7 +45,7 @@ public final class MQTTConnection: @unchecked Sendable {
     public struct Counts: Sendable, Equatable {
         /// Messages the broker acknowledged.
         public var acknowledged = 0
-        /// Messages dropped because the queue was full (the broker gone or slow).
+        /// Messages dropped: the queue was full, or they were still waiting when the run stopped.
         public var dropped = 0
         public var connected = false
 
@@ -53,31 +55,46 @@ public final class MQTTConnection: @unchecked Sendable {
     public static let inFlightLimit = 16
     /// Waits between connection attempts: doubling from the first to the last.
     static let backoff = (first: 0.5, last: 30.0)
+    /// A connection that lasted this long starts the waits afresh when it ends; a broker that
+    /// accepts and then drops facecam at once is tried less and less often.
+    static let steadySession = 10.0
+
+    private struct Message {
+        var topic: String
+        var payload: [UInt8]
+        var retain: Bool
+    }
 
     private let settings: Settings
     private let report: @Sendable (String) -> Void
     private let onMessage: @Sendable (String, [UInt8]) -> Void
-    private var client: OpaquePointer?
     private let lock = NSLock()
-    // Guarded by `lock`.
+    // Guarded by `lock`; `client` is replaced only on the connection's thread, while `connected` is false.
+    private var client: OpaquePointer?
     private var connected = false
     private var stopping = false
-    private var inFlight: Set<Int32> = []
+    /// Handed to libmosquitto and not yet acknowledged, in the order they were handed over.
+    private var inFlight: [(id: Int32, message: Message)] = []
     private var retained: [String: [UInt8]] = [:]
     /// Retained topics in the order they were first set: republished in it after a reconnection.
     private var retainedOrder: [String] = []
     /// Retained topics whose newest payload the broker does not have yet, oldest change first.
     private var unsent: [String] = []
-    private var queue: [(topic: String, payload: [UInt8])] = []
+    private var queue: [Message] = []
+    /// The last message of a stop (availability `offline`), sent once everything else was handed over.
+    private var farewell: Message?
+    private var farewellID: Int32?
+    private var farewellAcknowledged = false
     private var counts = Counts()
     // Used on the connection's thread only.
     private var refusal: String?
     private var backoffDelay = MQTTConnection.backoff.first
+    private var sessionStart: Double?
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
 
-    /// Makes the client (no network yet); `onMessage` is called on the connection's thread.
+    /// Makes the first client (no network yet), so that settings libmosquitto refuses (a CA file
+    /// it cannot load) fail here; `onMessage` is called on the connection's thread.
     public init(
         settings: Settings, report: @escaping @Sendable (String) -> Void,
         onMessage: @escaping @Sendable (String, [UInt8]) -> Void = { _, _ in }
@@ -85,6 +102,14 @@ public final class MQTTConnection: @unchecked Sendable {
         self.settings = settings
         self.report = report
         self.onMessage = onMessage
+        client = try makeClient()
+    }
+
+    deinit {
+        if let client { cmqtt_destroy(client) }
+    }
+
+    private func makeClient() throws(MQTTError) -> OpaquePointer {
         var message = [CChar](repeating: 0, count: 256)
         let made: OpaquePointer? = withOptionalCString(settings.endpoint.username) { username in
             withOptionalCString(settings.password) { password in
@@ -104,13 +129,9 @@ public final class MQTTConnection: @unchecked Sendable {
             }
         }
         guard let made else {
-            throw MQTTError(endpoint: settings.endpoint, reason: String(cString: message))
+            throw MQTTError(endpoint: settings.endpoint, reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        client = made
-    }
-
-    deinit {
-        if let client { cmqtt_destroy(client) }
+        return made
     }
 
     /// Starts the connection's thread: the first attempt to connect is made there, so nothing waits for the broker.
@@ -120,7 +141,6 @@ public final class MQTTConnection: @unchecked Sendable {
             finished.signal()
         }
         thread.name = "facecam.mqtt"
-        self.thread = thread
         thread.start()
     }
 
@@ -142,7 +162,7 @@ public final class MQTTConnection: @unchecked Sendable {
                 counts.dropped += 1
                 return
             }
-            queue.append((topic, payload))
+            queue.append(Message(topic: topic, payload: payload, retain: false))
             pump()
         }
     }
@@ -159,29 +179,35 @@ public final class MQTTConnection: @unchecked Sendable {
         return false
     }
 
-    /// Sends what is queued, `retained` last (the availability's "offline"), for up to `grace`
-    /// seconds, says goodbye so that the broker does not publish the last will, and stops the thread.
-    public func close(retaining final: (payload: [UInt8], topic: String)? = nil, grace: Double = 2) -> Counts {
-        if let final { retain(final.payload, on: final.topic) }
-        lock.withLock { stopping = true }
-        wake.signal()
-        // The thread waits at most `grace` for acknowledgements and a moment for the goodbye.
-        if finished.wait(timeout: .now() + grace + 3) == .success, let client {
-            cmqtt_destroy(client)
-            self.client = nil
+    /// Sends what is queued, then `farewell` (retained: the availability's `offline`), for up to
+    /// `grace` seconds. When the broker acknowledged the farewell, says goodbye; else leaves without
+    /// one, so that the broker publishes the last will. Stops the thread; what never reached the
+    /// broker is counted as dropped.
+    public func close(farewell message: (payload: [UInt8], topic: String)? = nil, grace: Double = 2) -> Counts {
+        lock.withLock {
+            farewell = message.map { Message(topic: $0.topic, payload: $0.payload, retain: true) }
+            stopping = true
+            pump()
         }
+        wake.signal()
+        // The thread waits at most `grace` for acknowledgements and a moment for the goodbye; a
+        // thread stuck in a name lookup is left to the end of the process.
+        _ = finished.wait(timeout: .now() + grace + 3)
         return currentCounts
     }
 
-    /// Hands queued messages to libmosquitto while fewer than `inFlightLimit` wait for acknowledgement. Under `lock`.
+    /// Hands queued messages to libmosquitto while fewer than `inFlightLimit` wait for
+    /// acknowledgement: retained payloads first, then the queue, then the farewell. Under `lock`.
     private func pump() {
         guard connected, let client else { return }
         while inFlight.count < Self.inFlightLimit {
-            let message: (topic: String, payload: [UInt8], retain: Bool)
+            let message: Message
             if let topic = unsent.first {
-                message = (topic, retained[topic] ?? [], true)
+                message = Message(topic: topic, payload: retained[topic] ?? [], retain: true)
             } else if let first = queue.first {
-                message = (first.topic, first.payload, false)
+                message = first
+            } else if let farewell, farewellID == nil {
+                message = farewell
             } else {
                 return
             }
@@ -189,36 +215,45 @@ public final class MQTTConnection: @unchecked Sendable {
             let status = message.payload.withUnsafeBufferPointer { bytes in
                 cmqtt_publish(client, message.topic, bytes.baseAddress, Int32(bytes.count), 1, message.retain, &id)
             }
-            // The connection went: what was not handed over is sent after the next one.
+            // The connection is going: what was not handed over is sent on the next one.
             guard status == 0 else { return }
-            if message.retain { unsent.removeFirst() } else { queue.removeFirst() }
-            inFlight.insert(id)
+            if !unsent.isEmpty {
+                unsent.removeFirst()
+            } else if !queue.isEmpty {
+                queue.removeFirst()
+            } else {
+                farewellID = id
+            }
+            inFlight.append((id, message))
         }
     }
 
-    /// The connection's thread: connect, run the network, and on any failure wait and connect again.
+    /// The connection's thread: connect, run the network, and on any failure wait and connect again
+    /// with a new client.
     private func run() {
-        guard let client else { return }
         var outage: String?
         var everConnected = false
         let endpoint = settings.endpoint
         while !lock.withLock({ stopping }) {
-            var status = settings.endpoint.host.withCString { cmqtt_connect(client, $0, Int32(endpoint.port)) }
+            guard let client = lock.withLock({ client }) else { return }
+            var status = endpoint.host.withCString { cmqtt_connect(client, $0, Int32(endpoint.port)) }
             while status == 0, !lock.withLock({ stopping }) {
                 status = cmqtt_loop(client, 100)
-                if status == 0, outage != nil, lock.withLock({ connected }) {
-                    report("MQTT: connected to \(endpoint)")
-                    outage = nil
+                if status == 0, lock.withLock({ connected }) {
+                    everConnected = true
+                    if outage != nil {
+                        report("MQTT: connected to \(endpoint)")
+                        outage = nil
+                    }
                 }
-                if lock.withLock({ connected }) { everConnected = true }
             }
-            if lock.withLock({ stopping }) { break }
-            lock.withLock {
-                connected = false
-                counts.connected = false
+            if lock.withLock({ stopping }) {
+                goodbye(client, status: status)
+                return
             }
-            let reason = refusal ?? describe(status)
+            let reason = refusal ?? describe(status, errorNumber: cmqtt_errno(client))
             refusal = nil
+            endSession()
             if outage == nil {
                 report(everConnected
                     ? "warning: MQTT: lost the broker at \(endpoint) (\(reason)); detection goes on and facecam reconnects"
@@ -228,33 +263,67 @@ public final class MQTTConnection: @unchecked Sendable {
                 report("warning: MQTT: \(endpoint): \(reason)")
             }
             outage = reason
+            if let sessionStart, monotonicSeconds() - sessionStart >= Self.steadySession { backoffDelay = Self.backoff.first }
+            sessionStart = nil
             _ = wake.wait(timeout: .now() + backoffDelay)
             backoffDelay = min(backoffDelay * 2, Self.backoff.last)
+            do {
+                let next = try makeClient()
+                lock.withLock { self.client = next }
+            } catch {
+                report("warning: MQTT: \(error.description); facecam stops publishing")
+                return
+            }
         }
-        goodbye(client)
+        lock.withLock { client }.map { goodbye($0, status: 0) }
     }
 
-    /// On a stop: waits up to the grace for the queued messages to be acknowledged, then disconnects cleanly.
-    private func goodbye(_ client: OpaquePointer) {
-        guard lock.withLock({ connected }) else { return }
-        let deadline = monotonicSeconds() + 2
-        while monotonicSeconds() < deadline,
-              lock.withLock({ connected && !(unsent.isEmpty && queue.isEmpty && inFlight.isEmpty) }) {
-            if cmqtt_loop(client, 50) != 0 { return }
+    /// Drops the session's client: the messages it held unacknowledged wait in our queue again
+    /// (events) or are republished with the newest payloads (retained ones).
+    private func endSession() {
+        let old: OpaquePointer? = lock.withLock {
+            connected = false
+            counts.connected = false
+            let events = inFlight.filter { !$0.message.retain }.map(\.message)
+            let room = max(0, settings.queueCapacity - queue.count)
+            counts.dropped += max(0, events.count - room)
+            queue.insert(contentsOf: events.suffix(room), at: 0)
+            inFlight.removeAll()
+            farewellID = nil
+            defer { client = nil }
+            return client
         }
-        guard cmqtt_disconnect(client) == 0 else { return }
-        let end = monotonicSeconds() + 0.5
-        while monotonicSeconds() < end, cmqtt_loop(client, 50) == 0 {}
+        if let old { cmqtt_destroy(old) }
+    }
+
+    /// On a stop: waits up to the grace for the farewell's acknowledgement, then disconnects cleanly,
+    /// or, when it did not come, leaves without a goodbye so that the broker publishes the last will.
+    private func goodbye(_ client: OpaquePointer, status: Int32) {
+        if status == 0, lock.withLock({ connected }) {
+            let deadline = monotonicSeconds() + 2
+            while monotonicSeconds() < deadline, !lock.withLock({ farewellAcknowledged }), cmqtt_loop(client, 50) == 0 {}
+            if lock.withLock({ farewellAcknowledged }), cmqtt_disconnect(client) == 0 {
+                let end = monotonicSeconds() + 0.5
+                while monotonicSeconds() < end, cmqtt_loop(client, 50) == 0 {}
+            }
+        }
+        lock.withLock {
+            counts.dropped += queue.count + inFlight.filter { !$0.message.retain }.count
+            queue.removeAll()
+            inFlight.removeAll()
+        }
+        endSession()
     }
 
     private static let refused = "the broker refused facecam: "
 
-    private func describe(_ status: Int32) -> String {
-        if status == cmqtt_status_errno() { return String(cString: strerror(errno)) }
+    private func describe(_ status: Int32, errorNumber: Int32) -> String {
+        if status == cmqtt_status_errno() { return String(cString: strerror(errorNumber)) }
         if status == cmqtt_status_tls() {
             return "the TLS handshake failed: is the broker's certificate signed by a CA in "
                 + (settings.caFile.map { "--mqtt-ca \($0)" } ?? "the system's certificates (else name it with --mqtt-ca)") + "?"
         }
+        if status == cmqtt_status_keepalive() { return "it took the connection but did not answer within 30 s" }
         return String(cString: cmqtt_describe(status))
     }
 
@@ -266,15 +335,14 @@ public final class MQTTConnection: @unchecked Sendable {
                 refusal = Self.refused + String(cString: cmqtt_describe_refusal(code))
                 return
             }
-            backoffDelay = Self.backoff.first
-            if let client {
-                for topic in settings.subscriptions { _ = cmqtt_subscribe(client, topic, 1) }
-            }
+            sessionStart = monotonicSeconds()
             lock.withLock {
+                if let client {
+                    for topic in settings.subscriptions { _ = cmqtt_subscribe(client, topic, 1) }
+                }
                 connected = true
                 counts.connected = true
-                // A new session: what was unacknowledged is sent again with the retained payloads, newest each.
-                inFlight.removeAll()
+                // A new session: every retained payload again, the newest of each.
                 unsent = retainedOrder
                 pump()
             }
@@ -285,7 +353,10 @@ public final class MQTTConnection: @unchecked Sendable {
             }
         case CMQTT_EVENT_PUBLISHED:
             lock.withLock {
-                if inFlight.remove(code) != nil { counts.acknowledged += 1 }
+                guard let index = inFlight.firstIndex(where: { $0.id == code }) else { return }
+                inFlight.remove(at: index)
+                counts.acknowledged += 1
+                if code == farewellID { farewellAcknowledged = true }
                 pump()
             }
         case CMQTT_EVENT_MESSAGE:

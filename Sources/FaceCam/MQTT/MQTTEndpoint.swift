@@ -8,6 +8,12 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses a broker URL; the error says what is wrong, in words for a usage error.
     public init(parsing text: String) throws(MQTTEndpointError) {
+        // Checked first, so that no message repeats a password: whatever is before the last @ and holds a colon.
+        let afterScheme = text.range(of: "://").map { text[$0.upperBound...] } ?? text[...]
+        if let at = afterScheme.lastIndex(of: "@"), afterScheme[..<at].contains(":") {
+            throw .init("the broker URL holds a password, which ps shows to every user of this machine: "
+                + "put it in a file named by --mqtt-password-file, or in FACECAM_MQTT_PASSWORD")
+        }
         let scheme: Substring
         let rest: Substring
         if let separator = text.range(of: "://") {
@@ -28,10 +34,6 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
         if let at = authority.lastIndex(of: "@") {
             let user = authority[..<at]
-            if user.contains(":") {
-                throw .init("the broker URL holds a password, which ps shows to every user of this machine: "
-                    + "put it in a file named by --mqtt-password-file, or in FACECAM_MQTT_PASSWORD")
-            }
             guard !user.isEmpty else { throw .init("\(text): the user before @ is empty") }
             username = String(user)
             authority = authority[authority.index(after: at)...]
@@ -47,17 +49,21 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
             port = try Self.port(after.isEmpty ? nil : after.hasPrefix(":") ? after.dropFirst() : after, default: defaultPort, in: text)
         } else if let colon = authority.lastIndex(of: ":") {
             host = String(authority[..<colon])
+            guard !host.contains(":") else { throw .init("\(text): write an IPv6 address in brackets: mqtt://[::1]:1883") }
             port = try Self.port(authority[authority.index(after: colon)...], default: defaultPort, in: text)
         } else {
             host = String(authority)
             port = defaultPort
         }
         guard !host.isEmpty else { throw .init("\(text): the broker URL names no host") }
+        guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-_:%".contains($0)) }) else {
+            throw .init("\(text): \(host) is no host name or address")
+        }
     }
 
     private static func port(_ text: Substring?, default defaultPort: Int, in url: String) throws(MQTTEndpointError) -> Int {
         guard let text else { return defaultPort }
-        guard let port = Int(text), (1...65535).contains(port) else {
+        guard text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), let port = Int(text), (1...65535).contains(port) else {
             throw .init("\(url): the port must be a number from 1 to 65535, not \(text)")
         }
         return port

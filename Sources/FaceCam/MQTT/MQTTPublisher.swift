@@ -110,9 +110,9 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
 
     /// Publishes `offline` and waits briefly for the broker to have everything; the summary line.
     public func close() -> String {
-        let counts = connection.close(retaining: (Array("offline".utf8), settings.availability))
+        let counts = connection.close(farewell: (Array("offline".utf8), settings.availability))
         return "MQTT: the broker acknowledged \(counts.acknowledged) messages"
-            + (counts.dropped > 0 ? "; dropped \(counts.dropped) events while it was unreachable or behind" : "")
+            + (counts.dropped > 0 ? "; dropped \(counts.dropped) events, which it was too slow or unreachable to take" : "")
     }
 
     private func retain(_ text: String, on topic: String) {
@@ -134,7 +134,9 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
                 }
                 retain(on ? "ON" : "OFF", on: settings.detection)
             default:
-                report("warning: MQTT: \(topic) takes ON or OFF, not \(text.prefix(40)); ignored")
+                // The payload is anyone's: shown printable only, and short.
+                let shown = String(text.prefix(40).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0.isPunctuation || $0.isSymbol || $0 == " ") ? $0 : "?" })
+                report("warning: MQTT: \(topic) takes ON or OFF, not \(shown); ignored")
             }
         case settings.snapshotCommand:
             lock.withLock { snapshotWanted = true }
