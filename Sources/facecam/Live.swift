@@ -96,6 +96,7 @@ struct Live: ParsableCommand {
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
     @OptionGroup(title: "Overlay") var overlay: OverlayOptions
+    @OptionGroup(title: "Zones") var zones: ZoneOptions
     @OptionGroup(title: "MQTT and Home Assistant") var mqtt: MQTTOptions
 
     func validate() throws {
@@ -146,10 +147,14 @@ struct Live: ParsableCommand {
         // Pictures are read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()
         let input = try openSource()
+        // Geometry options that do not fit are said at each frame, as they are without zones.
+        if let first = try? geometry.settings.geometry(for: input.source.frameSize, source: input.name) {
+            try zones.refuseOutside(first, source: input.name)
+        }
         // One detector on one serial queue: frames are detected one by one, in order.
         var options = output.implyingQuality(detector)
         options.jobs = 1
-        let detector = try options.makeDetectors(fast: fastMode.settings, live: true)[0]
+        let detector = try options.makeDetectors(fast: fastMode.settings, live: true, zones: zones.settings)[0]
         let (writer, annotator, cropSaver) = try output.makeSinks(context: output.context(detector: options, video: true))
         let detection = DetectionSwitch()
         let publisher = try startPublisher(cameraName: cameraName, detection: detection)
@@ -227,7 +232,7 @@ struct Live: ParsableCommand {
     /// --mqtt: connects in the background and says where it publishes; nil without it.
     private func startPublisher(cameraName: String, detection: DetectionSwitch) throws -> MQTTPublisher? {
         guard let settings = try mqtt.connectionSettings(cameraName: cameraName) else { return nil }
-        let publishing = mqtt.publishing(cameraName: cameraName)
+        let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [])
         do {
             let publisher = try MQTTPublisher(connection: settings, publishing: publishing, detection: detection, report: { report($0) })
             report("publishing to \(settings.endpoint) under \(publishing.topicPrefix)/"
@@ -246,7 +251,7 @@ struct Live: ParsableCommand {
             report("--mqtt-discovery remove needs --mqtt URL")
             throw Status.usage
         }
-        let publishing = mqtt.publishing(cameraName: cameraName)
+        let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [])
         do {
             guard try MQTTPublisher.removeDiscovery(connection: settings, publishing: publishing, timeout: timeout, report: { report($0) }) else {
                 report("MQTT broker \(settings.endpoint): not all of \(publishing.topicPrefix)'s configs and state were removed "

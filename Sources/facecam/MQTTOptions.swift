@@ -123,10 +123,11 @@ struct MQTTOptions: ParsableArguments {
             queueCapacity: mqttQueue ?? 100)
     }
 
-    func publishing(cameraName: String) -> MQTTPublisher.Settings {
+    func publishing(cameraName: String, zones: [String]) -> MQTTPublisher.Settings {
         MQTTPublisher.Settings(
             topicPrefix: mqttTopic ?? "facecam/\(cameraName)", cameraName: cameraName,
-            discoveryPrefix: mqttDiscovery == .off ? nil : mqttDiscoveryPrefix, snapshots: mqttSnapshot, version: facecamVersion)
+            discoveryPrefix: mqttDiscovery == .off ? nil : mqttDiscoveryPrefix, snapshots: mqttSnapshot, zones: zones,
+            version: facecamVersion)
     }
 
     /// --name, or a name from the device's path or the source's: letters, digits, - and _.

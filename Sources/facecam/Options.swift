@@ -337,15 +337,17 @@ struct DetectorOptions: ParsableArguments {
     var posesFaces: Bool { pose || quality || by == .quality }
 
     /// One detector per job, exact or in fast mode (`fast`); sets OpenCV's pool to match. Live
-    /// Haar fast mode runs its full searches in the background, on a core of their own.
-    func makeDetectors(fast: FastSettings? = nil, live: Bool = false) throws -> [any FrameFaceDetector] {
+    /// Haar fast mode runs its full searches in the background, on a core of their own. Each is
+    /// wrapped as the options say: in `zones` first (so that a face dropped there counts for no
+    /// limit), then the face limit, then pose and quality.
+    func makeDetectors(fast: FastSettings? = nil, live: Bool = false, zones: ZoneFilter.Settings? = nil) throws -> [any FrameFaceDetector] {
         var fast = fast
         let background = live && fast != nil && kind == .haar
         fast?.searchInBackground = background
         OpenCVThreads.count = openCVThreadsOption ?? (background ? 1 : openCVThreads(fast: fast))
         let jobs = effectiveJobs(fast: fast)
         do throws(FaceCamError) {
-            let detectors: [any FrameFaceDetector]
+            var detectors: [any FrameFaceDetector]
             switch kind {
             case .haar:
                 let cascade = try Cascade(resolving: cascade ?? Cascade.defaultName)
@@ -362,6 +364,7 @@ struct DetectorOptions: ParsableArguments {
                         focused: focus ?? false)
                 }
             }
+            if let zones { detectors = detectors.map { ZoneFilter($0, settings: zones) } }
             // Faces are limited before their pose is estimated, unless they are ranked by quality, which needs it.
             let limit = { (detector: any FrameFaceDetector) -> any FrameFaceDetector in
                 maxFaces.map { FaceCountLimit(detector, count: $0, ranking: by ?? .size) } ?? detector

@@ -17,12 +17,12 @@ struct Session {
     /// frames instead of ending the process.
     init(
         detector options: DetectorOptions, fast: FastSettings? = nil, output: OutputOptions?, resultDirectory: ResultDirectory? = nil,
-        folder: String? = nil, video: Bool = false,
+        folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil,
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
         let options = output?.implyingQuality(options) ?? options
-        let detectors = try options.makeDetectors(fast: fast)
+        let detectors = try options.makeDetectors(fast: fast, zones: zones)
         let (writer, annotator, cropSaver) = try output?.makeSinks(
             resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, video: video)) ?? (nil, nil, nil)
         let sink = ResultSink(

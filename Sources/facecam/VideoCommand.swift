@@ -38,6 +38,7 @@ struct Video: ParsableCommand {
     @OptionGroup(title: "Detector") var detector: DetectorOptions
     @OptionGroup(title: "Fast mode") var fastMode: FastModeOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
+    @OptionGroup(title: "Zones") var zones: ZoneOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
@@ -91,7 +92,8 @@ struct Video: ParsableCommand {
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
             detector: detector, fast: fastMode.settings, output: output, resultDirectory: results,
-            folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, tracker: tracking.makeTracker(every: every),
+            folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, zones: zones.settings,
+            tracker: tracking.makeTracker(every: every),
             events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,
             progress: advance)
         var position = "before the first frame"
@@ -147,6 +149,7 @@ struct Video: ParsableCommand {
         do throws(FaceCamError) {
             if let opened { reader = opened } else { reader = try stream.open(file, limits: input) }
             geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
+            try zones.settings?.check(geometry, source: reader.path)
         } catch {
             session.pipeline.submit(failure: error)
             return false

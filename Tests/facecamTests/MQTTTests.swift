@@ -102,6 +102,35 @@ struct MQTTTests {
         #expect(left.isEmpty, "still retained: \(left.map(\.topic))")
     }
 
+    /// With --zone, each zone has its own present and count topics, published on change, and its
+    /// own binary sensor and sensor in Home Assistant.
+    @Test func eachZoneHasItsOwnState() throws {
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let subscriber = try MQTTSubscriber(port: broker.port)
+        let result = try facecam("live", "--source", Self.clip, "--realtime", "--mqtt", broker.url, "--name", "hall",
+                                 "--zone", "left=0,0,320,0,320,360,0,360", "--zone", "right=320,0,640,0,640,360,320,360")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(subscriber.wait { $0.last?.text == "offline" })
+        let messages = try subscriber.finish()
+        for zone in ["left", "right"] {
+            let counts = try result.records().compactMap { record in
+                (record["faces"] as? [[String: Any]])?.filter { ($0["zones"] as? [String])?.contains(zone) == true }.count
+            }
+            let changes = counts.reduce(into: [Int]()) { if $0.last != $1 { $0.append($1) } }
+            #expect(changes.count >= 2, "\(zone): \(counts)")
+            #expect(messages.filter { $0.topic == "facecam/hall/zone/\(zone)/faces" }.map(\.text) == changes.map(String.init))
+            let presence = changes.map { $0 > 0 ? "ON" : "OFF" }.reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+            #expect(messages.filter { $0.topic == "facecam/hall/zone/\(zone)/present" }.map(\.text) == presence)
+            for (component, object, topic) in [("binary_sensor", "present_\(zone)", "present"), ("sensor", "faces_\(zone)", "faces")] {
+                let config = try #require(messages.first { $0.topic == "homeassistant/\(component)/facecam_hall/\(object)/config" })
+                let payload = try #require(try JSONSerialization.jsonObject(with: Data(config.payload)) as? [String: Any])
+                #expect(Set(payload.keys).isSubset(of: Self.documentedKeys[component]!))
+                #expect(payload["state_topic"] as? String == "facecam/hall/zone/\(zone)/\(topic)")
+            }
+        }
+    }
+
     /// The discovery configs: one per entity, under homeassistant/COMPONENT/NODE/OBJECT/config,
     /// each with the documented keys only, its required ones, one device, and topics of the camera's.
     private func checkDiscovery(_ configs: [MQTTSubscriber.Message], prefix: String) throws {

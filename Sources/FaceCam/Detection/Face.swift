@@ -25,6 +25,8 @@ public struct Face: Hashable, Sendable {
     public var previewPose: FacePose?
     /// How usable the face is, 0...1 (`QualityEstimation`); nil unless asked for, and for faces without landmarks.
     public var quality: Double?
+    /// The names of the `--zone`s its centre in the preview lies in (`ZoneFilter`); nil without zones.
+    public var zones: [String]?
 
     public init(
         box: PixelRect, preview: Rect, id: Int? = nil, score: Double? = nil,

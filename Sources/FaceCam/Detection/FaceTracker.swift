@@ -36,6 +36,8 @@ public struct TrackEvent: Hashable, Sendable {
     /// The face's box in the preview and its score: as first detected for `enter`, as last detected for `leave`.
     public var preview: Rect
     public var score: Double?
+    /// For the events of a `--zone`: the face's centre came into it or went out of it (or its track ended there).
+    public var zone: String?
 }
 
 /// Gives each face an `id` that stays the same while the face stays in view.
@@ -94,6 +96,8 @@ public final class FaceTracker {
         /// The last face as written: its box in the preview and its score.
         var preview: Rect
         var score: Double?
+        /// The zones its centre was in at its last detection.
+        var zones: [String] = []
 
         var size: Double { max(box.width, box.height) }
 
@@ -164,10 +168,18 @@ public final class FaceTracker {
             guard let face else { continue }
             matchedFaces.insert(face)
             update(&tracks[t], with: &result.faces[face], frame: frame, time: result.time)
+            let zones = result.faces[face].zones ?? []
+            for zone in tracks[t].zones where !zones.contains(zone) {
+                events.append(event(.leave, tracks[t], frame: frame, time: result.time, zone: zone))
+            }
+            for zone in zones where !tracks[t].zones.contains(zone) {
+                events.append(event(.enter, tracks[t], frame: frame, time: result.time, zone: zone))
+            }
+            tracks[t].zones = zones
         }
         tracks.removeAll { track in
             guard frame - track.lastFrame > settings.grace else { return false }
-            events.append(event(.leave, track, frame: frame, time: result.time))
+            events += leaving(track, frame: frame, time: result.time)
             return true
         }
         for f in result.faces.indices where !matchedFaces.contains(f) {
@@ -176,9 +188,10 @@ public final class FaceTracker {
             let track = Track(
                 id: nextID, box: face.box.rect, firstFrame: frame, firstTime: result.time, lastFrame: frame,
                 lastTime: result.time, smoothedBox: face.box.rect, smoothedPreview: face.preview, preview: face.preview,
-                score: face.score)
+                score: face.score, zones: face.zones ?? [])
             tracks.append(track)
             events.append(event(.enter, track, frame: frame, time: result.time))
+            events += track.zones.map { event(.enter, track, frame: frame, time: result.time, zone: $0) }
             nextID += 1
         }
         lastFrame = (frame, result.time)
@@ -205,14 +218,19 @@ public final class FaceTracker {
             tracks = []
             nextID = 1
         }
-        return tracks.map { event(.leave, $0, frame: lastFrame.index, time: lastFrame.time) }
+        return tracks.flatMap { leaving($0, frame: lastFrame.index, time: lastFrame.time) }
     }
 
-    private func event(_ kind: TrackEvent.Kind, _ track: Track, frame: Int, time: Double) -> TrackEvent {
+    /// A track's end: it leaves its zones, then it leaves.
+    private func leaving(_ track: Track, frame: Int, time: Double) -> [TrackEvent] {
+        track.zones.map { event(.leave, track, frame: frame, time: time, zone: $0) } + [event(.leave, track, frame: frame, time: time)]
+    }
+
+    private func event(_ kind: TrackEvent.Kind, _ track: Track, frame: Int, time: Double, zone: String? = nil) -> TrackEvent {
         TrackEvent(
             kind: kind, id: track.id, source: source ?? "", frame: frame, time: time, firstFrame: track.firstFrame,
             firstTime: track.firstTime, lastFrame: track.lastFrame, lastTime: track.lastTime, preview: track.preview,
-            score: track.score)
+            score: track.score, zone: zone)
     }
 
     private func update(_ track: inout Track, with face: inout Face, frame: Int, time: Double) {

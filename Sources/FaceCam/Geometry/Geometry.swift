@@ -38,6 +38,8 @@ public struct Rect: Hashable, Sendable {
     public var width: Double
     public var height: Double
 
+    public var centre: Point { Point(x: x + width / 2, y: y + height / 2) }
+
     public init(x: Double, y: Double, width: Double, height: Double) {
         self.x = x
         self.y = y

@@ -33,6 +33,17 @@ struct HomeAssistantDiscovery {
                 "payload_on": "ON", "payload_off": "OFF", "icon": "mdi:face-recognition", "availability": [online], "qos": 1,
             ]),
         ]
+        for zone in settings.zones {
+            entities.append(("binary_sensor", "present_\(zone)", [
+                "name": "Face present in \(zone)", "device_class": "occupancy", "state_topic": settings.present(in: zone),
+                "payload_on": "ON", "payload_off": "OFF", "availability": [online, detecting], "availability_mode": "all", "qos": 1,
+            ]))
+            entities.append(("sensor", "faces_\(zone)", [
+                "name": "Faces in \(zone)", "state_topic": settings.faces(in: zone), "state_class": "measurement",
+                "unit_of_measurement": "faces", "icon": "mdi:face-recognition", "availability": [online, detecting],
+                "availability_mode": "all", "qos": 1,
+            ]))
+        }
         if settings.snapshots {
             entities.append(("camera", "snapshot", ["name": "Snapshot", "topic": settings.snapshot, "availability": [online]]))
             entities.append(("button", "take_snapshot", [

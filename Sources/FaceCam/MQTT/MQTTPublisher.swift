@@ -17,19 +17,27 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         /// Where Home Assistant looks for configs; nil publishes none.
         public var discoveryPrefix: String?
         public var snapshots: Bool
+        /// The `--zone` names: each has its own present and count topics.
+        public var zones: [String]
         public var version: String
 
-        public init(topicPrefix: String, cameraName: String, discoveryPrefix: String?, snapshots: Bool, version: String) {
+        public init(
+            topicPrefix: String, cameraName: String, discoveryPrefix: String?, snapshots: Bool, zones: [String] = [], version: String
+        ) {
             self.topicPrefix = topicPrefix
             self.cameraName = cameraName
             self.discoveryPrefix = discoveryPrefix
             self.snapshots = snapshots
+            self.zones = zones
             self.version = version
         }
 
         var availability: String { topicPrefix + "/availability" }
         var present: String { topicPrefix + "/present" }
         var faces: String { topicPrefix + "/faces" }
+        /// A zone's present and count topics; nil for the whole picture's.
+        func present(in zone: String?) -> String { zone.map { "\(topicPrefix)/zone/\($0)/present" } ?? present }
+        func faces(in zone: String?) -> String { zone.map { "\(topicPrefix)/zone/\($0)/faces" } ?? faces }
         var detection: String { topicPrefix + "/detection" }
         var detectionCommand: String { topicPrefix + "/detection/set" }
         var events: String { topicPrefix + "/events" }
@@ -38,7 +46,9 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         /// Home Assistant says `online` here when it starts: the configs are sent again.
         var homeAssistantStatus: String? { discoveryPrefix.map { $0 + "/status" } }
         /// The retained state topics, cleared by `--mqtt-discovery remove`.
-        var stateTopics: [String] { [availability, present, faces, detection, snapshot] }
+        var stateTopics: [String] {
+            [availability, present, faces, detection, snapshot] + zones.flatMap { [present(in: $0), faces(in: $0)] }
+        }
     }
 
     private let settings: Settings
@@ -47,7 +57,8 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     private var connection: MQTTConnection!
     private let lock = NSLock()
     // Guarded by `lock`.
-    private var faceCount: Int?
+    /// The last count published, for the whole picture (key nil) and each zone; none until the first frame.
+    private var faceCounts: [String?: Int] = [:]
     private var snapshotWanted = false
 
     /// Connects in the background; messages to the command topics switch `detection` and ask for snapshots.
@@ -78,14 +89,16 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     public var wantsPreviews: Bool { lock.withLock { snapshotWanted } }
 
     public func processed(_ result: FrameResult, latency: Double) {
-        let count = result.faces.count
-        let changed: (present: Bool, count: Bool) = lock.withLock {
-            defer { faceCount = count }
-            let wasPresent = faceCount.map { $0 > 0 }
-            return (wasPresent != (count > 0), faceCount != count)
+        for zone in [nil] + settings.zones.map(Optional.some) {
+            let count = zone.map { zone in result.faces.filter { $0.zones?.contains(zone) == true }.count } ?? result.faces.count
+            let changed: (present: Bool, count: Bool) = lock.withLock {
+                let before = faceCounts[zone]
+                faceCounts[zone] = count
+                return (before.map { $0 > 0 } != (count > 0), before != count)
+            }
+            if changed.count { retain(String(count), on: settings.faces(in: zone)) }
+            if changed.present { retain(count > 0 ? "ON" : "OFF", on: settings.present(in: zone)) }
         }
-        if changed.count { retain(String(count), on: settings.faces) }
-        if changed.present { retain(count > 0 ? "ON" : "OFF", on: settings.present) }
     }
 
     public func preview(_ preview: Frame, of result: FrameResult) {
@@ -129,8 +142,8 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
                 guard detection.set(on) else { return }
                 report("MQTT: detection switched \(on ? "on" : "off")")
                 if on {
-                    // The next frame publishes the count afresh.
-                    lock.withLock { faceCount = nil }
+                    // The next frame publishes the counts afresh.
+                    lock.withLock { faceCounts = [:] }
                 }
                 retain(on ? "ON" : "OFF", on: settings.detection)
             default:

@@ -7,7 +7,7 @@ import Foundation
 
 /// Runs a shell command for each track event (`--on-event`), in the background: the event's JSON
 /// Lines record on its standard input, `FACECAM_EVENT`, `FACECAM_ID`, `FACECAM_SOURCE`,
-/// `FACECAM_FRAME` and `FACECAM_TIME` in its environment. At most `concurrency` run at once;
+/// `FACECAM_FRAME`, `FACECAM_TIME` (and for a zone's events `FACECAM_ZONE`) in its environment. At most `concurrency` run at once;
 /// an event that comes while that many run waits in a queue of `queueLimit`, and beyond it is
 /// dropped and counted. A run still going after `timeout` seconds is killed. Failures are reported
 /// one line each and counted; none ever holds detection up.
@@ -98,6 +98,9 @@ public final class EventHooks: @unchecked Sendable {
         environment["FACECAM_SOURCE"] = event.source
         environment["FACECAM_FRAME"] = String(event.frame)
         environment["FACECAM_TIME"] = decimal(event.time)
+        environment["FACECAM_ZONE"] = event.zone
+        // The broker's password (live --mqtt) is facecam's alone.
+        environment["FACECAM_MQTT_PASSWORD"] = nil
         let words: [String] = ["/bin/sh", "-c", command]
         let arguments = words.map { (word: String) -> UnsafeMutablePointer<CChar>? in strdup(word) } + [nil]
         let variables = environment.map { (key: String, value: String) -> UnsafeMutablePointer<CChar>? in strdup("\(key)=\(value)") } + [nil]

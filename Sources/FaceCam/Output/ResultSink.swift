@@ -208,6 +208,8 @@ public final class ResultSink: @unchecked Sendable {
             let record = ResultFormat.jsonl.render(event)
             self.events.hooks?.run(event, record: record)
             for observer in self.events.observers { observer(event, record) }
+            // A zone's events are the face's moves within the picture: the track goes on.
+            guard event.zone == nil else { continue }
             if event.kind == .leave { try saveBestShot(of: event.id) }
             if mayExit, event.kind == self.events.exitOn {
                 lock.withLock {

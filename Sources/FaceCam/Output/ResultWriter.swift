@@ -88,15 +88,19 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 ? ",\"first_frame\":\(event.firstFrame),\"first_time\":\(decimal(event.firstTime)),"
                     + "\"last_frame\":\(event.lastFrame),\"last_time\":\(decimal(event.lastTime))"
                 : ""
-            return "{\"event\":\"\(event.kind.rawValue)\",\"id\":\(event.id),\"source\":\(jsonString(event.source)),"
+            return "{\"event\":\"\(event.kind.rawValue)\"" + (event.zone.map { ",\"zone\":\(jsonString($0))" } ?? "")
+                + ",\"id\":\(event.id),\"source\":\(jsonString(event.source)),"
                 + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span),\"preview\":[\(numbers(event.preview))]"
                 + (event.score.map { ",\"score\":\(decimal($0))" } ?? "") + "}\n"
         case .csv, .coco, .wider, .mot, .yolo, .voc, .cvat, .labelstudio:
             return ""
         case .text:
-            let what = event.kind == .enter
-                ? "id \(event.id) entered"
-                : "id \(event.id) left (seen from frame \(event.firstFrame) to \(event.lastFrame))"
+            let what = switch (event.kind, event.zone) {
+            case (.enter, nil): "id \(event.id) entered"
+            case (.leave, nil): "id \(event.id) left (seen from frame \(event.firstFrame) to \(event.lastFrame))"
+            case (.enter, let zone?): "id \(event.id) entered zone \(zone)"
+            case (.leave, let zone?): "id \(event.id) left zone \(zone)"
+            }
             return "\(event.source) frame \(event.frame) at \(decimal(event.time)) s: \(what)\n"
         }
     }
@@ -126,6 +130,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 + (face.pose.map { ",\"pose\":\(angles($0))" } ?? "")
                 + (face.previewPose.map { ",\"preview_pose\":\(angles($0))" } ?? "")
                 + (face.quality.map { ",\"quality\":\(qualityText($0))" } ?? "")
+                + (face.zones.map { ",\"zones\":[" + $0.map(jsonString).joined(separator: ",") + "]" } ?? "")
                 + "}"
         }
         return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
@@ -189,6 +194,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                     return (face.quality.map { String(format: "; quality %.2f", $0) } ?? "")
                         + "; as shown, roll \(decimal(roll.rounded()))°, yaw \(decimal(yaw.rounded()))°, pitch \(decimal(pitch.rounded()))°"
                 } ?? "")
+                + (face.zones.map { $0.isEmpty ? "; in no zone" : "; in " + $0.joined(separator: ", ") } ?? "")
                 + "\n"
         }
         return text

@@ -31,6 +31,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case videoFrame(path: String, frame: Int, reason: String)
     /// The geometry does not fit this frame (for example the aperture is larger than the image).
     case geometry(source: String, GeometryError)
+    /// A --zone or --ignore-zone polygon does not fit the source's preview.
+    case zone(source: String, reason: String)
     /// OpenCV failed while detecting or rendering.
     case openCV(String)
     /// Detection failed on one frame (its record is left out); `error` says how.
@@ -94,6 +96,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             return "\(path): frame \(frame): \(reason)"
         case .geometry(let source, let error):
             return "\(source): --\(error.option.rawValue) does not fit: \(error.description)"
+        case .zone(let source, let reason):
+            return "\(source): \(reason)"
         case .openCV(let message):
             return "OpenCV failed: \(message)"
         case .detection(let source, let frame, let error):

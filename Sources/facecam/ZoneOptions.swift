@@ -1,0 +1,55 @@
+import ArgumentParser
+import FaceCam
+
+/// --zone and --ignore-zone: polygons in the preview's pixels (detect, video, live).
+struct ZoneOptions: ParsableArguments {
+    @Option(name: .customLong("zone"), help: ArgumentHelp(
+        "A named zone: a polygon in preview pixels, its corners in order (repeat for more zones). Each face "
+            + "lists the zones its centre lies in; with tracking, faces enter and leave each zone (--events, "
+            + "--on-event, --mqtt).",
+        valueName: "name=x1,y1,x2,y2,x3,y3,..."))
+    var zoneTexts: [String] = []
+
+    @Option(name: .customLong("ignore-zone"), help: ArgumentHelp(
+        "A polygon in preview pixels whose faces are dropped: a face centred in it is not reported, counted or "
+            + "tracked (repeat for more).",
+        valueName: "x1,y1,x2,y2,x3,y3,..."))
+    var ignoreZoneTexts: [String] = []
+
+    func validate() throws {
+        _ = try parsed()
+    }
+
+    /// The zones, checked; nil when none were given.
+    var settings: ZoneFilter.Settings? {
+        (try? parsed()) ?? nil
+    }
+
+    private func parsed() throws -> ZoneFilter.Settings? {
+        guard !zoneTexts.isEmpty || !ignoreZoneTexts.isEmpty else { return nil }
+        let zones: [Zone]
+        let ignored: [[Point]]
+        do throws(ZoneError) {
+            zones = try zoneTexts.map { (text) throws(ZoneError) in try Zone(parsing: text) }
+        } catch {
+            throw ValidationError("--zone \(error.description)")
+        }
+        do throws(ZoneError) {
+            ignored = try ignoreZoneTexts.map { (text) throws(ZoneError) in try Zone.points(text, in: text) }
+        } catch {
+            throw ValidationError("--ignore-zone \(error.description)")
+        }
+        if let repeated = zones.map(\.name).first(where: { name in zones.filter { $0.name == name }.count > 1 }) {
+            throw ValidationError("--zone \(repeated) is given twice: each zone needs a name of its own")
+        }
+        return ZoneFilter.Settings(zones: zones, ignored: ignored)
+    }
+
+    /// Whether `geometry`'s preview holds every polygon; else one line naming the source and the
+    /// polygon, and a usage error (live, whose one source is known before the first frame).
+    func refuseOutside(_ geometry: PreviewGeometry, source: String) throws {
+        guard let settings, let problem = settings.problem(previewSize: geometry.previewSize) else { return }
+        report("\(source): \(problem): give corners inside the preview, 0,0 to \(geometry.previewSize.width),\(geometry.previewSize.height)")
+        throw Status.usage
+    }
+}
