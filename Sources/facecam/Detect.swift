@@ -22,6 +22,7 @@ struct Detect: ParsableCommand {
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "Overlay") var overlay: OverlayOptions
     @OptionGroup(title: "Zones") var zones: ZoneOptions
+    @OptionGroup(title: "Zones") var maskZones: MaskZoneOptions
 
     @Option(help: ArgumentHelp("With --format yolo, voc or wider: the dataset folder written, a file per image.", valueName: "dir"))
     var outputDir: String?
@@ -48,7 +49,7 @@ struct Detect: ParsableCommand {
         try output.refuseInputsOutsideImageRoot(inputs)
         // The picture is read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? PreviewMarking.outline
-        let session = try Session(detector: detector, output: output, folder: outputDir, zones: zones.settings, marking: marking)
+        let session = try Session(detector: detector, output: output, folder: outputDir, zones: zones.settings, masks: maskZones.masks, marking: marking)
         let settings = geometry.settings
         var last: String?
         for item in StillImageInputs(paths: inputs, recursive: recursive) {
@@ -70,6 +71,7 @@ struct Detect: ParsableCommand {
                     }
                     let geometry = try settings.geometry(for: image.frame.size, source: path.description)
                     try zones.settings?.check(geometry, source: path.description)
+                    try maskZones.masks.check(geometry, source: path.description)
                     session.pipeline.submit(FrameJob(
                         source: path.description, index: 0, time: 0, frame: image.frame, geometry: geometry,
                         annotationName: output.annotate == nil ? nil : path.stem, orientation: reported,

@@ -97,6 +97,7 @@ struct Live: ParsableCommand {
     @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
     @OptionGroup(title: "Overlay") var overlay: OverlayOptions
     @OptionGroup(title: "Zones") var zones: ZoneOptions
+    @OptionGroup(title: "Zones") var maskZones: MaskZoneOptions
     @OptionGroup(title: "MQTT and Home Assistant") var mqtt: MQTTOptions
 
     func validate() throws {
@@ -150,6 +151,7 @@ struct Live: ParsableCommand {
         // Geometry options that do not fit are said at each frame, as they are without zones.
         if let first = try? geometry.settings.geometry(for: input.source.frameSize, source: input.name) {
             try zones.refuseOutside(first, source: input.name)
+            try maskZones.refuseOutside(first, source: input.name)
         }
         // One detector on one serial queue: frames are detected one by one, in order.
         var options = output.implyingQuality(detector)
@@ -171,7 +173,8 @@ struct Live: ParsableCommand {
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name,
             annotator: annotator, marking: marking, annotateEvery: annotateEvery ?? 1, crops: output.cropStyleChosen, outputDevice: device,
-            observers: [server as (any LiveObserver)?, window, publisher].compactMap { $0 }, detection: detection)
+            observers: [server as (any LiveObserver)?, window, publisher].compactMap { $0 }, detection: detection,
+            masks: maskZones.masks)
         server?.attach(counts: {
             var counts = processor.counts()
             counts.mqtt = publisher?.counts

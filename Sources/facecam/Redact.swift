@@ -58,6 +58,7 @@ struct Redact: ParsableCommand {
     var quiet = false
 
     @OptionGroup(title: "Masks") var mask: MaskOptions
+    @OptionGroup(title: "Zones") var maskZones: MaskZoneOptions
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Streams") var stream: StreamOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
@@ -109,7 +110,7 @@ struct Redact: ParsableCommand {
         if let progress { advance = { progress.advance($0) } }
         let tracker = FaceTracker(settings: TrackerSettings(grace: TrackingOptions.grace(given: trackGrace, every: every)))
         let session = try Session(
-            detector: detector.redactionDefaults, output: nil, tracker: tracker,
+            detector: detector.redactionDefaults, output: nil, masks: maskZones.masks, tracker: tracker,
             marking: .redact(try mask.settings(mode: mode), outline: false), progress: advance)
         for failure in expansionFailures { session.pipeline.submit(failure: failure) }
         var position = "before the first input"
@@ -183,6 +184,7 @@ struct Redact: ParsableCommand {
             var settings = GeometrySettings()
             settings.orientation = image.uprightOrientation
             let geometry = try settings.geometry(for: image.frame.size, source: source)
+            try maskZones.masks.check(geometry, source: source)
             return write(to: StillImageOutput(path: job.output), session: session) {
                 session.pipeline.submit(FrameJob(
                     source: source, index: 0, time: 0, frame: image.frame, geometry: geometry, renderPreview: true))
@@ -201,6 +203,7 @@ struct Redact: ParsableCommand {
             var settings = GeometrySettings()
             settings.orientation = reader.info.rotation
             let geometry = try settings.geometry(for: reader.info.size, source: reader.path)
+            try maskZones.masks.check(geometry, source: reader.path)
             // A stream cannot be read twice: its audio is not copied.
             let audio: FilePath? = if case .file(let path) = videoInput { path } else { nil }
             let encoder = try VideoEncoder(

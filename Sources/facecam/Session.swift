@@ -17,7 +17,7 @@ struct Session {
     /// frames instead of ending the process.
     init(
         detector options: DetectorOptions, fast: FastSettings? = nil, output: OutputOptions?, resultDirectory: ResultDirectory? = nil,
-        folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil,
+        folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
@@ -31,7 +31,7 @@ struct Session {
             minimumFaces: output?.minFaces ?? 0,
             report: { report($0) }, progress: progress)
         self.sink = sink
-        self.pipeline = DetectionPipeline(detectors: detectors) { sink.consume($0) }
+        self.pipeline = DetectionPipeline(detectors: detectors, masks: masks) { sink.consume($0) }
         self.stop = StopRequest()
     }
 

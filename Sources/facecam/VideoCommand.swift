@@ -39,6 +39,7 @@ struct Video: ParsableCommand {
     @OptionGroup(title: "Fast mode") var fastMode: FastModeOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Zones") var zones: ZoneOptions
+    @OptionGroup(title: "Zones") var maskZones: MaskZoneOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
@@ -92,7 +93,7 @@ struct Video: ParsableCommand {
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
             detector: detector, fast: fastMode.settings, output: output, resultDirectory: results,
-            folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, zones: zones.settings,
+            folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, zones: zones.settings, masks: maskZones.masks,
             tracker: tracking.makeTracker(every: every),
             events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,
             progress: advance)
@@ -150,6 +151,7 @@ struct Video: ParsableCommand {
             if let opened { reader = opened } else { reader = try stream.open(file, limits: input) }
             geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
             try zones.settings?.check(geometry, source: reader.path)
+            try maskZones.masks.check(geometry, source: reader.path)
         } catch {
             session.pipeline.submit(failure: error)
             return false

@@ -45,11 +45,46 @@ struct ZoneOptions: ParsableArguments {
         return ZoneFilter.Settings(zones: zones, ignored: ignored)
     }
 
-    /// Whether `geometry`'s preview holds every polygon; else one line naming the source and the
-    /// polygon, and a usage error (live, whose one source is known before the first frame).
     func refuseOutside(_ geometry: PreviewGeometry, source: String) throws {
-        guard let settings, let problem = settings.problem(previewSize: geometry.previewSize) else { return }
-        report("\(source): \(problem): give corners inside the preview, 0,0 to \(geometry.previewSize.width),\(geometry.previewSize.height)")
-        throw Status.usage
+        try refusePolygonsOutside(settings?.problem(previewSize: geometry.previewSize), geometry: geometry, source: source)
     }
+}
+
+/// --mask-zone: polygons in the preview's pixels painted black on every picture written or shown
+/// (detect, video, live, redact).
+struct MaskZoneOptions: ParsableArguments {
+    @Option(name: .customLong("mask-zone"), help: ArgumentHelp(
+        "A polygon in preview pixels painted black on every picture written or shown (annotated and redacted files, "
+            + "crops, live previews), after detection, which still sees it (repeat for more).",
+        valueName: "x1,y1,x2,y2,x3,y3,..."))
+    var maskZoneTexts: [String] = []
+
+    func validate() throws {
+        _ = try parsed()
+    }
+
+    /// The masks, checked (none when none were given).
+    var masks: PrivacyMasks {
+        (try? parsed()) ?? PrivacyMasks(polygons: [])
+    }
+
+    private func parsed() throws -> PrivacyMasks {
+        do throws(ZoneError) {
+            return PrivacyMasks(polygons: try maskZoneTexts.map { (text) throws(ZoneError) in try Zone.points(text, in: text) })
+        } catch {
+            throw ValidationError("--mask-zone \(error.description)")
+        }
+    }
+
+    func refuseOutside(_ geometry: PreviewGeometry, source: String) throws {
+        try refusePolygonsOutside(masks.problem(previewSize: geometry.previewSize), geometry: geometry, source: source)
+    }
+}
+
+/// When a polygon does not fit `geometry`'s preview (`problem`), one line naming the source and the
+/// polygon, and a usage error (live, whose one source is known before the first frame).
+private func refusePolygonsOutside(_ problem: String?, geometry: PreviewGeometry, source: String) throws {
+    guard let problem else { return }
+    report("\(source): \(problem): give corners inside the preview, 0,0 to \(geometry.previewSize.width),\(geometry.previewSize.height)")
+    throw Status.usage
 }

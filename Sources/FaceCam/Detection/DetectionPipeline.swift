@@ -65,6 +65,7 @@ public final class DetectionPipeline: @unchecked Sendable {
     private let inFlight: DispatchSemaphore
     private let freeDetectors: DispatchSemaphore
     private let deliver: @Sendable (Completion) -> Void
+    private let masks: PrivacyMasks
     private let lock = NSLock()
     // Guarded by `lock`.
     /// The detectors not in use, with the source of the last frame each saw.
@@ -75,8 +76,13 @@ public final class DetectionPipeline: @unchecked Sendable {
     private var nextSequence = 0
 
     /// One detector per thread: `detectors.count` is the number of jobs.
-    public init(detectors: [any FrameFaceDetector], deliver: @escaping @Sendable (Completion) -> Void) {
+    /// `masks` are painted on what is rendered and cut out, after detection.
+    public init(
+        detectors: [any FrameFaceDetector], masks: PrivacyMasks = PrivacyMasks(polygons: []),
+        deliver: @escaping @Sendable (Completion) -> Void
+    ) {
         precondition(!detectors.isEmpty, "a pipeline needs a detector")
+        self.masks = masks
         work = detectors.count == 1
             ? DispatchQueue(label: "facecam.detect") : DispatchQueue(label: "facecam.detect", attributes: .concurrent)
         self.detectors = detectors.map { ($0, nil) }
@@ -92,7 +98,7 @@ public final class DetectionPipeline: @unchecked Sendable {
             freeDetectors.wait()
             let (detector, lastSource) = lock.withLock { detectors.removeLast() }
             if lastSource != job.source { detector.beginSource() }
-            let completion = Self.process(job, with: detector)
+            let completion = Self.process(job, with: detector, masks: masks)
             lock.withLock { detectors.append((detector, job.source)) }
             freeDetectors.signal()
             complete(sequence, completion)
@@ -117,9 +123,10 @@ public final class DetectionPipeline: @unchecked Sendable {
         return nextSequence
     }
 
-    private static func process(_ job: FrameJob, with detector: any FrameFaceDetector) -> Completion {
+    private static func process(_ job: FrameJob, with detector: any FrameFaceDetector, masks: PrivacyMasks) -> Completion {
+        let shown = masks.applied(to: job.frame, geometry: job.geometry)
         let preview = job.renderPreview
-            ? Result { () throws(FaceCamError) in try Annotator.render(job.frame, geometry: job.geometry, source: job.source) }
+            ? Result { () throws(FaceCamError) in try Annotator.render(shown, geometry: job.geometry, source: job.source) }
             : nil
         if !job.detect, let preview {
             return .shownOnly(source: job.source, index: job.index, time: job.time, geometry: job.geometry, preview: preview)
@@ -129,7 +136,7 @@ public final class DetectionPipeline: @unchecked Sendable {
             let result = FrameResult(
                 source: job.source, frame: job.index, time: job.time, size: job.frame.size,
                 previewSize: job.geometry.previewSize, faces: faces, orientation: job.orientation)
-            let crops = try job.crops.map { (request) throws(FaceCamError) in try request.cut(faces, from: job.frame, geometry: job.geometry) }
+            let crops = try job.crops.map { (request) throws(FaceCamError) in try request.cut(faces, from: shown, geometry: job.geometry) }
             return .frame(result, geometry: job.geometry, preview: preview, annotationName: job.annotationName, crops: crops)
         } catch {
             return .failure(.detection(source: job.source, frame: job.index, error: error))

@@ -18,21 +18,9 @@ public final class ZoneFilter: FrameFaceDetector {
 
         /// Says which polygon has a corner outside a preview of `size`, if one has.
         public func problem(previewSize size: PixelSize) -> String? {
-            for zone in zones {
-                if let corner = Zone.cornerOutside(zone.points, of: size) {
-                    return "--zone \(zone.name): the corner \(Self.text(corner)) lies outside the \(size) preview"
-                }
-            }
-            for (index, polygon) in ignored.enumerated() {
-                if let corner = Zone.cornerOutside(polygon, of: size) {
-                    return "--ignore-zone \(index + 1): the corner \(Self.text(corner)) lies outside the \(size) preview"
-                }
-            }
-            return nil
-        }
-
-        private static func text(_ point: Point) -> String {
-            "\(decimal(point.x)),\(decimal(point.y))"
+            Zone.problem(
+                zones.map { ("--zone \($0.name)", $0.points) } + ignored.enumerated().map { ("--ignore-zone \($0.offset + 1)", $0.element) },
+                previewSize: size)
         }
     }
 

@@ -61,6 +61,17 @@ public struct Zone: Hashable, Sendable {
         points.first { !(0...Double(size.width)).contains($0.x) || !(0...Double(size.height)).contains($0.y) }
     }
 
+    /// Says which of the `labelled` polygons (`--zone door`, `--ignore-zone 2`) has a corner outside
+    /// a preview of `size`, and where; nil when all fit.
+    public static func problem(_ labelled: [(label: String, points: [Point])], previewSize size: PixelSize) -> String? {
+        for (label, points) in labelled {
+            if let corner = cornerOutside(points, of: size) {
+                return "\(label): the corner \(decimal(corner.x)),\(decimal(corner.y)) lies outside the \(size) preview"
+            }
+        }
+        return nil
+    }
+
     private static func area(_ points: [Point]) -> Double {
         zip(points, points.dropFirst() + [points[0]]).reduce(0) { $0 + $1.0.x * $1.1.y - $1.1.x * $1.0.y } / 2
     }

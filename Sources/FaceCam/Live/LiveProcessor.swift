@@ -73,6 +73,8 @@ public final class LiveProcessor: @unchecked Sendable {
     private let observers: [any LiveObserver]
     private let previews: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, FrameResult, [any LiveObserver])>?
     private let detection: DetectionSwitch?
+    /// Painted on every picture written or shown, after detection.
+    private let masks: PrivacyMasks
     private let lock = NSLock()
     // Guarded by `lock`.
     private var offered = 0
@@ -83,9 +85,11 @@ public final class LiveProcessor: @unchecked Sendable {
     public init(
         detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
         annotator: Annotator?, marking: PreviewMarking = .outline, annotateEvery: Int = 1, crops: FaceCropStyle? = nil,
-        outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = [], detection: DetectionSwitch? = nil
+        outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = [], detection: DetectionSwitch? = nil,
+        masks: PrivacyMasks = PrivacyMasks(polygons: [])
     ) {
         self.detection = detection
+        self.masks = masks
         self.detector = detector
         self.crops = crops
         self.settings = settings
@@ -196,8 +200,9 @@ public final class LiveProcessor: @unchecked Sendable {
                 previewSize: geometry.previewSize, faces: faces, sequence: live.sequence)
             // Crops are named as annotated frames are, by the capture's frame counter.
             let name = String(format: "frame-%08d", live.sequence)
+            let shown = masks.applied(to: live.frame, geometry: geometry)
             let cut = try crops.map { (style) throws(FaceCamError) in
-                try CropRequest(style: style, name: name).cut(faces, from: live.frame, geometry: geometry)
+                try CropRequest(style: style, name: name).cut(faces, from: shown, geometry: geometry)
             }
             let marks = sink.consume(.frame(result, geometry: geometry, preview: nil, annotationName: nil, crops: cut))
             let latency = monotonicSeconds() - live.capturedAt
@@ -211,11 +216,11 @@ public final class LiveProcessor: @unchecked Sendable {
                 written.faces = marks.faces
                 for observer in observers { observer.processed(written, latency: latency) }
                 let showing = observers.filter(\.wantsPreviews)
-                if !showing.isEmpty { previews?.offer((live.frame, marks, geometry, written, showing)) }
+                if !showing.isEmpty { previews?.offer((shown, marks, geometry, written, showing)) }
             }
-            if let deviceFrames, let marks { deviceFrames.offer((live.frame, marks, geometry)) }
+            if let deviceFrames, let marks { deviceFrames.offer((shown, marks, geometry)) }
             if let annotations, let marks, (count - 1) % annotateEvery == 0 {
-                annotations.offer((live.frame, marks, geometry, name))
+                annotations.offer((shown, marks, geometry, name))
             }
         } catch {
             sink.consume(.failure(error))
