@@ -49,7 +49,8 @@ struct Detect: ParsableCommand {
         try output.refuseInputsOutsideImageRoot(inputs)
         // The picture is read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? PreviewMarking.outline
-        let session = try Session(detector: detector, output: output, folder: outputDir, zones: zones.settings, masks: maskZones.masks, marking: marking)
+        let (zoneSettings, masks) = (zones.settings, maskZones.masks)
+        let session = try Session(detector: detector, output: output, folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
         let settings = geometry.settings
         var last: String?
         for item in StillImageInputs(paths: inputs, recursive: recursive) {
@@ -70,8 +71,8 @@ struct Detect: ParsableCommand {
                         reported = image.orientation ?? .up
                     }
                     let geometry = try settings.geometry(for: image.frame.size, source: path.description)
-                    try zones.settings?.check(geometry, source: path.description)
-                    try maskZones.masks.check(geometry, source: path.description)
+                    try zoneSettings?.check(geometry, source: path.description)
+                    try masks.check(geometry, source: path.description)
                     session.pipeline.submit(FrameJob(
                         source: path.description, index: 0, time: 0, frame: image.frame, geometry: geometry,
                         annotationName: output.annotate == nil ? nil : path.stem, orientation: reported,

@@ -92,6 +92,8 @@ extension ResultSink.Summary {
     /// Exits 1 if anything failed, else 2 if a frame had fewer faces than --min-faces, or if
     /// --min-faces was given and no frame was read (a check of nothing must not pass), saying which.
     func exitStatus() throws {
+        // A polygon that does not fit an input is the options' fault, said for that input.
+        if polygonsOutside > 0, polygonsOutside == failures { throw Status.usage }
         if failures > 0 { throw Status.failure }
         let faces = minimumFaces == 1 ? "1 face" : "\(minimumFaces) faces"
         if let first = firstFrameBelowMinimum {

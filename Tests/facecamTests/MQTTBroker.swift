@@ -35,6 +35,9 @@ final class MosquittoBroker {
         try #require(waitUntilListening(port: port), "mosquitto did not listen on \(port): \(process?.standardError ?? "")")
     }
 
+    /// What it logged so far (its connections and how they ended).
+    var log: String { process?.standardError ?? "" }
+
     /// Sends it a signal (SIGSTOP freezes it: it takes nothing and answers nothing until SIGCONT).
     func signal(_ number: Int32) {
         process?.signal(number)

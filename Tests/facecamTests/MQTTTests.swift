@@ -230,6 +230,15 @@ struct MQTTTests {
         #expect(result.status == 0, "\(result.stderr)")
         broker.signal(SIGCONT)
         #expect(subscriber.wait { $0.last.map { "\($0.topic) \($0.text)" } == "facecam/attic/availability offline" })
+        // No goodbye: mosquitto logs how the connection ended, and "Client ID disconnected." only for a
+        // DISCONNECT, which would have voided the will.
+        let deadline = Date(timeIntervalSinceNow: 10)
+        var ending: String?
+        while ending == nil, Date() < deadline {
+            ending = broker.log.split(separator: "\n").first { $0.contains("Client facecam-attic-") && !$0.contains("New client") }.map(String.init)
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(ending != nil && ending?.hasSuffix(" disconnected.") == false, "\(broker.log)")
         let retained = try MQTTSubscriber(port: broker.port, topics: ["facecam/attic/availability"], retainedOnly: true, seconds: 1)
             .finish()
         #expect(retained.map(\.text) == ["offline"])

@@ -61,6 +61,8 @@ struct ZoneCommandTests {
             let id = event.split(separator: " ")[1]
             #expect(index > 0 && events[index - 1] == "leave \(id) \(last[Int(id)!]!)", "\(events)")
         }
+        // A zone's leave is no track's end: it has no span.
+        for record in try zoned.records() where record["zone"] != nil { #expect(record["first_frame"] == nil) }
         // --on-event ran for each, FACECAM_ZONE set for a zone's.
         let ran = try String(contentsOf: directory.appendingPathComponent("events"), encoding: .utf8)
             .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -102,11 +104,26 @@ struct ZoneCommandTests {
         #expect(result.stdout.isEmpty)
     }
 
-    /// In video and detect, a polygon that does not fit an input's preview fails that input, named.
-    @Test func aPolygonOutsideAVideosPreviewFailsThatVideo() throws {
-        let result = try facecam("video", "--quiet", "--zone", "door=0,0,700,0,700,100", Self.clip)
-        #expect(result.status == 1)
-        #expect(result.errorLines.first == "facecam: \(Self.clip): --zone door: the corner 700,0 lies outside the 640x360 preview")
+    /// In video and detect, a polygon that does not fit an input's preview refuses that input, named;
+    /// the others are done, and the status is a usage error's.
+    @Test func aPolygonOutsideAnInputsPreviewRefusesThatInput() throws {
+        let video = try facecam("video", "--quiet", "--zone", "door=0,0,700,0,700,100", Self.clip)
+        #expect(video.status == 64)
+        #expect(video.errorLines.first == "facecam: \(Self.clip): --zone door: the corner 700,0 lies outside the 640x360 preview")
+        // astronaut.png is 512x512; two-faces.jpg 1024x512.
+        let detect = try facecam("detect", "--mask-zone", "0,0,600,0,600,100", "Fixtures/images/astronaut.png", "Fixtures/images/two-faces.jpg")
+        #expect(detect.status == 64)
+        #expect(detect.errorLines == ["facecam: Fixtures/images/astronaut.png: --mask-zone 1: the corner 600,0 lies outside the 512x512 preview"])
+        #expect(try detect.records().map { $0["source"] as? String } == ["Fixtures/images/two-faces.jpg"])
+    }
+
+    /// --exit-on enter ends at a face's first frame, with the zones it entered with written.
+    @Test func exitOnEnterKeepsTheZonesEntered() throws {
+        let result = try facecam(
+            "live", "--source", Self.clip, "--events", "--exit-on", "enter", "--zone", "right=320,0,640,0,640,360,320,360")
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try result.records().filter { $0["event"] != nil }.map { "\($0["event"]!) \($0["id"]!) \($0["zone"] ?? "-")" }
+        #expect(events == ["enter 1 -", "enter 1 right"])
     }
 }
 

@@ -124,7 +124,8 @@ public final class DetectionPipeline: @unchecked Sendable {
     }
 
     private static func process(_ job: FrameJob, with detector: any FrameFaceDetector, masks: PrivacyMasks) -> Completion {
-        let shown = masks.applied(to: job.frame, geometry: job.geometry)
+        // Painted only when a picture is made from the frame.
+        let shown = job.renderPreview || job.crops != nil ? masks.applied(to: job.frame, geometry: job.geometry) : job.frame
         let preview = job.renderPreview
             ? Result { () throws(FaceCamError) in try Annotator.render(shown, geometry: job.geometry, source: job.source) }
             : nil

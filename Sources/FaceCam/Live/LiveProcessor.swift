@@ -200,7 +200,8 @@ public final class LiveProcessor: @unchecked Sendable {
                 previewSize: geometry.previewSize, faces: faces, sequence: live.sequence)
             // Crops are named as annotated frames are, by the capture's frame counter.
             let name = String(format: "frame-%08d", live.sequence)
-            let shown = masks.applied(to: live.frame, geometry: geometry)
+            // Painted once, and only when a picture is made from the frame.
+            lazy var shown = masks.applied(to: live.frame, geometry: geometry)
             let cut = try crops.map { (style) throws(FaceCamError) in
                 try CropRequest(style: style, name: name).cut(faces, from: shown, geometry: geometry)
             }

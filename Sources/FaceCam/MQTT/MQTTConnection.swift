@@ -85,6 +85,8 @@ public final class MQTTConnection: @unchecked Sendable {
     private var farewell: Message?
     private var farewellID: Int32?
     private var farewellAcknowledged = false
+    /// How long a stop waits for the broker's acknowledgements; set by `close`, before `stopping`.
+    private var grace = 2.0
     private var counts = Counts()
     // Used on the connection's thread only.
     private var refusal: String?
@@ -186,13 +188,20 @@ public final class MQTTConnection: @unchecked Sendable {
     public func close(farewell message: (payload: [UInt8], topic: String)? = nil, grace: Double = 2) -> Counts {
         lock.withLock {
             farewell = message.map { Message(topic: $0.topic, payload: $0.payload, retain: true) }
+            self.grace = grace
             stopping = true
             pump()
         }
         wake.signal()
         // The thread waits at most `grace` for acknowledgements and a moment for the goodbye; a
-        // thread stuck in a name lookup is left to the end of the process.
-        _ = finished.wait(timeout: .now() + grace + 3)
+        // thread stuck in a name lookup is left to the end of the process, its messages counted lost.
+        guard finished.wait(timeout: .now() + grace + 3) == .success else {
+            return lock.withLock {
+                var lost = counts
+                lost.dropped += queue.count + inFlight.filter { !$0.message.retain }.count
+                return lost
+            }
+        }
         return currentCounts
     }
 
@@ -248,7 +257,7 @@ public final class MQTTConnection: @unchecked Sendable {
                 }
             }
             if lock.withLock({ stopping }) {
-                goodbye(client, status: status)
+                goodbye(client, status: status, grace: lock.withLock { grace })
                 return
             }
             let reason = refusal ?? describe(status, errorNumber: cmqtt_errno(client))
@@ -267,6 +276,7 @@ public final class MQTTConnection: @unchecked Sendable {
             sessionStart = nil
             _ = wake.wait(timeout: .now() + backoffDelay)
             backoffDelay = min(backoffDelay * 2, Self.backoff.last)
+            if lock.withLock({ stopping }) { break }
             do {
                 let next = try makeClient()
                 lock.withLock { self.client = next }
@@ -275,7 +285,7 @@ public final class MQTTConnection: @unchecked Sendable {
                 return
             }
         }
-        lock.withLock { client }.map { goodbye($0, status: 0) }
+        lock.withLock { client }.map { goodbye($0, status: 0, grace: lock.withLock { grace }) }
     }
 
     /// Drops the session's client: the messages it held unacknowledged wait in our queue again
@@ -296,13 +306,20 @@ public final class MQTTConnection: @unchecked Sendable {
         if let old { cmqtt_destroy(old) }
     }
 
-    /// On a stop: waits up to the grace for the farewell's acknowledgement, then disconnects cleanly,
-    /// or, when it did not come, leaves without a goodbye so that the broker publishes the last will.
-    private func goodbye(_ client: OpaquePointer, status: Int32) {
+    /// On a stop: waits up to the grace for the farewell's acknowledgement (without one, for every
+    /// message's), then disconnects cleanly; or, when it did not come, leaves without a goodbye, so
+    /// that the broker publishes the last will.
+    private func goodbye(_ client: OpaquePointer, status: Int32, grace: Double) {
         if status == 0, lock.withLock({ connected }) {
-            let deadline = monotonicSeconds() + 2
-            while monotonicSeconds() < deadline, !lock.withLock({ farewellAcknowledged }), cmqtt_loop(client, 50) == 0 {}
-            if lock.withLock({ farewellAcknowledged }), cmqtt_disconnect(client) == 0 {
+            let delivered = {
+                self.lock.withLock {
+                    self.farewell == nil
+                        ? self.unsent.isEmpty && self.queue.isEmpty && self.inFlight.isEmpty : self.farewellAcknowledged
+                }
+            }
+            let deadline = monotonicSeconds() + grace
+            while monotonicSeconds() < deadline, !delivered(), cmqtt_loop(client, 50) == 0 {}
+            if delivered(), cmqtt_disconnect(client) == 0 {
                 let end = monotonicSeconds() + 0.5
                 while monotonicSeconds() < end, cmqtt_loop(client, 50) == 0 {}
             }

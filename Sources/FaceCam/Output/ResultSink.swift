@@ -10,6 +10,8 @@ public final class ResultSink: @unchecked Sendable {
         public var frames = 0
         public var faces = 0
         public var failures = 0
+        /// Of the failures, inputs refused because a polygon (`--zone`, `--mask-zone`) lies outside their preview.
+        public var polygonsOutside = 0
         /// The sink's minimum of faces per frame (`--min-faces`; 0 for none).
         public var minimumFaces = 0
         /// Frames with fewer faces than the minimum, and the first of them ("SOURCE frame N").
@@ -200,10 +202,13 @@ public final class ResultSink: @unchecked Sendable {
         lock.withLock { writer }
     }
 
-    /// Writes `events` up to and including the first of the exit kind, which stops the sink; a
-    /// track that leaves has its best shot saved.
+    /// Writes `events` up to and including the first of the exit kind (and the zones that face
+    /// entered with it), which stops the sink; a track that leaves has its best shot saved.
     private func handle(_ events: [TrackEvent], mayExit: Bool = true) throws(SystemError) {
+        var exitedWith: Int?
         for event in events {
+            // After the exit event, only the zones that same face entered with it.
+            if let exitedWith, event.id != exitedWith || event.zone == nil { return }
             if self.events.write { try currentWriter()?.write(event) }
             let record = ResultFormat.jsonl.render(event)
             self.events.hooks?.run(event, record: record)
@@ -211,12 +216,12 @@ public final class ResultSink: @unchecked Sendable {
             // A zone's events are the face's moves within the picture: the track goes on.
             guard event.zone == nil else { continue }
             if event.kind == .leave { try saveBestShot(of: event.id) }
-            if mayExit, event.kind == self.events.exitOn {
+            if mayExit, exitedWith == nil, event.kind == self.events.exitOn {
                 lock.withLock {
                     state.stopped = true
                     state.reachedExitEvent = true
                 }
-                return
+                exitedWith = event.id
             }
         }
     }
@@ -302,6 +307,7 @@ public final class ResultSink: @unchecked Sendable {
         report(error.description)
         lock.withLock {
             state.summary.failures += 1
+            if case .zone = error { state.summary.polygonsOutside += 1 }
             if case .output = error { state.stopped = true }
         }
     }

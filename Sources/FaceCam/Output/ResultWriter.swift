@@ -84,7 +84,8 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     public func render(_ event: TrackEvent) -> String {
         switch self {
         case .jsonl:
-            let span = event.kind == .leave
+            // A track's span: a zone's leave is no track's end.
+            let span = event.kind == .leave && event.zone == nil
                 ? ",\"first_frame\":\(event.firstFrame),\"first_time\":\(decimal(event.firstTime)),"
                     + "\"last_frame\":\(event.lastFrame),\"last_time\":\(decimal(event.lastTime))"
                 : ""
