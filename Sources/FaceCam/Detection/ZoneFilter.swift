@@ -2,18 +2,13 @@
 /// its centre in the preview lies in, and a face centred in an `ignored` polygon is dropped. The
 /// frame is searched whole: blanking an ignored polygon first made YuNet find faces at its edges.
 public final class ZoneFilter: FrameFaceDetector {
-    public struct Settings: Sendable, Equatable {
+    public struct Settings: PreviewPolygons, Sendable, Equatable {
         public var zones: [Zone]
         public var ignored: [[Point]]
 
         public init(zones: [Zone], ignored: [[Point]]) {
             self.zones = zones
             self.ignored = ignored
-        }
-
-        /// Throws when a polygon has a corner outside `geometry`'s preview, naming it and `source`.
-        public func check(_ geometry: PreviewGeometry, source: String) throws(FaceCamError) {
-            if let problem = problem(previewSize: geometry.previewSize) { throw .zone(source: source, reason: problem) }
         }
 
         /// Says which polygon has a corner outside a preview of `size`, if one has.

@@ -107,3 +107,17 @@ public struct ZoneError: Error, CustomStringConvertible, Sendable {
     public var description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Polygons given in the preview's pixels (`--zone`, `--ignore-zone`, `--mask-zone`), which must fit
+/// each source's preview.
+public protocol PreviewPolygons {
+    /// Says which polygon has a corner outside a preview of `size`, if one has.
+    func problem(previewSize size: PixelSize) -> String?
+}
+
+extension PreviewPolygons {
+    /// Throws when a polygon has a corner outside `geometry`'s preview, naming it and `source`.
+    public func check(_ geometry: PreviewGeometry, source: String) throws(FaceCamError) {
+        if let problem = problem(previewSize: geometry.previewSize) { throw .zone(source: source, reason: problem) }
+    }
+}

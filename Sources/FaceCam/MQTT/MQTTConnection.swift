@@ -169,7 +169,13 @@ public final class MQTTConnection: @unchecked Sendable {
         }
     }
 
-    public var currentCounts: Counts { lock.withLock { counts } }
+    public var currentCounts: Counts {
+        lock.withLock {
+            var now = counts
+            now.connected = connected
+            return now
+        }
+    }
 
     /// Waits until the broker acknowledged everything queued so far, for up to `timeout` seconds; false when it did not.
     public func waitUntilDelivered(timeout: Double) -> Bool {
@@ -196,11 +202,9 @@ public final class MQTTConnection: @unchecked Sendable {
         // The thread waits at most `grace` for acknowledgements and a moment for the goodbye; a
         // thread stuck in a name lookup is left to the end of the process, its messages counted lost.
         guard finished.wait(timeout: .now() + grace + 3) == .success else {
-            return lock.withLock {
-                var lost = counts
-                lost.dropped += queue.count + inFlight.filter { !$0.message.retain }.count
-                return lost
-            }
+            var lost = currentCounts
+            lost.dropped += lock.withLock { queue.count + inFlight.filter { !$0.message.retain }.count }
+            return lost
         }
         return currentCounts
     }
@@ -293,7 +297,6 @@ public final class MQTTConnection: @unchecked Sendable {
     private func endSession() {
         let old: OpaquePointer? = lock.withLock {
             connected = false
-            counts.connected = false
             let events = inFlight.filter { !$0.message.retain }.map(\.message)
             let room = max(0, settings.queueCapacity - queue.count)
             counts.dropped += max(0, events.count - room)
@@ -358,16 +361,12 @@ public final class MQTTConnection: @unchecked Sendable {
                     for topic in settings.subscriptions { _ = cmqtt_subscribe(client, topic, 1) }
                 }
                 connected = true
-                counts.connected = true
                 // A new session: every retained payload again, the newest of each.
                 unsent = retainedOrder
                 pump()
             }
         case CMQTT_EVENT_DISCONNECTED:
-            lock.withLock {
-                connected = false
-                counts.connected = false
-            }
+            lock.withLock { connected = false }
         case CMQTT_EVENT_PUBLISHED:
             lock.withLock {
                 guard let index = inFlight.firstIndex(where: { $0.id == code }) else { return }

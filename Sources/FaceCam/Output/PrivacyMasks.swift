@@ -1,7 +1,7 @@
 /// `--mask-zone` polygons, in preview coordinates: painted black on every picture facecam writes
 /// or shows (annotated JPEGs and videos, redacted files, crops, the live previews and snapshots),
 /// after detection, which sees the whole frame.
-public struct PrivacyMasks: Sendable, Equatable {
+public struct PrivacyMasks: PreviewPolygons, Sendable, Equatable {
     public var polygons: [[Point]]
 
     public init(polygons: [[Point]]) {
@@ -11,11 +11,6 @@ public struct PrivacyMasks: Sendable, Equatable {
     /// Says which polygon has a corner outside a preview of `size`, if one has.
     public func problem(previewSize size: PixelSize) -> String? {
         Zone.problem(polygons.enumerated().map { ("--mask-zone \($0.offset + 1)", $0.element) }, previewSize: size)
-    }
-
-    /// Throws when a polygon has a corner outside `geometry`'s preview, naming it and `source`.
-    public func check(_ geometry: PreviewGeometry, source: String) throws(FaceCamError) {
-        if let problem = problem(previewSize: geometry.previewSize) { throw .zone(source: source, reason: problem) }
     }
 
     /// `frame` with the polygons painted over, mapped from the preview into its buffer by `geometry`.
