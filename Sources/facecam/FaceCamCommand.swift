@@ -20,8 +20,14 @@ struct FaceCamCommand: ParsableCommand {
         version: facecamVersion,
         subcommands: [Detect.self, Video.self, Live.self, Redact.self, Eval.self, Devices.self, Map.self])
 
-    /// ArgumentParser's own main, but a usage error is one line on standard error.
+    /// ArgumentParser's own main, but a usage error is one line on standard error, and `--version`
+    /// names the inference engine the DNN detectors would run on.
     static func main() {
+        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+            print(facecamVersion)
+            print(engineReport())
+            return
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -31,6 +37,16 @@ struct FaceCamCommand: ParsableCommand {
             guard status == Status.usage, !(error is ExitCode) else { exit(withError: error) }
             report(oneLine(message(for: error)) + " (see 'facecam help')")
             exit(withError: Status.usage)
+        }
+    }
+
+    /// The engine line of `--version`: OpenVINO's version and where it was loaded from, or why it was not.
+    static func engineReport() -> String {
+        do {
+            let openVINO = try OpenVINORuntime.load()
+            return "inference: \(InferenceEngine.openvino.name) \(openVINO.version) from \(openVINO.directory), OpenCV \(InferenceEngine.openCVVersion)"
+        } catch {
+            return "inference: OpenCV \(InferenceEngine.openCVVersion) (\(error.description))"
         }
     }
 

@@ -6,6 +6,8 @@ extension PixelSize: ExpressibleByArgument {}
 extension PixelRect: ExpressibleByArgument {}
 extension Rect: ExpressibleByArgument {}
 extension FaceRanking: ExpressibleByArgument {}
+extension InferenceEngine: ExpressibleByArgument {}
+extension InferencePrecision: ExpressibleByArgument {}
 /// `--orientation`: `auto`, a file's own metadata, or an orientation given as its EXIF number or name.
 enum OrientationChoice: Equatable, ExpressibleByArgument {
     case auto
@@ -216,23 +218,58 @@ struct DetectorOptions: ParsableArguments {
             + "so taskset and a scheduler's CPU binding count; Haar's fast mode uses one).", valueName: "N"))
     var jobs: Int?
 
-    @Option(name: .customLong("opencv-threads"), parsing: .unconditional, help: ArgumentHelp(
-        "All detectors: threads OpenCV's own pool uses inside each detection (default: 1 with more than one job, "
-            + "else the cores this process may use).",
+    @Option(help: ArgumentHelp(
+        "YuNet, CenterFace: what runs the networks: openvino, OpenVINO's CPU runtime shipped with facecam, about twice "
+            + "OpenCV's speed; or opencv, OpenCV's dnn module (default: openvino, or opencv with a warning when OpenVINO's "
+            + "libraries are missing).",
+        valueName: "openvino|opencv"))
+    var engine: InferenceEngine?
+
+    @Option(help: ArgumentHelp(
+        "YuNet, CenterFace: the arithmetic on OpenVINO: f32, the networks' own; or bf16, where the CPU has it, with "
+            + "scores that move by up to a few hundredths, so faces near the threshold come and go "
+            + "(docs/reference/detectors.md) (default: f32).",
+        valueName: "f32|bf16"))
+    var precision: InferencePrecision?
+
+    @Option(name: [.customLong("threads"), .customLong("opencv-threads")], parsing: .unconditional, help: ArgumentHelp(
+        "All detectors: threads the engine uses inside each detection, OpenVINO's or OpenCV's own pool (default: 1 with "
+            + "more than one job, else the cores this process may use). --opencv-threads is its former name.",
         valueName: "N"))
-    var openCVThreadsOption: Int?
+    var threadsOption: Int?
 
     static let cores = OpenCVThreads.usableCores
 
     /// Frames detected at once: Haar's fast mode follows faces from frame to frame, so it takes them one by one.
     func effectiveJobs(fast: FastSettings?) -> Int { fast != nil && kind == .haar ? 1 : jobs ?? Self.cores }
 
-    /// With several jobs OpenCV's pool would split each frame's search over
+    /// With several jobs the engine's threads would split each frame's search over
     /// cores the jobs already use; `make bench` measures the arrangements side
-    /// by side, and one job per core with OpenCV on one thread came out faster,
+    /// by side, and one job per core with one thread each came out faster,
     /// for all detectors.
-    func openCVThreads(fast: FastSettings?) -> Int {
-        openCVThreadsOption ?? (effectiveJobs(fast: fast) > 1 ? 1 : Self.cores)
+    func engineThreads(fast: FastSettings?) -> Int {
+        threadsOption ?? (effectiveJobs(fast: fast) > 1 ? 1 : Self.cores)
+    }
+
+    /// The engine the DNN models run on: OpenVINO unless told otherwise, loaded here, or OpenCV,
+    /// with one line saying why, when OpenVINO was not asked for by name and cannot be loaded.
+    func engineSettings(threads: Int) throws(FaceCamError) -> EngineSettings {
+        let precision = precision ?? .f32
+        switch engine {
+        case .opencv:
+            return EngineSettings(engine: .opencv, precision: precision, threads: threads)
+        case .openvino:
+            try OpenVINORuntime.load()
+            return EngineSettings(engine: .openvino, precision: precision, threads: threads)
+        case nil:
+            do {
+                try OpenVINORuntime.load()
+                return EngineSettings(engine: .openvino, precision: precision, threads: threads)
+            } catch {
+                report("\(error.description); running on OpenCV's dnn, at about half the speed")
+                return EngineSettings(engine: .opencv, precision: precision, threads: threads)
+            }
+        }
     }
 
     /// Redaction's defaults (`RedactionDefaults`), since a missed face is a leak. What was given stays.
@@ -260,6 +297,7 @@ struct DetectorOptions: ParsableArguments {
         let modelOnly: [(String, Bool)] = [
             ("--model", model != nil), ("--score-threshold", scoreThreshold != nil),
             ("--nms-threshold", nmsThreshold != nil), ("--top-k", topK != nil), ("--scales", scales != nil),
+            ("--engine", engine != nil), ("--precision", precision != nil),
             ("--focus", focus == true), ("--no-focus", focus == false),
         ]
         if let option = [("--pose", pose), ("--quality", quality), ("--by quality", by == .quality)].first(where: \.1)?.0, kind == .haar {
@@ -304,8 +342,11 @@ struct DetectorOptions: ParsableArguments {
         if let topK, topK < 1 { throw ValidationError("--top-k must be 1 or more") }
         if let maxFaces, maxFaces < 1 { throw ValidationError("--max-faces must be 1 or more") }
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
-        if let openCVThreadsOption, !(1...256).contains(openCVThreadsOption) {
-            throw ValidationError("--opencv-threads must be from 1 to 256")
+        if let threadsOption, !(1...256).contains(threadsOption) {
+            throw ValidationError("--threads must be from 1 to 256")
+        }
+        if precision == .bf16 && engine == .opencv {
+            throw ValidationError("--precision bf16 is OpenVINO's: leave --engine opencv out, or --precision out")
         }
         if let minSize, minSize.width < 0 || minSize.height < 0 { throw ValidationError("--min-size must not be negative") }
         if let maxSize {
@@ -344,9 +385,12 @@ struct DetectorOptions: ParsableArguments {
         var fast = fast
         let background = live && fast != nil && kind == .haar
         fast?.searchInBackground = background
-        OpenCVThreads.count = openCVThreadsOption ?? (background ? 1 : openCVThreads(fast: fast))
+        let threads = threadsOption ?? (background ? 1 : engineThreads(fast: fast))
+        OpenCVThreads.count = threads
         let jobs = effectiveJobs(fast: fast)
         do throws(FaceCamError) {
+            // Haar runs no network; pose and quality, which need one, are refused with it.
+            let engine = kind == .haar ? EngineSettings() : try engineSettings(threads: threads)
             var detectors: [any FrameFaceDetector]
             switch kind {
             case .haar:
@@ -361,7 +405,7 @@ struct DetectorOptions: ParsableArguments {
                 detectors = try (0..<jobs).map { _ throws(FaceCamError) in
                     try ModelFaceDetector(
                         model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: fast?.detectWidth,
-                        focused: focus ?? false)
+                        focused: focus ?? false, engine: engine)
                 }
             }
             if let zones { detectors = detectors.map { ZoneFilter($0, settings: zones) } }
@@ -373,7 +417,7 @@ struct DetectorOptions: ParsableArguments {
             guard posesFaces else { return detectors.map(limit) }
             let poseModel = try FaceModelFile(shipped: .yunet)
             return try detectors.map { (detector) throws(FaceCamError) -> any FrameFaceDetector in
-                let posed = try PoseEstimation(rankedByQuality ? detector : limit(detector), model: poseModel)
+                let posed = try PoseEstimation(rankedByQuality ? detector : limit(detector), model: poseModel, engine: engine)
                 guard quality || rankedByQuality else { return posed }
                 let rated = QualityEstimation(posed)
                 return rankedByQuality ? limit(rated) : rated

@@ -25,6 +25,14 @@ check_installed() {
     echo "$record" | grep -q '"score"' || fail "$what: CenterFace found no face: $record"
     [ -f "$prefix/share/facecam/centerface-LICENSE" ] || fail "$what: CenterFace's licence is not installed"
     pass "$what: facecam runs from another directory and finds its YuNet and CenterFace models"
+    (cd "$work" && "$prefix/bin/facecam" --version) | grep -qx "inference: OpenVINO 2026\.4\.1-.* from $prefix/bin/\.\./lib/facecam, OpenCV 4\.6\.0" \
+        || fail "$what: facecam --version does not name OpenVINO from $prefix/lib/facecam: $("$prefix/bin/facecam" --version)"
+    record=$(cd "$work" && "$prefix/bin/facecam" detect --engine openvino --detector centerface "$image") \
+        || fail "$what: detect --engine openvino"
+    echo "$record" | grep -q '"score"' || fail "$what: CenterFace on OpenVINO found no face: $record"
+    [ -f "$prefix/share/facecam/openvino-LICENSE" ] && [ -f "$prefix/share/facecam/openvino-runtime-third-party-programs.txt" ] \
+        || fail "$what: OpenVINO's licence and notices are not installed"
+    pass "$what: OpenVINO loads from $prefix/lib/facecam, its licence and notices beside the models"
     if readelf -d "$prefix/bin/facecam" | grep -q 'libswift\|libFoundation\|libdispatch'; then
         fail "$what: the binary needs the Swift runtime's shared libraries"
     fi

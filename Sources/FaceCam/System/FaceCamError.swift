@@ -9,6 +9,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case modelNotFound(String, tried: [String])
     /// The named model's file exists but OpenCV could not load or run it.
     case modelUnloadable(String, path: String, reason: String)
+    /// OpenVINO's libraries are missing from every place tried, or would not load.
+    case engineUnavailable(String, tried: [String], reason: String)
     /// A file or directory could not be read.
     case unreadable(SystemError)
     /// A FIFO, socket or device where a file was expected: reading it could block for ever.
@@ -64,6 +66,9 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
                 + "(reinstall facecam, run make models in a source tree, or pass --model the model's path)"
         case .modelUnloadable(let model, let path, let reason):
             return "cannot load \(model) model \(path): \(reason) (pass --model a valid \(model) ONNX file)"
+        case .engineUnavailable(let engine, let tried, let reason):
+            return "\(engine) is not available: \(reason); tried \(tried.joined(separator: ", ")) "
+                + "(run make openvino in a source tree, reinstall facecam, or use --engine opencv)"
         case .unreadable(let error):
             return "\(error.path ?? ""): cannot read (\(error.call): \(error.reason))"
         case .notARegularFile(let path):

@@ -1,0 +1,268 @@
+/*
+ * OpenVINO's CPU runtime through its C API, loaded at run time with dlopen so that facecam starts,
+ * and runs on OpenCV, where OpenVINO's libraries are missing or will not load. The declarations
+ * below are the subset of OpenVINO 2026.4's openvino/c/ headers that facecam calls (a stable ABI: the
+ * C API's types are opaque pointers and two plain structs).
+ */
+#include "network.hpp"
+#include "shim.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdarg>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+struct ov_core;
+struct ov_model;
+struct ov_compiled_model;
+struct ov_infer_request;
+struct ov_tensor;
+typedef int ov_status; // ov_status_e: 0 is OK
+struct ov_shape_t {
+    int64_t rank;
+    int64_t *dims;
+};
+struct ov_dimension_t {
+    int64_t min, max;
+};
+struct ov_partial_shape_t {
+    ov_dimension_t rank;
+    ov_dimension_t *dims;
+};
+struct ov_version_t {
+    const char *build_number;
+    const char *description;
+};
+constexpr int ov_element_f32 = 4; // ov_element_type_e F32 (DYNAMIC, BOOLEAN, BF16, F16, F32, ...)
+
+/* OpenVINO's messages span lines ("Exception from FILE:LINE:", "Check '...' failed at FILE:LINE:",
+   then the reason): the reason's lines, on one line. */
+std::string reason(const std::string &message) {
+    std::string kept, all;
+    size_t start = 0;
+    while (start <= message.size()) {
+        size_t end = message.find('\n', start);
+        if (end == std::string::npos) end = message.size();
+        std::string line = message.substr(start, end - start);
+        line.erase(0, line.find_first_not_of(" \t\r"));
+        line.erase(line.find_last_not_of(" \t\r") + 1);
+        if (!line.empty()) {
+            all += (all.empty() ? "" : " ") + line;
+            if (line.rfind("Exception from ", 0) != 0 && line.rfind("Check '", 0) != 0) kept += (kept.empty() ? "" : " ") + line;
+        }
+        start = end + 1;
+    }
+    return kept.empty() ? all : kept;
+}
+
+/* The C API's entry points facecam calls, resolved from libopenvino_c. */
+struct OpenVINO {
+    void *library = nullptr;
+    ov_core *core = nullptr;
+    std::string version;
+
+    ov_status (*get_openvino_version)(ov_version_t *);
+    void (*version_free)(ov_version_t *);
+    const char *(*get_last_err_msg)();
+    void (*free_string)(const char *);
+    ov_status (*core_create)(ov_core **);
+    ov_status (*core_read_model)(const ov_core *, const char *, const char *, ov_model **);
+    ov_status (*core_compile_model)(const ov_core *, const ov_model *, const char *, size_t, ov_compiled_model **, ...);
+    void (*model_free)(ov_model *);
+    ov_status (*model_reshape_single_input)(const ov_model *, ov_partial_shape_t);
+    ov_status (*partial_shape_create)(int64_t, const ov_dimension_t *, ov_partial_shape_t *);
+    void (*partial_shape_free)(ov_partial_shape_t *);
+    ov_status (*compiled_model_create_infer_request)(const ov_compiled_model *, ov_infer_request **);
+    void (*compiled_model_free)(ov_compiled_model *);
+    ov_status (*infer_request_set_input_tensor)(ov_infer_request *, const ov_tensor *);
+    ov_status (*infer_request_infer)(ov_infer_request *);
+    ov_status (*infer_request_get_tensor)(const ov_infer_request *, const char *, ov_tensor **);
+    void (*infer_request_free)(ov_infer_request *);
+    ov_status (*tensor_create_from_host_ptr)(int, ov_shape_t, void *, ov_tensor **);
+    ov_status (*tensor_get_shape)(const ov_tensor *, ov_shape_t *);
+    ov_status (*tensor_data)(const ov_tensor *, void **);
+    void (*tensor_free)(ov_tensor *);
+    ov_status (*shape_free)(ov_shape_t *);
+
+    /* Throws, naming `call` and OpenVINO's own message, unless `status` is OK. */
+    void check(ov_status status, const char *call) const {
+        if (status == 0) return;
+        std::string message = std::string("OpenVINO ") + call + " failed (status " + std::to_string(status) + ")";
+        if (const char *detail = get_last_err_msg()) {
+            message += ": " + reason(detail);
+            free_string(detail);
+        }
+        throw std::runtime_error(message);
+    }
+};
+
+template <typename Function>
+void resolve(void *library, const char *name, Function &function) {
+    function = reinterpret_cast<Function>(dlsym(library, name));
+    if (function == nullptr) throw std::runtime_error(std::string("libopenvino_c has no ") + name);
+}
+
+std::mutex loading;
+OpenVINO *loaded = nullptr; // once loaded, kept for the process's life
+
+void resolve_all(OpenVINO &ov);
+
+/* Loads libopenvino_c from `directory` and makes the process's one ov::Core. */
+OpenVINO *load(const std::string &directory) {
+    auto ov = std::make_unique<OpenVINO>();
+    const std::string path = directory + "/libopenvino_c.so.2641";
+    ov->library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (ov->library == nullptr) {
+        const char *reason = dlerror();
+        throw std::runtime_error(reason != nullptr ? reason : ("cannot load " + path).c_str());
+    }
+    try {
+        resolve_all(*ov);
+    } catch (...) {
+        dlclose(ov->library);
+        throw;
+    }
+    return ov.release();
+}
+
+void resolve_all(OpenVINO &runtime) {
+    OpenVINO *ov = &runtime;
+    void *lib = ov->library;
+    resolve(lib, "ov_get_openvino_version", ov->get_openvino_version);
+    resolve(lib, "ov_version_free", ov->version_free);
+    resolve(lib, "ov_get_last_err_msg", ov->get_last_err_msg);
+    resolve(lib, "ov_free", ov->free_string);
+    resolve(lib, "ov_core_create", ov->core_create);
+    resolve(lib, "ov_core_read_model", ov->core_read_model);
+    resolve(lib, "ov_core_compile_model", ov->core_compile_model);
+    resolve(lib, "ov_model_free", ov->model_free);
+    resolve(lib, "ov_model_reshape_single_input", ov->model_reshape_single_input);
+    resolve(lib, "ov_partial_shape_create", ov->partial_shape_create);
+    resolve(lib, "ov_partial_shape_free", ov->partial_shape_free);
+    resolve(lib, "ov_compiled_model_create_infer_request", ov->compiled_model_create_infer_request);
+    resolve(lib, "ov_compiled_model_free", ov->compiled_model_free);
+    resolve(lib, "ov_infer_request_set_input_tensor", ov->infer_request_set_input_tensor);
+    resolve(lib, "ov_infer_request_infer", ov->infer_request_infer);
+    resolve(lib, "ov_infer_request_get_tensor", ov->infer_request_get_tensor);
+    resolve(lib, "ov_infer_request_free", ov->infer_request_free);
+    resolve(lib, "ov_tensor_create_from_host_ptr", ov->tensor_create_from_host_ptr);
+    resolve(lib, "ov_tensor_get_shape", ov->tensor_get_shape);
+    resolve(lib, "ov_tensor_data", ov->tensor_data);
+    resolve(lib, "ov_tensor_free", ov->tensor_free);
+    resolve(lib, "ov_shape_free", ov->shape_free);
+    ov_version_t version{};
+    ov->check(ov->get_openvino_version(&version), "ov_get_openvino_version");
+    ov->version = version.build_number != nullptr ? version.build_number : "unknown";
+    ov->version_free(&version);
+    ov->check(ov->core_create(&ov->core), "ov_core_create");
+}
+
+OpenVINO &runtime() {
+    std::lock_guard<std::mutex> lock(loading);
+    if (loaded == nullptr) throw std::runtime_error("OpenVINO is not loaded (cfd_openvino_load)");
+    return *loaded;
+}
+
+/* One compiled model with a dynamic input size ([1, 3, ?, ?]), so that no input size is compiled
+   twice, and its one infer request. */
+class OpenVINONetwork final : public cfd::Network {
+public:
+    OpenVINONetwork(const cfd::NetworkSpec &spec, const cfd_engine_settings &settings)
+        : ov(runtime()), names(spec.outputs) {
+        ov_model *model = nullptr;
+        ov.check(ov.core_read_model(ov.core, spec.model_path.c_str(), nullptr, &model), "read_model");
+        std::unique_ptr<ov_model, void (*)(ov_model *)> owned(model, ov.model_free);
+        const ov_dimension_t dims[4] = {{1, 1}, {3, 3}, {-1, -1}, {-1, -1}};
+        ov_partial_shape_t shape{};
+        ov.check(ov.partial_shape_create(4, dims, &shape), "partial_shape_create");
+        const ov_status reshaped = ov.model_reshape_single_input(model, shape);
+        ov.partial_shape_free(&shape);
+        ov.check(reshaped, "reshape");
+        const std::string threads = std::to_string(std::max(1, settings.threads));
+        const char *precision = settings.precision == CFD_PRECISION_BF16 ? "bf16" : "f32";
+        // One stream of `threads` threads, not pinned: facecam's jobs each run their own model.
+        ov.check(ov.core_compile_model(ov.core, model, "CPU", 10, &compiled, "INFERENCE_PRECISION_HINT", precision,
+                                       "INFERENCE_NUM_THREADS", threads.c_str(), "NUM_STREAMS", "1",
+                                       "PERFORMANCE_HINT", "LATENCY", "ENABLE_CPU_PINNING", "NO"),
+                 "compile_model");
+        ov.check(ov.compiled_model_create_infer_request(compiled, &request), "create_infer_request");
+    }
+
+    ~OpenVINONetwork() override {
+        release_outputs();
+        if (request != nullptr) ov.infer_request_free(request);
+        if (compiled != nullptr) ov.compiled_model_free(compiled);
+    }
+
+    std::vector<cv::Mat> forward(const cv::Mat &blob) override {
+        CV_Assert(blob.dims == 4 && blob.type() == CV_32F && blob.isContinuous());
+        release_outputs();
+        int64_t dims[4] = {blob.size[0], blob.size[1], blob.size[2], blob.size[3]};
+        ov_tensor *input = nullptr;
+        ov.check(ov.tensor_create_from_host_ptr(ov_element_f32, ov_shape_t{4, dims}, blob.data, &input), "tensor_create");
+        const ov_status set = ov.infer_request_set_input_tensor(request, input);
+        ov.tensor_free(input);
+        ov.check(set, "set_input_tensor");
+        ov.check(ov.infer_request_infer(request), "infer");
+        std::vector<cv::Mat> mats;
+        for (const std::string &name : names) {
+            ov_tensor *tensor = nullptr;
+            ov.check(ov.infer_request_get_tensor(request, name.c_str(), &tensor), "get_tensor");
+            outputs.push_back(tensor);
+            ov_shape_t shape{};
+            ov.check(ov.tensor_get_shape(tensor, &shape), "tensor_get_shape");
+            std::vector<int> sizes(shape.dims, shape.dims + shape.rank);
+            ov.shape_free(&shape);
+            void *data = nullptr;
+            ov.check(ov.tensor_data(tensor, &data), "tensor_data");
+            mats.emplace_back(static_cast<int>(sizes.size()), sizes.data(), CV_32F, data);
+        }
+        return mats;
+    }
+
+private:
+    const OpenVINO &ov;
+    std::vector<std::string> names;
+    ov_compiled_model *compiled = nullptr;
+    ov_infer_request *request = nullptr;
+    std::vector<ov_tensor *> outputs; // the last forward's, whose data its Mats point into
+
+    void release_outputs() {
+        for (ov_tensor *tensor : outputs) ov.tensor_free(tensor);
+        outputs.clear();
+    }
+};
+
+} // namespace
+
+std::unique_ptr<cfd::Network> cfd::make_openvino_network(const NetworkSpec &spec, const cfd_engine_settings &settings) {
+    return std::make_unique<OpenVINONetwork>(spec, settings);
+}
+
+extern "C" {
+
+cfd_status cfd_openvino_load(const char *directory, char *version, size_t version_capacity, cfd_error *error) {
+    return cfd::guarded(error, [&]() -> cfd_status {
+        if (directory == nullptr || version == nullptr || version_capacity == 0) {
+            return cfd::invalid(error, "null argument");
+        }
+        std::lock_guard<std::mutex> lock(loading);
+        if (loaded == nullptr) {
+            try {
+                loaded = load(directory);
+            } catch (const std::exception &e) {
+                return cfd::fail(error, CFD_ERROR_ENGINE, e.what());
+            }
+        }
+        std::snprintf(version, version_capacity, "%s", loaded->version.c_str());
+        return CFD_OK;
+    });
+}
+
+} // extern "C"

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import FaceCam
+
+/// The two engines behind the DNN models. Each is held to OpenCV's own FaceDetectorYN and to the
+/// CenterFace reference by the command tests (DetectCommandTests, CenterFaceCommandTests); here,
+/// loading OpenVINO, and the two engines against each other on every fixture photograph.
+struct InferenceEngineTests {
+    @Test func openVINOLoadsFromTheBuildsResourceBundle() throws {
+        let (version, directory) = try OpenVINORuntime.load()
+        #expect(version.hasPrefix("2026.4.1"), "\(version)")
+        #expect(directory.hasSuffix("/facecam_FaceCam.resources/OpenVINO"), "\(directory)")
+    }
+
+    @Test func openVINOIsLookedForBesideTheExecutableThenInTheSystem() {
+        #expect(OpenVINORuntime.searchDirectories(executable: "/opt/facecam/bin/facecam", environment: nil) == [
+            "/opt/facecam/bin/facecam_FaceCam.resources/OpenVINO", "/opt/facecam/bin/../lib/facecam",
+            "/usr/local/lib/facecam", "/usr/lib/facecam",
+        ])
+        #expect(OpenVINORuntime.searchDirectories(executable: "/opt/facecam/bin/facecam", environment: "/srv/ov") == ["/srv/ov"])
+        #expect(OpenVINORuntime.searchDirectories(executable: "/opt/facecam/bin/facecam", environment: "").count == 4)
+    }
+
+    @Test func aMissingRuntimeNamesEveryPlaceTried() {
+        #expect {
+            _ = try OpenVINORuntime.load(from: ["/nonexistent/a", "/nonexistent/b"])
+        } throws: { error in
+            guard case FaceCamError.engineUnavailable("OpenVINO", let tried, let reason) = error else { return false }
+            return tried == ["/nonexistent/a", "/nonexistent/b"] && reason.contains(OpenVINORuntime.library)
+        }
+    }
+
+    /// Every fixture photograph, at scales 1 and 2: the same faces on both engines, boxes and landmarks
+    /// within a pixel and scores within 0.01 (f32), for YuNet and CenterFace.
+    @Test(arguments: FaceModelKind.allCases)
+    func bothEnginesFindTheSameFaces(_ kind: FaceModelKind) throws {
+        try OpenVINORuntime.load()
+        let parameters = ModelParameters(scoreThreshold: kind == .yunet ? 0.5 : 0.3)
+        let detectors = try [InferenceEngine.opencv, .openvino].map { (engine) throws(FaceCamError) in
+            try ModelFaceDetector(
+                model: FaceModelFile(shipped: kind), parameters: parameters, scales: [1, 2],
+                engine: EngineSettings(engine: engine, threads: 2))
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: fixtures.appendingPathComponent("images").path).sorted()
+        var faces = 0
+        for file in files {
+            let frame = try ImageFile.load(fixture("images/" + file)).frame
+            let geometry = try PreviewGeometry(frameSize: frame.size)
+            let (opencv, openvino) = (try detectors[0].detect(in: frame, geometry: geometry), try detectors[1].detect(in: frame, geometry: geometry))
+            try #require(opencv.count == openvino.count, "\(file): \(opencv.map(\.box)) against \(openvino.map(\.box))")
+            for (a, b) in zip(opencv, openvino) {
+                let corners = [(a.box.x, b.box.x), (a.box.y, b.box.y), (a.box.width, b.box.width), (a.box.height, b.box.height)]
+                #expect(corners.allSatisfy { abs($0 - $1) <= 1 }, "\(file): \(a.box) against \(b.box)")
+                #expect(abs((a.score ?? 0) - (b.score ?? 0)) <= 0.01, "\(file): \(a.score ?? 0) against \(b.score ?? 0)")
+                let points = zip(a.landmarks?.points ?? [], b.landmarks?.points ?? [])
+                #expect(points.allSatisfy { abs($0.x - $1.x) <= 1 && abs($0.y - $1.y) <= 1 }, "\(file)")
+            }
+            faces += opencv.count
+        }
+        #expect(faces >= 5)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// --engine, --precision and --threads on the built binary, and what happens where OpenVINO's
+/// libraries are missing or broken ($FACECAM_OPENVINO_DIR points the search at one directory).
+struct EngineCommandTests {
+    static let photos = ["images/grace_hopper.jpg", "images/two-faces.jpg"].map(fixture)
+
+    /// A directory holding a file named as OpenVINO's C library that is no library.
+    static func brokenRuntime() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-openvino-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("not a library".utf8).write(to: directory.appendingPathComponent("libopenvino_c.so.2641"))
+        return directory.path
+    }
+
+    @Test func versionNamesTheEngine() throws {
+        let version = try facecam("--version")
+        #expect(version.status == 0)
+        #expect(version.lines.count == 2 && version.lines[1].hasPrefix("inference: OpenVINO 2026.4.1"), "\(version.stdout)")
+        let without = try run(facecamBinary, ["--version"], environment: ["FACECAM_OPENVINO_DIR": "/nonexistent"])
+        #expect(without.lines.count == 2 && without.lines[1].hasPrefix("inference: OpenCV 4.6.0 (OpenVINO is not available"))
+    }
+
+    /// Without OpenVINO, one line says so and the faces are OpenCV's engine's, byte for byte;
+    /// --engine openvino makes it a usage error, before any input is read.
+    @Test(arguments: ["/nonexistent", try EngineCommandTests.brokenRuntime()])
+    func aMissingOrBrokenRuntimeFallsBackToOpenCV(_ directory: String) throws {
+        let environment = ["FACECAM_OPENVINO_DIR": directory]
+        for detector in ["yunet", "centerface"] {
+            let fallback = try run(facecamBinary, ["detect", "--detector", detector] + Self.photos, environment: environment)
+            #expect(fallback.status == 0)
+            #expect(fallback.errorLines.count == 1 && fallback.stderr.contains("OpenVINO is not available")
+                && fallback.stderr.contains(directory) && fallback.stderr.contains("running on OpenCV"), "\(fallback.stderr)")
+            let opencv = try run(facecamBinary, ["detect", "--detector", detector, "--engine", "opencv"] + Self.photos)
+            #expect(opencv.stderr.isEmpty && fallback.stdout == opencv.stdout && fallback.lines.count == 2)
+            let refused = try run(facecamBinary, ["detect", "--detector", detector, "--engine", "openvino"] + Self.photos, environment: environment)
+            #expect(refused.status == 64 && refused.stdout.isEmpty && refused.errorLines.count == 1, "\(refused.stderr)")
+            #expect(refused.stderr.contains("--engine opencv"))
+        }
+        // Haar runs no network: no word of OpenVINO.
+        let haar = try run(facecamBinary, ["detect", "--detector", "haar"] + Self.photos, environment: environment)
+        #expect(haar.status == 0 && haar.stderr.isEmpty)
+    }
+
+    @Test func engineOptionsAreCheckedBeforeAnyWork() throws {
+        for (arguments, words) in [
+            (["--detector", "haar", "--engine", "openvino"], "--engine is an option of the yunet and centerface detectors"),
+            (["--detector", "haar", "--precision", "bf16"], "--precision is an option of the yunet and centerface detectors"),
+            (["--engine", "opencv", "--precision", "bf16"], "--precision bf16 is OpenVINO's"),
+            (["--engine", "tensorrt"], "--engine"),
+            (["--threads", "0"], "--threads must be from 1 to 256"),
+            (["--opencv-threads", "300"], "--threads must be from 1 to 256"),
+        ] {
+            let result = try run(facecamBinary, ["detect"] + arguments + Self.photos)
+            #expect(result.status == 64 && result.stdout.isEmpty && result.stderr.contains(words), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// bf16 where the CPU has it (f32 elsewhere): the same faces as f32, boxes within a few pixels.
+    @Test func bf16FindsTheSameFaces() throws {
+        let f32 = try run(facecamBinary, ["detect"] + Self.photos)
+        let bf16 = try run(facecamBinary, ["detect", "--precision", "bf16"] + Self.photos)
+        #expect(f32.status == 0 && bf16.status == 0, "\(bf16.stderr)")
+        for (a, b) in zip(try f32.records(), try bf16.records()) {
+            let (boxesA, boxesB) = (boxes(a), boxes(b))
+            try #require(boxesA.count == boxesB.count, "\(boxesA) against \(boxesB)")
+            for (x, y) in zip(boxesA, boxesB) {
+                #expect(zip(x, y).allSatisfy { abs($0 - $1) <= max(3, x[2] / 20) }, "\(x) against \(y)")
+            }
+        }
+    }
+
+    /// YuNet on OpenCV's engine: FaceDetectorYN's faces, on every fixture expectation (the default
+    /// engine's are checked by DetectCommandTests.boxesEqualOpenCVsOwn).
+    @Test(arguments: try Expectation.all().filter { $0.faces != nil })
+    func openCVsEngineEqualsFaceDetectorYN(_ expectation: Expectation) throws {
+        let result = try run(facecamBinary, ["detect", "--engine", "opencv"] + expectation.arguments + [fixture(expectation.file)])
+        #expect(result.status == 0, "\(result.stderr)")
+        let record = try #require(try result.records().first)
+        #expect(facesMatch(record, expectation.faces!), "\(record) against \(expectation.faces!)")
+    }
+}
