@@ -204,7 +204,7 @@ define bench-report
 endef
 
 # facecam video beside OpenCV alone (Haar and YuNet loops) and GStreamer, on 300-frame 640x480 and
-# 1280x720 clips made from Fixtures/; then large faces, batches, tracking, what live --serve and --mqtt cost, face attributes, redaction, and
+# 1280x720 clips made from Fixtures/; then the inference engines (OpenVINO and OpenCV) side by side, large faces, batches, tracking, what live --serve and --mqtt cost, face attributes, redaction, and
 # small faces in the crowd photographs of ../shared/data/crowd (each detector and scales, and redaction).
 # docs/benchmarks.md is written from their tables and Tests/Bench/benchmarks.md.in, with the machine, date and commit.
 bench: bench-deps
@@ -217,6 +217,8 @@ bench: bench-deps
 	@test -f $(BENCH)/clip-720p.avi || $(PYTHON) Tests/Reference/opencv_faces.py clip Fixtures $(BENCH)/clip-720p.avi 300 1280x720
 	$(call bench-report,speed,Tests/Bench/bench.py --facecam .build/release/facecam --reference $(BENCH)/reference_loop \
 		--yunet-loop $(BENCH)/yunet_loop --model $(YUNET_MODEL) --clip $(BENCH)/clip.avi --clip-720p $(BENCH)/clip-720p.avi)
+	$(call bench-report,engine,Tests/Bench/engine_bench.py --facecam .build/release/facecam --yunet-loop $(BENCH)/yunet_loop \
+		--model $(YUNET_MODEL) --clip $(BENCH)/clip.avi --clip-720p $(BENCH)/clip-720p.avi)
 	$(call bench-report,large-faces,Tests/Bench/large_faces.py --facecam .build/release/facecam)
 	$(call bench-report,batch,Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
 	$(call bench-report,tracking,Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic)

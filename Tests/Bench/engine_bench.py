@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""`make bench`: the inference engines side by side in one run, OpenVINO (facecam's default) and OpenCV's dnn.
+
+Rows, each on the 640x480 and the 1280x720 bench clip, in rounds (each row's best round counts):
+  - FaceDetectorYN alone: the C++ loop over OpenCV's own YuNet (Tests/Bench/yunet_loop.cpp);
+  - facecam video --detector yunet, on each engine: frames/s against the loop, boxes within a pixel of its;
+  - facecam video --detector centerface (one scale; the 1280x720 clip is searched at 1280x736, CenterFace's
+    stride), on each engine: OpenVINO against OpenCV on the same frames, boxes within a pixel;
+  - facecam video with redact's detector (CenterFace at 0.1, scales 1,2), on each engine, on the 640x480 clip.
+Then peak memory of `detect --detector centerface --scales 1,2` over a folder of photographs of different
+sizes (the first 15 of ../shared/data/wider/tune, linked into a scratch folder; skipped, saying so, when absent),
+on each engine, and --precision bf16's speed and agreement with f32.
+Exits 1 when YuNet on OpenVINO runs at under 1.8 times the loop, or any row's boxes differ from its
+reference's by more than a pixel. Two targets of issue 37 that are not met yet are reported against, not
+enforced: CenterFace on OpenVINO at 2 times OpenCV's engine, and 1 GB for the folder of photographs.
+"""
+import argparse
+import glob
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import facecam_boxes, reference_boxes, timed, within_a_pixel  # noqa: E402
+
+MEMORY_TARGET_MIB = 1024
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--facecam", required=True)
+    parser.add_argument("--yunet-loop", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--clip", required=True)
+    parser.add_argument("--clip-720p", required=True)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--photos", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                         "..", "..", "..", "shared", "data", "wider", "tune", "images"))
+    args = parser.parse_args()
+
+    video = [args.facecam, "video", "--quiet"]
+    redact = ["--detector", "centerface", "--score-threshold", "0.1", "--scales", "1,2"]
+    # (key, label, command, the row it is compared with, whether its boxes must be within a pixel of that row's)
+    rows = []
+    for size, clip in (("640x480", args.clip), ("1280x720", args.clip_720p)):
+        p = "" if size == "640x480" else "H"
+        rows += [
+            (p + "y", f"{size}: FaceDetectorYN alone (C++ loop)", [args.yunet_loop, clip, args.model], p + "y", False),
+            (p + "yo", f"{size}: video --detector yunet --engine opencv", video + ["--engine", "opencv", clip], p + "y", True),
+            (p + "yv", f"{size}: video --detector yunet (OpenVINO)", video + [clip], p + "y", True),
+            (p + "co", f"{size}: video --detector centerface --engine opencv",
+             video + ["--detector", "centerface", "--engine", "opencv", clip], p + "co", False),
+            (p + "cv", f"{size}: video --detector centerface (OpenVINO)", video + ["--detector", "centerface", clip], p + "co", True),
+            (p + "yb", f"{size}: video --detector yunet --precision bf16 (OpenVINO)",
+             video + ["--precision", "bf16", clip], p + "yv", False),
+        ]
+    rows += [
+        ("ro", f"640x480: video {' '.join(redact)} --engine opencv (redact's detector)",
+         video + redact + ["--engine", "opencv", args.clip], "ro", False),
+        ("rv", f"640x480: video {' '.join(redact)} (OpenVINO)", video + redact + [args.clip], "ro", True),
+    ]
+    best, memory, outputs = {}, {}, {}
+    for round_number in range(args.rounds):
+        for key, _, command, *_ in rows:
+            seconds, rss, out = timed(command)
+            print(f"engine_bench: round {round_number + 1}, row ({key}): {seconds:.2f} s", file=sys.stderr)
+            best[key] = min(seconds, best.get(key, seconds))
+            memory[key] = max(rss, memory.get(key, 0))
+            outputs[key] = out
+
+    def boxes(key):
+        return reference_boxes(outputs[key]) if key in ("y", "Hy") else facecam_boxes(outputs[key])
+
+    frames = len(boxes("y"))
+    print(f"\nClips: {os.path.basename(args.clip)} and {os.path.basename(args.clip_720p)}, {frames} frames each; "
+          f"{os.cpu_count()} cores; best of {args.rounds} rounds; facecam with its defaults otherwise "
+          f"(--jobs {os.cpu_count()}, one engine thread each).\n")
+    print("| row | what | frames/s | x the row compared with | peak RSS MiB | faces | frames within a pixel of it |")
+    print("|---|---|---:|---:|---:|---:|---|")
+    verdicts = []
+    for key, label, _, against, exact in rows:
+        found = boxes(key)
+        faces = sum(len(b) for b in found.values())
+        if exact:
+            reference = boxes(against)
+            same = sum(1 for i, b in reference.items() if within_a_pixel(found.get(i, []), b))
+            agreement = f"{same} of {frames} ({against})"
+            if same != frames:
+                verdicts.append(f"({key}) differs from ({against}) by more than a pixel on {frames - same} frames")
+        else:
+            agreement = "itself" if key == against else "not required (bf16)"
+            if key.endswith("yb"):
+                reference = boxes(against)
+                same = sum(1 for i, b in reference.items() if within_a_pixel(found.get(i, []), b))
+                agreement = f"{same} of {frames} ({against}); not required"
+        ratio = best[against] / best[key]
+        print(f"| ({key}) | {label} | {frames / best[key]:.1f} | {ratio:.2f} | {memory[key]:.0f} | {faces} | {agreement} |")
+    for p in ("", "H"):
+        if best[p + "y"] / best[p + "yv"] < 1.8:
+            verdicts.append(f"({p}yv) runs at {best[p + 'y'] / best[p + 'yv']:.2f} of FaceDetectorYN's loop; the target is 1.8")
+        if best[p + "co"] / best[p + "cv"] < 2:
+            print(f"\nNot met yet: ({p}cv) runs at {best[p + 'co'] / best[p + 'cv']:.2f} times OpenCV's engine; the target is 2.")
+
+    photos = sorted(glob.glob(os.path.join(args.photos, "*", "*.jpg")))[:15]
+    if len(photos) < 15:
+        print(f"\nengine_bench: {args.photos} is absent: the memory table is left out", file=sys.stderr)
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            for photo in photos:
+                os.symlink(os.path.abspath(photo), os.path.join(folder, os.path.basename(photo)))
+            print(f"\nPeak memory of `detect --detector centerface --scales 1,2` over {len(photos)} photographs of "
+                  "different sizes (the first 15 of ../shared/data/wider/tune, 1024 px wide, 620 to 768 px tall), "
+                  f"--jobs {os.cpu_count()}; the target is {MEMORY_TARGET_MIB} MiB.\n")
+            print("| engine | seconds | peak RSS MiB | faces |")
+            print("|---|---:|---:|---:|")
+            command = [args.facecam, "detect", "--detector", "centerface", "--scales", "1,2", folder]
+            for engine in ("opencv", "openvino"):
+                seconds, rss, out = timed(command + ["--engine", engine])
+                faces = out.count("\"box\"")
+                print(f"| {engine} | {seconds:.1f} | {rss:.0f} | {faces} |")
+                if engine == "openvino" and rss > MEMORY_TARGET_MIB:
+                    print(f"\nNot met yet: the {MEMORY_TARGET_MIB} MiB target, on OpenVINO ({rss:.0f} MiB).")
+    print()
+    if verdicts:
+        print("FAIL: " + "; ".join(verdicts))
+        sys.exit(1)
+    print(f"PASS: YuNet on OpenVINO at {best['y'] / best['yv']:.2f} (640x480) and {best['Hy'] / best['Hyv']:.2f} "
+          f"(1280x720) times FaceDetectorYN's loop, every frame's boxes within a pixel on both engines; CenterFace on "
+          f"OpenVINO at {best['co'] / best['cv']:.2f} and {best['Hco'] / best['Hcv']:.2f} times OpenCV's engine")
+
+
+if __name__ == "__main__":
+    main()
