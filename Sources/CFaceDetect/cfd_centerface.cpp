@@ -72,12 +72,7 @@ private:
                 scores.push_back(face.score);
             }
         }
-        std::vector<int> kept;
-        cv::dnn::NMSBoxes(boxes, scores, params.score_threshold, params.nms_threshold, kept, 1.0f, params.top_k);
-        std::vector<cfd_model_face> faces;
-        faces.reserve(kept.size());
-        for (int k : kept) faces.push_back(candidates[k]);
-        return faces;
+        return cfd::suppressed(candidates, boxes, scores, params);
     }
 };
 

@@ -103,12 +103,7 @@ private:
             scores[i] = score;
         }
         if (candidates.size() <= 1) return candidates;
-        std::vector<int> kept;
-        cv::dnn::NMSBoxes(boxes, scores, params.score_threshold, params.nms_threshold, kept, 1.0f, params.top_k);
-        std::vector<cfd_model_face> faces;
-        faces.reserve(kept.size());
-        for (int k : kept) faces.push_back(candidates[k]);
-        return faces;
+        return cfd::suppressed(candidates, boxes, scores, params);
     }
 };
 

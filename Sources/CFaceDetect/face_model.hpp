@@ -6,6 +6,7 @@
 #include "network.hpp"
 
 #include <opencv2/core.hpp>
+#include <opencv2/dnn.hpp>
 
 #include <memory>
 #include <vector>
@@ -18,6 +19,19 @@ public:
     /* Faces in `bgr`'s pixels, in the model's order. */
     virtual std::vector<cfd_model_face> detect(const cv::Mat &bgr) = 0;
 };
+
+/* The candidates cv::dnn::NMSBoxes keeps, best first: `boxes` and `scores` are the candidates', as the
+   model compares them (YuNet: whole pixels, CenterFace: fractions). */
+template <typename Box>
+std::vector<cfd_model_face> suppressed(const std::vector<cfd_model_face> &candidates, const std::vector<Box> &boxes,
+                                       const std::vector<float> &scores, const cfd_model_params &params) {
+    std::vector<int> kept;
+    cv::dnn::NMSBoxes(boxes, scores, params.score_threshold, params.nms_threshold, kept, 1.0f, params.top_k);
+    std::vector<cfd_model_face> faces;
+    faces.reserve(kept.size());
+    for (int k : kept) faces.push_back(candidates[k]);
+    return faces;
+}
 
 std::unique_ptr<FaceModel> make_yunet(const char *model_path, const cfd_model_params &params,
                                       const cfd_engine_settings &engine);
