@@ -39,6 +39,13 @@ struct ov_version_t {
     const char *build_number;
     const char *description;
 };
+struct ov_core_version_list_t {
+    struct {
+        const char *device_name;
+        ov_version_t version;
+    } *versions;
+    size_t size;
+};
 constexpr int ov_element_f32 = 4; // ov_element_type_e F32 (DYNAMIC, BOOLEAN, BF16, F16, F32, ...)
 
 /* OpenVINO's messages span lines ("Exception from FILE:LINE:", "Check '...' failed at FILE:LINE:",
@@ -72,6 +79,9 @@ struct OpenVINO {
     const char *(*get_last_err_msg)();
     void (*free_string)(const char *);
     ov_status (*core_create)(ov_core **);
+    void (*core_free)(ov_core *);
+    ov_status (*core_get_versions_by_device_name)(const ov_core *, const char *, ov_core_version_list_t *);
+    void (*core_versions_free)(ov_core_version_list_t *);
     ov_status (*core_read_model)(const ov_core *, const char *, const char *, ov_model **);
     ov_status (*core_compile_model)(const ov_core *, const ov_model *, const char *, size_t, ov_compiled_model **, ...);
     void (*model_free)(ov_model *);
@@ -111,27 +121,8 @@ void resolve(void *library, const char *name, Function &function) {
 std::mutex loading;
 OpenVINO *loaded = nullptr; // once loaded, kept for the process's life
 
-void resolve_all(OpenVINO &ov);
-
-/* Loads libopenvino_c from `directory` and makes the process's one ov::Core. */
-OpenVINO *load(const std::string &directory) {
-    auto ov = std::make_unique<OpenVINO>();
-    const std::string path = directory + "/libopenvino_c.so.2641";
-    ov->library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (ov->library == nullptr) {
-        const char *reason = dlerror();
-        throw std::runtime_error(reason != nullptr ? reason : ("cannot load " + path).c_str());
-    }
-    try {
-        resolve_all(*ov);
-    } catch (...) {
-        dlclose(ov->library);
-        throw;
-    }
-    return ov.release();
-}
-
-void resolve_all(OpenVINO &runtime) {
+/* Resolves the C API's entry points, makes the core and checks that its CPU plugin runs here. */
+void start(OpenVINO &runtime) {
     OpenVINO *ov = &runtime;
     void *lib = ov->library;
     resolve(lib, "ov_get_openvino_version", ov->get_openvino_version);
@@ -139,6 +130,9 @@ void resolve_all(OpenVINO &runtime) {
     resolve(lib, "ov_get_last_err_msg", ov->get_last_err_msg);
     resolve(lib, "ov_free", ov->free_string);
     resolve(lib, "ov_core_create", ov->core_create);
+    resolve(lib, "ov_core_free", ov->core_free);
+    resolve(lib, "ov_core_get_versions_by_device_name", ov->core_get_versions_by_device_name);
+    resolve(lib, "ov_core_versions_free", ov->core_versions_free);
     resolve(lib, "ov_core_read_model", ov->core_read_model);
     resolve(lib, "ov_core_compile_model", ov->core_compile_model);
     resolve(lib, "ov_model_free", ov->model_free);
@@ -161,6 +155,35 @@ void resolve_all(OpenVINO &runtime) {
     ov->version = version.build_number != nullptr ? version.build_number : "unknown";
     ov->version_free(&version);
     ov->check(ov->core_create(&ov->core), "ov_core_create");
+    // The CPU plugin refuses processors without the instructions it needs: asked now, so that
+    // facecam runs on OpenCV there rather than failing at its first model.
+    ov_core_version_list_t devices{};
+    const ov_status cpu = ov->core_get_versions_by_device_name(ov->core, "CPU", &devices);
+    if (cpu == 0) ov->core_versions_free(&devices);
+    try {
+        ov->check(cpu, "CPU plugin");
+    } catch (...) {
+        ov->core_free(ov->core);
+        throw;
+    }
+}
+
+/* Loads libopenvino_c from `directory` and makes the process's one ov::Core. */
+OpenVINO *load(const std::string &directory) {
+    auto ov = std::make_unique<OpenVINO>();
+    const std::string path = directory + "/libopenvino_c.so.2641";
+    ov->library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (ov->library == nullptr) {
+        const char *reason = dlerror();
+        throw std::runtime_error(reason != nullptr ? reason : ("cannot load " + path).c_str());
+    }
+    try {
+        start(*ov);
+    } catch (...) {
+        dlclose(ov->library);
+        throw;
+    }
+    return ov.release();
 }
 
 OpenVINO &runtime() {
