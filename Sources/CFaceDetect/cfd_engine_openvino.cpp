@@ -73,6 +73,7 @@ struct OpenVINO {
     void *library = nullptr;
     ov_core *core = nullptr;
     std::string version;
+    std::string directory;
 
     ov_status (*get_openvino_version)(ov_version_t *);
     void (*version_free)(ov_version_t *);
@@ -183,6 +184,7 @@ OpenVINO *load(const std::string &directory) {
         dlclose(ov->library);
         throw;
     }
+    ov->directory = directory;
     return ov.release();
 }
 
@@ -214,7 +216,10 @@ public:
                                        "INFERENCE_NUM_THREADS", threads.c_str(), "NUM_STREAMS", "1",
                                        "PERFORMANCE_HINT", "LATENCY", "ENABLE_CPU_PINNING", "NO"),
                  "compile_model");
-        ov.check(ov.compiled_model_create_infer_request(compiled, &request), "create_infer_request");
+        if (const ov_status status = ov.compiled_model_create_infer_request(compiled, &request)) {
+            ov.compiled_model_free(compiled);
+            ov.check(status, "create_infer_request");
+        }
     }
 
     ~OpenVINONetwork() override {
@@ -270,9 +275,11 @@ std::unique_ptr<cfd::Network> cfd::make_openvino_network(const NetworkSpec &spec
 
 extern "C" {
 
-cfd_status cfd_openvino_load(const char *directory, char *version, size_t version_capacity, cfd_error *error) {
+cfd_status cfd_openvino_load(const char *directory, char *version, size_t version_capacity, char *loaded_from,
+                             size_t loaded_from_capacity, cfd_error *error) {
     return cfd::guarded(error, [&]() -> cfd_status {
-        if (directory == nullptr || version == nullptr || version_capacity == 0) {
+        if (directory == nullptr || version == nullptr || version_capacity == 0 || loaded_from == nullptr ||
+            loaded_from_capacity == 0) {
             return cfd::invalid(error, "null argument");
         }
         std::lock_guard<std::mutex> lock(loading);
@@ -284,6 +291,7 @@ cfd_status cfd_openvino_load(const char *directory, char *version, size_t versio
             }
         }
         std::snprintf(version, version_capacity, "%s", loaded->version.c_str());
+        std::snprintf(loaded_from, loaded_from_capacity, "%s", loaded->directory.c_str());
         return CFD_OK;
     });
 }

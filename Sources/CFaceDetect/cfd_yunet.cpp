@@ -84,11 +84,10 @@ private:
             const cv::Rect2f &prior = priors[i];
             const float *l = loc_v + i * 14;
             const float score = std::sqrt(conf_v[i * 2 + 1] * std::min(1.0f, std::max(0.0f, iou_v[i])));
-            // As in FaceDetectorYN, exp runs in double and the product is rounded to float once.
             const float cx = (prior.x + l[0] * variance[0] * prior.width) * inputW;
             const float cy = (prior.y + l[1] * variance[0] * prior.height) * inputH;
-            const float w = prior.width * std::exp(double(l[2] * variance[0])) * inputW;
-            const float h = prior.height * std::exp(double(l[3] * variance[1])) * inputH;
+            const float w = prior.width * std::exp(l[2] * variance[0]) * inputW;
+            const float h = prior.height * std::exp(l[3] * variance[1]) * inputH;
             cfd_model_face &face = candidates[i];
             face.x = cx - w / 2;
             face.y = cy - h / 2;

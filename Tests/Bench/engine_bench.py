@@ -47,17 +47,18 @@ def main():
         rows += [
             (p + "y", f"{size}: FaceDetectorYN alone (C++ loop)", [args.yunet_loop, clip, args.model], p + "y", False),
             (p + "yo", f"{size}: video --detector yunet --engine opencv", video + ["--engine", "opencv", clip], p + "y", True),
-            (p + "yv", f"{size}: video --detector yunet (OpenVINO)", video + [clip], p + "y", True),
+            (p + "yv", f"{size}: video --detector yunet --engine openvino", video + ["--engine", "openvino", clip], p + "y", True),
             (p + "co", f"{size}: video --detector centerface --engine opencv",
              video + ["--detector", "centerface", "--engine", "opencv", clip], p + "co", False),
-            (p + "cv", f"{size}: video --detector centerface (OpenVINO)", video + ["--detector", "centerface", clip], p + "co", True),
-            (p + "yb", f"{size}: video --detector yunet --precision bf16 (OpenVINO)",
-             video + ["--precision", "bf16", clip], p + "yv", False),
+            (p + "cv", f"{size}: video --detector centerface --engine openvino",
+             video + ["--detector", "centerface", "--engine", "openvino", clip], p + "co", True),
+            (p + "yb", f"{size}: video --detector yunet --engine openvino --precision bf16",
+             video + ["--engine", "openvino", "--precision", "bf16", clip], p + "yv", False),
         ]
     rows += [
         ("ro", f"640x480: video {' '.join(redact)} --engine opencv (redact's detector)",
          video + redact + ["--engine", "opencv", args.clip], "ro", False),
-        ("rv", f"640x480: video {' '.join(redact)} (OpenVINO)", video + redact + [args.clip], "ro", True),
+        ("rv", f"640x480: video {' '.join(redact)} --engine openvino", video + redact + ["--engine", "openvino", args.clip], "ro", True),
     ]
     best, memory, outputs = {}, {}, {}
     for round_number in range(args.rounds):

@@ -145,12 +145,14 @@ typedef struct {
 } cfd_engine_settings;
 
 /*
- * Loads OpenVINO's C runtime, libopenvino_c.so.2641, from `directory` (its CPU plugin, ONNX
- * frontend and TBB beside it), once for the process; later calls report the first load's result.
- * Writes the runtime's version into `version`. CFD_ERROR_ENGINE, with the loader's reason, when
- * the libraries are missing or will not load.
+ * Loads OpenVINO's C runtime, libopenvino_c.so.2641, from `directory` (its core, CPU plugin and
+ * ONNX frontend beside it; TBB is the one OpenCV loaded) and checks that its CPU plugin runs on this
+ * processor. Once a load succeeds the runtime stays, and later calls return it whatever `directory`
+ * they name. Writes the runtime's version into `version` and the directory it came from into
+ * `loaded_from`. CFD_ERROR_ENGINE, with the loader's reason, when the libraries will not load.
  */
-cfd_status cfd_openvino_load(const char *directory, char *version, size_t version_capacity, cfd_error *error);
+cfd_status cfd_openvino_load(const char *directory, char *version, size_t version_capacity, char *loaded_from,
+                             size_t loaded_from_capacity, cfd_error *error);
 
 /* ---- DNN face models: YuNet and CenterFace, on either engine ---- */
 

@@ -56,8 +56,12 @@ public struct EngineSettings: Hashable, Sendable {
 /// OpenVINO's runtime libraries, which facecam loads when it first needs them rather than linking
 /// them, so that it starts, and runs on OpenCV, where they are missing.
 public enum OpenVINORuntime {
-    /// The file facecam loads; the CPU plugin, the ONNX frontend and TBB are found beside it.
+    /// The file facecam loads; the core, the CPU plugin and the ONNX frontend are found beside it.
     public static let library = "libopenvino_c.so.2641"
+    /// Written beside the libraries by `make openvino`: each library's name and size, a tab apart.
+    /// A library that is missing, truncated or no regular file (a FIFO would block the loader) is
+    /// refused before anything is loaded.
+    public static let manifest = "manifest.tsv"
     /// Names a directory to load OpenVINO from instead of the places `searchDirectories` lists.
     public static let directoryVariable = "FACECAM_OPENVINO_DIR"
 
@@ -77,17 +81,42 @@ public enum OpenVINORuntime {
     }
 
     /// Loads the runtime, once for the process, and returns its version (such as "2026.4.1-22982-...")
-    /// and the directory it was found in.
+    /// and the directory it was loaded from.
     @discardableResult
     public static func load(from directories: [String] = searchDirectories()) throws(FaceCamError) -> (version: String, directory: String) {
         guard let directory = directories.first(where: { (try? fileKind($0 + "/" + library)) == .regular }) else {
             throw .engineUnavailable(InferenceEngine.openvino.name, tried: directories, reason: "\(library) not found")
         }
+        if let damage = checkManifest(in: directory) {
+            throw .engineUnavailable(InferenceEngine.openvino.name, tried: [directory], reason: damage)
+        }
         var version = [CChar](repeating: 0, count: 128)
+        var loadedFrom = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         var error = cfd_error()
-        guard cfd_openvino_load(directory, &version, version.count, &error) == CFD_OK else {
+        guard cfd_openvino_load(directory, &version, version.count, &loadedFrom, loadedFrom.count, &error) == CFD_OK else {
             throw .engineUnavailable(InferenceEngine.openvino.name, tried: [directory], reason: error.text)
         }
-        return (String(decoding: version.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), directory)
+        let text = { (chars: [CChar]) in String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return (text(version), text(loadedFrom))
+    }
+
+    /// What is wrong with the libraries `manifest` lists in `directory`, or nil when each is a
+    /// regular file of its listed size.
+    static func checkManifest(in directory: String) -> String? {
+        let path = directory + "/" + manifest
+        guard (try? fileKind(path)) == .regular, let listing = try? String(contentsOfFile: path, encoding: .utf8) else {
+            return "\(manifest) not found"
+        }
+        let entries = listing.split(separator: "\n").map { $0.split(separator: "\t") }
+        guard !entries.isEmpty, entries.allSatisfy({ $0.count == 2 && Int($0[1]) != nil }) else { return "\(manifest) is damaged" }
+        for entry in entries {
+            let name = String(entry[0]), size = Int(entry[1])!
+            var status = stat()
+            guard stat(directory + "/" + name, &status) == 0 else { return "\(name) is missing" }
+            guard status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == size else {
+                return "\(name) is not the \(size)-byte library \(manifest) lists"
+            }
+        }
+        return nil
     }
 }
