@@ -389,8 +389,8 @@ struct DetectorOptions: ParsableArguments {
         OpenCVThreads.count = threads
         let jobs = effectiveJobs(fast: fast)
         do throws(FaceCamError) {
-            // Haar runs no network; pose and quality, which need one, are refused with it.
-            let engine = kind == .haar ? EngineSettings() : try engineSettings(threads: threads)
+            // Haar runs no network (and pose and quality, which need one, are refused with it).
+            var engine = EngineSettings()
             var detectors: [any FrameFaceDetector]
             switch kind {
             case .haar:
@@ -402,6 +402,8 @@ struct DetectorOptions: ParsableArguments {
             case .yunet, .centerface:
                 let kind = kind.model!
                 let model = if let path = self.model { try FaceModelFile(kind, path: path) } else { try FaceModelFile(shipped: kind) }
+                // After the model is found, so that a missing model is the one line said.
+                engine = try engineSettings(threads: threads)
                 detectors = try (0..<jobs).map { _ throws(FaceCamError) in
                     try ModelFaceDetector(
                         model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: fast?.detectWidth,
