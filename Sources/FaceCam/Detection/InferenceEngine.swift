@@ -111,9 +111,8 @@ public enum OpenVINORuntime {
         guard !entries.isEmpty, entries.allSatisfy({ $0.count == 2 && Int($0[1]) != nil }) else { return "\(manifest) is damaged" }
         for entry in entries {
             let name = String(entry[0]), size = Int(entry[1])!
-            var status = stat()
-            guard stat(directory + "/" + name, &status) == 0 else { return "\(name) is missing" }
-            guard status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == size else {
+            guard let info = try? fileInfo(FilePath(directory + "/" + name)) else { return "\(name) is missing" }
+            guard FileKind(info) == .regular, Int(info.st_size) == size else {
                 return "\(name) is not the \(size)-byte library \(manifest) lists"
             }
         }

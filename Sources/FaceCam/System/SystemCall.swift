@@ -148,12 +148,18 @@ public enum FileKind: Sendable {
     }
 }
 
-/// What `path` names, and which file it is, following symbolic links.
-func fileStatus(_ path: FilePath) throws(SystemError) -> (kind: FileKind, identity: FileIdentity) {
+/// `stat(2)` of `path`, following symbolic links.
+func fileInfo(_ path: FilePath) throws(SystemError) -> stat {
     var info = stat()
     _ = try path.withCString { raw throws(SystemError) in
         try blockingSyscall("stat", path: path.description) { stat(raw, &info) }
     }
+    return info
+}
+
+/// What `path` names, and which file it is, following symbolic links.
+func fileStatus(_ path: FilePath) throws(SystemError) -> (kind: FileKind, identity: FileIdentity) {
+    let info = try fileInfo(path)
     return (FileKind(info), FileIdentity(info))
 }
 
