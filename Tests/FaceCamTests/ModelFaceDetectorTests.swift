@@ -56,33 +56,47 @@ struct ModelFaceDetectorTests {
         #expect(model.searches.map(\.size) == [PixelSize(width: 416, height: 280), PixelSize(width: 832, height: 560)])
     }
 
-    /// Over 4K UHD an enlarged scale is searched in equal tiles that cover the frame and overlap
-    /// by at least the tile overlap; the searched pixels stay bounded.
-    @Test func largeEnlargementsAreTiled() throws {
-        let model = ScriptedModel()
+    /// An enlarged scale over the model's largest search is searched in equal tiles, each within it,
+    /// that cover the frame and overlap by at least the tile overlap.
+    @Test(arguments: FaceModelKind.allCases)
+    func largeEnlargementsAreTiled(_ kind: FaceModelKind) throws {
+        let model = ScriptedModel(kind: kind)
         let frame = PixelSize(width: 3000, height: 2000)
         _ = try Self.detect(model, size: frame, scales: [2])
         let tiles = model.searches.dropLast() // the large-face search comes last
         #expect(tiles.count > 1)
-        let side = ModelFaceDetector.tileSide
+        let (width, height) = (tiles[0].region.width, tiles[0].region.height)
         for tile in tiles {
-            #expect(tile.size == PixelSize(width: side, height: side))
-            #expect(tile.region.width == side / 2 && tile.region.height == side / 2)
-            #expect(tile.region.x >= 0 && tile.region.y >= 0 && tile.region.x + tile.region.width <= 3000
-                && tile.region.y + tile.region.height <= 2000)
+            #expect(tile.size == PixelSize(width: width * 2, height: height * 2))
+            #expect(Double(tile.size.width * tile.size.height) <= kind.largestSearch)
+            #expect(tile.region.width == width && tile.region.height == height)
+            #expect(tile.region.x >= 0 && tile.region.y >= 0 && tile.region.x + width <= 3000 && tile.region.y + height <= 2000)
         }
         // Every point of the frame lies in a tile, and neighbouring tiles overlap by the overlap at least.
         let xs = Set(tiles.map(\.region.x)).sorted(), ys = Set(tiles.map(\.region.y)).sorted()
-        #expect(xs.first == 0 && xs.last! + side / 2 == 3000 && ys.first == 0 && ys.last! + side / 2 == 2000)
+        #expect(xs.first == 0 && xs.last! + width == 3000 && ys.first == 0 && ys.last! + height == 2000)
         let overlap = ModelFaceDetector.tileOverlap / 2
-        for (a, b) in zip(xs, xs.dropFirst()) { #expect(a + side / 2 - b >= overlap) }
-        for (a, b) in zip(ys, ys.dropFirst()) { #expect(a + side / 2 - b >= overlap) }
+        for (a, b) in zip(xs, xs.dropFirst()) { #expect(a + width - b >= overlap) }
+        for (a, b) in zip(ys, ys.dropFirst()) { #expect(a + height - b >= overlap) }
+    }
+
+    /// Of the grids whose tiles fit, the one with the fewest pixels, worked out by hand: a 1024x680
+    /// photograph at 2 (overlap 160 of its pixels), CenterFace's 1280x1024 at most. One column would
+    /// need 4 rows of 1024x290 (1,187,840 pixels in all), two columns 2 rows of 592x420 (994,560),
+    /// three columns one row of 448x680 (913,920), four 376x680 (1,022,720).
+    @Test func tilesAreTheGridWithTheFewestPixels() throws {
+        let model = ScriptedModel(kind: .centerface)
+        _ = try Self.detect(model, size: PixelSize(width: 1024, height: 680), scales: [1, 2])
+        let tiles = model.searches.filter { $0.size.width == 896 }
+        #expect(tiles.map(\.region) == [0, 288, 576].map { PixelRect(x: $0, y: 0, width: 448, height: 680) })
+        #expect(tiles.allSatisfy { $0.size == PixelSize(width: 896, height: 1360) })
+        #expect(model.searches.count == 5) // the photograph at 1, the three tiles and the large-face search
     }
 
     /// A face cut by a tile's inner edge is left to the tile that holds it whole; one at the frame's own edge stays.
     @Test func facesCutByATileEdgeAreLeftToTheirNeighbour() throws {
-        let side = Double(ModelFaceDetector.tileSide / 2)
         let model = ScriptedModel { region, _ in
+            let side = Double(region.width)
             guard region.x == 0, region.y == 0 else { return [] }
             // A face cut at the first tile's right edge, and one at the frame's top-left corner.
             return [Self.face(side - 20, 100, 20, 30, score: 0.95), Self.face(0, 0, 20, 30, score: 0.95)]

@@ -45,7 +45,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// tests the defaults.
     static let yunetMasks = ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1"]
 
-    /// The defaults (CenterFace at 0.1, scales 1 and 2) leave no face OpenCV's YuNet finds in the
+    /// The defaults (CenterFace at 0.1, scales 1 and 2 with focus, and YuNet) leave no face OpenCV's YuNet finds in the
     /// fixture photographs, and change no more than a few small patches besides.
     @Test func defaultsMaskEveryFixtureFace() throws {
         let out = try temporaryDirectory("redact-defaults")
@@ -477,6 +477,11 @@ func probe(_ path: String) throws -> [[String: Any]] {
         (["redact", "--crf", "60", "-o", "/tmp/x.mp4", "Fixtures/video/pan-zoom.avi"], "--crf"),
         (["redact", "--mask-scale", "0.5", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--mask-scale"),
         (["redact", "--cascade", "x", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--detector haar"),
+        // YuNet's faces are added to CenterFace's only: detect's default is YuNet.
+        (["detect", "--plus-yunet", "Fixtures/images/astronaut.png"], "--plus-yunet says whether YuNet's faces are added to CenterFace's"),
+        (["redact", "--detector", "haar", "--plus-yunet", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--detector centerface"),
+        (["redact", "--detector", "haar", "--no-plus-yunet", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"],
+         "--no-plus-yunet says whether"),
         (["video", "--redact", "blur", "Fixtures/video/pan-zoom.avi"], "--annotate"),
         (["video", "--outline", "Fixtures/video/pan-zoom.avi"], "--redact"),
         (["live", "--source", "Fixtures/video/pan-zoom.avi", "--redact", "blur"], "--annotate"),

@@ -38,6 +38,17 @@ public enum FaceModelKind: String, Sendable, CaseIterable {
         }
     }
 
+    /// The most pixels one search of this model holds; a larger image is searched in tiles of at most
+    /// this many (see `ModelFaceDetector`). A network's memory grows with its image, by about 90 bytes a
+    /// pixel for YuNet and 220 for CenterFace on either engine, so CenterFace's bound keeps `detect --jobs 2
+    /// --scales 1,2` over photographs of any size near 1 GB.
+    public var largestSearch: Double {
+        switch self {
+        case .yunet: 3840 * 2160
+        case .centerface: 1280 * 1024
+        }
+    }
+
     var shimKind: cfd_model_kind {
         switch self {
         case .yunet: CFD_MODEL_YUNET

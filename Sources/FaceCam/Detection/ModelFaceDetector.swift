@@ -2,10 +2,11 @@
 ///
 /// - Scales (`scales`, relative to the frame): a scale of 1 is the frame as it is; 2 enlarges
 ///   it twice (`cv::INTER_LINEAR`), so that faces too small for the model at the frame's size
-///   are found. A scale whose image would exceed `maximumSearchPixels` (4K UHD) is searched in
-///   tiles of `tileSide` pixels overlapping by `tileOverlap`, so that memory stays bounded; a face
-///   touching a tile's inner edge is left to the tile that holds it whole. Scales up to 1 are
-///   instead searched shrunk to that many pixels (a 48-megapixel photograph at 1).
+///   are found. Scales up to 1 are searched shrunk to at most `maximumSearchPixels` (4K UHD; a
+///   48-megapixel photograph at 1). An image over the model's `largestSearch` is searched in equal
+///   tiles of at most that many pixels overlapping by `tileOverlap`, so that memory stays bounded;
+///   a face touching a tile's inner edge is left to the tile that holds it whole, and faces larger
+///   than the overlap to the large-face search.
 /// - Large faces: a model returns faces larger than its `largestFace` (YuNet: 300 pixels) as
 ///   fragments or not at all. When the smallest scale's image can hold larger ones, the frame is
 ///   searched once more, shrunk to a shorter side of `largeFaceSearchSide`; its faces too large
@@ -31,11 +32,8 @@
 public final class ModelFaceDetector: FrameFaceDetector {
     /// The shorter side of the large-face search's copy: a face filling it is within YuNet's range.
     public static let largeFaceSearchSide = 240.0
-    /// The most pixels one search looks at: 3840 x 2160. A network's memory grows with its
-    /// image (YuNet: about 90 bytes a pixel).
+    /// The most pixels a scale up to 1 is searched at: 3840 x 2160.
     public static let maximumSearchPixels = 3840.0 * 2160
-    /// The side of the tiles a scale over `maximumSearchPixels` is searched in, in its pixels.
-    public static let tileSide = 2048
     /// How far tiles overlap, in the scale's pixels: a face up to this size lies whole in one.
     public static let tileOverlap = 320
     /// With several scales, a face under this size (pixels, at the scale it was found at) is left
@@ -273,12 +271,16 @@ struct SearchPlan: Equatable {
         }
         let cap = (ModelFaceDetector.maximumSearchPixels / (Double(upright.width) * Double(upright.height))).squareRoot()
         var smallest = Double.infinity
+        // The smallest scale searched in tiles, which cut faces larger than their overlap.
+        var tiledFactor = Double.infinity
         let largestScale = scales.max()!
         for requested in scales {
             let scale = requested * shrink
             let factor = scale <= 1 ? min(scale, cap) : scale
-            var scaleSearches = scale <= 1 || scale <= cap
-                ? [Search(region: whole, size: Self.scaled(upright, by: factor))] : Self.tiles(of: upright, at: scale)
+            let size = Self.scaled(upright, by: factor)
+            var scaleSearches = Double(size.width) * Double(size.height) <= kind.largestSearch
+                ? [Search(region: whole, size: size)] : Self.tiles(of: upright, at: factor, most: kind.largestSearch)
+            if scaleSearches.count > 1 { tiledFactor = min(tiledFactor, factor) }
             // A model boxes faces under `reliableFace` pixels worse than a larger scale does, with scores as high.
             if requested < largestScale {
                 for index in scaleSearches.indices { scaleSearches[index].smallestFace = ModelFaceDetector.reliableFace / factor }
@@ -294,7 +296,7 @@ struct SearchPlan: Equatable {
             smallest = min(smallest, factor)
         }
         let shorter = Double(min(upright.width, upright.height))
-        let largest = kind.largestFace
+        let largest = tiledFactor == smallest ? min(kind.largestFace, Double(ModelFaceDetector.tileOverlap)) : kind.largestFace
         if shorter * smallest > largest {
             let factor = ModelFaceDetector.largeFaceSearchSide / shorter
             largeFaces = LargeFaces(search: Search(region: whole, size: Self.scaled(upright, by: factor)), smallestFound: largest / smallest)
@@ -310,24 +312,47 @@ struct SearchPlan: Equatable {
     }
 
     /// Tiles covering `upright` at `scale`, each `side` square in the scale's pixels (or the
-    /// image's side, when shorter), overlapping by at least `overlap`; the last of a row or
-    /// column flush with the image's edge, so that every tile has the same size.
-    static func tiles(
-        of upright: PixelSize, at scale: Double, side: Int = ModelFaceDetector.tileSide, overlap: Int = ModelFaceDetector.tileOverlap
-    ) -> [Search] {
-        let side = Double(side) / scale
-        let overlap = (Double(overlap) / scale).rounded(.up)
-        func starts(_ length: Int) -> (starts: [Int], length: Int) {
-            let tile = min(length, Int(side))
-            guard tile < length else { return ([0], length) }
-            let step = max(1, tile - Int(overlap))
-            return (Array(stride(from: 0, to: length - tile, by: step)) + [length - tile], tile)
+    /// image's side, when shorter), overlapping by at least `overlap` of them.
+    static func tiles(of upright: PixelSize, at scale: Double, side: Int, overlap: Int) -> [Search] {
+        let tile = Int(Double(side) / scale)
+        return grid(of: upright, at: scale, tile: (min(upright.width, tile), min(upright.height, tile)), overlap: overlap)
+    }
+
+    /// Tiles covering `upright` at `scale`, each holding at most `most` of the scale's pixels,
+    /// overlapping by at least `tileOverlap` of them: of the grids that do, the one with the fewest
+    /// pixels in all (rows before columns on a tie).
+    static func tiles(of upright: PixelSize, at scale: Double, most: Double) -> [Search] {
+        let overlap = Int((Double(ModelFaceDetector.tileOverlap) / scale).rounded(.up))
+        // The length of each of `count` tiles covering `length` upright pixels, overlapping by `overlap`.
+        func tile(_ length: Int, _ count: Int) -> Int { (length + (count - 1) * overlap + count - 1) / count }
+        func counts(_ length: Int) -> ClosedRange<Int> { 1...max(1, length / max(1, overlap)) }
+        var best: (pixels: Double, width: Int, height: Int)?
+        for columns in counts(upright.width) {
+            let width = tile(upright.width, columns)
+            guard let rows = counts(upright.height).first(where: {
+                Double(width) * Double(tile(upright.height, $0)) * scale * scale <= most
+            }) else { continue }
+            let height = tile(upright.height, rows)
+            let pixels = Double(columns * rows) * Double(width) * Double(height)
+            if pixels < best?.pixels ?? .infinity { best = (pixels, width, height) }
         }
-        let (xs, width) = starts(upright.width)
-        let (ys, height) = starts(upright.height)
+        // Tiles twice the overlap's side hold a few hundred thousand pixels, under any model's `largestSearch`.
+        return grid(of: upright, at: scale, tile: (best!.width, best!.height), overlap: ModelFaceDetector.tileOverlap)
+    }
+
+    /// Tiles of `tile` upright pixels covering `upright`, overlapping by at least `overlap` of the
+    /// scale's pixels; the last of a row or column flush with the image's edge, so that every tile
+    /// has the same size.
+    private static func grid(of upright: PixelSize, at scale: Double, tile: (width: Int, height: Int), overlap: Int) -> [Search] {
+        let overlap = Int((Double(overlap) / scale).rounded(.up))
+        func starts(_ length: Int, _ tile: Int) -> [Int] {
+            guard tile < length else { return [0] }
+            return Array(stride(from: 0, to: length - tile, by: max(1, tile - overlap))) + [length - tile]
+        }
+        let (width, height) = tile
         let size = scaled(PixelSize(width: width, height: height), by: scale)
-        return ys.flatMap { y in
-            xs.map { x in
+        return starts(upright.height, height).flatMap { y in
+            starts(upright.width, width).map { x in
                 var edges: Search.Edges = []
                 if x > 0 { edges.insert(.left) }
                 if y > 0 { edges.insert(.top) }
