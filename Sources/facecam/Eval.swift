@@ -68,6 +68,11 @@ struct Eval: ParsableCommand {
     }
 
     func run() throws {
+        if let plot, let conflict = OutputSafety.conflict(
+            files: [("--plot", plot)], directories: [], inputs: ([groundTruth] + detections).map { FilePath($0) }) {
+            report(conflict)
+            throw Status.usage
+        }
         let truth = try load(groundTruth)
         var runs: [(name: String, evaluation: Evaluation)] = []
         let own = detections.isEmpty ? try makeDetector() : nil

@@ -49,7 +49,7 @@ struct MQTTOptions: ParsableArguments {
         + "entering and on request (PREFIX/snapshot/set); with discovery, a camera and a button in Home Assistant."))
     var mqttSnapshot = false
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "How many events wait while the broker is unreachable or slow (default: 100); more are dropped, counted in the "
             + "summary and /metrics. The retained state keeps only its newest value and is sent on reconnection.",
         valueName: "N"))
@@ -73,6 +73,9 @@ struct MQTTOptions: ParsableArguments {
         }
         if let mqttQueue, !(1...100_000).contains(mqttQueue) { throw ValidationError("--mqtt-queue must be from 1 to 100000") }
         if mqttCa != nil, !endpoint.tls { throw ValidationError("--mqtt-ca is for TLS: write the broker as mqtts://") }
+        for (option, value) in [("--name", name), ("--mqtt-topic", mqttTopic), ("--mqtt-discovery-prefix", mqttDiscoveryPrefix)] {
+            if let value, let problem = Self.topicProblem(value) { throw ValidationError("\(option): \(problem)") }
+        }
         if let name { try Self.validateTopicLevel(name, option: "--name") }
         if let mqttTopic {
             guard !mqttTopic.isEmpty, !mqttTopic.hasPrefix("/"), !mqttTopic.hasSuffix("/"), !mqttTopic.hasPrefix("$"),
@@ -83,6 +86,25 @@ struct MQTTOptions: ParsableArguments {
             }
         }
         try Self.validateTopicLevel(mqttDiscoveryPrefix, option: "--mqtt-discovery-prefix")
+    }
+
+    /// The most bytes --name, --mqtt-topic or --mqtt-discovery-prefix may have: topics and client ids
+    /// are built of them, and a topic has 65,535 bytes at most.
+    static let longestTopicPart = 1024
+
+    /// Why libmosquitto would refuse topics built on `text`, or nil: too long, or holding a character
+    /// MQTT's strings exclude (controls, U+0080 to U+009F, non-characters).
+    static func topicProblem(_ text: String) -> String? {
+        if text.utf8.count > longestTopicPart {
+            return "\(text.utf8.count) bytes is longer than the \(longestTopicPart) MQTT topics can be built on: give a shorter one"
+        }
+        let excluded = text.unicodeScalars.first { scalar in
+            let value = scalar.value
+            return value < 0x20 || (0x7F...0x9F).contains(value) || (0xFDD0...0xFDEF).contains(value) || value & 0xFFFE == 0xFFFE
+        }
+        guard let excluded else { return nil }
+        let hex = String(excluded.value, radix: 16, uppercase: true)
+        return "holds U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex), which MQTT does not allow in a topic: choose another"
     }
 
     private static func validateTopicLevel(_ text: String, option: String) throws {
@@ -102,13 +124,23 @@ struct MQTTOptions: ParsableArguments {
         // Read once: the commands facecam runs (--on-event) do not inherit it.
         unsetenv("FACECAM_MQTT_PASSWORD")
         if let mqttPasswordFile {
-            guard let data = FileManager.default.contents(atPath: mqttPasswordFile),
-                  let text = String(data: data, encoding: .utf8) else {
-                report("--mqtt-password-file \(mqttPasswordFile): cannot be read; name a file whose first line is the password")
+            let problem: String
+            do {
+                // MQTT's longest password: a file's first line longer than that is not one.
+                let line = try firstLine(ofFile: mqttPasswordFile, limit: 65_535)
+                if let text = String(validating: line, as: UTF8.self) {
+                    password = text
+                    problem = ""
+                } else {
+                    problem = "its first line is not UTF-8 text"
+                }
+            } catch {
+                problem = error.errno == EFBIG ? "its first line is longer than MQTT's 65,535 bytes" : "cannot be read (\(error.reason))"
+            }
+            if !problem.isEmpty {
+                report("--mqtt-password-file \(mqttPasswordFile): \(problem); name a file whose first line is the password")
                 throw Status.usage
             }
-            password = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-                .first.map(String.init) ?? ""
         }
         if let mqttCa, !FileManager.default.isReadableFile(atPath: mqttCa) {
             report("--mqtt-ca \(mqttCa): cannot be read; name a PEM file of CA certificates")

@@ -715,7 +715,9 @@ struct OutputOptions: ParsableArguments {
                 writer = try ResultWriter(format: format, path: output, context: context)
             }
             let annotator = try annotate.map { (directory) throws(SystemError) in try Annotator(directory: directory) }
-            let cropSaver = try crops.map { (directory) throws(SystemError) in try Annotator(directory: directory, quality: 95, fileExtension: (cropFormat ?? .jpg).rawValue) }
+            let cropSaver = try crops.map { (directory) throws(SystemError) in
+                try Annotator(directory: directory, quality: 95, fileExtension: (cropFormat ?? .jpg).rawValue, what: "face crop")
+            }
             return (writer, annotator, cropSaver)
         } catch {
             report("cannot open \(error.path ?? "output"): \(error.reason)")

@@ -109,7 +109,7 @@ struct OverlayOptions: ParsableArguments {
         valueName: "eyes|mouth"))
     var overlayAnchor: FaceOverlay.Anchor?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "With --overlay: the picture's two points, in its pixels, that go onto the anchor's (the one on the left first) "
             + "(default: 30% and 70% across, 40% down for eyes; 25% and 75% across the bottom edge for mouth).",
         valueName: "x1,y1,x2,y2"))

@@ -3,14 +3,14 @@ import FaceCam
 
 /// --zone and --ignore-zone: polygons in the preview's pixels (detect, video, live).
 struct ZoneOptions: ParsableArguments {
-    @Option(name: .customLong("zone"), help: ArgumentHelp(
+    @Option(name: .customLong("zone"), parsing: .unconditionalSingleValue, help: ArgumentHelp(
         "A named zone: a polygon in preview pixels, its corners in order (repeat for more zones). Each face "
             + "lists the zones its centre lies in; with tracking, faces enter and leave each zone (--events, "
             + "--on-event, --mqtt).",
         valueName: "name=x1,y1,x2,y2,x3,y3,..."))
     var zoneTexts: [String] = []
 
-    @Option(name: .customLong("ignore-zone"), help: ArgumentHelp(
+    @Option(name: .customLong("ignore-zone"), parsing: .unconditionalSingleValue, help: ArgumentHelp(
         "A polygon in preview pixels whose faces are dropped: a face centred in it is not reported, counted or "
             + "tracked (repeat for more).",
         valueName: "x1,y1,x2,y2,x3,y3,..."))
@@ -53,7 +53,7 @@ struct ZoneOptions: ParsableArguments {
 /// --mask-zone: polygons in the preview's pixels painted black on every picture written or shown
 /// (detect, video, live, redact).
 struct MaskZoneOptions: ParsableArguments {
-    @Option(name: .customLong("mask-zone"), help: ArgumentHelp(
+    @Option(name: .customLong("mask-zone"), parsing: .unconditionalSingleValue, help: ArgumentHelp(
         "A polygon in preview pixels painted black on every picture written or shown (annotated and redacted files, "
             + "crops, live previews), after detection, which still sees it (repeat for more).",
         valueName: "x1,y1,x2,y2,x3,y3,..."))

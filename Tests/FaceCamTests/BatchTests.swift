@@ -139,6 +139,25 @@ import Testing
         ])
     }
 
+    /// A legal name of 239 to 255 bytes is written: its partial name is cut short, at a character
+    /// (a two-byte é here), to 255 bytes, and --resume still finds what SIGKILL left of it.
+    @Test func theLongestNamesAreWritten() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-long-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let name = String(repeating: "é", count: 124) + "x.jsonl" // 255 bytes
+        let destination = root.appendingPathComponent(name).path
+        let file = try PartialFile(for: destination) { "ABCDEFGH" }
+        let partialName = String(file.path.dropFirst(root.path.count + 1))
+        #expect(partialName == String(repeating: "é", count: 119) + ".partial-ABCDEFGH")
+        #expect(partialName.utf8.count == 255)
+        try file.commit()
+        #expect(FileManager.default.fileExists(atPath: destination))
+        try Data().write(to: root.appendingPathComponent(String(repeating: "é", count: 119) + ".partial-leftover"))
+        try PartialFile.removeLeftovers(of: destination)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.path) == [name])
+    }
+
     @Test func aMissingListNamesItself() {
         #expect(throws: InputList.Failure.self) { try InputList.read(FilePath("/nonexistent/list")) }
         do {

@@ -78,7 +78,7 @@ struct EvaluationTests {
             ListedImage(name: "0--Parade/a.jpg", faces: []), ListedImage(name: "1--Handshaking/a.jpg", faces: []),
             ListedImage(name: "1--Handshaking/b.jpg", faces: []),
         ], listsEveryImage: true)
-        let pairing = ImagePairing(truth: truth)
+        let pairing = try ImagePairing(truth: truth)
         #expect(try pairing.image(named: "/data/WIDER_val/images/1--Handshaking/a.jpg").get() == 1)
         #expect(try pairing.image(named: "b").get() == 2)
         #expect(throws: EvaluationInputError.Pairing.ambiguous) { try pairing.image(named: "a.png").get() }
@@ -100,20 +100,88 @@ struct EvaluationTests {
             ListedImage(name: "clips/v.mp4", faces: []), ListedImage(name: "clips/v.mp4#1", faces: []),
             ListedImage(name: "x.jpg", faces: []), ListedImage(name: "a/x.jpg", faces: []),
         ])
-        let pairing = ImagePairing(truth: truth)
+        let pairing = try ImagePairing(truth: truth)
         #expect(try pairing.image(named: "/home/me/clips/v.mp4#1").get() == 1)
         #expect(try pairing.image(named: "v.mp4").get() == 0)
         #expect(try pairing.image(named: "x.jpg").get() == 2)
         #expect(try pairing.image(named: "/data/a/x.jpg").get() == 3)
         #expect(try pairing.image(named: "other/x.jpg").get() == 2)
         // Neither name ends the other: different folders, different images.
-        let folders = ImagePairing(truth: Self.list([ListedImage(name: "set/y.jpg", faces: [])]))
+        let folders = try ImagePairing(truth: Self.list([ListedImage(name: "set/y.jpg", faces: [])]))
         #expect(throws: EvaluationInputError.Pairing.unknown) { try folders.image(named: "other/y.jpg").get() }
         let twice = Self.list([ListedImage(name: "x.jpg", faces: []), ListedImage(name: "./x.jpg", faces: [])], everyImage: false)
         #expect(throws: EvaluationInputError.self) { try pairing.detectionsByImage(twice) }
         let images = try FaceList.parseWider("run.txt", text: "a\r\n0\r\nb\r\n1\r\n1 2 3 4 0.5\r\n")
         #expect(images.map(\.name) == ["a", "b"])
         #expect(images[1].faces == [Self.face(1, 2, 3, 4, score: 0.5)])
+    }
+
+    /// A name of 40,000 path components pairs in one pass over it (keying every trailing run of it took
+    /// memory and time with the square of its length: 3.2 GB for 40 KB), either side.
+    @Test func longNamesPairInOnePass() throws {
+        let long = String(repeating: "a/", count: 40_000) + "x.jpg"
+        let pairing = try ImagePairing(truth: Self.list([ListedImage(name: long, faces: []), ListedImage(name: "b/x.jpg", faces: [])]))
+        #expect(try pairing.image(named: "/data/" + long).get() == 0)
+        #expect(try pairing.image(named: "a/a/x.png").get() == 0)
+        #expect(try pairing.image(named: String(repeating: "c/", count: 40_000) + "b/x.jpg").get() == 1)
+        #expect(throws: EvaluationInputError.Pairing.unknown) { try pairing.image(named: String(repeating: "c/", count: 40_000) + "x.jpg").get() }
+    }
+
+    /// A ground truth naming an image twice (COCO with two ids for one file) is refused when read,
+    /// rather than every run being refused later for lacking the second.
+    @Test func aGroundTruthNamingAnImageTwiceIsRefused() {
+        let truth = FaceList(path: "gt.json", format: .coco, images: [
+            ListedImage(name: "a.jpg", faces: []), ListedImage(name: "b.jpg", faces: []), ListedImage(name: "a.jpg", faces: []),
+        ], listsEveryImage: true)
+        #expect {
+            try ImagePairing(truth: truth)
+        } throws: { error in
+            (error as? EvaluationInputError)?.description == "gt.json: names a.jpg twice, as its images 1 and 3: give each image once"
+        }
+    }
+
+    /// Lines end at LF or CRLF only: a name holding U+2028 or a lone CR, which facecam writes as it
+    /// is in WIDER files (and escaped in JSON), is read back whole.
+    @Test func namesWithOtherLineBreaksAreReadWhole() throws {
+        #expect(jsonString("a\u{2028}b\u{85}\u{7f}\u{1}") == "\"a\\u2028b\\u0085\\u007f\\u0001\"")
+        let wider = try FaceList.parseWider("run.txt", text: "a\u{2028}b.jpg\n1\n1 2 3 4 0.5\nc\rd.jpg\r\n0\r\n")
+        #expect(wider.map(\.name) == ["a\u{2028}b.jpg", "c\rd.jpg"])
+        let lines = try FaceList.loadJSONLines("run.jsonl", text: """
+            {"source":"a\u{2028}b.jpg","frame":0,"faces":[]}
+            {"source":"c.jpg","frame":0,"faces":[]}
+
+            """)
+        #expect(lines.images.map(\.name) == ["a\u{2028}b.jpg", "c.jpg"])
+    }
+
+    /// Every reader refuses a score that is no finite number and a box of negative size, as WIDER's
+    /// and COCO's do: VOC, CVAT and Label Studio accepted them (the faces then vanished silently).
+    @Test func scoresAndSizesAreCheckedTheSameWayInEveryFormat() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-eval-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let voc = directory.appendingPathComponent("a.xml").path
+        try Data("""
+            <annotation><filename>a.jpg</filename><object><name>face</name><score>inf</score>
+            <bndbox><xmin>1</xmin><ymin>1</ymin><xmax>5</xmax><ymax>5</ymax></bndbox></object></annotation>
+            """.utf8).write(to: URL(fileURLWithPath: voc))
+        #expect {
+            try FaceList.loadVOC(directory.path, files: [voc])
+        } throws: { ($0 as? EvaluationInputError)?.description == "\(voc) object 1: the score inf is not a finite number" }
+        let cvat = """
+            <annotations><image id="0" name="a.jpg" width="10" height="10"><box label="face" xtl="1" ytl="1" xbr="5" ybr="5">\
+            <attribute name="score">nan</attribute></box></image></annotations>
+            """
+        #expect {
+            try FaceList.loadCVAT("gt.xml", text: cvat)
+        } throws: { ($0 as? EvaluationInputError)?.description == "gt.xml image a.jpg: the score nan is not a finite number" }
+        let task: [String: Any] = ["data": ["image": "a.jpg"], "annotations": [["result": [[
+            "type": "rectanglelabels", "original_width": 100, "original_height": 100,
+            "value": ["x": 50, "y": 50, "width": -10, "height": 20, "rectanglelabels": ["face"]],
+        ] as [String: Any]]]]]
+        #expect {
+            try FaceList.loadLabelStudio("ls.json", [task])
+        } throws: { ($0 as? EvaluationInputError)?.description.contains("the sizes not negative") == true }
     }
 
     /// COCO's crowds are ignored; facecam's JSON Lines give preview boxes and name a video's frames.

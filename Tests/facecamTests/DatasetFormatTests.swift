@@ -39,6 +39,19 @@ struct DatasetFormatTests {
             try EvalCommandTests.reference(["datumaro", "yolo", directory.path]), options: ["--detector", "haar"], tolerance: 1e-3)
     }
 
+    /// An output folder whose name holds DEL, C1 controls and a line separator still gets a data.yaml
+    /// PyYAML (what Ultralytics reads it with) loads, its path the folder's.
+    @Test func dataYAMLLoadsWhateverTheFoldersName() throws {
+        let directory = try temporaryDirectory("yolo-names").appendingPathComponent("set\u{7f}\u{85}\u{9b}\u{2028}x")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        try Self.detect(["--format", "yolo", "--output-dir", directory.path])
+        let loaded = try run(URL(fileURLWithPath: "/usr/bin/python3"), [
+            "-c", "import sys, yaml; print(yaml.safe_load(open(sys.argv[1], encoding='utf-8'))['path'] == sys.argv[2])",
+            directory.appendingPathComponent("data.yaml").path, directory.path,
+        ])
+        #expect(loaded.status == 0 && loaded.stdout == "True\n", "\(loaded.stderr)")
+    }
+
     /// YuNet's YOLO lines carry YOLO-pose keypoints, which no available tool reads: each equals the
     /// face's preview landmarks from JSON Lines over the image's size, and data.yaml declares them.
     @Test func yoloKeypointsAreTheLandmarks() throws {

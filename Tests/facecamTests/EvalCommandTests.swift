@@ -175,6 +175,32 @@ struct EvalCommandTests {
         #expect(parsed.status == 0 && parsed.stdout == "2\n", "\(parsed.stderr)")
     }
 
+    /// A run's file named with control characters still makes well-formed XML; a chart that would
+    /// overwrite one of the inputs is refused (64) before anything is read, the input unchanged.
+    @Test func plotNamesAreEscapedAndInputsKept() throws {
+        let directory = try temporaryDirectory("eval-plot-names")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try Self.reference(["synthetic", directory.path])
+        let truth = directory.appendingPathComponent("gt.json").path
+        let odd = directory.appendingPathComponent("run\u{1}\u{1b}]0;title\u{7}.jsonl").path
+        try FileManager.default.copyItem(atPath: directory.appendingPathComponent("detections.jsonl").path, toPath: odd)
+        let chart = directory.appendingPathComponent("curves.svg").path
+        let result = try run(facecamBinary, ["eval", "--ground-truth", truth, "--plot", chart, odd])
+        #expect(result.status == 0, "\(result.stderr)")
+        let parsed = try run(URL(fileURLWithPath: SharedDataTests.python), [
+            "-c", "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1]); print('ok')", chart,
+        ])
+        #expect(parsed.status == 0 && parsed.stdout == "ok\n", "\(parsed.stderr)")
+
+        let input = directory.appendingPathComponent("run.svg").path
+        try FileManager.default.copyItem(atPath: directory.appendingPathComponent("detections.jsonl").path, toPath: input)
+        let before = FileManager.default.contents(atPath: input)
+        let refused = try run(facecamBinary, ["eval", "--ground-truth", truth, "--plot", input, input])
+        #expect(refused.status == 64)
+        #expect(refused.errorLines.count == 1 && refused.errorLines[0].contains("--plot \(input) is also an input"), "\(refused.stderr)")
+        #expect(FileManager.default.contents(atPath: input) == before)
+    }
+
     /// A COCO file is renamed to its name only when whole: a run stopped by SIGINT ends the
     /// document (the images done, their faces) but leaves it under its partial name, saying so.
     @Test func anInterruptedCOCOFileKeepsItsPartialName() throws {

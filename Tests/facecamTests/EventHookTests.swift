@@ -44,6 +44,49 @@ struct EventHookTests {
         }
     }
 
+    /// A command gets standard input, output and error only (a descriptor facecam inherited, here 7,
+    /// stays facecam's: a background process the command leaves holds no port or socket of facecam's),
+    /// no blocked signal and no ignored one (facecam ignores SIGINT and SIGTERM), as a shell would start it.
+    @Test func aCommandStartsWithNoDescriptorOrSignalStateOfFacecams() throws {
+        let directory = try temporaryDirectory("on-event-clean")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The shell reads its own status with builtins, before it forks: while dash forks, it blocks every signal.
+        let command = "while read -r key value; do case $key in SigBlk:|SigIgn:) echo \"$key $value\";; esac; done < /proc/$$/status "
+            + "> \"\(directory.path)/$FACECAM_ID-$FACECAM_EVENT.signals\"; ls /proc/$$/fd > \"\(directory.path)/$FACECAM_ID-$FACECAM_EVENT.fd\""
+        let script = "exec 7</dev/null; exec \"$0\" video --quiet --on-event \"$1\" Fixtures/video/leave-enter.avi"
+        let result = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, facecamBinary.path, command])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(names.count == 8, "\(names)")
+        for name in names {
+            let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            if name.hasSuffix(".fd") {
+                // The shell's own (dash keeps what it saves at 10 and above); none of facecam's.
+                let descriptors = text.split(separator: "\n").compactMap { Int($0) }
+                #expect(descriptors.filter { $0 > 2 && $0 < 10 }.isEmpty && descriptors.contains(2), "\(name): \(descriptors)")
+            } else {
+                // Signals 1 to 31 (HUP, INT, TERM, PIPE, CHLD, ...) neither blocked nor ignored; glibc keeps 32 and 33 to itself.
+                let masks = text.split(separator: "\n").compactMap { UInt64($0.split(separator: " ").last ?? "", radix: 16) }
+                #expect(masks.count == 2 && masks.allSatisfy { $0 & 0x7FFF_FFFF == 0 }, "\(name): \(text)")
+            }
+        }
+    }
+
+    /// When the input ends, queued commands start for one --on-event-timeout more and the rest are
+    /// dropped: with hanging commands run one at a time, the wait is two timeouts at most, not one per event.
+    @Test func theWaitAtTheEndIsBounded() throws {
+        let started = Date()
+        let result = try facecam(
+            "video", "--quiet", "--on-event", "sleep 60", "--on-event-jobs", "1", "--on-event-timeout", "3", "Fixtures/video/leave-enter.avi")
+        let seconds = Date().timeIntervalSince(started)
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try #require(result.errorLines.last)
+        #expect(summary.hasPrefix("facecam: --on-event: ") && summary.contains(" dropped (more events than --on-event-jobs could run in time)"),
+                "\(summary)")
+        // Four events one after another would take 12 s; the bound is 6 s after the last frame.
+        #expect(seconds < 10, "\(seconds) s")
+    }
+
     @Test(arguments: [
         (["video", "--on-event-jobs", "2"], "--on-event-jobs tunes --on-event"),
         (["video", "--on-event", "true", "--on-event-jobs", "0"], "--on-event-jobs must be from 1 to 64"),

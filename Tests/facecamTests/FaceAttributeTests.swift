@@ -283,8 +283,11 @@ struct FaceAttributeTests {
             "redact", "--mode", "image", "--image", fixture("overlay/mustache.png"), "--shape", "box", "-o", output,
             fixture("images/grace_hopper.jpg"))
         #expect(redacted.status == 0, "\(redacted.stderr)")
-        // redact's own detector (CenterFace over two scales) found the face: its box, read back from detect with the same settings.
-        let detected = try facecam("detect", "--detector", "centerface", "--scales", "1,2", "--score-threshold", "0.1", fixture("images/grace_hopper.jpg"))
+        // redact's own detector (CenterFace over two scales, focused, plus YuNet) found the face: its box, read back from detect
+        // with the same settings.
+        let detected = try facecam(
+            "detect", "--detector", "centerface", "--scales", "1,2", "--score-threshold", "0.1", "--focus", "--plus-yunet",
+            fixture("images/grace_hopper.jpg"))
         let box = try #require((try detected.records().first?["faces"] as? [[String: Any]])?.first?["box"] as? [Int]).map(Double.init)
         let (w, h) = (box[2] * 1.3, box[3] * 1.3)
         let (x, y) = (box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - h / 2)
@@ -311,6 +314,29 @@ struct FaceAttributeTests {
         let file = String(format: "frame-%08d-id1.jpg", frame)
         #expect(shots[0]["file"] as? String == crops + "/" + file)
         #expect(try FileManager.default.contentsOfDirectory(atPath: crops) == [file])
+    }
+
+    /// A picture 32,767 pixels or more on a side (40000x2 is under the 16 megapixels) is refused with
+    /// 64 and one line before any work: OpenCV's resize takes no such side, and every face would fail.
+    @Test func aPictureTooLongForOpenCVIsRefusedFirst() throws {
+        let directory = try temporaryDirectory("long-picture")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let picture = directory.appendingPathComponent("long.png").path
+        let made = try run(URL(fileURLWithPath: "/usr/bin/python3"), [
+            "-c", "import cv2, numpy as np, sys; cv2.imwrite(sys.argv[1], np.full((2, 40000, 4), 255, np.uint8))", picture,
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let output = directory.appendingPathComponent("out.png").path
+        for (arguments, option) in [
+            (["redact", "--mode", "image", "--image", picture, "-o", output], "--image"),
+            (["detect", "--annotate", directory.path + "/annotated", "--overlay", picture], "--overlay"),
+        ] {
+            let result = try run(facecamBinary, arguments + [fixture("images/two-faces.jpg")])
+            #expect(result.status == 64)
+            #expect(result.errorLines == ["facecam: \(option) \(picture): 40000x2 is more than the 32766 pixels a side an overlay may have; shrink it"],
+                    "\(result.stderr)")
+            #expect(result.stdout.isEmpty && !FileManager.default.fileExists(atPath: output))
+        }
     }
 
     @Test(arguments: [

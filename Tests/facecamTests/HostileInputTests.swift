@@ -380,4 +380,41 @@ struct HostileInputTests {
         #expect(records.dropLast().allSatisfy { ($0["faces"] as! [Any]).isEmpty })
         #expect((records.last!["faces"] as! [Any]).count == 1)
     }
+
+    /// A disk that fills mid-run (here a 40 KB file size limit, SIGXFSZ ignored so that writes fail
+    /// with EFBIG): each annotated image and crop is whole under its name or absent, never cut, and no
+    /// partial file stays; each failure names the kind of file it was.
+    @Test func aFullDiskLeavesNoCutImages() throws {
+        let files = try HostileFiles("full-disk")
+        defer { files.remove() }
+        let (annotated, crops) = (files.path("annotated"), files.path("crops"))
+        let script = "trap '' XFSZ; ulimit -f 80; exec \"$0\" detect --annotate \"$1\" --crops \"$2\" Fixtures/images"
+        let result = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, facecamBinary.path, annotated, crops])
+        #expect(result.status == 1)
+        #expect(result.errorLines.contains { $0.hasPrefix("facecam: cannot write annotated image \(annotated)/") }, "\(result.stderr)")
+        var whole = 0
+        for directory in [annotated, crops] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+                #expect(!name.contains(".partial-"), "\(name)")
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+                #expect(bytes.prefix(2) == [0xFF, 0xD8] && bytes.suffix(2) == [0xFF, 0xD9], "\(name) is cut")
+                whole += 1
+            }
+        }
+        #expect(whole > 0)
+    }
+
+    /// --annotate or --crops naming a file that is not a directory is one line before any work,
+    /// not a line per image; the file stays as it was.
+    @Test(arguments: ["--annotate", "--crops"])
+    func anOutputDirectoryThatIsAFileIsOneLine(_ option: String) throws {
+        let files = try HostileFiles("not-a-directory")
+        defer { files.remove() }
+        let file = try files.write("results.txt", Array("precious".utf8))
+        let result = try run(facecamBinary, ["detect", option, file, "Fixtures/images"])
+        #expect(result.status == 1)
+        #expect(result.errorLines == ["facecam: cannot open \(file): Not a directory"], "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious")
+    }
 }

@@ -381,16 +381,40 @@ struct MQTTTests {
 
         let wrong = directory.appendingPathComponent("wrong")
         try "not-it\n".write(to: wrong, atomically: true, encoding: .utf8)
+        // Only the first line is read, however long the rest (20 MB here), and a pipe is a file too.
         let right = directory.appendingPathComponent("right")
-        try "s3cret-word\n".write(to: right, atomically: true, encoding: .utf8)
+        try Data("s3cret-word\r\n".utf8 + Data(repeating: UInt8(ascii: "x"), count: 20 << 20)).write(to: right)
         let fromFile = try facecam("live", "--source", Self.clip, "--mqtt", url, "--mqtt-password-file", right.path)
         #expect(fromFile.status == 0)
         #expect(!fromFile.stderr.contains("warning"), "\(fromFile.stderr)")
+        let fromPipe = try run(URL(fileURLWithPath: "/bin/sh"), [
+            "-c", "printf 's3cret-word\\n' | \"$0\" live --source \"$1\" --mqtt \"$2\" --mqtt-password-file /dev/stdin",
+            facecamBinary.path, Self.clip, url,
+        ])
+        #expect(fromPipe.status == 0)
+        #expect(!fromPipe.stderr.contains("warning"), "\(fromPipe.stderr)")
         let refused = try facecam("live", "--source", Self.clip, "--mqtt", url, "--mqtt-password-file", wrong.path)
         #expect(refused.status == 0)
         #expect(refused.stderr.contains("not authorised"), "\(refused.stderr)")
         #expect(refused.stderr.contains("captured 40 frames"))
-        for run in [fromEnvironment, fromFile, refused] { #expect(!run.stderr.contains("s3cret") && !run.stderr.contains("not-it")) }
+        for run in [fromEnvironment, fromFile, fromPipe, refused] { #expect(!run.stderr.contains("s3cret") && !run.stderr.contains("not-it")) }
+    }
+
+    /// A password file whose first line is not UTF-8, is longer than MQTT allows, or that cannot be
+    /// read is refused (64) before anything starts, saying which.
+    @Test func unusablePasswordFilesSayWhy() throws {
+        let directory = try temporaryDirectory("mqtt-password-files")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let binary = directory.appendingPathComponent("binary"), long = directory.appendingPathComponent("long")
+        try Data([0x70, 0xff, 0xfe, 0x0a]).write(to: binary)
+        try Data(repeating: UInt8(ascii: "p"), count: 70_000).write(to: long)
+        for (file, reason) in [(binary.path, "its first line is not UTF-8 text"), (long.path, "its first line is longer than MQTT's 65,535 bytes"),
+                               (directory.path, "cannot be read (Is a directory)")] {
+            let result = try facecam("live", "--source", Self.clip, "--mqtt", "mqtt://camera@127.0.0.1:1", "--mqtt-password-file", file)
+            #expect(result.status == 64)
+            #expect(result.errorLines == ["facecam: --mqtt-password-file \(file): \(reason); name a file whose first line is the password"],
+                    "\(result.stderr)")
+        }
     }
 
     @Test(arguments: [
@@ -406,6 +430,14 @@ struct MQTTTests {
         (["--mqtt", "mqtt://localhost", "--mqtt-topic", "a/#"], "--mqtt-topic a/#: a prefix is levels joined by /"),
         (["--mqtt", "mqtt://localhost", "--name", "a/b"], "--name a/b: one topic level is needed"),
         (["--mqtt", "mqtt://localhost", "--mqtt-queue", "0"], "--mqtt-queue must be from 1 to 100000"),
+        // Values libmosquitto would refuse once running are refused first, naming the option.
+        (["--mqtt", "mqtt://localhost", "--name", "hall\u{85}"], "--name: holds U+0085, which MQTT does not allow in a topic"),
+        (["--mqtt", "mqtt://localhost", "--mqtt-topic", "home/\u{FFFE}"], "--mqtt-topic: holds U+FFFE, which MQTT does not allow"),
+        (["--mqtt", "mqtt://localhost", "--mqtt-discovery-prefix", "ha\u{85}"], "--mqtt-discovery-prefix: holds U+0085"),
+        (["--mqtt", "mqtt://localhost", "--name", String(repeating: "n", count: 70_000)],
+         "--name: 70000 bytes is longer than the 1024 MQTT topics can be built on"),
+        // A negative value is the option's, refused by its own rule, not "Missing value".
+        (["--mqtt", "mqtt://localhost", "--mqtt-queue", "-1"], "--mqtt-queue must be from 1 to 100000"),
     ])
     func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
         let result = try run(facecamBinary, ["live", "--source", Self.clip] + arguments)

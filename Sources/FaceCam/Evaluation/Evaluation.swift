@@ -159,22 +159,52 @@ extension Array where Element == ListedFace {
 /// other's, file extensions aside (WIDER's detection files name images without them), so a
 /// detection named by its full path finds the ground truth's relative name, and the reverse. An
 /// exact name wins; a name that ends several is ambiguous. A video frame's `#N` stays part of its name.
+/// A ground truth that names an image twice is refused.
 struct ImagePairing {
     private let truth: FaceList
     private var byName: [String: Int] = [:]
-    /// Each ground-truth name's components, to the images named so.
-    private var byComponents: [[String]: [Int]] = [:]
-    /// Every trailing run of each ground-truth name's components, to the images it ends.
-    private var bySuffix: [[String]: [Int]] = [:]
+    /// Each ground-truth name's components.
+    private var parts: [[String]] = []
+    /// Each ground-truth name's components, by key, to the images named so.
+    private var byComponents: [Run: [Int]] = [:]
+    /// Every trailing run of each ground-truth name's components, by key, to the images it ends.
+    private var bySuffix: [Run: [Int]] = [:]
 
-    init(truth: FaceList) {
+    /// A trailing run of components by its length and a hash chained from the last component, so
+    /// that all of a name's runs cost one pass over it rather than the square of its length.
+    /// Runs with equal keys are compared whole before they pair.
+    private struct Run: Hashable {
+        var hash: Int
+        var count: Int
+    }
+
+    init(truth: FaceList) throws(EvaluationInputError) {
         self.truth = truth
         for (index, image) in truth.images.enumerated() {
-            if byName[image.name] == nil { byName[image.name] = index }
+            if let earlier = byName.updateValue(index, forKey: image.name) {
+                throw EvaluationInputError(
+                    path: truth.path, reason: "names \(image.name) twice, as its images \(earlier + 1) and \(index + 1): give each image once")
+            }
             let parts = Self.components(image.name)
-            byComponents[parts, default: []].append(index)
-            for start in parts.indices { bySuffix[Array(parts[start...]), default: []].append(index) }
+            let runs = Self.runs(of: parts)
+            self.parts.append(parts)
+            if let whole = runs.first { byComponents[whole, default: []].append(index) }
+            for run in runs { bySuffix[run, default: []].append(index) }
         }
+    }
+
+    /// The keys of the trailing runs of `parts`, the one from `start` at `start`.
+    private static func runs(of parts: [String]) -> [Run] {
+        var runs = [Run](repeating: Run(hash: 0, count: 0), count: parts.count)
+        var hash = 0
+        for start in parts.indices.reversed() {
+            var hasher = Hasher()
+            hasher.combine(parts[start])
+            hasher.combine(hash)
+            hash = hasher.finalize()
+            runs[start] = Run(hash: hash, count: parts.count - start)
+        }
+        return runs
     }
 
     static func components(_ name: String) -> [String] {
@@ -199,9 +229,13 @@ struct ImagePairing {
         if let exact = byName[name] { return .success(exact) }
         let parts = Self.components(name)
         guard !parts.isEmpty else { return .failure(.unknown) }
+        let runs = Self.runs(of: parts)
         // A ground-truth name that ends this one, the longest first; then one that this name ends.
-        let candidates = parts.indices.lazy.compactMap { byComponents[Array(parts[$0...])] }.first ?? bySuffix[parts]
-        guard let candidates else { return .failure(.unknown) }
+        let endingThis = parts.indices.lazy.map { start in
+            (byComponents[runs[start]] ?? []).filter { self.parts[$0][...] == parts[start...] }
+        }.first { !$0.isEmpty }
+        let candidates = endingThis ?? (bySuffix[runs[0]] ?? []).filter { self.parts[$0].suffix(parts.count) == parts[...] }
+        guard !candidates.isEmpty else { return .failure(.unknown) }
         return candidates.count == 1 ? .success(candidates[0]) : .failure(.ambiguous)
     }
 

@@ -99,9 +99,15 @@ public struct FaceList: Sendable {
         return FaceList(path: path, format: .wider, images: try parseWider(path, text: text), listsEveryImage: true)
     }
 
+    /// The lines of a text file: split at LF and CRLF only, since a name may hold any other line break
+    /// (U+2028, a lone CR), as facecam writes it.
+    static func lines(of text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    }
+
     /// One JSON object per line, the first of them complete on its line.
     private static func looksLikeJSONLines(_ text: String) -> Bool {
-        guard let first = text.split(whereSeparator: \.isNewline).first,
+        guard let first = Self.lines(of: text).first(where: { !$0.isEmpty }),
               let object = try? JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any] else { return false }
         return object["source"] != nil || object["event"] != nil
     }
@@ -130,9 +136,7 @@ extension FaceList {
     /// zeros for none): x y w h and, in the ground truth, blur expression illumination invalid
     /// occlusion pose, or, in detection results, the score. `invalid` faces are ignored.
     static func parseWider(_ path: String, text: String) throws(EvaluationInputError) -> [ListedImage] {
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map {
-            $0.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let lines = Self.lines(of: text).map { $0.trimmingCharacters(in: .whitespaces) }
         var images: [ListedImage] = []
         var index = 0
         func fail(_ reason: String) -> EvaluationInputError {
@@ -257,13 +261,25 @@ extension FaceList {
                       [x0, y0, x1, y1].allSatisfy(\.isFinite), x1 >= x0, y1 >= y0 else {
                     throw EvaluationInputError(path: file, place: "object \(index + 1)", reason: "bndbox needs numbers xmin <= xmax, ymin <= ymax")
                 }
-                let score = object.value("score").flatMap(Double.init) ?? 1
+                let score = try Self.score(object.value("score"), path: file, place: "object \(index + 1)")
                 faces.append(ListedFace(box: Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), score: score,
                                         ignored: object.value("difficult") == "1"))
             }
             images.append(ListedImage(name: name, faces: faces))
         }
         return FaceList(path: path, format: .voc, images: images, listsEveryImage: true)
+    }
+}
+
+extension FaceList {
+    /// A score as an XML file writes it: 1 when absent; one that is not a finite number is refused,
+    /// as WIDER's and COCO's readers refuse it.
+    static func score(_ text: String?, path: String, place: String) throws(EvaluationInputError) -> Double {
+        guard let text else { return 1 }
+        guard let score = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)), score.isFinite else {
+            throw EvaluationInputError(path: path, place: place, reason: "the score \(text) is not a finite number")
+        }
+        return score
     }
 }
 
@@ -297,8 +313,8 @@ extension FaceList {
                   [x0, y0, x1, y1].allSatisfy(\.isFinite), x1 >= x0, y1 >= y0 else {
                 throw EvaluationInputError(path: path, place: place, reason: "a box needs numbers xtl <= xbr, ytl <= ybr")
             }
-            let score = box.children.first { $0.name == "attribute" && $0.attributes["name"] == "score" }
-                .flatMap { Double($0.text.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 1
+            let score = try Self.score(
+                box.children.first { $0.name == "attribute" && $0.attributes["name"] == "score" }?.text, path: path, place: place)
             return ListedFace(box: Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), score: score)
         }
         func counts(_ box: XMLElementNode) -> Bool {
@@ -368,10 +384,11 @@ extension FaceList {
             for (position, result) in rectangles.enumerated() where !anyFace || labels(result).contains("face") {
                 let box = result["value"] as? [String: Any] ?? [:]
                 let numbers = ["x", "y", "width", "height"].map { number(box[$0]) } + [number(result["original_width"]), number(result["original_height"])]
-                guard numbers.allSatisfy({ $0?.isFinite == true }), let width = numbers[4], let height = numbers[5], width > 0, height > 0 else {
+                guard numbers.allSatisfy({ $0?.isFinite == true }), let width = numbers[4], let height = numbers[5], width > 0, height > 0,
+                      numbers[2]! >= 0, numbers[3]! >= 0 else {
                     throw EvaluationInputError(
                         path: path, place: "\(place) result \(position + 1)",
-                        reason: "needs x, y, width, height, original_width and original_height as numbers")
+                        reason: "needs x, y, width, height, original_width and original_height as numbers, the sizes not negative")
                 }
                 let score = number(result["score"]) ?? number(chosen?["score"]) ?? 1
                 faces.append(ListedFace(
@@ -525,7 +542,7 @@ extension FaceList {
     /// faces by their preview boxes. Event records are skipped.
     static func loadJSONLines(_ path: String, text: String) throws(EvaluationInputError) -> FaceList {
         var images: [ListedImage] = []
-        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        for (index, line) in Self.lines(of: text).enumerated() {
             if line.allSatisfy(\.isWhitespace) { continue }
             let place = "line \(index + 1)"
             guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {

@@ -31,7 +31,7 @@ public struct PrecisionRecallPlot: Sendable {
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" \
             font-family="sans-serif" font-size="12">
             <rect width="\(width)" height="\(height)" fill="white"/>
-            <text x="\(decimal(left + plotWidth / 2))" y="24" text-anchor="middle" font-size="14">\(escaped(title))</text>
+            <text x="\(decimal(left + plotWidth / 2))" y="24" text-anchor="middle" font-size="14">\(markupEscaped(title))</text>
 
             """
         for step in 0...5 {
@@ -62,15 +62,11 @@ public struct PrecisionRecallPlot: Sendable {
             let ap = run.score.averagePrecision.isNaN ? "no faces" : "AP " + String(format: "%.3f", run.score.averagePrecision)
             svg += "<line x1=\"\(decimal(left + 10))\" y1=\"\(decimal(legendY - 4))\" "
                 + "x2=\"\(decimal(left + 30))\" y2=\"\(decimal(legendY - 4))\" stroke=\"\(colour)\" stroke-width=\"2\"/>"
-                + "<text x=\"\(decimal(left + 36))\" y=\"\(decimal(legendY))\">\(escaped(run.name)) (\(ap))</text>\n"
+                + "<text x=\"\(decimal(left + 36))\" y=\"\(decimal(legendY))\">\(markupEscaped(run.name)) (\(ap))</text>\n"
         }
         return svg + "</svg>\n"
     }
 
-    private func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
 }
 
 extension Double {

@@ -61,8 +61,15 @@ struct HomeAssistantDiscovery {
         }
     }
 
-    /// A name as Home Assistant's node and object ids allow: letters, digits, _ and -.
+    /// A name as Home Assistant's node and object ids allow: letters, digits, _ and -. A name with
+    /// other characters has them as _ and gets the FNV-1a hash of its UTF-8 bytes after it, so that
+    /// names differing only there ("hall.1", "hall 1", "hall_1"; "Küche", "Kéche") stay different cameras.
     static func identifier(_ name: String) -> String {
-        String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") ? $0 : "_" })
+        let allowed = { (c: Character) in c.isASCII && (c.isLetter || c.isNumber || c == "_" || c == "-") }
+        guard !name.allSatisfy(allowed) else { return name }
+        var hash: UInt32 = 0x811c_9dc5
+        for byte in name.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+        let hex = String(hash, radix: 16)
+        return String(name.map { allowed($0) ? $0 : "_" }) + "_" + String(repeating: "0", count: 8 - hex.count) + hex
     }
 }

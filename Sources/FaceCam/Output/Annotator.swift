@@ -18,15 +18,18 @@ public struct Annotator {
     public let quality: Int
     /// The files' extension, "jpg" (libjpeg, at `quality`) or "png" (OpenCV's encoder, lossless).
     public let fileExtension: String
+    /// What the files are, for messages: "annotated image", "face crop".
+    public let what: String
     private var names = FileNames()
 
     /// Creates `directory` (and its parents) when missing.
-    public init(directory: String, quality: Int = 90, fileExtension: String = "jpg") throws(SystemError) {
+    public init(directory: String, quality: Int = 90, fileExtension: String = "jpg", what: String = "annotated image") throws(SystemError) {
         precondition(["jpg", "png"].contains(fileExtension), "images are saved as JPEG or PNG")
         try makeDirectories(directory)
         self.directory = directory
         self.quality = quality
         self.fileExtension = fileExtension
+        self.what = what
     }
 
     /// How thick outlines are in a preview of `size`: thicker on larger previews.
@@ -91,26 +94,12 @@ public struct Annotator {
     }
 
     /// Saves a rendered preview as `<name>.jpg` (or .png; `<name>-2.jpg`, ... when
-    /// that name was already used) and returns the file's path.
+    /// that name was already used) and returns the file's path; a full disk or a kill leaves no cut image.
     @discardableResult
     public mutating func save(_ preview: Frame, name: String) throws(FaceCamError) -> String {
         let path = directory + "/" + names.claim(name) + "." + fileExtension
-        let bytes: [UInt8]
-        if fileExtension == "png" {
-            bytes = try preview.encoded(extension: ".png", quality: quality, path: path)
-        } else {
-            do {
-                bytes = try JPEG.encode(preview, quality: quality)
-            } catch {
-                throw .annotation(path: path, reason: error.reason)
-            }
-        }
-        do {
-            let file = try FileDescriptor(opening: path, flags: O_WRONLY | O_CREAT | O_TRUNC)
-            try file.write(bytes)
-        } catch {
-            throw .annotation(path: path, reason: "\(error.call) failed: \(error.reason)")
-        }
+        // Many, and made again by another run: not worth a disk flush each.
+        try preview.save(to: path, quality: quality, durably: false, what: what)
         return path
     }
 }

@@ -10,7 +10,10 @@ import Foundation
 /// `FACECAM_FRAME`, `FACECAM_TIME` (and for a zone's events `FACECAM_ZONE`) in its environment. At most `concurrency` run at once;
 /// an event that comes while that many run waits in a queue of `queueLimit`, and beyond it is
 /// dropped and counted. A run still going after `timeout` seconds is killed. Failures are reported
-/// one line each and counted; none ever holds detection up.
+/// one line each and counted; none ever holds detection up. When facecam finishes, queued runs
+/// start for one `timeout` more, and those not started by then are dropped: the wait is two
+/// `timeout`s at most. A command starts with none of facecam's descriptors but its standard
+/// input, output and error, no signal blocked, and every signal's default action.
 public final class EventHooks: @unchecked Sendable {
     public struct Summary: Sendable, Equatable {
         public var runs = 0
@@ -31,6 +34,8 @@ public final class EventHooks: @unchecked Sendable {
     // Guarded by `lock`.
     private var summary = Summary()
     private var waiting = 0
+    /// When `finish` stops waiting (monotonic seconds); nil until it is called.
+    private var closing: Double?
 
     public init(command: String, concurrency: Int, timeout: Double, report: @escaping @Sendable (String) -> Void) {
         precondition(concurrency > 0 && timeout > 0, "hooks run one at a time at least, for some time")
@@ -56,23 +61,38 @@ public final class EventHooks: @unchecked Sendable {
         pending.enter()
         runs.async { [self] in
             slots.wait()
-            let failure = execute(event, record: record)
+            let late = monotonicSeconds() >= closingTime
+            let failure = late ? nil : execute(event, record: record)
             slots.signal()
             lock.withLock {
                 waiting -= 1
-                summary.runs += 1
-                if failure != nil { summary.failed += 1 }
+                if late {
+                    summary.dropped += 1
+                } else {
+                    summary.runs += 1
+                    if failure != nil { summary.failed += 1 }
+                }
             }
             if let failure { report("--on-event: \(failure) for id \(event.id)'s \(event.kind.rawValue) at \(event.source) frame \(event.frame)") }
             pending.leave()
         }
     }
 
-    /// Waits for the runs started (each ends within `timeout`), and tells how they went.
+    /// Waits for the runs started and those queued that start within one `timeout`, and tells how they went.
     public func finish() -> Summary {
+        lock.withLock { closing = monotonicSeconds() + timeout }
         pending.wait()
         return lock.withLock { summary }
     }
+
+    private var closingTime: Double { lock.withLock { closing ?? .infinity } }
+
+    /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34 and later), which Swift's Glibc module does not import.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np").map {
+            unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }
+    }()
 
     /// Runs the command once, in a process group of its own (so that a timeout kills what it
     /// started too), its standard output sent to facecam's standard error (facecam's own output
@@ -116,7 +136,18 @@ public final class EventHooks: @unchecked Sendable {
         }
         posix_spawn_file_actions_adddup2(&actions, input, STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        // A background process the command leaves must not hold facecam's port, broker socket or files open.
+        guard let closeFrom = Self.addCloseFrom, closeFrom(&actions, STDERR_FILENO + 1) == 0 else {
+            return "cannot start /bin/sh: the C library cannot close facecam's descriptors for it (posix_spawn_file_actions_addclosefrom_np)"
+        }
+        // facecam ignores SIGINT and SIGTERM (it stops between frames) and its threads block signals:
+        // the command gets neither, so that SIGTERM ends it and its shell can wait for its children.
+        var unblocked = sigset_t(), defaults = sigset_t()
+        sigemptyset(&unblocked)
+        sigfillset(&defaults)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, variables)
@@ -145,6 +176,6 @@ public final class EventHooks: @unchecked Sendable {
 extension EventHooks.Summary: CustomStringConvertible {
     public var description: String {
         "--on-event: \(runs) run\(runs == 1 ? "" : "s"), \(failed) failed"
-            + (dropped > 0 ? ", \(dropped) dropped (more events than --on-event-jobs could run)" : "")
+            + (dropped > 0 ? ", \(dropped) dropped (more events than --on-event-jobs could run in time)" : "")
     }
 }

@@ -8,15 +8,22 @@ public final class OverlayImage: Hashable, Sendable {
 
     /// The largest overlay accepted: 16 megapixels (64 MB), more than any face needs.
     public static let maximumPixels = 16_000_000
+    /// The longest side accepted: OpenCV's resize takes images under 32,767 (SHRT_MAX) pixels a side.
+    public static let maximumSide = 32_766
 
     /// Reads `path`; a file that cannot be read or decoded, that announces more than `maximumPixels`,
-    /// or, when `requiringAlpha`, that has no alpha channel, is refused with an error naming it.
+    /// is longer than `maximumSide`, or, when `requiringAlpha`, that has no alpha channel, is refused
+    /// with an error naming it.
     public init(path: String, requiringAlpha: Bool) throws(FaceCamError) {
         let frame: Frame, hasAlpha: Bool
         do {
             (frame, hasAlpha) = try ImageFile.loadWithAlpha(FilePath(path), maximumPixels: Self.maximumPixels)
         } catch .tooLarge(_, let size, _) {
-            throw .undecodable(path: path, reason: "\(size) is more than the 16 megapixels an overlay may have; shrink it")
+            throw .unusablePicture(path: path, reason: "\(size) is more than the 16 megapixels an overlay may have; shrink it")
+        }
+        if max(frame.width, frame.height) > Self.maximumSide {
+            throw .unusablePicture(path: path, reason: "\(frame.width)x\(frame.height) is more than the \(Self.maximumSide) pixels a side "
+                + "an overlay may have; shrink it")
         }
         if requiringAlpha, !hasAlpha { throw .overlayWithoutAlpha(path: path) }
         self.path = path

@@ -31,24 +31,7 @@ public final class StillImageOutput: FrameOutput {
 
     public func append(_ frame: Frame, time: Double) throws(FaceCamError) {
         guard !written else { return }
-        let format = FilePath(path).fileExtension ?? ""
-        let bytes: [UInt8]
-        if ["jpg", "jpeg", "jpe"].contains(format) {
-            do {
-                bytes = try JPEG.encode(frame, quality: quality)
-            } catch {
-                throw .imageOutput(path: path, reason: error.reason)
-            }
-        } else {
-            bytes = try frame.encoded(extension: "." + format, quality: quality, path: path)
-        }
-        do {
-            let file = try PartialFile(for: path)
-            try writeAll(bytes, to: file.descriptor, path: file.path)
-            try file.commit()
-        } catch {
-            throw .imageOutput(path: path, reason: "\(error.call) failed: \(error.reason)")
-        }
+        try frame.save(to: path, quality: quality)
         written = true
     }
 
@@ -56,13 +39,37 @@ public final class StillImageOutput: FrameOutput {
 }
 
 extension Frame {
+    /// Saves the frame as the image `path`'s extension names (JPEG through libjpeg at `quality`,
+    /// others through OpenCV), under a partial name renamed when whole (`PartialFile`), so that a
+    /// full disk or a kill leaves no cut image under its name; `what` names it in errors.
+    func save(to path: String, quality: Int, durably: Bool = true, what: String = "the image") throws(FaceCamError) {
+        let format = FilePath(path).fileExtension ?? ""
+        let bytes: [UInt8]
+        if ["jpg", "jpeg", "jpe"].contains(format) {
+            do {
+                bytes = try JPEG.encode(self, quality: quality)
+            } catch {
+                throw .imageOutput(what: what, path: path, reason: error.reason)
+            }
+        } else {
+            bytes = try encoded(extension: "." + format, quality: quality, path: path, what: what)
+        }
+        do {
+            let file = try PartialFile(for: path)
+            try writeAll(bytes, to: file.descriptor, path: file.path)
+            try file.commit(durably: durably)
+        } catch {
+            throw .imageOutput(what: what, path: path, reason: "\(error.call) failed: \(error.reason)")
+        }
+    }
+
     /// The frame encoded by OpenCV in the format `extension` (".png") names.
-    func encoded(extension: String, quality: Int, path: String) throws(FaceCamError) -> [UInt8] {
+    private func encoded(extension: String, quality: Int, path: String, what: String) throws(FaceCamError) -> [UInt8] {
         var data: UnsafeMutablePointer<UInt8>?
         var size = 0
         var error = cfd_error()
         let status = withImageView { cfd_encode_image(&$0, `extension`, Int32(clamping: quality), &data, &size, &error) }
-        guard status == CFD_OK, let data else { throw .imageOutput(path: path, reason: error.text) }
+        guard status == CFD_OK, let data else { throw .imageOutput(what: what, path: path, reason: error.text) }
         defer { cfd_bytes_free(data) }
         return Array(UnsafeBufferPointer(start: data, count: size))
     }

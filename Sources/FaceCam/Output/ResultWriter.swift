@@ -236,7 +236,8 @@ public func jsonString(_ text: String) -> String {
         case "\n": out += "\\n"
         case "\r": out += "\\r"
         case "\t": out += "\\t"
-        case _ where scalar.value < 0x20:
+        // Controls, and what YAML (data.yaml) and line-splitting readers take for a line break or refuse.
+        case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || [0x2028, 0x2029, 0xFFFE, 0xFFFF].contains(scalar.value):
             out += String(format: "\\u%04x", scalar.value)
         default: out.unicodeScalars.append(scalar)
         }

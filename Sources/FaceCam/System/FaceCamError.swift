@@ -20,6 +20,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     /// The image or video announces more pixels than the limit allows.
     case tooLarge(path: String, size: PixelSize, limit: Int)
     /// An overlay picture has no alpha channel to show the face through.
+    /// A picture facecam cannot lay over faces: too large for it, though a readable image.
+    case unusablePicture(path: String, reason: String)
     case overlayWithoutAlpha(path: String)
     /// The file is not a video FFmpeg can open.
     case undecodableVideo(path: String, reason: String)
@@ -42,7 +44,7 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     /// The preview to draw is larger than facecam draws.
     case previewTooLarge(source: String, size: PixelSize, limit: Int)
     /// An annotated JPEG could not be encoded or written.
-    case annotation(path: String, reason: String)
+
     /// The annotated video could not be opened or written.
     case annotatedVideo(path: String, reason: String)
     /// Results could not be written: nothing more can be reported.
@@ -50,7 +52,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     /// Frames could not be written to a V4L2 output device (--output-device).
     case outputDevice(path: String, reason: String)
     /// A still image could not be encoded or written (redact).
-    case imageOutput(path: String, reason: String)
+    /// `what`: "the image" (redact's), "annotated image", "face crop".
+    case imageOutput(what: String = "the image", path: String, reason: String)
     /// A video could not be encoded (ffmpeg missing, refusing its arguments, or failing).
     case videoEncoder(path: String, reason: String)
 
@@ -81,6 +84,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
                 + "more than the limit of \(decimal(Double(limit) / 1e6)) (raise --max-megapixels for a file you trust)"
         case .undecodableVideo(let path, let reason):
             return "\(path): not a video facecam can read: \(reason)"
+        case .unusablePicture(let path, let reason):
+            return "\(path): \(reason)"
         case .overlayWithoutAlpha(let path):
             return "\(path): the overlay has no alpha channel, so it would hide the whole picture around the face: "
                 + "give a PNG with transparency"
@@ -110,14 +115,12 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
         case .previewTooLarge(let source, let size, let limit):
             return "\(source): the preview would be \(size), more than the \(limit / 1_000_000) megapixels facecam draws; "
                 + "give --preview a smaller size"
-        case .annotation(let path, let reason):
-            return "cannot write annotated image \(path): \(reason)"
         case .annotatedVideo(let path, let reason):
             return "cannot write annotated video \(path): \(reason)"
         case .outputDevice(let path, let reason):
             return "cannot write frames to \(path): \(reason)"
-        case .imageOutput(let path, let reason):
-            return "cannot write the image \(path): \(reason)"
+        case .imageOutput(let what, let path, let reason):
+            return "cannot write \(what) \(path): \(reason)"
         case .videoEncoder(let path, let reason):
             return "cannot write the video \(path): \(reason)"
         case .output(let error):

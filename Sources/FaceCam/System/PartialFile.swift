@@ -8,7 +8,8 @@ import Synchronization
 /// A file written under a name of its own beside its destination and renamed to it once whole, so
 /// that a finished name always means a finished file.
 ///
-/// The name, `DESTINATION.partial-XXXXXXXX`, is new: it is created with `O_EXCL`, so a link planted
+/// The name, `DESTINATION.partial-XXXXXXXX` (the destination's file name cut short, at a character,
+/// where the whole would pass the 255 bytes a name may have), is new: it is created with `O_EXCL`, so a link planted
 /// in a shared output folder is never followed, and two runs writing one destination never write
 /// into one file. The rename replaces whatever the destination was, a link included, without
 /// following it. Removed unless committed; a run killed with SIGKILL leaves it behind.
@@ -31,7 +32,7 @@ public final class PartialFile {
         self.destination = destination
         var attempts = 0
         while true {
-            let candidate = destination + ".partial-" + suffixes()
+            let candidate = Self.stem(of: destination) + ".partial-" + suffixes()
             do {
                 descriptor = try blockingSyscall("open", path: candidate) {
                     open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -53,9 +54,11 @@ public final class PartialFile {
         discard()
     }
 
-    /// Makes the file durable, then gives it its destination's name.
-    public func commit() throws(SystemError) {
-        try blockingSyscall("fsync", path: path) { fsync(descriptor) }
+    /// Makes the file durable (unless `durably` is false: a name that cannot be whole after a kill,
+    /// but may be after a power loss, for the many files a run can write again, such as annotated
+    /// frames), then gives it its destination's name.
+    public func commit(durably: Bool = true) throws(SystemError) {
+        if durably { try blockingSyscall("fsync", path: path) { fsync(descriptor) } }
         try blockingSyscall("rename", path: destination) { rename(path, destination) }
         settled = true
         _ = Self.unfinished.withLock { $0.remove(path) }
@@ -91,7 +94,7 @@ public final class PartialFile {
     /// destinations no other run is writing. One that cannot be removed (another user's in a
     /// shared folder) or is already gone is left to be.
     public static func removeLeftovers(of destination: String) throws(SystemError) {
-        let path = FilePath(destination)
+        let path = FilePath(stem(of: destination))
         let prefix = (path.bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? []) + Array(".partial-".utf8)
         let isSuffix = { (byte: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
             || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
@@ -103,6 +106,15 @@ public final class PartialFile {
             else { continue }
             _ = leftover.withCString { unlink($0) }
         }
+    }
+
+    /// `destination` with its file name cut, at a character, to leave room for `.partial-XXXXXXXX`
+    /// within NAME_MAX.
+    static func stem(of destination: String) -> String {
+        let start = destination.lastIndex(of: "/").map { destination.index(after: $0) } ?? destination.startIndex
+        var name = destination[start...]
+        while name.utf8.count > Int(NAME_MAX) - ".partial-XXXXXXXX".utf8.count { name.removeLast() }
+        return String(destination[..<start] + name)
     }
 
     /// Eight letters and digits.

@@ -115,6 +115,25 @@ struct FileDescriptor: ~Copyable {
     }
 }
 
+/// The first line of the file at `path` (a pipe too), without its line break: read up to the first
+/// newline, at most `limit` bytes before it (EFBIG beyond), however large the file.
+public func firstLine(ofFile path: String, limit: Int) throws(SystemError) -> [UInt8] {
+    let file = try FileDescriptor(opening: path, flags: O_RDONLY)
+    var line: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = try chunk.withUnsafeMutableBytes { buffer in
+            Result { () throws(SystemError) in
+                try blockingSyscall("read", path: path) { read(file.rawValue, buffer.baseAddress, buffer.count) }
+            }
+        }.get()
+        let end = chunk[..<count].firstIndex(of: UInt8(ascii: "\n")) ?? count
+        line += chunk[..<end]
+        if line.count > limit { throw SystemError(call: "read", path: path, errno: EFBIG) }
+        if end < count || count == 0 { return line.last == UInt8(ascii: "\r") ? line.dropLast() : line }
+    }
+}
+
 /// Writes every byte, however many calls that takes.
 func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(SystemError) {
     var offset = 0
@@ -133,6 +152,8 @@ func makeDirectories(_ path: String) throws(SystemError) {
     let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
     if !parent.isEmpty { try makeDirectories(parent) }
     if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError(call: "mkdir", path: path, errno: errno) }
+    // EEXIST: a directory another process made meanwhile is fine; a file of that name is not one.
+    if try fileKind(path) != .directory { throw SystemError(call: "mkdir", path: path, errno: ENOTDIR) }
 }
 
 public enum FileKind: Sendable {
