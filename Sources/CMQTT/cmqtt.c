@@ -131,6 +131,10 @@ int cmqtt_publish(cmqtt_client *client, const char *topic, const uint8_t *payloa
     return status;
 }
 
+bool cmqtt_status_is_disconnected(int status) {
+    return status == MOSQ_ERR_NO_CONN || status == MOSQ_ERR_CONN_LOST;
+}
+
 int cmqtt_subscribe(cmqtt_client *client, const char *topic, int32_t qos) {
     return mosquitto_subscribe(client->mosquitto, NULL, topic, qos);
 }

@@ -154,6 +154,13 @@ struct EvaluationTests {
         #expect(lines.images.map(\.name) == ["a\u{2028}b.jpg", "c.jpg"])
     }
 
+    /// Names from the files reach the terminal escaped: an escape sequence that would set the window's
+    /// title, and a NUL, are shown as bytes.
+    @Test func namesInMessagesAreEscaped() {
+        let error = EvaluationInputError(path: "gt.json", place: "images[0]", reason: "a\u{1b}]0;owned\u{7}b\u{0}.jpg is not an image")
+        #expect(error.description == "gt.json images[0]: a\\x1B]0;owned\\x07b\\x00.jpg is not an image")
+    }
+
     /// Every reader refuses a score that is no finite number and a box of negative size, as WIDER's
     /// and COCO's do: VOC, CVAT and Label Studio accepted them (the faces then vanished silently).
     @Test func scoresAndSizesAreCheckedTheSameWayInEveryFormat() throws {

@@ -196,6 +196,42 @@ struct MQTTTests {
             == ["facecam: MQTT: detection switched off", "facecam: MQTT: detection switched on"])
     }
 
+    /// Anyone on the broker may flood the command topics: a 5 MB message is not copied or decoded
+    /// (one line), 200 junk messages make a few lines, then one a second, with a count of the rest, and
+    /// detection goes on switched on.
+    @Test func commandFloodsAreBoundedAndQuiet() throws {
+        let directory = try temporaryDirectory("mqtt-flood")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let subscriber = try MQTTSubscriber(port: broker.port)
+        let live = try BackgroundProcess(facecamBinary, [
+            "live", "--source", Self.clip, "--realtime", "--loop", "--mqtt", broker.url, "--name", "desk"])
+        #expect(subscriber.wait { $0.contains { $0.topic == "facecam/desk/faces" } })
+        let large = directory.appendingPathComponent("large")
+        try Data(repeating: UInt8(ascii: "x"), count: 5 << 20).write(to: large)
+        let sent = try run(URL(fileURLWithPath: "/usr/bin/mosquitto_pub"), [
+            "-p", "\(broker.port)", "-t", "facecam/desk/detection/set", "-f", large.path, "-q", "1"])
+        try #require(sent.status == 0, "\(sent.stderr)")
+        #expect(live.waitForErrorLine(containing: "takes a word, not a message over 1024 bytes; ignored") != nil)
+        let junk = directory.appendingPathComponent("junk")
+        try (0..<200).map { "junk-\($0)\n" }.joined().write(to: junk, atomically: true, encoding: .utf8)
+        let flooded = try run(
+            URL(fileURLWithPath: "/usr/bin/mosquitto_pub"), ["-p", "\(broker.port)", "-t", "facecam/desk/detection/set", "-l", "-q", "1"],
+            input: junk)
+        try #require(flooded.status == 0, "\(flooded.stderr)")
+        Thread.sleep(forTimeInterval: 1.5)
+        try publish(broker, "facecam/desk/detection/set", "maybe")
+        #expect(live.waitForErrorLine(containing: "more command messages since the last line") != nil)
+        live.signal(SIGINT)
+        let result = try live.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.errorLines.filter { $0.contains("detection/set takes") }
+        // Five at once, then about one a second for the flood's second or two and the wait.
+        #expect(lines.count >= 2 && lines.count <= 10, "\(lines)")
+        #expect(!subscriber.messages.contains { $0.topic == "facecam/desk/detection" && $0.text == "OFF" })
+    }
+
     /// Killed without a goodbye, facecam leaves its last will: the broker says offline.
     @Test func theLastWillSaysOfflineAfterSIGKILL() throws {
         let broker = try MosquittoBroker()

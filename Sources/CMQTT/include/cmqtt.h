@@ -63,6 +63,9 @@ int cmqtt_disconnect(cmqtt_client *client);
 int cmqtt_publish(cmqtt_client *client, const char *topic, const uint8_t *payload, int32_t payload_length,
                   int32_t qos, bool retain, int32_t *message_id);
 int cmqtt_subscribe(cmqtt_client *client, const char *topic, int32_t qos);
+/* Whether a publish that failed with `status` failed for the connection (it may go on the next one),
+   rather than for good (a topic or payload libmosquitto will never take). */
+bool cmqtt_status_is_disconnected(int status);
 
 /* Words for a status, and for a CONNACK code. */
 const char *cmqtt_describe(int status);

@@ -126,7 +126,8 @@ public struct EvaluationInputError: Error, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { "\(path)\(place.map { " \($0)" } ?? ""): \(reason)" }
+    /// Names from the files reach the terminal as file names do everywhere: control characters as `\xNN`.
+    public var description: String { FilePath("\(path)\(place.map { " \($0)" } ?? ""): \(reason)").description }
 }
 
 // MARK: - WIDER FACE text

@@ -59,6 +59,10 @@ public final class MQTTConnection: @unchecked Sendable {
     /// accepts and then drops facecam at once is tried less and less often.
     static let steadySession = 10.0
 
+    /// Messages on the subscribed topics longer than this reach `onMessage` as nil, not copied:
+    /// facecam's commands are a word, and anyone on the broker may send hundreds of megabytes.
+    public static let longestMessage = 1024
+
     private struct Message {
         var topic: String
         var payload: [UInt8]
@@ -67,7 +71,7 @@ public final class MQTTConnection: @unchecked Sendable {
 
     private let settings: Settings
     private let report: @Sendable (String) -> Void
-    private let onMessage: @Sendable (String, [UInt8]) -> Void
+    private let onMessage: @Sendable (String, [UInt8]?) -> Void
     private let lock = NSLock()
     // Guarded by `lock`; `client` is replaced only on the connection's thread, while `connected` is false.
     private var client: OpaquePointer?
@@ -99,7 +103,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// it cannot load) fail here; `onMessage` is called on the connection's thread.
     public init(
         settings: Settings, report: @escaping @Sendable (String) -> Void,
-        onMessage: @escaping @Sendable (String, [UInt8]) -> Void = { _, _ in }
+        onMessage: @escaping @Sendable (String, [UInt8]?) -> Void = { _, _ in }
     ) throws(MQTTError) {
         self.settings = settings
         self.report = report
@@ -229,13 +233,21 @@ public final class MQTTConnection: @unchecked Sendable {
                 cmqtt_publish(client, message.topic, bytes.baseAddress, Int32(bytes.count), 1, message.retain, &id)
             }
             // The connection is going: what was not handed over is sent on the next one.
-            guard status == 0 else { return }
+            if status != 0, cmqtt_status_is_disconnected(status) { return }
             if !unsent.isEmpty {
                 unsent.removeFirst()
             } else if !queue.isEmpty {
                 queue.removeFirst()
-            } else {
+            } else if status == 0 {
                 farewellID = id
+            } else {
+                farewell = nil
+            }
+            guard status == 0 else {
+                // Refused for good: dropped, so that the messages behind it still go.
+                if !message.retain { counts.dropped += 1 }
+                report("warning: MQTT: cannot publish to \(message.topic) (\(String(cString: cmqtt_describe(status)))); dropped it")
+                continue
             }
             inFlight.append((id, message))
         }
@@ -348,7 +360,7 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     /// libmosquitto's callbacks, on the connection's thread.
-    fileprivate func handle(_ event: cmqtt_event, code: Int32, topic: String?, payload: [UInt8]) {
+    fileprivate func handle(_ event: cmqtt_event, code: Int32, topic: String?, payload: [UInt8]?) {
         switch event {
         case CMQTT_EVENT_CONNECTED:
             guard code == 0 else {
@@ -386,7 +398,7 @@ public final class MQTTConnection: @unchecked Sendable {
 private let mqttCallback: cmqtt_callback = { context, event, code, topic, payload, length in
     guard let context else { return }
     let connection = Unmanaged<MQTTConnection>.fromOpaque(context).takeUnretainedValue()
-    let bytes = payload.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, length)))) } ?? []
+    let bytes = length > MQTTConnection.longestMessage ? nil : payload.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, length)))) } ?? []
     connection.handle(event, code: code, topic: topic.map { String(cString: $0) }, payload: bytes)
 }
 

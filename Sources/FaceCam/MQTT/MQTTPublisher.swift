@@ -60,6 +60,12 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     /// The last count published, for the whole picture (key nil) and each zone; none until the first frame.
     private var faceCounts: [String?: Int] = [:]
     private var snapshotWanted = false
+    /// Command lines: a bucket of lines that may be written now (refilled at one a second, up to
+    /// `commandLineBurst`), when it was last refilled (monotonic seconds), and how many were held back.
+    private var commandLinesAllowed = MQTTPublisher.commandLineBurst
+    private var commandLinesRefilled = 0.0
+    private var commandLinesHeldBack = 0
+    private static let commandLineBurst = 5.0
 
     /// Connects in the background; messages to the command topics switch `detection` and ask for snapshots.
     public init(
@@ -132,7 +138,30 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         connection.retain(Array(text.utf8), on: topic)
     }
 
-    private func command(topic: String, payload: [UInt8]) {
+    /// Reports what a command message did or why it was ignored: a few lines at once, then one a
+    /// second at most, saying how many were held back, since anyone on the broker can send them as
+    /// fast as it likes.
+    private func reportCommand(_ line: String) {
+        let now = monotonicSeconds()
+        let heldBack = lock.withLock { () -> Int? in
+            commandLinesAllowed = min(Self.commandLineBurst, commandLinesAllowed + (now - commandLinesRefilled))
+            commandLinesRefilled = now
+            guard commandLinesAllowed >= 1 else {
+                commandLinesHeldBack += 1
+                return nil
+            }
+            commandLinesAllowed -= 1
+            defer { commandLinesHeldBack = 0 }
+            return commandLinesHeldBack
+        }
+        guard let heldBack else { return }
+        report(line + (heldBack > 0 ? " (\(heldBack) more command messages since the last line)" : ""))
+    }
+
+    private func command(topic: String, payload: [UInt8]?) {
+        guard let payload else {
+            return reportCommand("warning: MQTT: \(topic) takes a word, not a message over \(MQTTConnection.longestMessage) bytes; ignored")
+        }
         let text = String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         switch topic {
         case settings.detectionCommand:
@@ -140,7 +169,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
             case "ON", "OFF":
                 let on = text.uppercased() == "ON"
                 guard detection.set(on) else { return }
-                report("MQTT: detection switched \(on ? "on" : "off")")
+                reportCommand("MQTT: detection switched \(on ? "on" : "off")")
                 if on {
                     // The next frame publishes the counts afresh.
                     lock.withLock { faceCounts = [:] }
@@ -149,7 +178,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
             default:
                 // The payload is anyone's: shown printable only, and short.
                 let shown = String(text.prefix(40).map { $0.isASCII && ($0.isLetter || $0.isNumber || $0.isPunctuation || $0.isSymbol || $0 == " ") ? $0 : "?" })
-                report("warning: MQTT: \(topic) takes ON or OFF, not \(shown); ignored")
+                reportCommand("warning: MQTT: \(topic) takes ON or OFF, not \(shown); ignored")
             }
         case settings.snapshotCommand:
             lock.withLock { snapshotWanted = true }
