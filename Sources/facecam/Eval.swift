@@ -65,11 +65,15 @@ struct Eval: ParsableCommand {
             }
         }
         if let plot, !plot.lowercased().hasSuffix(".svg") { throw ValidationError("--plot writes SVG: name a .svg file") }
+        // Inputs are opened by their bytes; the chart is written by its name, which must be one.
+        if let plot, FilePath(argument: plot) != FilePath(plot) {
+            throw ValidationError("--plot \(FilePath(argument: plot)): not UTF-8: give the chart a UTF-8 name")
+        }
     }
 
     func run() throws {
         if let plot, let conflict = OutputSafety.conflict(
-            files: [("--plot", plot)], directories: [], inputs: ([groundTruth] + detections).map { FilePath($0) }) {
+            files: [("--plot", plot)], directories: [], inputs: ([groundTruth] + detections).map { FilePath(argument: $0) }) {
             report(conflict)
             throw Status.usage
         }
@@ -81,9 +85,9 @@ struct Eval: ParsableCommand {
                 let (found, operating) = try detect(in: truth, with: own)
                 runs.append((detector.kind.rawValue, try Evaluation(detections: found, truth: truth, operatingScore: operating)))
             }
-            for path in detections {
+            for path in detections.map(FilePath.init(argument:)) {
                 let found = try FaceList.load(path, cocoImages: truth.imageIDs)
-                runs.append((path, try Evaluation(detections: found, truth: truth, operatingScore: detector.scoreThreshold)))
+                runs.append((found.path, try Evaluation(detections: found, truth: truth, operatingScore: detector.scoreThreshold)))
             }
         } catch {
             report(error.description)
@@ -93,7 +97,7 @@ struct Eval: ParsableCommand {
         print(text, terminator: "")
         if let plot {
             let chart = PrecisionRecallPlot(
-                title: "Precision and recall on \(URL(fileURLWithPath: groundTruth).lastPathComponent)",
+                title: "Precision and recall on \(URL(fileURLWithPath: truth.path).lastPathComponent)",
                 // A file's run goes by its name, without folder or extension: yunet.jsonl is "yunet".
                 runs: runs.map {
                     PrecisionRecallPlot.Run(
@@ -110,9 +114,9 @@ struct Eval: ParsableCommand {
 
     private func load(_ path: String) throws -> FaceList {
         do throws(EvaluationInputError) {
-            let list = try FaceList.load(path)
+            let list = try FaceList.load(FilePath(argument: path))
             guard !list.images.isEmpty else {
-                throw EvaluationInputError(path: path, reason: "names no image: give a ground truth with images")
+                throw EvaluationInputError(path: list.path, reason: "names no image: give a ground truth with images")
             }
             return list
         } catch {
@@ -138,33 +142,33 @@ struct Eval: ParsableCommand {
     /// Runs `found` over the ground truth's images, one after another.
     private func detect(in truth: FaceList, with found: any FrameFaceDetector) throws(EvaluationInputError) -> (FaceList, Double?) {
         let operating = operatingScore
-        let root = imageRoot ?? URL(fileURLWithPath: groundTruth).deletingLastPathComponent().path
+        let root = imageRoot.map { FilePath(argument: $0) } ?? FilePath(argument: groundTruth).parent
         let count = truth.images.count == 1 ? "1 image" : "\(truth.images.count) images"
         report("detecting faces in the ground truth's \(count) with \(detector.kind.rawValue)")
         var images: [ListedImage] = []
         for image in truth.images {
-            let path = root.hasSuffix("/") ? root + image.name : root + "/" + image.name
+            let path = root.appending(Array(image.name.utf8))
             do throws(FaceCamError) {
                 let still = try ImageFile.load(path, maximumPixels: input.maximumPixels)
                 var settings = GeometrySettings()
                 settings.orientation = still.uprightOrientation
-                let faces = try found.detect(in: still.frame, geometry: try settings.geometry(for: still.frame.size, source: path))
+                let faces = try found.detect(in: still.frame, geometry: try settings.geometry(for: still.frame.size, source: path.description))
                 images.append(ListedImage(name: image.name, faces: faces.map {
                     ListedFace(box: $0.preview, score: $0.score ?? 1)
                 }))
             } catch {
                 throw EvaluationInputError(
-                    path: groundTruth, reason: "\(error.description): eval looks up its images under --image-root \(root)")
+                    path: truth.path, reason: "\(error.description): eval looks up its images under --image-root \(root)")
             }
         }
-        return (FaceList(path: groundTruth, format: .jsonl, images: images, listsEveryImage: true), operating)
+        return (FaceList(path: truth.path, format: .jsonl, images: images, listsEveryImage: true), operating)
     }
 
     private func table(_ truth: FaceList, _ runs: [(name: String, evaluation: Evaluation)]) -> String {
         let faces = truth.images.reduce(0) { $0 + $1.faces.count }
         let ignored = truth.images.reduce(0) { $0 + $1.faces.filter(\.ignored).count }
         let counted = [(truth.images.count, "image"), (faces, "face")].map { $0 == 1 ? "1 \($1)" : "\($0) \($1)s" }
-        var text = "ground truth: \(groundTruth) (\(truth.format.rawValue)), \(counted[0]), \(counted[1])"
+        var text = "ground truth: \(truth.path) (\(truth.format.rawValue)), \(counted[0]), \(counted[1])"
             + (ignored > 0 ? " (\(ignored) ignored)" : "") + "\n"
         for run in runs {
             let at = run.evaluation.operatingScore.map { "recall, precision and false positives at score >= \(decimal($0))" }
@@ -192,7 +196,7 @@ struct Eval: ParsableCommand {
             return "{\"detections\":\(jsonString(run.name)),\"operating_score\":\(run.evaluation.operatingScore.map(decimal) ?? "null"),"
                 + "\"bands\":[\(bands.joined(separator: ","))]}"
         }
-        return "{\"ground_truth\":\(jsonString(groundTruth)),\"format\":\(jsonString(truth.format.rawValue)),"
+        return "{\"ground_truth\":\(jsonString(truth.path)),\"format\":\(jsonString(truth.format.rawValue)),"
             + "\"images\":\(truth.images.count),\"runs\":[\(entries.joined(separator: ","))]}\n"
     }
 

@@ -173,7 +173,7 @@ struct EvaluationTests {
             <bndbox><xmin>1</xmin><ymin>1</ymin><xmax>5</xmax><ymax>5</ymax></bndbox></object></annotation>
             """.utf8).write(to: URL(fileURLWithPath: voc))
         #expect {
-            try FaceList.loadVOC(directory.path, files: [voc])
+            try FaceList.loadVOC(FilePath(directory.path), files: [FilePath(voc)])
         } throws: { ($0 as? EvaluationInputError)?.description == "\(voc) object 1: the score inf is not a finite number" }
         let cvat = """
             <annotations><image id="0" name="a.jpg" width="10" height="10"><box label="face" xtl="1" ytl="1" xbr="5" ybr="5">\
@@ -182,10 +182,10 @@ struct EvaluationTests {
         #expect {
             try FaceList.loadCVAT("gt.xml", text: cvat)
         } throws: { ($0 as? EvaluationInputError)?.description == "gt.xml image a.jpg: the score nan is not a finite number" }
-        let task: [String: Any] = ["data": ["image": "a.jpg"], "annotations": [["result": [[
-            "type": "rectanglelabels", "original_width": 100, "original_height": 100,
-            "value": ["x": 50, "y": 50, "width": -10, "height": 20, "rectanglelabels": ["face"]],
-        ] as [String: Any]]]]]
+        let task = try JSONValue.parse(Substring("""
+            {"data": {"image": "a.jpg"}, "annotations": [{"result": [{"type": "rectanglelabels", "original_width": 100,
+             "original_height": 100, "value": {"x": 50, "y": 50, "width": -10, "height": 20, "rectanglelabels": ["face"]}}]}]}
+            """))
         #expect {
             try FaceList.loadLabelStudio("ls.json", [task])
         } throws: { ($0 as? EvaluationInputError)?.description.contains("the sizes not negative") == true }
@@ -201,7 +201,7 @@ struct EvaluationTests {
             {"images":[{"id":7,"file_name":"x/b.jpg"},{"id":3,"file_name":"x/a.jpg"}],
              "annotations":[{"image_id":7,"bbox":[1,2,3,4]},{"image_id":7,"bbox":[5,6,7,8],"iscrowd":1}]}
             """.utf8).write(to: coco)
-        let truth = try FaceList.load(coco.path)
+        let truth = try FaceList.load(FilePath(coco.path))
         #expect(truth.format == .coco)
         #expect(truth.images.map(\.name) == ["x/a.jpg", "x/b.jpg"])
         #expect(truth.images[1].faces == [Self.face(1, 2, 3, 4), Self.face(5, 6, 7, 8, ignored: true)])
@@ -212,15 +212,41 @@ struct EvaluationTests {
             {"source":"v.mp4","frame":1,"time":0.04,"faces":[]}
 
             """.utf8).write(to: lines)
-        let run = try FaceList.load(lines.path)
+        let run = try FaceList.load(FilePath(lines.path))
         #expect(run.images.map(\.name) == ["v.mp4", "v.mp4#1"])
         #expect(run.images[0].faces == [Self.face(0.5, 1, 1.5, 2, score: 0.5)])
         try Data("{\"source\":\"a\",\"faces\":[]}\nnot json\n".utf8).write(to: lines)
         do {
-            _ = try FaceList.load(lines.path)
+            _ = try FaceList.load(FilePath(lines.path))
             Issue.record("a damaged line was accepted")
         } catch {
             #expect(error.description == "\(lines.path) line 2: not a JSON object: check that the file is facecam's JSON Lines")
+        }
+    }
+
+    /// eval's JSON reader, against values worked out by hand: escapes, surrogate pairs, numbers in
+    /// JSON's grammar only, members in order, and a place for each error.
+    @Test func jsonReaderReadsWhatJSONAllows() throws {
+        let value = try JSONValue.parse(Substring(#" {"a": [1, -2.5e1, 0.125, true, null], "b": "x\"\u00e9\ud83d\ude00\n\ud800!", "a": {}} "#))
+        #expect(value.members?.map(\.key) == ["a", "b", "a"])
+        #expect(value["a"]?.members?.isEmpty == true)
+        let list = try #require(value.members?.first?.value.array)
+        #expect(list.map(\.number) == [1, -25, 0.125, 1, nil])
+        #expect(value["b"]?.string == "x\"é😀\n\u{FFFD}!")
+        #expect(try JSONValue.parse(Substring("1e400")).number == .infinity)
+        for (text, line, column, reason) in [
+            ("[1,\n 01]", 2, 3, "expected , or ] in a list"), ("-", 1, 2, "a number needs digits"), ("1.", 1, 3, "a number needs digits after its point"),
+            ("[nan]", 1, 2, "unexpected 'n'"), ("0x10", 1, 2, "text after the JSON value"), ("{\"a\" 1}", 1, 6, "expected : after a key"),
+            ("\"a\tb\"", 1, 3, "a control character (byte 0x09) inside a string: it must be escaped"), ("\"\\x\"", 1, 3, "unknown escape \\'x'"),
+            ("[1, 2", 1, 6, "the text ends inside a list"), ("", 1, 1, "the text ends where a value should be"),
+            (String(repeating: "[", count: 100_000), 1, 513, "nested more than 512 deep"),
+        ] {
+            do {
+                _ = try JSONValue.parse(Substring(text))
+                Issue.record("\(text.prefix(20)) was read")
+            } catch {
+                #expect(error.line == line && error.column == column && error.reason == reason, "\(text.prefix(20)): \(error.description)")
+            }
         }
     }
 

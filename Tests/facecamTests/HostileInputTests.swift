@@ -144,6 +144,28 @@ struct HostileInputTests {
         #expect(lowered.saysOneLine(containing: "face-1080p.jpg: 1920x1080 is 2.1 megapixels, more than the limit of 1"))
     }
 
+    /// eval holds a JSON input as plain values, a few times its size (it took about 40 times in
+    /// Foundation's objects, so that its 1 GiB input limit allowed some 40 GB): a COCO results list and
+    /// Label Studio tasks of about 12 MB each stay under 10 times their size plus the program's own.
+    @Test func evalsJSONInputsTakeAFewTimesTheirSize() throws {
+        let files = try HostileFiles("eval-memory")
+        defer { files.remove() }
+        let images = (0..<1000).map { #"{"id":\#($0),"file_name":"p\#($0).jpg"}"# }.joined(separator: ",")
+        let truth = try files.write("gt.json", Array(#"{"images":[\#(images)],"annotations":[{"image_id":0,"bbox":[1,2,30,40]}]}"#.utf8))
+        let results = (0..<130_000).map { #"{"image_id":\#($0 % 1000),"category_id":1,"bbox":[12.5,40.25,33.75,41.5],"score":0.\#($0 % 9973)}"# }
+        let coco = try files.write("results.json", Array("[\(results.joined(separator: ","))]".utf8))
+        let rectangle = #"{"type":"rectanglelabels","original_width":640,"original_height":480,"value":{"x":10.5,"y":20.25,"width":5.5,"height":7.25,"rectanglelabels":["face"]}}"#
+        let rectangles = Array(repeating: rectangle, count: 60).joined(separator: ",")
+        let tasks = (0..<1000).map { #"{"data":{"image":"/data/local-files/?d=p\#($0).jpg"},"predictions":[{"score":0.9,"result":[\#(rectangles)]}]}"# }
+        let labelStudio = try files.write("tasks.json", Array("[\(tasks.joined(separator: ","))]".utf8))
+        for input in [coco, labelStudio] {
+            let megabytes = Double(try FileManager.default.attributesOfItem(atPath: input)[.size] as! Int) / 1_048_576
+            let run = try HostileRun(["eval", "--ground-truth", truth, input], inputs: [input])
+            #expect(run.status == 0, "\(run.errorLines)")
+            #expect(run.peakMiB < 10 * megabytes + 100, "\(input): \(run.peakMiB) MiB for \(megabytes) MB")
+        }
+    }
+
     @Test func aJPEGCutInHalfWithItsEndMarkerPutBackIsAnError() throws {
         let files = try HostileFiles("half")
         defer { files.remove() }
@@ -218,6 +240,38 @@ struct HostileInputTests {
         let record = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
         #expect(record?["source"] as? String == shown)
         #expect((record?["faces"] as? [Any])?.count == 1)
+    }
+
+    /// eval opens its inputs by their bytes, as the other commands do, and shows such names escaped;
+    /// a chart's name that is not UTF-8 is refused rather than written under another.
+    @Test func evalReadsFilesWhoseNamesAreNotUTF8() throws {
+        let files = try HostileFiles("eval-names")
+        defer { files.remove() }
+        func write(_ name: String, _ text: String) throws {
+            // NAME's "?" is the byte 0xFF.
+            let path = Array(files.directory.path.utf8) + [UInt8(ascii: "/")] + name.utf8.map { $0 == UInt8(ascii: "?") ? 0xFF : $0 }
+            let descriptor = open(path.map { CChar(bitPattern: $0) } + [0], O_WRONLY | O_CREAT, 0o644)
+            try #require(descriptor >= 0)
+            _ = Array(text.utf8).withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            close(descriptor)
+        }
+        try write("gt-?.jsonl", "{\"source\":\"a.jpg\",\"faces\":[{\"box\":[10,20,30,40]}]}\n")
+        try write("run-?.jsonl", "{\"source\":\"a.jpg\",\"faces\":[{\"box\":[10,20,30,40],\"score\":0.9}]}\n")
+        let directory = Array(files.directory.path.utf8) + Array("/wider-".utf8) + [0xFF]
+        try #require(mkdir(directory.map { CChar(bitPattern: $0) } + [0], 0o755) == 0)
+        try write("wider-?/a.txt", "a.jpg\n1\n10 20 30 40 0.9\n")
+        // The shell makes the byte: Foundation passes arguments as strings.
+        let script = #"b=$(printf '\377'); exec "$0" eval --ground-truth "$1/gt-$b.jsonl" "$1/run-$b.jsonl" "$1/wider-$b""#
+        func facecamViaShell(_ script: String) throws -> Run {
+            try run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, facecamBinary.path, files.directory.path])
+        }
+        let scored = try facecamViaShell(script)
+        #expect(scored.status == 0, "\(scored.stderr)")
+        let rows = scored.lines.filter { $0.hasPrefix("all") }
+        #expect(rows.count == 2 && rows.allSatisfy { $0.contains("1.000") }, "\(scored.stdout)")
+        #expect(scored.stdout.contains("gt-\\xFF.jsonl (jsonl)") && scored.stdout.contains("run-\\xFF.jsonl:") && scored.stdout.contains("wider-\\xFF:"), "\(scored.stdout)")
+        let plotted = try facecamViaShell(script + #" --plot "$1/p-$b.svg""#)
+        #expect(plotted.status == 64 && plotted.stderr.contains("p-\\xFF.svg: not UTF-8: give the chart a UTF-8 name"), "\(plotted.stderr)")
     }
 
     @Test func anOutputThatIsAnInputIsRefusedBeforeAnythingIsWritten() throws {

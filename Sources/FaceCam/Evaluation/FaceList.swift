@@ -68,20 +68,22 @@ public struct FaceList: Sendable {
 
     /// Reads `path` (a file, or a directory of VOC annotations or WIDER detection files), telling its format by its content.
     /// A COCO results list names images by id: `cocoImages` (from the COCO ground truth) resolves them.
-    public static func load(_ path: String, cocoImages: [Int: String] = [:]) throws(EvaluationInputError) -> FaceList {
+    public static func load(_ file: FilePath, cocoImages: [Int: String] = [:]) throws(EvaluationInputError) -> FaceList {
+        // Files are opened by their bytes, which need not be UTF-8; messages and results show the name.
+        let path = file.description
         let kind: FileKind
         do {
-            kind = try fileKind(path)
+            kind = try fileStatus(file).kind
         } catch {
             throw EvaluationInputError(path: path, reason: "\(error.reason): check the path")
         }
-        if kind == .directory { return try loadDirectory(path) }
+        if kind == .directory { return try loadDirectory(file) }
         guard kind == .regular else {
             throw EvaluationInputError(path: path, reason: "not a regular file: give a ground-truth or detection file")
         }
         let bytes: [UInt8]
         do {
-            bytes = try FileDescriptor(opening: path, flags: O_RDONLY).readAll(limit: sizeLimit)
+            bytes = try FileDescriptor(opening: file, flags: O_RDONLY).readAll(limit: sizeLimit)
         } catch {
             throw EvaluationInputError(path: path, reason: "\(error.reason): check that it is readable and under 1 GiB")
         }
@@ -93,7 +95,10 @@ public struct FaceList: Sendable {
         let start = text.first { !$0.isWhitespace }
         if start == "<" { return try loadCVAT(path, text: text) }
         if start == "[" || (start == "{" && !looksLikeJSONLines(text)) {
-            return try loadJSONDocument(path, bytes: Array(text.utf8), cocoImages: cocoImages)
+            // The text is not needed again: only the bytes and the values read from them stay in memory.
+            let hadByteOrderMark = text.utf8.count < bytes.count
+            text = ""
+            return try loadJSONDocument(path, bytes: hadByteOrderMark ? Array(bytes.dropFirst(3)) : bytes, cocoImages: cocoImages)
         }
         if start == "{" { return try loadJSONLines(path, text: text) }
         return FaceList(path: path, format: .wider, images: try parseWider(path, text: text), listsEveryImage: true)
@@ -108,7 +113,7 @@ public struct FaceList: Sendable {
     /// One JSON object per line, the first of them complete on its line.
     private static func looksLikeJSONLines(_ text: String) -> Bool {
         guard let first = Self.lines(of: text).first(where: { !$0.isEmpty }),
-              let object = try? JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any] else { return false }
+              let object = try? JSONValue.parse(first), object.members != nil else { return false }
         return object["source"] != nil || object["event"] != nil
     }
 }
@@ -178,37 +183,38 @@ extension FaceList {
 
     /// A folder of VOC annotations (XML files), or of WIDER detection files: WIDER's evaluation reads
     /// detections as one file per image, in a folder per event.
-    static func loadDirectory(_ path: String) throws(EvaluationInputError) -> FaceList {
+    static func loadDirectory(_ directory: FilePath) throws(EvaluationInputError) -> FaceList {
+        let path = directory.description
         var images: [ListedImage] = []
-        let xml: [String]
-        let text: [String]
+        let xml: [FilePath]
+        let text: [FilePath]
         do {
-            xml = try files(under: path, ending: ".xml")
-            text = xml.isEmpty ? try files(under: path, ending: ".txt") : []
+            xml = try files(under: directory, ending: ".xml")
+            text = xml.isEmpty ? try files(under: directory, ending: ".txt") : []
         } catch {
             throw EvaluationInputError(path: error.path ?? path, reason: "\(error.reason): check the directory")
         }
-        if !xml.isEmpty { return try loadVOC(path, files: xml) }
+        if !xml.isEmpty { return try loadVOC(directory, files: xml) }
         guard !text.isEmpty else {
             throw EvaluationInputError(path: path, reason: "holds no .xml or .txt file: give VOC annotations or WIDER FACE detection files")
         }
         for file in text {
             let list = try load(file)
             guard list.format == .wider else {
-                throw EvaluationInputError(path: file, reason: "not WIDER FACE's format, which the files of a directory must be")
+                throw EvaluationInputError(path: file.description, reason: "not WIDER FACE's format, which the files of a directory must be")
             }
             images += list.images
         }
         return FaceList(path: path, format: .wider, images: images, listsEveryImage: false)
     }
 
-    private static func files(under directory: String, ending suffix: String) throws(SystemError) -> [String] {
-        var files: [String] = []
-        for entry in try directoryEntries(FilePath(directory)).map({ String(decoding: $0, as: UTF8.self) }).sorted() {
-            let path = directory.hasSuffix("/") ? directory + entry : directory + "/" + entry
-            switch try fileKind(path) {
+    private static func files(under directory: FilePath, ending suffix: String) throws(SystemError) -> [FilePath] {
+        var files: [FilePath] = []
+        for entry in try directoryEntries(directory).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            let path = directory.appending(entry)
+            switch try fileStatus(path).kind {
             case .directory: files += try self.files(under: path, ending: suffix)
-            case .regular where entry.hasSuffix(suffix): files.append(path)
+            case .regular where entry.reversed().starts(with: suffix.utf8.reversed()): files.append(path)
             default: break
             }
         }
@@ -222,12 +228,13 @@ extension FaceList {
     /// VOC annotations, an XML file per image: its `filename` (in the folder the file is in, relative to
     /// `path`: Annotations/a/b.xml names a/FILENAME), each `object` named face (or any, when none is)
     /// a face, `difficult` ones ignored, as VOC's evaluation does. Detections have no score (1).
-    static func loadVOC(_ path: String, files: [String]) throws(EvaluationInputError) -> FaceList {
+    static func loadVOC(_ directory: FilePath, files: [FilePath]) throws(EvaluationInputError) -> FaceList {
         var parsed: [(name: String, objects: [XMLElementNode], file: String)] = []
-        for file in files {
+        for path in files {
+            let file = path.description
             let text: String
             do {
-                let bytes = try FileDescriptor(opening: file, flags: O_RDONLY).readAll(limit: sizeLimit)
+                let bytes = try FileDescriptor(opening: path, flags: O_RDONLY).readAll(limit: sizeLimit)
                 guard let decoded = String(validating: bytes, as: UTF8.self) else {
                     throw EvaluationInputError(path: file, reason: "not UTF-8 text: give VOC annotations")
                 }
@@ -247,7 +254,7 @@ extension FaceList {
                 throw EvaluationInputError(path: file, reason: "needs <annotation> with a <filename>: check that it is VOC XML")
             }
             // The folders below the given one, VOC's own Annotations/ aside.
-            var relative = String(file.dropFirst(path.count)).split(separator: "/").dropLast()
+            var relative = String(decoding: path.bytes.dropFirst(directory.bytes.count), as: UTF8.self).split(separator: "/").dropLast()
             if relative.first == "Annotations" { relative = relative.dropFirst() }
             let folder = relative.joined(separator: "/")
             parsed.append(((folder.isEmpty ? "" : folder + "/") + filename, root.children.filter { $0.name == "object" }, file))
@@ -268,7 +275,7 @@ extension FaceList {
             }
             images.append(ListedImage(name: name, faces: faces))
         }
-        return FaceList(path: path, format: .voc, images: images, listsEveryImage: true)
+        return FaceList(path: directory.description, format: .voc, images: images, listsEveryImage: true)
     }
 }
 
@@ -358,40 +365,41 @@ extension FaceList {
     /// Label Studio image tasks: the image named by `data.image` (a local-files URL's path, decoded),
     /// faces from the first annotation's rectangles (a ground truth) or else the first prediction's,
     /// in percent of `original_width` and `original_height`; scores from the result or the prediction.
-    static func loadLabelStudio(_ path: String, _ tasks: [Any]) throws(EvaluationInputError) -> FaceList {
+    static func loadLabelStudio(_ path: String, _ tasks: [JSONValue]) throws(EvaluationInputError) -> FaceList {
         // Only rectangles labelled face, when any is (as VOC's and CVAT's readers take them).
-        func labels(_ result: [String: Any]) -> [String] {
-            ((result["value"] as? [String: Any])?["rectanglelabels"] as? [String] ?? []).map { $0.lowercased() }
+        func labels(_ result: JSONValue) -> [String] {
+            (result["value"]?["rectanglelabels"]?.array ?? []).compactMap { $0.string?.lowercased() }
         }
-        func results(_ task: Any) -> [[String: Any]] {
-            let sets = ((task as? [String: Any])?["annotations"] as? [[String: Any]] ?? [])
-                + ((task as? [String: Any])?["predictions"] as? [[String: Any]] ?? [])
-            return (sets.first?["result"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+        func resultSets(_ task: JSONValue) -> [JSONValue] {
+            (task["annotations"]?.array ?? []) + (task["predictions"]?.array ?? [])
+        }
+        func results(_ task: JSONValue) -> [JSONValue] {
+            (resultSets(task).first?["result"]?.array ?? []).filter { $0.members != nil }
         }
         let anyFace = tasks.contains { results($0).contains { labels($0).contains("face") } }
         var images: [ListedImage] = []
         for (index, entry) in tasks.enumerated() {
             let place = "task \(index + 1)"
-            guard let task = entry as? [String: Any], let data = task["data"] as? [String: Any] else {
+            guard entry.members != nil, let data = entry["data"], data.members != nil else {
                 throw EvaluationInputError(path: path, place: place, reason: "needs data: check that it is Label Studio's tasks")
             }
-            guard var name = data["image"] as? String else {
+            guard var name = data["image"]?.string else {
                 throw EvaluationInputError(path: path, place: place, reason: "needs data.image: eval reads image tasks, not video ones")
             }
             if let query = name.range(of: "?d=") { name = String(name[query.upperBound...]).removingPercentEncoding ?? name }
-            let chosen = ((task["annotations"] as? [[String: Any]] ?? []) + (task["predictions"] as? [[String: Any]] ?? [])).first
-            let rectangles = results(task).filter { $0["type"] as? String == "rectanglelabels" }
+            let chosen = resultSets(entry).first
+            let rectangles = results(entry).filter { $0["type"]?.string == "rectanglelabels" }
             var faces: [ListedFace] = []
             for (position, result) in rectangles.enumerated() where !anyFace || labels(result).contains("face") {
-                let box = result["value"] as? [String: Any] ?? [:]
-                let numbers = ["x", "y", "width", "height"].map { number(box[$0]) } + [number(result["original_width"]), number(result["original_height"])]
+                let box = result["value"]
+                let numbers = ["x", "y", "width", "height"].map { box?[$0]?.number } + [result["original_width"]?.number, result["original_height"]?.number]
                 guard numbers.allSatisfy({ $0?.isFinite == true }), let width = numbers[4], let height = numbers[5], width > 0, height > 0,
                       numbers[2]! >= 0, numbers[3]! >= 0 else {
                     throw EvaluationInputError(
                         path: path, place: "\(place) result \(position + 1)",
                         reason: "needs x, y, width, height, original_width and original_height as numbers, the sizes not negative")
                 }
-                let score = number(result["score"]) ?? number(chosen?["score"]) ?? 1
+                let score = result["score"]?.number ?? chosen?["score"]?.number ?? 1
                 faces.append(ListedFace(
                     box: Rect(x: numbers[0]! * width / 100, y: numbers[1]! * height / 100, width: numbers[2]! * width / 100,
                               height: numbers[3]! * height / 100),
@@ -407,16 +415,16 @@ extension FaceList {
 
 extension FaceList {
     static func loadJSONDocument(_ path: String, bytes: [UInt8], cocoImages: [Int: String]) throws(EvaluationInputError) -> FaceList {
-        let document: Any
+        let document: JSONValue
         do {
-            document = try JSONSerialization.jsonObject(with: Data(bytes))
+            document = try JSONValue.parse(bytes)
         } catch {
-            throw EvaluationInputError(path: path, reason: "not valid JSON (\(jsonReason(error))): check that the file is complete")
+            throw EvaluationInputError(path: path, reason: "not valid JSON (\(error.description)): check that the file is complete")
         }
-        if let tasks = document as? [Any], (tasks.first as? [String: Any])?["data"] != nil {
+        if let tasks = document.array, tasks.first?["data"] != nil {
             return try loadLabelStudio(path, tasks)
         }
-        if let results = document as? [Any] {
+        if let results = document.array {
             guard !cocoImages.isEmpty else {
                 throw EvaluationInputError(
                     path: path, reason: "a COCO results list names images by id only: give the COCO ground truth it refers to")
@@ -431,30 +439,25 @@ extension FaceList {
             }
             return FaceList(path: path, format: .cocoResults, images: images, listsEveryImage: false)
         }
-        guard let object = document as? [String: Any] else {
+        guard let members = document.members else {
             throw EvaluationInputError(path: path, reason: "a JSON document that is neither COCO nor crowd labels")
         }
-        if object["images"] != nil || object["annotations"] != nil { return try loadCOCO(path, object) }
-        return try loadCrowdLabels(path, object)
+        if document["images"] != nil || document["annotations"] != nil { return try loadCOCO(path, document) }
+        return try loadCrowdLabels(path, members)
     }
 
-    private static func jsonReason(_ error: Error) -> String {
-        let info = (error as NSError).userInfo
-        return (info[NSDebugDescriptionErrorKey] as? String) ?? "unreadable"
-    }
-
-    private static func loadCOCO(_ path: String, _ object: [String: Any]) throws(EvaluationInputError) -> FaceList {
-        guard let images = object["images"] as? [Any] else {
+    private static func loadCOCO(_ path: String, _ object: JSONValue) throws(EvaluationInputError) -> FaceList {
+        guard let images = object["images"]?.array else {
             throw EvaluationInputError(path: path, place: "images", reason: "missing or not a list: check that it is a COCO instances file")
         }
         var names: [Int: String] = [:]
         var order: [Int] = []
         for (index, entry) in images.enumerated() {
-            guard let image = entry as? [String: Any], let id = integer(image["id"]), var name = image["file_name"] as? String else {
+            guard let id = integer(entry["id"]), var name = entry["file_name"]?.string else {
                 throw EvaluationInputError(path: path, place: "images[\(index)]", reason: "needs an integer id and a file_name")
             }
             // A video's frame, as facecam's COCO output names it, and as its JSON Lines do.
-            if let frame = integer(image["frame_index"]) { name += "#\(frame)" }
+            if let frame = integer(entry["frame_index"]) { name += "#\(frame)" }
             guard names.updateValue(name, forKey: id) == nil else {
                 throw EvaluationInputError(path: path, place: "images[\(index)]", reason: "id \(id) is used twice")
             }
@@ -462,7 +465,7 @@ extension FaceList {
         }
         // In id order, as pycocotools takes them: detections with equal scores then fall alike.
         order.sort()
-        guard let annotations = object["annotations"] as? [Any] else {
+        guard let annotations = object["annotations"]?.array else {
             throw EvaluationInputError(path: path, place: "annotations", reason: "missing or not a list: check that it is a COCO instances file")
         }
         let faceCategories = try faceCategories(object["categories"], in: path)
@@ -479,10 +482,10 @@ extension FaceList {
 
     /// The ids of a COCO file's face category: all (nil) when it has one category or none, else
     /// those named "face"; a file of several categories without one is refused.
-    private static func faceCategories(_ value: Any?, in path: String) throws(EvaluationInputError) -> Set<Int>? {
-        let categories = (value as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+    private static func faceCategories(_ value: JSONValue?, in path: String) throws(EvaluationInputError) -> Set<Int>? {
+        let categories = (value?.array ?? []).filter { $0.members != nil }
         guard categories.count > 1 else { return nil }
-        let faces = categories.filter { ($0["name"] as? String)?.lowercased() == "face" }.compactMap { integer($0["id"]) }
+        let faces = categories.filter { $0["name"]?.string?.lowercased() == "face" }.compactMap { integer($0["id"]) }
         guard !faces.isEmpty else {
             throw EvaluationInputError(path: path, place: "categories", reason: "several categories, none named face: eval scores faces")
         }
@@ -492,23 +495,23 @@ extension FaceList {
     /// COCO annotations by image id: `bbox` [x, y, w, h], `score` (1 when absent), ignored when
     /// `iscrowd` or `ignore` is set; only those of `categories`, when given.
     private static func cocoAnnotations(
-        _ entries: [Any], in path: String, key: String, categories: Set<Int>?
+        _ entries: [JSONValue], in path: String, key: String, categories: Set<Int>?
     ) throws(EvaluationInputError) -> [Int: [ListedFace]] {
         var faces: [Int: [ListedFace]] = [:]
         for (index, entry) in entries.enumerated() {
             let place = "\(key)[\(index)]"
-            guard let annotation = entry as? [String: Any], let image = integer(annotation["image_id"]) else {
+            guard let image = integer(entry["image_id"]) else {
                 throw EvaluationInputError(path: path, place: place, reason: "needs an integer image_id")
             }
-            if let categories, let category = integer(annotation["category_id"]), !categories.contains(category) { continue }
-            guard let box = rect(annotation["bbox"]) else {
+            if let categories, let category = integer(entry["category_id"]), !categories.contains(category) { continue }
+            guard let box = rect(entry["bbox"]) else {
                 throw EvaluationInputError(path: path, place: place, reason: "bbox must be [x, y, width, height], sizes 0 or more")
             }
-            let score = annotation["score"] == nil ? 1 : number(annotation["score"])
+            let score = entry["score"] == nil ? 1 : entry["score"]?.number
             guard let score, score.isFinite else {
                 throw EvaluationInputError(path: path, place: place, reason: "score must be a number")
             }
-            let ignored = integer(annotation["iscrowd"]) == 1 || integer(annotation["ignore"]) == 1
+            let ignored = integer(entry["iscrowd"]) == 1 || integer(entry["ignore"]) == 1
             faces[image, default: []].append(ListedFace(box: box, score: score, ignored: ignored))
         }
         return faces
@@ -516,13 +519,13 @@ extension FaceList {
 
     /// ../shared/data/crowd's labels: `{"NAME": {"boxes": [[x, y, w, h], ...], "hard": [indices]}}`;
     /// boxes outside `hard` are ignored.
-    private static func loadCrowdLabels(_ path: String, _ object: [String: Any]) throws(EvaluationInputError) -> FaceList {
+    private static func loadCrowdLabels(_ path: String, _ members: [(key: String, value: JSONValue)]) throws(EvaluationInputError) -> FaceList {
         var images: [ListedImage] = []
-        for name in object.keys.sorted() {
-            guard let entry = object[name] as? [String: Any], let boxes = entry["boxes"] as? [Any] else {
+        for (name, entry) in members.sorted(by: { $0.key < $1.key }) {
+            guard let boxes = entry["boxes"]?.array else {
                 throw EvaluationInputError(path: path, place: name, reason: "needs boxes: check that it is COCO or crowd labels")
             }
-            let hardList = entry["hard"].map { ($0 as? [Any])?.map(integer) }
+            let hardList = entry["hard"].map { $0.array?.map(integer) }
             if let hardList, hardList == nil || hardList!.contains(where: { $0 == nil }) {
                 throw EvaluationInputError(path: path, place: name, reason: "hard must be a list of box indices")
             }
@@ -546,41 +549,36 @@ extension FaceList {
         for (index, line) in Self.lines(of: text).enumerated() {
             if line.allSatisfy(\.isWhitespace) { continue }
             let place = "line \(index + 1)"
-            guard let record = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            guard let record = try? JSONValue.parse(line), record.members != nil else {
                 throw EvaluationInputError(path: path, place: place, reason: "not a JSON object: check that the file is facecam's JSON Lines")
             }
             if record["event"] != nil { continue }
-            guard let source = record["source"] as? String, let faces = record["faces"] as? [Any] else {
+            guard let source = record["source"]?.string, let faces = record["faces"]?.array else {
                 throw EvaluationInputError(path: path, place: place, reason: "needs source and faces, as facecam's records have")
             }
             let frame = integer(record["frame"]) ?? 0
             var listed: [ListedFace] = []
             for (position, entry) in faces.enumerated() {
                 // The preview box: with detect's default geometry, the upright image's pixels, as labelling tools show it.
-                guard let face = entry as? [String: Any], let box = rect(face["preview"] ?? face["box"]) else {
+                guard let box = rect(entry["preview"] ?? entry["box"]) else {
                     throw EvaluationInputError(
                         path: path, place: "\(place) face \(position)", reason: "preview or box must be [x, y, width, height]")
                 }
-                listed.append(ListedFace(box: box, score: number(face["score"]) ?? 1))
+                listed.append(ListedFace(box: box, score: entry["score"]?.number ?? 1))
             }
-            let name = FrameResult.imageName(source: source, frame: frame, time: number(record["time"]) ?? 0)
+            let name = FrameResult.imageName(source: source, frame: frame, time: record["time"]?.number ?? 0)
             images.append(ListedImage(name: name, faces: listed))
         }
         return FaceList(path: path, format: .jsonl, images: images, listsEveryImage: true)
     }
 
-    /// A JSON number.
-    private static func number(_ value: Any?) -> Double? {
-        (value as? NSNumber)?.doubleValue
+    private static func integer(_ value: JSONValue?) -> Int? {
+        value?.number.flatMap { Int(exactly: $0) }
     }
 
-    private static func integer(_ value: Any?) -> Int? {
-        number(value).flatMap { Int(exactly: $0) }
-    }
-
-    private static func rect(_ value: Any?) -> Rect? {
-        guard let numbers = value as? [Any], numbers.count == 4 else { return nil }
-        let values = numbers.compactMap(number)
+    private static func rect(_ value: JSONValue?) -> Rect? {
+        guard let numbers = value?.array, numbers.count == 4 else { return nil }
+        let values = numbers.compactMap(\.number)
         guard values.count == 4, values.allSatisfy(\.isFinite), values[2] >= 0, values[3] >= 0 else { return nil }
         return Rect(x: values[0], y: values[1], width: values[2], height: values[3])
     }

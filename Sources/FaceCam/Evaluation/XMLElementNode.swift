@@ -20,8 +20,12 @@ struct XMLElementNode {
 
     /// A document's root element; the error's string is "line N: what is wrong".
     static func parse(_ text: String) throws(XMLSyntaxError) -> XMLElementNode {
-        var reader = Reader(characters: Array(text.unicodeScalars))
-        return try reader.document()
+        // Read in place as UTF-8: every byte of XML's syntax is ASCII.
+        var text = text
+        return try text.withUTF8 { bytes in
+            var reader = Reader(bytes: bytes)
+            return Result { () throws(XMLSyntaxError) in try reader.document() }
+        }.get()
     }
 }
 
@@ -31,30 +35,41 @@ struct XMLSyntaxError: Error {
 }
 
 private struct Reader {
-    let characters: [Unicode.Scalar]
+    let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
-    init(characters: [Unicode.Scalar]) {
-        self.characters = characters
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
     }
 
-    private var line: Int { characters[..<min(index, characters.count)].reduce(1) { $1 == "\n" ? $0 + 1 : $0 } }
+    private var line: Int { bytes[..<min(index, bytes.count)].count(where: { $0 == UInt8(ascii: "\n") }) + 1 }
 
     private func fail(_ reason: String) -> XMLSyntaxError { XMLSyntaxError(line: line, reason: reason) }
 
-    private func starts(with prefix: String) -> Bool {
-        let scalars = Array(prefix.unicodeScalars)
-        return index + scalars.count <= characters.count && Array(characters[index..<index + scalars.count]) == scalars
+    private func starts(with prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        for offset in 0..<count where bytes[index + offset] != prefix.utf8Start[offset] { return false }
+        return true
     }
 
-    private mutating func skip(past end: String) throws(XMLSyntaxError) {
-        while index < characters.count, !starts(with: end) { index += 1 }
-        guard index < characters.count else { throw fail("\(end) is missing") }
-        index += end.unicodeScalars.count
+    private func at(_ character: Unicode.Scalar) -> Bool {
+        index < bytes.count && bytes[index] == UInt8(ascii: character)
+    }
+
+    /// XML's white space: space, tab, CR and LF.
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    private mutating func skip(past end: StaticString) throws(XMLSyntaxError) {
+        while index < bytes.count, !starts(with: end) { index += 1 }
+        guard index < bytes.count else { throw fail("\(end) is missing") }
+        index += end.utf8CodeUnitCount
     }
 
     private mutating func skipSpace() {
-        while index < characters.count, characters[index].properties.isWhitespace { index += 1 }
+        while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
     }
 
     /// Comments, processing instructions and DOCTYPEs before or between elements.
@@ -68,21 +83,18 @@ private struct Reader {
 
     mutating func document() throws(XMLSyntaxError) -> XMLElementNode {
         try skipMarkup()
-        guard starts(with: "<") else { throw fail("expected an element") }
+        guard at("<") else { throw fail("expected an element") }
         let root = try element(depth: 0)
         try skipMarkup()
-        guard index == characters.count else { throw fail("text after the root element") }
+        guard index == bytes.count else { throw fail("text after the root element") }
         return root
     }
 
     private mutating func name() throws(XMLSyntaxError) -> String {
-        var out = ""
-        while index < characters.count, !characters[index].properties.isWhitespace, !"/>=".unicodeScalars.contains(characters[index]) {
-            out.unicodeScalars.append(characters[index])
-            index += 1
-        }
-        guard !out.isEmpty else { throw fail("expected a name") }
-        return out
+        let start = index
+        while index < bytes.count, !Self.isSpace(bytes[index]), !at("/"), !at(">"), !at("=") { index += 1 }
+        guard index > start else { throw fail("expected a name") }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
     /// Deeper elements are refused: each level is a call, and no dataset file nests past a few.
@@ -94,67 +106,61 @@ private struct Reader {
         var node = XMLElementNode(name: try name())
         while true {
             skipSpace()
-            guard index < characters.count else { throw fail("<\(node.name)> is not closed") }
+            guard index < bytes.count else { throw fail("<\(node.name)> is not closed") }
             if starts(with: "/>") {
                 index += 2
                 return node
             }
-            if characters[index] == ">" {
+            if at(">") {
                 index += 1
                 break
             }
             let key = try name()
             skipSpace()
-            guard index < characters.count, characters[index] == "=" else { throw fail("attribute \(key) has no value") }
+            guard at("=") else { throw fail("attribute \(key) has no value") }
             index += 1
             skipSpace()
-            guard index < characters.count, characters[index] == "\"" || characters[index] == "'" else {
-                throw fail("attribute \(key)'s value is not quoted")
-            }
-            let quote = characters[index]
+            guard at("\"") || at("'") else { throw fail("attribute \(key)'s value is not quoted") }
+            let quote = bytes[index]
             index += 1
-            var raw = ""
-            while index < characters.count, characters[index] != quote {
-                raw.unicodeScalars.append(characters[index])
-                index += 1
-            }
-            guard index < characters.count else { throw fail("attribute \(key)'s value is not closed") }
+            let start = index
+            while index < bytes.count, bytes[index] != quote { index += 1 }
+            guard index < bytes.count else { throw fail("attribute \(key)'s value is not closed") }
+            node.attributes[key] = try decode(String(decoding: bytes[start..<index], as: UTF8.self))
             index += 1
-            node.attributes[key] = try decode(raw)
         }
         var text = ""
-        var raw = ""
+        var raw: [UInt8] = []
         while true {
-            guard index < characters.count else { throw fail("<\(node.name)> is not closed") }
+            guard index < bytes.count else { throw fail("<\(node.name)> is not closed") }
             if starts(with: "</") {
                 index += 2
                 let closing = try name()
                 guard closing == node.name else { throw fail("</\(closing)> closes <\(node.name)>") }
                 skipSpace()
-                guard index < characters.count, characters[index] == ">" else { throw fail("</\(closing) is not closed") }
+                guard at(">") else { throw fail("</\(closing) is not closed") }
                 index += 1
-                node.text = try text + decode(raw)
+                node.text = try text + decode(String(decoding: raw, as: UTF8.self))
                 return node
             }
             if starts(with: "<![CDATA[") {
                 // Taken as it is: its & and < are text.
-                text += try decode(raw)
-                raw = ""
+                text += try decode(String(decoding: raw, as: UTF8.self))
+                raw = []
                 index += 9
-                while index < characters.count, !starts(with: "]]>") {
-                    text.unicodeScalars.append(characters[index])
-                    index += 1
-                }
-                guard index < characters.count else { throw fail("a CDATA section is not closed") }
+                let start = index
+                while index < bytes.count, !starts(with: "]]>") { index += 1 }
+                guard index < bytes.count else { throw fail("a CDATA section is not closed") }
+                text += String(decoding: bytes[start..<index], as: UTF8.self)
                 index += 3
             } else if starts(with: "<!--") {
                 try skip(past: "-->")
             } else if starts(with: "<?") {
                 try skip(past: "?>")
-            } else if characters[index] == "<" {
+            } else if at("<") {
                 node.children.append(try element(depth: depth + 1))
             } else {
-                raw.unicodeScalars.append(characters[index])
+                raw.append(bytes[index])
                 index += 1
             }
         }
