@@ -42,6 +42,9 @@ struct cfd_video_reader {
     double last_time = 0;
     /* The time from the frame before the last to the last, per frame; 0 until known. */
     double last_step = 0;
+    /* The index and time of the first frame grabbed. */
+    int64_t first_index = -1;
+    double first_time = 0;
 };
 
 struct cfd_video_writer {
@@ -224,14 +227,28 @@ cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_
             frame->lost = failures;
             // The frames a decoder gives back at the end of a stream with B-frames come without a
             // time (OpenCV says 0), and so do APNG's (a huge negative number): a time that is missing
-            // or does not move on is the last one plus the step between the two before it (a
+            // or does not move on is worked out. A stream that has kept its container's rate so far
+            // (to the millisecond its times are stored in) goes on at it, counted from its first
+            // frame, as ffprobe's times do: steps between millisecond times would drift a
+            // millisecond a frame at 30 frames/s. Any other goes on at its last step (a
             // variable-rate stream's own), or one frame at the container's rate.
             double time = reader->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
             if (!(time >= 0) || !std::isfinite(time)) time = reader->last_index >= 0 ? reader->last_time : 0;
             const double rate = reader->info.frames_per_second;
             if (reader->last_index >= 0 && !(time > reader->last_time)) {
-                const double step = reader->last_step > 0 ? reader->last_step : rate > 0 ? 1 / rate : 0;
-                time = reader->last_time + step * static_cast<double>(index - reader->last_index);
+                const auto at_rate = [&](int64_t frame) {
+                    return reader->first_time + static_cast<double>(frame - reader->first_index) / rate;
+                };
+                if (rate > 0 && std::abs(reader->last_time - at_rate(reader->last_index)) <= 0.0015) {
+                    time = at_rate(index);
+                } else {
+                    const double step = reader->last_step > 0 ? reader->last_step : rate > 0 ? 1 / rate : 0;
+                    time = reader->last_time + step * static_cast<double>(index - reader->last_index);
+                }
+            }
+            if (reader->first_index < 0) {
+                reader->first_index = index;
+                reader->first_time = time;
             }
             if (reader->last_index >= 0) reader->last_step = (time - reader->last_time) / static_cast<double>(index - reader->last_index);
             reader->last_index = index;
