@@ -3,7 +3,14 @@ import Testing
 @testable import FaceCam
 
 struct DetectorTests {
-    @Test(arguments: try Expectation.all().filter { $0.options.detector == nil })
+    /// Each detector's cases are there to run: a filter that selects none would pass with no check.
+    @Test func everyDetectorHasCases() throws {
+        let detectors = try Expectation.all().map(\.options.detector)
+        #expect(detectors.count { $0 == "haar" } >= 20 && detectors.count { $0 == "yunet" } >= 20)
+        #expect(detectors.allSatisfy { $0 == "haar" || $0 == "yunet" }, "\(Set(detectors))")
+    }
+
+    @Test(arguments: try Expectation.all().filter { $0.options.detector == "haar" })
     func haarBoxesEqualOpenCVsOwn(_ expectation: Expectation) throws {
         let frame = try ImageFile.load(fixture(expectation.file)).frame
         let geometry = try expectation.settings.geometry(for: frame.size)

@@ -14,7 +14,7 @@ func fixture(_ relative: String) -> String {
 /// Tests/Reference/opencv_faces.py, finds in a fixture with some options.
 struct Expectation: Decodable, CustomStringConvertible {
     struct Options: Decodable {
-        var detector: String?
+        var detector: String
         var score_threshold: Double?
         var nms_threshold: Double?
         var top_k: Int?
@@ -80,5 +80,5 @@ struct Expectation: Decodable, CustomStringConvertible {
         boxes.map { PixelRect(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) }
     }
 
-    var description: String { "\(file) \(options.detector ?? "haar") \(boxes)" }
+    var description: String { "\(file) \(options.detector) \(boxes)" }
 }

@@ -339,17 +339,21 @@ struct MQTTTests {
             """
         let deaf = try BackgroundProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script])
         try #require(waitUntilListening(port: port))
+        func processed(_ result: Run) throws -> Int {
+            let summary = try #require(result.errorLines.first { $0.contains("captured 40 frames") }, "\(result.stderr)")
+            return try #require(summary.split(separator: " ").firstIndex(of: "processed").flatMap {
+                Int(summary.split(separator: " ")[$0 + 1].trimmingCharacters(in: .punctuationCharacters)) })
+        }
+        // The same run without MQTT, beside it, is the measure: a busy machine drops frames from both.
+        let alone = try processed(try facecam("live", "--source", Self.clip, "--realtime", "--events"))
         let started = Date()
         let result = try facecam(
             "live", "--source", Self.clip, "--realtime", "--events", "--mqtt", "mqtt://127.0.0.1:\(port)", "--mqtt-queue", "1")
         let seconds = Date().timeIntervalSince(started)
         deaf.signal(SIGKILL)
         #expect(result.status == 0, "\(result.stderr)")
-        // At the clip's 10 frames/s the detector keeps up: a frame or two lost to a busy machine is no hold-up.
-        let summary = try #require(result.errorLines.first { $0.contains("captured 40 frames") }, "\(result.stderr)")
-        let processed = try #require(summary.split(separator: " ").firstIndex(of: "processed").flatMap {
-            Int(summary.split(separator: " ")[$0 + 1].trimmingCharacters(in: .punctuationCharacters)) })
-        #expect(processed >= 38, "\(summary)")
+        // A publisher waiting on the broker would hold frames up for seconds, and most would be dropped.
+        #expect(Double(try processed(result)) >= 0.8 * Double(alone), "\(result.stderr)")
         #expect(result.lines.filter { $0.hasPrefix("{\"event\"") }.count == 4)
         // Every event is lost, and counted: beyond the queue of 1 while the run goes on, and what was still
         // queued (or handed over and never acknowledged) at the stop.
