@@ -28,11 +28,12 @@ OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_o
 # What facecam needs to build and run (ffmpeg encodes redacted videos; libmosquitto is live --mqtt's client), and what its tests
 # need beside that (python3-opencv runs the independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP;
 # curl, Chromium, Xvfb and xdotool check live --serve and --show as a person would meet them; procps's pgrep checks that
-# --on-event's killed commands are gone; mosquitto is the broker live --mqtt is tested against, mosquitto_sub its subscriber).
+# --on-event's killed commands are gone; mosquitto is the broker live --mqtt is tested against, mosquitto_sub its subscriber;
+# GNU parallel runs the README's sharded batch).
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev libavformat-dev libmosquitto-dev ffmpeg python3-pip
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool python3-venv procps \
-	mosquitto mosquitto-clients python3-yaml
+	mosquitto mosquitto-clients python3-yaml parallel
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev iproute2
 # make bench compares with GStreamer's facedetect element too, scores tracking with scipy, and runs
@@ -164,8 +165,15 @@ demo: build
 	$(FACECAM) detect --quality --format text --crops $(DEMO)/crops --crop-style aligned Fixtures/images/two-faces.jpg
 	$(FACECAM) detect --annotate $(DEMO)/overlay --overlay Fixtures/overlay/sunglasses.png Fixtures/images/two-faces.jpg > /dev/null
 	@cp $(DEMO)/overlay/two-faces.jpg Fixtures/readme/two-faces-sunglasses.jpg
-	@echo "== annotated JPEGs (faces outlined in green) are in $(DEMO):"
-	@find $(DEMO) -name '*.jpg' | sort
+	@echo "== what the demo wrote, in $(DEMO):"
+	@echo "faces outlined in green:"; find $(DEMO) -name '*.jpg' -not -path '*/redacted/*' -not -path '*/crops/*' -not -path '*/overlay/*' | sort
+	@echo "faces hidden:"; find $(DEMO)/redacted -type f | sort
+	@echo "sunglasses laid on the faces:"; find $(DEMO)/overlay -type f | sort
+	@echo "aligned crops:"; find $(DEMO)/crops -type f | sort
+	@echo "the annotated video and the curves:"; find $(DEMO) -maxdepth 1 \( -name '*.avi' -o -name '*.svg' \) | sort
+	@echo "== facecam is $(abspath $(FACECAM)); the README's examples call it facecam. For this shell:"
+	@echo '   export PATH="$(abspath $(dir $(FACECAM))):$$PATH"'
+	@echo "   or, with no root, for good: make install PREFIX=$$HOME/.local (then ~/.local/bin is on Debian's PATH at your next login)"
 
 test: test-deps
 	$(PYTHON) Tests/Reference/opencv_faces.py check Fixtures

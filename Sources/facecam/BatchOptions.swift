@@ -62,12 +62,16 @@ struct BatchOptions: ParsableArguments {
         return inputs
     }
 
-    /// This task's part of `batch` (all of it without --shard), saying on standard error when it is empty.
+    /// This task's part of `batch` (all of it without --shard), saying on standard error which part it is:
+    /// a run that does a fraction of what it was given says so.
     func part(of batch: [FilePath]) -> [FilePath] {
         guard let shard else { return batch }
         let part = shard.select(batch)
+        let inputs = Set(batch).count
         if part.isEmpty {
-            report("shard \(shard) has no inputs: the batch has \(Set(batch).count), fewer than \(shard.count) parts")
+            report("shard \(shard) has no inputs: the batch has \(inputs), fewer than \(shard.count) parts")
+        } else {
+            report("shard \(shard): \(part.count) of the batch's \(inputs) inputs; the others are for shards 1/\(shard.count) to \(shard.count)/\(shard.count)")
         }
         return part
     }

@@ -19,7 +19,13 @@ struct Devices: ParsableCommand {
     var format: Format = .jsonl
 
     func run() throws {
-        for device in CaptureDevice.all() {
+        let devices = CaptureDevice.all()
+        // None is an answer (no line on standard output), said on standard error for a person.
+        if devices.isEmpty {
+            report("no V4L2 capture device: no /dev/video* answers as a camera (plug one in, or check that you are in the video group); "
+                + "to try live without one: facecam live --source FILE --realtime")
+        }
+        for device in devices {
             print(format == .jsonl ? device.json : device.text, terminator: "")
         }
     }

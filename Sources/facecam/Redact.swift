@@ -132,20 +132,12 @@ struct Redact: ParsableCommand {
 
     /// The inputs (directories expanded to their images and videos) and where each goes; paths that cannot be used, as failures.
     private func plan() -> ([Job], [FaceCamError]) {
-        var files: [(FilePath, isImage: Bool)] = []
-        var failures: [FaceCamError] = []
-        for argument in inputs.map(FilePath.init(argument:)) {
-            guard case .file = VideoInput(argument) else {
-                files.append((argument, false))
-                continue
-            }
-            // Directories become their images and videos; named files are taken whatever their extension.
-            for item in StillImageInputs(paths: [argument], recursive: false, extensions: ImageFile.extensions.union(VideoInput.fileExtensions)) {
-                switch item {
-                case .file(let path): files.append((path, path.fileExtension.map(ImageFile.extensions.contains) ?? false))
-                case .failure(let error): failures.append(error)
-                }
-            }
+        // Directories become their images and videos; named files are taken whatever their extension.
+        let (expanded, failures) = StillImageInputs.expanding(
+            inputs.map(FilePath.init(argument:)), recursive: false, extensions: ImageFile.extensions.union(VideoInput.fileExtensions))
+        let files = expanded.map { path in
+            guard case .file = VideoInput(path) else { return (path, isImage: false) }
+            return (path, isImage: path.fileExtension.map(ImageFile.extensions.contains) ?? false)
         }
         let names = InputNames(files.map(\.0))
         let jobs = files.map { file, isImage in

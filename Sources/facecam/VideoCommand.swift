@@ -16,10 +16,13 @@ struct Video: ParsableCommand {
             """ + guidePointer("docs/batch.md", manual: "facecam-video"))
 
     @Argument(help: ArgumentHelp(
-        "Video files, URLs FFmpeg reads (http, https, rtsp, rtmp, udp, ...), or - for standard input "
-            + "(more with --files-from).",
-        valueName: "file|URL|-"))
+        "Video files, directories of them (their video files by extension, in name order), URLs FFmpeg reads "
+            + "(http, https, rtsp, rtmp, udp, ...), or - for standard input (more with --files-from).",
+        valueName: "file|dir|URL|-"))
     var files: [String] = []
+
+    @Flag(help: "Descend into subdirectories of the directories given.")
+    var recursive = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Detect on every Nth frame only; the others are skipped and not reported.", valueName: "N"))
     var every = 1
@@ -65,7 +68,17 @@ struct Video: ParsableCommand {
     }
 
     func run() throws {
-        let all = try batch.inputs(arguments: files)
+        // Directories become their video files, before the batch is sharded, so that every shard sees one list.
+        let (all, expansionFailures) = StillImageInputs.expanding(
+            try batch.inputs(arguments: files), recursive: recursive, extensions: VideoInput.fileExtensions)
+        if all.isEmpty {
+            for failure in expansionFailures { report(failure.description) }
+            if expansionFailures.isEmpty {
+                report("no video files in \(files.joined(separator: ", ")): give video files, or directories holding some "
+                    + "(by extension: \(VideoInput.fileExtensions.sorted().joined(separator: ", ")))")
+            }
+            throw expansionFailures.isEmpty ? Status.usage : Status.failure
+        }
         let inputs = batch.part(of: all)
         // Named over the whole batch, so that every shard names an input's files alike.
         let names = InputNames(all)
@@ -97,6 +110,7 @@ struct Video: ParsableCommand {
             tracker: tracking.makeTracker(every: every),
             events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,
             progress: advance)
+        for failure in expansionFailures { session.pipeline.submit(failure: failure) }
         var position = "before the first frame"
         for file in inputs where !session.stopping {
             let submit = {

@@ -56,7 +56,8 @@ LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 CODE_SPAN = re.compile(r"`([^`]+)`")
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 ILLUSTRATION = re.compile(r"<!--\s*illustration:\s*\S.*-->")
-FACECAM_COMMAND = re.compile(r"(?:^|[|;&]\s*|\bexec\s+)facecam\s")
+# facecam at the start of a command, after exec, or as the command GNU parallel runs.
+FACECAM_COMMAND = re.compile(r"(?:^|[|;&]\s*|\bexec\s+|\bparallel\s+(?:-\S+\s+(?:\S+\s+)?)*?)facecam\s")
 
 
 def markdown_files():

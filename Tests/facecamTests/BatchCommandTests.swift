@@ -73,6 +73,33 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: frames.path) == ["clip-2-000000.jpg"])
     }
 
+    /// A directory stands for its video files, by extension, in name order, its subdirectories'
+    /// only with --recursive; one without any is a usage error that says what is looked for.
+    @Test func videoTakesDirectories() throws {
+        let directory = try temporaryDirectory("video-folder")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let nested = directory.appendingPathComponent("more")
+        try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
+        for (clip, name) in [("rotated.mp4", "b.mp4"), ("crossing.avi", "A.avi"), ("pan-zoom.avi", "more/c.avi")] {
+            try FileManager.default.copyItem(atPath: fixture("video/" + clip), toPath: directory.appendingPathComponent(name).path)
+        }
+        try Data("{}".utf8).write(to: directory.appendingPathComponent("notes.json"))
+        for (options, names) in [([String](), ["A.avi", "b.mp4"]), (["--recursive"], ["A.avi", "b.mp4", "more/c.avi"])] {
+            let result = try run(facecamBinary, ["video", "--quiet", "--every", "8"] + options + [directory.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            var sources: [String] = []
+            for record in try result.records() where sources.last != record["source"] as? String {
+                sources.append(record["source"] as! String)
+            }
+            #expect(sources == names.map { directory.path + "/" + $0 }, "\(options)")
+        }
+        try FileManager.default.removeItem(at: nested)
+        try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
+        let none = try run(facecamBinary, ["video", nested.path])
+        #expect(none.status == 64 && none.errorLines.count == 1, "\(none.stderr)")
+        #expect(none.stderr.hasPrefix("facecam: no video files in \(nested.path): give video files, or directories holding some (by extension: 3gp, avi,"))
+    }
+
     @Test(arguments: [2, 3, 5])
     func shardsSplitTheBatchWithoutOverlapWhateverTheArgumentOrder(count: Int) throws {
         let whole = try run(facecamBinary, ["video", "--quiet", "--every", "4"] + Self.clips)
@@ -89,7 +116,10 @@ import Testing
             #expect(Set(records.keys).isDisjoint(with: union.keys), "shard \(index)/\(count) repeats an input")
             union.merge(records) { old, _ in old }
             sizes.append(records.count)
-            if records.isEmpty { #expect(part.stderr.contains("shard \(index)/\(count) has no inputs")) }
+            #expect(part.stderr.contains(records.isEmpty
+                ? "shard \(index)/\(count) has no inputs"
+                : "shard \(index)/\(count): \(records.count) of the batch's \(Self.clips.count) inputs; the others are for shards 1/\(count) to \(count)/\(count)"),
+                "\(part.stderr)")
         }
         #expect(union == expected)
         #expect(sizes.max()! - sizes.min()! <= 1, "parts of \(sizes)")

@@ -1,4 +1,5 @@
 import Foundation
+import FaceCam
 import Testing
 
 /// captured, processed and dropped from the summary line on standard error.
@@ -9,6 +10,19 @@ func summaryCounts(_ run: Run) -> (captured: Int, processed: Int, dropped: Int)?
 }
 
 struct LiveCommandTests {
+    /// `devices` prints a device per line; with none (this machine's case, or CI's), nothing on
+    /// standard output and one line on standard error saying so, status 0.
+    @Test func devicesSaysWhenThereIsNone() throws {
+        let result = try facecam("devices")
+        #expect(result.status == 0)
+        if CaptureDevice.all().isEmpty {
+            #expect(result.stdout.isEmpty)
+            #expect(result.errorLines.count == 1 && result.stderr.hasPrefix("facecam: no V4L2 capture device:"), "\(result.stderr)")
+        } else {
+            #expect(result.lines.count == CaptureDevice.all().count && result.stderr.isEmpty)
+        }
+    }
+
     @Test func aVideoPlayedInRealTimeIsLoggedFrameByFrame() throws {
         let result = try facecam("live", "--detector", "haar", "--source", "Fixtures/video/pan-zoom.avi", "--realtime")
         #expect(result.status == 0, "\(result.stderr)")

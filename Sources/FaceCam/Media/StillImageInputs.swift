@@ -66,3 +66,28 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
         path.fileExtension.map(extensions.contains) ?? false
     }
 }
+
+extension StillImageInputs {
+    /// `paths` with each directory replaced by its files of `extensions` (its subdirectories' too when
+    /// `recursive`), files as named, and streams (a URL, standard input) kept as given; the paths that
+    /// could not be used, as failures.
+    public static func expanding(
+        _ paths: [FilePath], recursive: Bool, extensions: Set<String>
+    ) -> (files: [FilePath], failures: [FaceCamError]) {
+        var files: [FilePath] = []
+        var failures: [FaceCamError] = []
+        for path in paths {
+            guard case .file = VideoInput(path) else {
+                files.append(path)
+                continue
+            }
+            for item in StillImageInputs(paths: [path], recursive: recursive, extensions: extensions) {
+                switch item {
+                case .file(let file): files.append(file)
+                case .failure(let error): failures.append(error)
+                }
+            }
+        }
+        return (files, failures)
+    }
+}
