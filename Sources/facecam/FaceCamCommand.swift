@@ -35,9 +35,73 @@ struct FaceCamCommand: ParsableCommand {
             let status = exitCode(for: error)
             // Help, version and statuses whose message was already reported go through unchanged.
             guard status == Status.usage, !(error is ExitCode) else { exit(withError: error) }
-            report(oneLine(message(for: error)) + " (see 'facecam help')")
+            report(usageMessage(for: error, arguments: Array(CommandLine.arguments.dropFirst())))
             exit(withError: Status.usage)
         }
+    }
+
+    /// A usage error as one line that points to the help of the command it is about: an unknown
+    /// command gets the nearest one's name, and an unknown option is named before a missing argument
+    /// (ArgumentParser reports the missing argument first).
+    static func usageMessage(for error: Error, arguments: [String]) -> String {
+        let names = configuration.subcommands.map { $0._commandName }
+        let command = arguments.first { !$0.hasPrefix("-") }
+        guard let command, names.contains(command) else {
+            if let command, let nearest = nearest(to: command, among: names) {
+                return "unknown command '\(command)': did you mean '\(nearest)'? (see 'facecam --help')"
+            }
+            if let command {
+                return "unknown command '\(command)': the commands are \(names.joined(separator: ", ")) (see 'facecam --help')"
+            }
+            return oneLine(message(for: error)) + " (see 'facecam --help')"
+        }
+        var shown = oneLine(message(for: error))
+        // ArgumentParser checks arguments and validate() before it finds options it does not know.
+        if !shown.hasPrefix("Unknown option"), let known = optionNames(of: command),
+           let unknown = arguments.first(where: { argument in
+               let name = String(argument.prefix { $0 != "=" })
+               return name.count > 1 && name.hasPrefix("-") && !name.dropFirst().first!.isNumber && name != "--" && !known.contains(name)
+           }) {
+            let name = String(unknown.prefix { $0 != "=" })
+            shown = "Unknown option '\(name)'" + (nearest(to: name, among: known.sorted()).map { ". Did you mean '\($0)'?" } ?? "")
+        }
+        return shown + " (see 'facecam \(command) --help')"
+    }
+
+    /// The options `command` takes, as typed (`--output`, `-o`), from ArgumentParser's description of it.
+    static func optionNames(of command: String) -> Set<String>? {
+        do {
+            _ = try parseAsRoot([command, "--experimental-dump-help"])
+            return nil
+        } catch {
+            struct Description: Decodable {
+                struct Command: Decodable { var arguments: [Argument]? }
+                struct Argument: Decodable { var names: [Name]? }
+                struct Name: Decodable { var kind: String; var name: String }
+                var command: Command
+            }
+            guard let description = try? JSONDecoder().decode(Description.self, from: Data(fullMessage(for: error).utf8)) else { return nil }
+            let names = (description.command.arguments ?? []).flatMap { $0.names ?? [] }
+                .map { ($0.kind == "short" ? "-" : "--") + $0.name }
+            return Set(names + ["--help", "-h"])
+        }
+    }
+
+    /// The name in `names` within two edits of `word` (the fewest), if one is.
+    static func nearest(to word: String, among names: [String]) -> String? {
+        func distance(_ a: [Character], _ b: [Character]) -> Int {
+            var previous = Array(0...b.count)
+            for (i, x) in a.enumerated() {
+                var current = [i + 1]
+                for (j, y) in b.enumerated() {
+                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+                }
+                previous = current
+            }
+            return previous[b.count]
+        }
+        let scored = names.map { ($0, distance(Array(word.lowercased()), Array($0))) }.filter { $0.1 <= 2 }
+        return scored.min { $0.1 < $1.1 }?.0
     }
 
     /// The engine line of `--version`: OpenVINO's version and where it was loaded from, or why it was not.

@@ -7,7 +7,19 @@ import Foundation
 extension CapturePixelFormat: ExpressibleByArgument {}
 extension TrackEvent.Kind: ExpressibleByArgument {}
 
-extension ServeAddress: ExpressibleByArgument {}
+extension ServeAddress {
+    /// `--serve`'s value, or a usage error saying what is wrong with it.
+    static func parsed(_ text: String) throws -> ServeAddress {
+        if let address = ServeAddress(argument: text) { return address }
+        if !text.hasPrefix("["), text.filter({ $0 == ":" }).count > 1 {
+            throw ValidationError("an IPv6 host goes in brackets: [::1]:8080")
+        }
+        let port = text.split(separator: ":", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        throw ValidationError(port.allSatisfy(\.isNumber) && !port.isEmpty
+            ? "the port is a number from 0 to 65535"
+            : "write [HOST:]PORT, PORT a number from 0 to 65535 and HOST a name or address (127.0.0.1 when left out)")
+    }
+}
 
 struct Live: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,7 +94,7 @@ struct Live: ParsableCommand {
         "Serve the preview over HTTP: a page at /, /stream.mjpg, /snapshot.jpg, /events (each frame's record) and "
             + "/metrics (Prometheus). HOST is 127.0.0.1 unless named (0.0.0.0 for every interface); port 0 takes a free "
             + "one. The address is printed on standard error.",
-        valueName: "[HOST:]PORT"))
+        valueName: "[HOST:]PORT"), transform: ServeAddress.parsed)
     var serve: ServeAddress?
 
     @Flag(help: "Show the preview in a desktop window; q or Esc (or closing it) stops as Ctrl-C does.")

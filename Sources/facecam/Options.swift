@@ -110,18 +110,20 @@ enum DetectorKind: String, CaseIterable, ExpressibleByArgument {
 }
 
 /// `--scales 1,2`: the scales a DNN detector searches a frame at, each above 0 and at most 4.
-struct Scales: ExpressibleByArgument {
+struct Scales {
     var values: [Double]
 
-    init(values: [Double]) { self.values = values }
-
-    init?(argument: String) {
-        let fields = argument.split(separator: ",", omittingEmptySubsequences: false)
+    /// `--scales`'s value, or a usage error saying what is wrong with it.
+    static func parsed(_ text: String) throws -> Scales {
+        let fields = text.split(separator: ",", omittingEmptySubsequences: false)
         let numbers = fields.compactMap { Double(String($0)) }.filter(\.isFinite)
-        guard !fields.isEmpty, numbers.count == fields.count, numbers.count <= 4, Set(numbers).count == numbers.count,
-              numbers.allSatisfy({ $0 > 0 && $0 <= 4 })
-        else { return nil }
-        values = numbers
+        guard numbers.count == fields.count, numbers.allSatisfy({ $0 > 0 && $0 <= 4 }) else {
+            throw ValidationError("each scale is a number above 0 and at most 4, separated by commas (1,2)")
+        }
+        guard numbers.count <= 4, Set(numbers).count == numbers.count else {
+            throw ValidationError("give up to 4 scales, each once")
+        }
+        return Scales(values: numbers)
     }
 }
 
@@ -183,7 +185,7 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "YuNet, CenterFace: the scales the frame is searched at, merged; 2 enlarges it twice to find faces too small "
             + "for the model, at about 4 times the cost of 1 (default: 1; redact: \(RedactionDefaults.scales.map { decimal($0) }.joined(separator: ","))).",
-        valueName: "S,S..."))
+        valueName: "S,S..."), transform: Scales.parsed)
     var scales: Scales?
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(

@@ -77,6 +77,10 @@ struct Redact: ParsableCommand {
             throw ValidationError("-o names one redacted file, for one input; give --output-dir DIR for \(inputs.count)")
         default: break
         }
+        if let output, !ImageFile.extensions.union(VideoEncoder.containers.keys).contains(FilePath(output).fileExtension ?? "") {
+            throw ValidationError(
+                "-o \(output): name a .jpg, .png, .webp, .tiff, .bmp or .pnm image, or a .mp4, .mkv, .mov or .avi video, by its extension")
+        }
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
         if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be from 0 to 51") }

@@ -97,6 +97,31 @@ struct CommandLineConventionTests {
         #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 
+    /// A usage error is one line that points to the help of the command it is about; a mistyped
+    /// command or option gets the nearest name; an unknown option is said before a missing argument
+    /// or a check of the others; a value out of its form says what the form is.
+    @Test(arguments: [
+        (["vidoe", "x.avi"], "facecam: unknown command 'vidoe': did you mean 'video'? (see 'facecam --help')"),
+        (["frobnicate"], "facecam: unknown command 'frobnicate': the commands are detect, video, live, redact, eval, devices, map (see 'facecam --help')"),
+        (["redact", "--help-me"], "facecam: Unknown option '--help-me' (see 'facecam redact --help')"),
+        (["redact", "--mod", "blur", "-o", "a.jpg", "Fixtures/images/two-faces.jpg"],
+         "facecam: Unknown option '--mod'. Did you mean '--mode'? (see 'facecam redact --help')"),
+        (["video", "--every", "0", "x.avi"], "facecam: --every must be 1 or more (see 'facecam video --help')"),
+        (["live", "--serve", "99999"],
+         "facecam: The value '99999' is invalid for '--serve <[HOST:]PORT>': the port is a number from 0 to 65535 (see 'facecam live --help')"),
+        (["live", "--serve", "::1:80"],
+         "facecam: The value '::1:80' is invalid for '--serve <[HOST:]PORT>': an IPv6 host goes in brackets: [::1]:8080 (see 'facecam live --help')"),
+        (["detect", "--scales", "0,2", "x.jpg"],
+         "facecam: The value '0,2' is invalid for '--scales <S,S...>': each scale is a number above 0 and at most 4, separated by commas (1,2) (see 'facecam detect --help')"),
+        (["redact", "-o", "out.txt", "Fixtures/images/two-faces.jpg"],
+         "facecam: -o out.txt: name a .jpg, .png, .webp, .tiff, .bmp or .pnm image, or a .mp4, .mkv, .mov or .avi video, by its extension (see 'facecam redact --help')"),
+    ])
+    func usageErrorsPointToTheirCommandsHelp(arguments: [String], line: String) throws {
+        let run = try run(facecamBinary, arguments)
+        #expect(run.status == 64 && run.stdout.isEmpty)
+        #expect(run.errorLines == [line])
+    }
+
     @Test func aDeviceNumberMeansDevVideoN() throws {
         let run = try facecam("live", "--device", "37", "--frames", "1")
         #expect(run.status == 4)
