@@ -1,11 +1,42 @@
+import ArgumentParser
 import FaceCam
 import Foundation
 
-/// Frames done, frames per second and time left, redrawn on one line of
-/// standard error when it is a terminal; silent otherwise.
+/// How a long run shows its progress on standard error.
+enum ProgressStyle: String, CaseIterable, ExpressibleByArgument {
+    /// A bar redrawn on one line when standard error is a terminal; nothing otherwise.
+    case auto
+    /// A plain line every 10 seconds and at each file's end, for logs and CI.
+    case lines
+    case none
+}
+
+/// `--progress` and its shorthand `--quiet`, for the commands that read videos.
+struct ProgressOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "auto: a bar on a terminal (frames, frames/s, time left), nothing otherwise; lines: a line every 10 s and at each "
+            + "file's end, for logs; none.",
+        valueName: "auto|lines|none"))
+    var progress: ProgressStyle = .auto
+
+    @Flag(help: "The same as --progress none.")
+    var quiet = false
+
+    /// The progress display for frames read every `every`, or nil for none.
+    func makeProgress(every: Int) -> ProgressBar? {
+        switch quiet ? .none : progress {
+        case .none: nil
+        case .auto: isatty(STDERR_FILENO) == 1 ? ProgressBar(every: every, lines: false) : nil
+        case .lines: ProgressBar(every: every, lines: true)
+        }
+    }
+}
+
+/// Frames done, frames per second and time left on standard error: redrawn on one line of a
+/// terminal, or written as plain lines every `lineInterval` seconds.
 final class ProgressBar: @unchecked Sendable {
-    private let enabled = isatty(STDERR_FILENO) == 1
     private let every: Int
+    private let lines: Bool
     private let lock = NSLock()
     private var file = ""
     private var total = 0
@@ -14,9 +45,11 @@ final class ProgressBar: @unchecked Sendable {
     private var done = 0
     private var started = Date()
     private var lastDrawn = Date.distantPast
+    static let lineInterval = 10.0
 
-    init(every: Int) {
+    init(every: Int, lines: Bool) {
         self.every = every
+        self.lines = lines
     }
 
     /// Registers a file whose container announces `frames` frames (0: unknown).
@@ -32,6 +65,7 @@ final class ProgressBar: @unchecked Sendable {
                 file = source
                 (total, started) = expected[file] ?? (0, Date())
                 done = 0
+                lastDrawn = Date()
             }
             done += 1
             draw(force: false, newline: false)
@@ -43,12 +77,21 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     private func draw(force: Bool, newline: Bool) {
-        guard enabled else { return }
         let now = Date()
-        guard force || now.timeIntervalSince(lastDrawn) >= 0.1 else { return }
+        guard force || now.timeIntervalSince(lastDrawn) >= (lines ? Self.lineInterval : 0.1) else { return }
         lastDrawn = now
         let elapsed = max(now.timeIntervalSince(started), 1e-6)
         let rate = Double(done) / elapsed
+        if lines {
+            var line = "facecam: \(file): \(done)\(total > 0 ? " of \(total)" : "") frames, " + String(format: "%.1f frames/s", rate)
+            if total > done, rate > 0 {
+                let left = Int(Double(total - done) / rate)
+                line += String(format: ", %d:%02d left", left / 60, left % 60)
+            }
+            line += newline ? ", done\n" : "\n"
+            FileHandle.standardError.write(Data(line.utf8))
+            return
+        }
         var line = "\r\(file): \(done)"
         if total > 0 {
             let width = 30

@@ -54,8 +54,7 @@ struct Redact: ParsableCommand {
         "H.264 quality (.mp4, .mkv, .mov): 0 lossless, 18 visually lossless, 51 worst (default: 18).", valueName: "N"))
     var crf: Int?
 
-    @Flag(help: "No progress bar on standard error.")
-    var quiet = false
+    @OptionGroup(title: "Progress") var progressOptions: ProgressOptions
 
     @OptionGroup(title: "Masks") var mask: MaskOptions
     @OptionGroup(title: "Zones") var maskZones: MaskZoneOptions
@@ -109,7 +108,7 @@ struct Redact: ParsableCommand {
                 throw Status.failure
             }
         }
-        let progress = quiet ? nil : ProgressBar(every: 1)
+        let progress = progressOptions.makeProgress(every: 1)
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let tracker = FaceTracker(settings: TrackerSettings(grace: TrackingOptions.grace(given: trackGrace, every: every)))

@@ -33,8 +33,7 @@ struct Video: ParsableCommand {
     @Option(help: ArgumentHelp("Write the preview of every detected frame, faces outlined, as a video (.avi, .mkv, .mp4).", valueName: "file"))
     var annotateVideo: String?
 
-    @Flag(help: "No progress bar on standard error.")
-    var quiet = false
+    @OptionGroup(title: "Progress") var progressOptions: ProgressOptions
 
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Streams") var stream: StreamOptions
@@ -101,7 +100,7 @@ struct Video: ParsableCommand {
         // Pictures are read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()
         let annotated = try openAnnotatedVideo(for: inputs)
-        let progress = quiet ? nil : ProgressBar(every: every)
+        let progress = progressOptions.makeProgress(every: every)
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(

@@ -51,6 +51,21 @@ struct VideoCommandTests {
         }
     }
 
+    /// Progress for logs: with --progress lines, a line per file as it ends (and every 10 s on long
+    /// ones), even though standard error is no terminal; by default, nothing there.
+    @Test func progressLinesAreForLogs() throws {
+        let clips = ["Fixtures/video/pan-zoom.avi", "Fixtures/video/crossing.avi"]
+        let logged = try run(facecamBinary, ["video", "--progress", "lines", "--every", "2"] + clips)
+        #expect(logged.status == 0)
+        #expect(logged.errorLines.count == 2, "\(logged.stderr)")
+        for (line, (clip, frames)) in zip(logged.errorLines, zip(clips, [18, 20])) {
+            #expect(line.hasPrefix("facecam: \(clip): \(frames) of \(frames) frames, ") && line.hasSuffix(" frames/s, done"), "\(line)")
+        }
+        #expect(logged.lines.count == 38)
+        let plain = try run(facecamBinary, ["video", "--every", "2"] + clips)
+        #expect(plain.status == 0 && plain.stderr.isEmpty && plain.stdout == logged.stdout)
+    }
+
     @Test func rotationMetadataIsAppliedThenOrientation() throws {
         // rotated.mp4 stores a 400x512 portrait turned a quarter left, as 512x400, and says "turn 90 clockwise".
         let upright = try facecam("video", "--every", "100", "Fixtures/video/rotated.mp4").records()
