@@ -78,6 +78,20 @@ def untouched(original, redacted, boxes, tall=12):
     return left, counted
 
 
+def masked_away(original, redacted, boxes, grow=2.0):
+    """The share of the picture's pixels changed outside every labelled box, each box grown `grow`
+    times in width and height about its centre (a mask is larger than the face it hides): what a
+    redaction hid that is no labelled face (or a face the labels miss)."""
+    changed = np.any(original != redacted, axis=2)
+    near = np.zeros(changed.shape, dtype=bool)
+    for x, y, w, h in boxes:
+        cx, cy = x + w / 2, y + h / 2
+        x0, y0 = max(0, int(cx - w * grow / 2)), max(0, int(cy - h * grow / 2))
+        x1, y1 = min(changed.shape[1], int(np.ceil(cx + w * grow / 2))), min(changed.shape[0], int(np.ceil(cy + h * grow / 2)))
+        near[y0:y1, x0:x1] = True
+    return float(np.mean(changed & ~near))
+
+
 def records(path):
     """facecam's JSON Lines, or a folder of WIDER detection files (as WIDER's evaluation reads them:
     the image's name, the number of faces, then x y w h score a line), as {file name: [(box, score)]}."""
