@@ -71,7 +71,7 @@ struct BatchOptions: ParsableArguments {
         if part.isEmpty {
             report("shard \(shard) has no inputs: the batch has \(inputs), fewer than \(shard.count) parts")
         } else {
-            report("shard \(shard): \(part.count) of the batch's \(inputs) inputs; the others are for shards 1/\(shard.count) to \(shard.count)/\(shard.count)")
+            report("shard \(shard): \(Set(part).count) of the batch's \(inputs) inputs; the other \(shard.count - 1) shards take the rest")
         }
         return part
     }

@@ -42,65 +42,87 @@ struct FaceCamCommand: ParsableCommand {
 
     /// A usage error as one line that points to the help of the command it is about: an unknown
     /// command gets the nearest one's name, and an unknown option is named before a missing argument
-    /// (ArgumentParser reports the missing argument first).
+    /// or a failed check (ArgumentParser reports those first). Names from the command line are shown escaped.
     static func usageMessage(for error: Error, arguments: [String]) -> String {
         let names = configuration.subcommands.map { $0._commandName }
-        let command = arguments.first { !$0.hasPrefix("-") }
-        guard let command, names.contains(command) else {
-            if let command, let nearest = nearest(to: command, among: names) {
-                return "unknown command '\(command)': did you mean '\(nearest)'? (see 'facecam --help')"
+        func shown(_ text: String) -> String { FilePath(text).description }
+        let first = arguments.first { !$0.hasPrefix("-") }
+        guard let command = first, names.contains(command) else {
+            if let later = arguments.first(where: names.contains) {
+                return "options go after the command: facecam \(later) [options] (see 'facecam \(later) --help')"
             }
-            if let command {
-                return "unknown command '\(command)': the commands are \(names.joined(separator: ", ")) (see 'facecam --help')"
+            if let first, let nearest = nearest(to: first, among: names) {
+                return "unknown command '\(shown(first))': did you mean '\(nearest)'? (see 'facecam --help')"
+            }
+            if let first {
+                return "unknown command '\(shown(first))': the commands are \(names.joined(separator: ", ")) (see 'facecam --help')"
             }
             return oneLine(message(for: error)) + " (see 'facecam --help')"
         }
-        var shown = oneLine(message(for: error))
+        var said = oneLine(message(for: error))
         // ArgumentParser checks arguments and validate() before it finds options it does not know.
-        if !shown.hasPrefix("Unknown option"), let known = optionNames(of: command),
-           let unknown = arguments.first(where: { argument in
-               let name = String(argument.prefix { $0 != "=" })
-               return name.count > 1 && name.hasPrefix("-") && !name.dropFirst().first!.isNumber && name != "--" && !known.contains(name)
-           }) {
-            let name = String(unknown.prefix { $0 != "=" })
-            shown = "Unknown option '\(name)'" + (nearest(to: name, among: known.sorted()).map { ". Did you mean '\($0)'?" } ?? "")
+        if !said.hasPrefix("Unknown option"), let options = optionNames(of: command),
+           let unknown = unknownOption(in: arguments, options: options) {
+            let hint = unknown.hasPrefix("--") ? nearest(to: unknown, among: options.names.filter { $0.hasPrefix("--") }.sorted()) : nil
+            said = "Unknown option '\(shown(unknown))'" + (hint.map { ". Did you mean '\($0)'?" } ?? "")
         }
-        return shown + " (see 'facecam \(command) --help')"
+        return said + " (see 'facecam \(command) --help')"
     }
 
-    /// The options `command` takes, as typed (`--output`, `-o`), from ArgumentParser's description of it.
-    static func optionNames(of command: String) -> Set<String>? {
+    /// The first argument that names no option of the command: a word after `--` is an input, and an
+    /// option's value (the next argument, for an option that takes one) may start with a minus.
+    static func unknownOption(in arguments: [String], options: (names: Set<String>, takingValues: Set<String>)) -> String? {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" { return nil }
+            guard argument.count > 1, argument.hasPrefix("-") else { continue }
+            let name = String(argument.prefix { $0 != "=" })
+            guard options.names.contains(name) else { return name }
+            if options.takingValues.contains(name), !argument.contains("=") { index += 1 }
+        }
+        return nil
+    }
+
+    /// The options `command` takes, as typed (`--output`, `-o`), and those of them that take a value,
+    /// from ArgumentParser's description of the command.
+    static func optionNames(of command: String) -> (names: Set<String>, takingValues: Set<String>)? {
         do {
             _ = try parseAsRoot([command, "--experimental-dump-help"])
             return nil
         } catch {
             struct Description: Decodable {
                 struct Command: Decodable { var arguments: [Argument]? }
-                struct Argument: Decodable { var names: [Name]? }
+                struct Argument: Decodable { var kind: String; var names: [Name]? }
                 struct Name: Decodable { var kind: String; var name: String }
                 var command: Command
             }
             guard let description = try? JSONDecoder().decode(Description.self, from: Data(fullMessage(for: error).utf8)) else { return nil }
-            let names = (description.command.arguments ?? []).flatMap { $0.names ?? [] }
-                .map { ($0.kind == "short" ? "-" : "--") + $0.name }
-            return Set(names + ["--help", "-h"])
+            func typed(_ argument: Description.Argument) -> [String] {
+                (argument.names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name }
+            }
+            let arguments = description.command.arguments ?? []
+            return (Set(arguments.flatMap(typed) + ["--help", "-h"]), Set(arguments.filter { $0.kind == "option" }.flatMap(typed)))
         }
     }
 
-    /// The name in `names` within two edits of `word` (the fewest), if one is.
+    /// The name in `names` fewest edits from `word`, if it is close enough to be a typo of it.
     static func nearest(to word: String, among names: [String]) -> String? {
+        // Edits: a letter inserted, removed, changed, or two swapped (the optimal string alignment distance).
         func distance(_ a: [Character], _ b: [Character]) -> Int {
-            var previous = Array(0...b.count)
-            for (i, x) in a.enumerated() {
-                var current = [i + 1]
-                for (j, y) in b.enumerated() {
-                    current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            var d = (0...a.count).map { i in (0...b.count).map { j in i == 0 ? j : j == 0 ? i : 0 } }
+            for i in stride(from: 1, through: a.count, by: 1) {
+                for j in stride(from: 1, through: b.count, by: 1) {
+                    d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                    if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
                 }
-                previous = current
             }
-            return previous[b.count]
+            return d[a.count][b.count]
         }
-        let scored = names.map { ($0, distance(Array(word.lowercased()), Array($0))) }.filter { $0.1 <= 2 }
+        // Within a quarter of the name's letters (two at most), so that a hint is a likely typo.
+        let most = min(2, max(1, word.drop { $0 == "-" }.count / 4))
+        let scored = names.map { ($0, distance(Array(word.lowercased()), Array($0))) }.filter { $0.1 <= most }
         return scored.min { $0.1 < $1.1 }?.0
     }
 

@@ -83,6 +83,8 @@ final class ProgressBar: @unchecked Sendable {
         let elapsed = max(now.timeIntervalSince(started), 1e-6)
         let rate = Double(done) / elapsed
         if lines {
+            // A still image is one frame: no progress to tell.
+            guard done > 1 || total > 1 else { return }
             var line = "facecam: \(file): \(done)\(total > 0 ? " of \(total)" : "") frames, " + String(format: "%.1f frames/s", rate)
             if total > done, rate > 0 {
                 let left = Int(Double(total - done) / rate)

@@ -82,7 +82,7 @@ struct Redact: ParsableCommand {
         }
         if let output, !ImageFile.extensions.union(VideoEncoder.containers.keys).contains(FilePath(output).fileExtension ?? "") {
             throw ValidationError(
-                "-o \(output): name a .jpg, .png, .webp, .tiff, .bmp or .pnm image, or a .mp4, .mkv, .mov or .avi video, by its extension")
+                "-o \(FilePath(output)): name a .jpg, .png, .webp, .tiff, .bmp or .pnm image, or a .mp4, .mkv, .mov or .avi video, by its extension")
         }
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
         if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }

@@ -68,13 +68,14 @@ struct Video: ParsableCommand {
 
     func run() throws {
         // Directories become their video files, before the batch is sharded, so that every shard sees one list.
+        let given = try batch.inputs(arguments: files)
         let (all, expansionFailures) = StillImageInputs.expanding(
-            try batch.inputs(arguments: files), recursive: recursive, extensions: VideoInput.fileExtensions)
+            given, recursive: recursive, extensions: VideoInput.fileExtensions, keepingOthers: true)
         if all.isEmpty {
             for failure in expansionFailures { report(failure.description) }
             if expansionFailures.isEmpty {
-                report("no video files in \(files.joined(separator: ", ")): give video files, or directories holding some "
-                    + "(by extension: \(VideoInput.fileExtensions.sorted().joined(separator: ", ")))")
+                report("no video files in \(given.map(\.description).joined(separator: ", ")): give video files, or directories "
+                    + "holding some (by extension: \(VideoInput.fileExtensions.sorted().joined(separator: ", ")))")
             }
             throw expansionFailures.isEmpty ? Status.usage : Status.failure
         }

@@ -234,6 +234,7 @@ struct EvaluationTests {
         #expect(list.map(\.number) == [1, -25, 0.125, 1, nil])
         #expect(value["b"]?.string == "x\"é😀\n\u{FFFD}!")
         #expect(try JSONValue.parse(Substring("1e400")).number == .infinity)
+        #expect(try JSONValue.parse(Substring(String(repeating: "[", count: 512) + String(repeating: "]", count: 512))).array?.count == 1)
         for (text, line, column, reason) in [
             ("[1,\n 01]", 2, 3, "expected , or ] in a list"), ("-", 1, 2, "a number needs digits"), ("1.", 1, 3, "a number needs digits after its point"),
             ("[nan]", 1, 2, "unexpected 'n'"), ("0x10", 1, 2, "text after the JSON value"), ("{\"a\" 1}", 1, 6, "expected : after a key"),

@@ -93,6 +93,11 @@ import Testing
             }
             #expect(sources == names.map { directory.path + "/" + $0 }, "\(options)")
         }
+        // A named file stays in the batch as given: only the shard it falls to reports it missing.
+        let missing = directory.appendingPathComponent("missing.mp4").path
+        let shards = try (1...2).map { try run(facecamBinary, ["video", "--quiet", "--every", "8", "--shard", "\($0)/2", directory.path, missing]) }
+        #expect(shards.map(\.status).sorted() == [0, 1], "\(shards.map(\.stderr))")
+        #expect(shards.filter { $0.stderr.contains("missing.mp4") }.count == 1, "\(shards.map(\.stderr))")
         try FileManager.default.removeItem(at: nested)
         try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
         let none = try run(facecamBinary, ["video", nested.path])
@@ -118,7 +123,7 @@ import Testing
             sizes.append(records.count)
             #expect(part.stderr.contains(records.isEmpty
                 ? "shard \(index)/\(count) has no inputs"
-                : "shard \(index)/\(count): \(records.count) of the batch's \(Self.clips.count) inputs; the others are for shards 1/\(count) to \(count)/\(count)"),
+                : "shard \(index)/\(count): \(records.count) of the batch's \(Self.clips.count) inputs; the other \(count - 1) shards take the rest"),
                 "\(part.stderr)")
         }
         #expect(union == expected)

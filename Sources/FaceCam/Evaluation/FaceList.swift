@@ -112,7 +112,9 @@ public struct FaceList: Sendable {
 
     /// One JSON object per line, the first of them complete on its line.
     private static func looksLikeJSONLines(_ text: String) -> Bool {
+        // Only a line that names a record's keys is parsed: a COCO document on one line is parsed once, later.
         guard let first = Self.lines(of: text).first(where: { !$0.isEmpty }),
+              first.contains("\"source\"") || first.contains("\"event\""),
               let object = try? JSONValue.parse(first), object.members != nil else { return false }
         return object["source"] != nil || object["event"] != nil
     }
@@ -521,7 +523,9 @@ extension FaceList {
     /// boxes outside `hard` are ignored.
     private static func loadCrowdLabels(_ path: String, _ members: [(key: String, value: JSONValue)]) throws(EvaluationInputError) -> FaceList {
         var images: [ListedImage] = []
-        for (name, entry) in members.sorted(by: { $0.key < $1.key }) {
+        // A name given twice is taken at its last place, as JSON readers take a repeated key.
+        let entries = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+        for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
             guard let boxes = entry["boxes"]?.array else {
                 throw EvaluationInputError(path: path, place: name, reason: "needs boxes: check that it is COCO or crowd labels")
             }

@@ -70,14 +70,15 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
 extension StillImageInputs {
     /// `paths` with each directory replaced by its files of `extensions` (its subdirectories' too when
     /// `recursive`), files as named, and streams (a URL, standard input) kept as given; the paths that
-    /// could not be used, as failures.
+    /// could not be used, as failures. With `keepingOthers`, a path that is no directory is kept as
+    /// given, even one that cannot be used, for whoever opens it to report (each shard of a batch its own).
     public static func expanding(
-        _ paths: [FilePath], recursive: Bool, extensions: Set<String>
+        _ paths: [FilePath], recursive: Bool, extensions: Set<String>, keepingOthers: Bool = false
     ) -> (files: [FilePath], failures: [FaceCamError]) {
         var files: [FilePath] = []
         var failures: [FaceCamError] = []
         for path in paths {
-            guard case .file = VideoInput(path) else {
+            guard case .file = VideoInput(path), !keepingOthers || (try? fileStatus(path).kind) == .directory else {
                 files.append(path)
                 continue
             }

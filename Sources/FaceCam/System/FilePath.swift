@@ -18,13 +18,15 @@ public struct FilePath: Hashable, Sendable, CustomStringConvertible {
     public init(_ string: String) { bytes = Array(string.utf8) }
 
     /// The path typed on the command line that Swift decoded as `argument`
-    /// (invalid UTF-8 repaired to U+FFFD): its bytes, found again in argv.
+    /// (invalid UTF-8 repaired to U+FFFD): its bytes, found again in argv, as
+    /// an argument of its own or after the `=` of `--option=VALUE`.
     public init(argument: String) {
         for index in 0..<Int(CommandLine.argc) {
             guard let raw = CommandLine.unsafeArgv[index] else { continue }
             let bytes = UnsafeBufferPointer(start: raw, count: strlen(raw)).map { UInt8(bitPattern: $0) }
-            if String(decoding: bytes, as: UTF8.self) == argument {
-                self.init(bytes: bytes)
+            let value = bytes.starts(with: Array("--".utf8)) ? bytes.firstIndex(of: UInt8(ascii: "=")).map { Array(bytes[($0 + 1)...]) } : nil
+            for candidate in [bytes] + (value.map { [$0] } ?? []) where String(decoding: candidate, as: UTF8.self) == argument {
+                self.init(bytes: candidate)
                 return
             }
         }
