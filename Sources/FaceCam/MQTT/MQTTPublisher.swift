@@ -130,8 +130,11 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     /// Publishes `offline` and waits briefly for the broker to have everything; the summary line.
     public func close() -> String {
         let counts = connection.close(farewell: (Array("offline".utf8), settings.availability))
+        // Command lines held back since the last one are counted here, since no later line will.
+        let heldBack = lock.withLock { commandLinesHeldBack }
         return "MQTT: the broker acknowledged \(counts.acknowledged) messages"
             + (counts.dropped > 0 ? "; dropped \(counts.dropped) events, which it was too slow or unreachable to take" : "")
+            + (heldBack > 0 ? "; \(heldBack) command messages were not reported one by one" : "")
     }
 
     private func retain(_ text: String, on topic: String) {
