@@ -82,16 +82,14 @@ final class ProgressBar: @unchecked Sendable {
         lastDrawn = now
         let elapsed = max(now.timeIntervalSince(started), 1e-6)
         let rate = Double(done) / elapsed
+        // "m:ss left", when the container said how many frames are coming.
+        let left = total > done && rate > 0 ? Int(Double(total - done) / rate) : nil
+        let timeLeft = left.map { String(format: "%d:%02d left", $0 / 60, $0 % 60) }
         if lines {
             // A still image is one frame: no progress to tell.
             guard done > 1 || total > 1 else { return }
-            var line = "facecam: \(file): \(done)\(total > 0 ? " of \(total)" : "") frames, " + String(format: "%.1f frames/s", rate)
-            if total > done, rate > 0 {
-                let left = Int(Double(total - done) / rate)
-                line += String(format: ", %d:%02d left", left / 60, left % 60)
-            }
-            line += newline ? ", done\n" : "\n"
-            FileHandle.standardError.write(Data(line.utf8))
+            report("\(file): \(done)\(total > 0 ? " of \(total)" : "") frames, " + String(format: "%.1f frames/s", rate)
+                + (timeLeft.map { ", " + $0 } ?? "") + (newline ? ", done" : ""))
             return
         }
         var line = "\r\(file): \(done)"
@@ -100,11 +98,7 @@ final class ProgressBar: @unchecked Sendable {
             let filled = min(width, width * done / total)
             line += "/\(total) [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "]"
         }
-        line += String(format: " %.1f frames/s", rate)
-        if total > done, rate > 0 {
-            let left = Int(Double(total - done) / rate)
-            line += String(format: " %d:%02d left", left / 60, left % 60)
-        }
+        line += String(format: " %.1f frames/s", rate) + (timeLeft.map { " " + $0 } ?? "")
         line += "\u{1B}[K" + (newline ? "\n" : "")
         FileHandle.standardError.write(Data(line.utf8))
     }

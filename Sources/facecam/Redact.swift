@@ -82,12 +82,15 @@ struct Redact: ParsableCommand {
         }
         if let output, !ImageFile.extensions.union(VideoEncoder.containers.keys).contains(FilePath(output).fileExtension ?? "") {
             throw ValidationError(
-                "-o \(FilePath(output)): name a .jpg, .png, .webp, .tiff, .bmp or .pnm image, or a .mp4, .mkv, .mov or .avi video, by its extension")
+                "-o \(FilePath(output)): name a \(Self.imageFormats) image, or a .mp4, .mkv, .mov or .avi video, by its extension")
         }
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
         if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be from 0 to 51") }
     }
+
+    /// The image formats redacted images are written in, by the output's extension, as messages name them.
+    private static let imageFormats = ".jpg, .png, .webp, .tiff, .bmp or .pnm"
 
     /// One input, and the redacted file it becomes.
     private struct Job {
@@ -177,7 +180,7 @@ struct Redact: ParsableCommand {
         do throws(FaceCamError) {
             guard ImageFile.extensions.contains(FilePath(job.output).fileExtension ?? "") else {
                 throw .imageOutput(
-                    path: job.output, reason: "its extension names no image format facecam writes: use .jpg, .png, .webp, .tiff, .bmp or .pnm")
+                    path: job.output, reason: "its extension names no image format facecam writes: use \(Self.imageFormats)")
             }
             let image = try ImageFile.load(job.input, maximumPixels: input.maximumPixels)
             var settings = GeometrySettings()
