@@ -18,6 +18,8 @@ struct Detect: ParsableCommand {
 
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Detector") var parallelism: JobsOptions
+    @OptionGroup(title: "Faces reported") var faces: FaceReportOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
     @OptionGroup(title: "Overlay") var overlay: OverlayOptions
@@ -29,8 +31,8 @@ struct Detect: ParsableCommand {
 
     func validate() throws {
         try detector.refuseForeignOptions()
-        try detector.validateFaceLimit(hiding: nil, minimumFaces: output.minFaces)
-        try output.validateFaceOutputs(with: detector)
+        try faces.validate(with: detector, hiding: nil, minimumFaces: output.minFaces)
+        try output.validateFaceOutputs(with: detector, faces: faces)
         try overlay.validate(previews: [("--annotate", output.annotate != nil)], detector: detector, redacting: false)
         if output.bestShot { throw ValidationError("--best-shot keeps the best crop of each track, and detect does not track faces: use video") }
         if output.format == .mot { throw ValidationError("--format mot is for videos (video, live): its lines number frames and follow ids") }
@@ -50,7 +52,7 @@ struct Detect: ParsableCommand {
         // The picture is read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? PreviewMarking.outline
         let (zoneSettings, masks) = (zones.settings, maskZones.masks)
-        let session = try Session(detector: detector, output: output, folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
+        let session = try Session(detector: detector, jobs: parallelism.jobs, faces: faces.report, output: output, folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
         let settings = geometry.settings
         var last: String?
         for item in StillImageInputs(paths: inputs, recursive: recursive) {

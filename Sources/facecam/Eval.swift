@@ -46,14 +46,10 @@ struct Eval: ParsableCommand {
 
     func validate() throws {
         try detector.refuseForeignOptions()
-        // Eval searches down to a score of 0.3 and scores every face: a limit would cut the curve, and
-        // focus would search other tiles than at the operating threshold; it scores boxes, not poses.
-        if let option = [
-            ("--max-faces", detector.maxFaces != nil), ("--by", detector.by != nil), ("--focus", detector.focus == true),
-            ("--pose", detector.pose), ("--quality", detector.quality),
-        ]
-            .first(where: \.1)?.0 {
-            throw ValidationError("eval scores every face a detector finds: leave \(option) out, or score the files detect writes with it")
+        // Eval searches down to a score of 0.3 and scores every face: focus would search other tiles
+        // than at the operating threshold.
+        if detector.focus == true {
+            throw ValidationError("eval scores every face a detector finds: leave --focus out, or score the files detect writes with it")
         }
         if !detections.isEmpty {
             let given = [
@@ -134,9 +130,8 @@ struct Eval: ParsableCommand {
     /// `curveFloor`), so the curve goes on past it; reports why not and exits 64.
     private func makeDetector() throws -> any FrameFaceDetector {
         var options = detector
-        options.jobs = 1
         if let operatingScore { options.scoreThreshold = min(operatingScore, Self.curveFloor) }
-        return try options.makeDetectors()[0]
+        return try options.makeDetectors(jobs: 1)[0]
     }
 
     /// Runs `found` over the ground truth's images, one after another.

@@ -102,6 +102,7 @@ struct Live: ParsableCommand {
 
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Faces reported") var faces: FaceReportOptions
     @OptionGroup(title: "Fast mode") var fastMode: FastModeOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
@@ -126,9 +127,6 @@ struct Live: ParsableCommand {
         if loop, source == nil || source == "-" { throw ValidationError("--loop goes with --source FILE") }
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
         try geometry.refuseAutomaticOrientation(in: "live")
-        if detector.jobs != nil {
-            throw ValidationError("--jobs does not apply to live: frames are detected one by one, newest first")
-        }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
         if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
         if let fps, fps < 1 { throw ValidationError("--fps must be 1 or more") }
@@ -137,8 +135,8 @@ struct Live: ParsableCommand {
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
-        try detector.validateFaceLimit(hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
-        try output.validateFaceOutputs(with: detector)
+        try faces.validate(with: detector, hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
+        try output.validateFaceOutputs(with: detector, faces: faces)
         let previews = [
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),
@@ -166,10 +164,9 @@ struct Live: ParsableCommand {
             try maskZones.refuseOutside(first, source: input.name)
         }
         // One detector on one serial queue: frames are detected one by one, in order.
-        var options = output.implyingQuality(detector)
-        options.jobs = 1
-        let detector = try options.makeDetectors(fast: fastMode.settings, live: true, zones: zones.settings)[0]
-        let (writer, annotator, cropSaver) = try output.makeSinks(context: output.context(detector: options, video: true))
+        let faces = output.implyingQuality(faces.report)
+        let detector = try detector.makeDetectors(jobs: 1, fast: fastMode.settings, live: true, zones: zones.settings, faces: faces)[0]
+        let (writer, annotator, cropSaver) = try output.makeSinks(context: output.context(detector: self.detector, faces: faces, video: true))
         let detection = DetectionSwitch()
         let publisher = try startPublisher(cameraName: cameraName, detection: detection)
         var events = tracking.eventHandling(exitOn: exitOn)

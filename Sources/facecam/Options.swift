@@ -209,31 +209,6 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp("All detectors: largest face kept (default: no limit).", valueName: "N|WxH"))
     var maxSize: PixelSize?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "All detectors but in redact: report at most N faces a frame, the best by --by, in the usual order (default: all).",
-        valueName: "N"))
-    var maxFaces: Int?
-
-    @Option(help: ArgumentHelp(
-        "What --max-faces keeps the best of: size (the largest boxes), score or quality (YuNet, CenterFace; quality implies "
-            + "--quality) (default: size).",
-        valueName: "size|score|quality"))
-    var by: FaceRanking?
-
-    @Flag(help: ArgumentHelp(
-        "YuNet, CenterFace: report each face's head pose, roll, yaw and pitch in degrees (docs/reference/faces.md): "
-            + "two more YuNet searches of 192x192 pixels per face."))
-    var pose = false
-
-    @Flag(help: ArgumentHelp(
-        "YuNet, CenterFace: report each face's quality, 0 to 1, from its sharpness, size, pose and score (docs/reference/faces.md); "
-            + "implies --pose, and costs a 112x112 crop per face more."))
-    var quality = false
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("detect and video: frames detected in parallel (default: the cores this process may use, "
-            + "so taskset and a scheduler's CPU binding count; Haar's fast mode uses one).", valueName: "N"))
-    var jobs: Int?
-
     @Option(help: ArgumentHelp(
         "YuNet, CenterFace: what runs the networks: openvino, OpenVINO's CPU runtime shipped with facecam, about twice "
             + "OpenCV's speed; or opencv, OpenCV's dnn module (default: openvino, or opencv with a warning when OpenVINO's "
@@ -256,15 +231,15 @@ struct DetectorOptions: ParsableArguments {
 
     static let cores = OpenCVThreads.usableCores
 
-    /// Frames detected at once: Haar's fast mode follows faces from frame to frame, so it takes them one by one.
-    func effectiveJobs(fast: FastSettings?) -> Int { fast != nil && kind == .haar ? 1 : jobs ?? Self.cores }
+    /// Frames detected at once, of the `given` --jobs: Haar's fast mode follows faces from frame to frame, so it takes them one by one.
+    func effectiveJobs(_ given: Int?, fast: FastSettings?) -> Int { fast != nil && kind == .haar ? 1 : given ?? Self.cores }
 
     /// With several jobs the engine's threads would split each frame's search over
     /// cores the jobs already use; `make bench` measures the arrangements side
     /// by side, and one job per core with one thread each came out faster,
     /// for all detectors.
-    func engineThreads(fast: FastSettings?) -> Int {
-        threadsOption ?? (effectiveJobs(fast: fast) > 1 ? 1 : Self.cores)
+    func engineThreads(jobs: Int) -> Int {
+        threadsOption ?? (jobs > 1 ? 1 : Self.cores)
     }
 
     /// The engine the DNN models run on: OpenVINO unless told otherwise, loaded here, or OpenCV,
@@ -318,10 +293,6 @@ struct DetectorOptions: ParsableArguments {
             ("--engine", engine != nil), ("--precision", precision != nil),
             ("--focus", focus == true), ("--no-focus", focus == false),
         ]
-        if let option = [("--pose", pose), ("--quality", quality), ("--by quality", by == .quality)].first(where: \.1)?.0, kind == .haar {
-            throw ValidationError(
-                "\(option) reads the landmarks the haar detector does not give: add --detector yunet or centerface, or leave \(option) out")
-        }
         let (foreign, owner) = kind == .haar ? (modelOnly, "yunet and centerface detectors") : (haarOnly, "haar detector")
         if let (option, _) = foreign.first(where: \.1) {
             let add = kind == .haar ? "--detector yunet" : "--detector haar"
@@ -336,21 +307,6 @@ struct DetectorOptions: ParsableArguments {
         }
     }
 
-    /// --max-faces and --by. `hiding` names what hides every face found (redact, --redact), which
-    /// refuses them; `minimumFaces` is --min-faces, which a frame could not reach above the limit.
-    func validateFaceLimit(hiding: String?, minimumFaces: Int?) throws {
-        if let hiding, maxFaces != nil || by != nil {
-            throw ValidationError("\(hiding) hides every face found: leave --max-faces and --by out")
-        }
-        if by != nil && maxFaces == nil { throw ValidationError("--by says which faces --max-faces keeps: add --max-faces N, or leave --by out") }
-        if by == .score && kind == .haar {
-            throw ValidationError("--by score needs scores, which the haar detector does not give: use --by size, or --detector yunet")
-        }
-        if let minimumFaces, let maxFaces, minimumFaces > maxFaces {
-            throw ValidationError("--min-faces \(minimumFaces) cannot be met with --max-faces \(maxFaces): lower --min-faces or raise --max-faces")
-        }
-    }
-
     private func validateValues() throws {
         // Closer to 1, a search runs through thousands of scales (1.0000001: tens of millions, for ever);
         // far above 4, OpenCV sizes its buffers from the factor (1e9: gigabytes) and skips every face.
@@ -362,8 +318,6 @@ struct DetectorOptions: ParsableArguments {
             if let value, !(0...1).contains(value) { throw ValidationError("\(option) must be from 0 to 1") }
         }
         if let topK, topK < 1 { throw ValidationError("--top-k must be 1 or more") }
-        if let maxFaces, maxFaces < 1 { throw ValidationError("--max-faces must be 1 or more") }
-        if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
         if let threadsOption, !(1...256).contains(threadsOption) {
             throw ValidationError("--threads must be from 1 to 256")
         }
@@ -396,20 +350,19 @@ struct DetectorOptions: ParsableArguments {
         return parameters
     }
 
-    /// Faces get a pose: asked for, or needed by their quality.
-    var posesFaces: Bool { pose || quality || by == .quality }
-
-    /// One detector per job, exact or in fast mode (`fast`); sets OpenCV's pool to match. Live
+    /// One detector per job (`jobs` as --jobs gave it), exact or in fast mode (`fast`); sets OpenCV's pool to match. Live
     /// Haar fast mode runs its full searches in the background, on a core of their own. Each is
     /// wrapped as the options say: in `zones` first (so that a face dropped there counts for no
-    /// limit), then the face limit, then pose and quality.
-    func makeDetectors(fast: FastSettings? = nil, live: Bool = false, zones: ZoneFilter.Settings? = nil) throws -> [any FrameFaceDetector] {
+    /// limit), then the face limit, then pose and quality (`faces`).
+    func makeDetectors(
+        jobs given: Int?, fast: FastSettings? = nil, live: Bool = false, zones: ZoneFilter.Settings? = nil, faces: FaceReport = FaceReport()
+    ) throws -> [any FrameFaceDetector] {
         var fast = fast
         let background = live && fast != nil && kind == .haar
         fast?.searchInBackground = background
-        let threads = threadsOption ?? (background ? 1 : engineThreads(fast: fast))
+        let jobs = effectiveJobs(given, fast: fast)
+        let threads = threadsOption ?? (background ? 1 : engineThreads(jobs: jobs))
         OpenCVThreads.count = threads
-        let jobs = effectiveJobs(fast: fast)
         do throws(FaceCamError) {
             // Haar runs no network (and pose and quality, which need one, are refused with it).
             var engine = EngineSettings()
@@ -442,14 +395,14 @@ struct DetectorOptions: ParsableArguments {
             if let zones { detectors = detectors.map { ZoneFilter($0, settings: zones) } }
             // Faces are limited before their pose is estimated, unless they are ranked by quality, which needs it.
             let limit = { (detector: any FrameFaceDetector) -> any FrameFaceDetector in
-                maxFaces.map { FaceCountLimit(detector, count: $0, ranking: by ?? .size) } ?? detector
+                faces.maxFaces.map { FaceCountLimit(detector, count: $0, ranking: faces.ranking) } ?? detector
             }
-            let rankedByQuality = by == .quality
-            guard posesFaces else { return detectors.map(limit) }
+            let rankedByQuality = faces.ranking == .quality
+            guard faces.posesFaces else { return detectors.map(limit) }
             let poseModel = try FaceModelFile(shipped: .yunet)
             return try detectors.map { (detector) throws(FaceCamError) -> any FrameFaceDetector in
                 let posed = try PoseEstimation(rankedByQuality ? detector : limit(detector), model: poseModel, engine: engine)
-                guard quality || rankedByQuality else { return posed }
+                guard faces.quality || rankedByQuality else { return posed }
                 let rated = QualityEstimation(posed)
                 return rankedByQuality ? limit(rated) : rated
             }
@@ -625,10 +578,10 @@ struct OutputOptions: ParsableArguments {
     }
 
     /// How the dataset formats name images and the run, for stills or a `video`.
-    func context(detector: DetectorOptions, video: Bool) -> ExportContext {
+    func context(detector: DetectorOptions, faces: FaceReport, video: Bool) -> ExportContext {
         ExportContext(
             imageRoot: imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.rawValue)",
-            faceAttributes: implyingQuality(detector).posesFaces)
+            faceAttributes: implyingQuality(faces).posesFaces)
     }
 
     /// How --crops cuts faces out; nil without it.
@@ -643,17 +596,17 @@ struct OutputOptions: ParsableArguments {
         cropStyleChosen.map { CropRequest(style: $0, name: name) }
     }
 
-    /// `detector` with --quality on when --best-shot needs it: a track's best shot is its face of highest quality.
-    func implyingQuality(_ detector: DetectorOptions) -> DetectorOptions {
-        var detector = detector
-        if bestShot { detector.quality = true }
-        return detector
+    /// `faces` with --quality on when --best-shot needs it: a track's best shot is its face of highest quality.
+    func implyingQuality(_ faces: FaceReport) -> FaceReport {
+        var faces = faces
+        if bestShot { faces.quality = true }
+        return faces
     }
 
     /// Aligned crops, and best shots (ranked by quality), need landmarks; a pose or quality asked for
     /// needs a format with a place for it.
-    func validateFaceOutputs(with detector: DetectorOptions) throws {
-        if let option = [("--pose", detector.pose), ("--quality", detector.quality)].first(where: \.1)?.0,
+    func validateFaceOutputs(with detector: DetectorOptions, faces: FaceReportOptions) throws {
+        if let option = [("--pose", faces.pose), ("--quality", faces.quality)].first(where: \.1)?.0,
             [.yolo, .wider, .mot, .labelstudio].contains(format) {
             throw ValidationError(
                 "--format \(format.rawValue) has no place for what \(option) reports: use jsonl, csv, text, coco, cvat or voc, or leave \(option) out")

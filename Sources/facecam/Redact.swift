@@ -65,13 +65,10 @@ struct Redact: ParsableCommand {
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Streams") var stream: StreamOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Detector") var parallelism: JobsOptions
 
     func validate() throws {
-        try detector.validateFaceLimit(hiding: "redact", minimumFaces: nil)
         try mask.validate(mode: mode, option: "--mode")
-        if let option = [("--pose", detector.pose), ("--quality", detector.quality)].first(where: \.1)?.0 {
-            throw ValidationError("redact writes no face records for \(option) to go in: leave it out")
-        }
         try detector.redactionDefaults.refuseForeignOptions()
         switch (output, outputDir) {
         case (nil, nil): throw ValidationError("say where the redacted files go: -o FILE for one input, or --output-dir DIR")
@@ -120,7 +117,7 @@ struct Redact: ParsableCommand {
         if let progress { advance = { progress.advance($0) } }
         let tracker = FaceTracker(settings: TrackerSettings(grace: TrackingOptions.grace(given: trackGrace, every: every)))
         let session = try Session(
-            detector: detector.redactionDefaults, output: nil, masks: maskZones.masks, tracker: tracker,
+            detector: detector.redactionDefaults, jobs: parallelism.jobs, output: nil, masks: maskZones.masks, tracker: tracker,
             marking: .redact(try mask.settings(mode: mode), outline: false), progress: advance)
         for failure in expansionFailures { session.pipeline.submit(failure: failure) }
         var position = "before the first input"

@@ -16,15 +16,17 @@ struct Session {
     /// what the dataset formats record. From here on SIGINT and SIGTERM stop between
     /// frames instead of ending the process.
     init(
-        detector options: DetectorOptions, fast: FastSettings? = nil, output: OutputOptions?, resultDirectory: ResultDirectory? = nil,
+        detector options: DetectorOptions, jobs: Int?, faces: FaceReport = FaceReport(), fast: FastSettings? = nil, output: OutputOptions?,
+        resultDirectory: ResultDirectory? = nil,
         folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
-        let options = output?.implyingQuality(options) ?? options
-        let detectors = try options.makeDetectors(fast: fast, zones: zones)
+        let faces = output?.implyingQuality(faces) ?? faces
+        let detectors = try options.makeDetectors(jobs: jobs, fast: fast, zones: zones, faces: faces)
         let (writer, annotator, cropSaver) = try output?.makeSinks(
-            resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, video: video)) ?? (nil, nil, nil)
+            resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, faces: faces, video: video))
+            ?? (nil, nil, nil)
         let sink = ResultSink(
             writer: writer, tracker: tracker, events: events, annotator: annotator, cropSaver: cropSaver,
             bestShotsOnly: output?.bestShot ?? false, marking: marking, frames: frames,

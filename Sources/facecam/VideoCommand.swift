@@ -38,6 +38,8 @@ struct Video: ParsableCommand {
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Streams") var stream: StreamOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Detector") var parallelism: JobsOptions
+    @OptionGroup(title: "Faces reported") var faces: FaceReportOptions
     @OptionGroup(title: "Fast mode") var fastMode: FastModeOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Zones") var zones: ZoneOptions
@@ -54,8 +56,8 @@ struct Video: ParsableCommand {
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
-        try detector.validateFaceLimit(hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
-        try output.validateFaceOutputs(with: detector)
+        try faces.validate(with: detector, hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
+        try output.validateFaceOutputs(with: detector, faces: faces)
         try batch.validate(with: output)
         try output.validateFolder(batch.outputDir)
         let previews = [("--annotate", output.annotate != nil), ("--annotate-video", annotateVideo != nil)]
@@ -82,7 +84,7 @@ struct Video: ParsableCommand {
         let inputs = batch.part(of: all)
         // Named over the whole batch, so that every shard names an input's files alike.
         let names = InputNames(all)
-        let results = batch.resultDirectory(output: output, names: names, context: output.context(detector: detector, video: true))
+        let results = batch.resultDirectory(output: output, names: names, context: output.context(detector: detector, faces: faces.report, video: true))
         if output.imageRoot != nil, let stream = inputs.firstIndex(where: { $0.description == "-" || $0.description.contains("://") }) {
             report("--image-root names files, and input \(stream + 1) is a stream (a URL or standard input): leave out the stream, or --image-root")
             throw Status.usage
@@ -105,7 +107,7 @@ struct Video: ParsableCommand {
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detector: detector, fast: fastMode.settings, output: output, resultDirectory: results,
+            detector: detector, jobs: parallelism.jobs, faces: faces.report, fast: fastMode.settings, output: output, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, zones: zones.settings, masks: maskZones.masks,
             tracker: tracking.makeTracker(every: every),
             events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,

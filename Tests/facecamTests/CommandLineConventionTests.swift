@@ -47,6 +47,21 @@ struct CommandLineConventionTests {
         #expect(run.status == 64)
     }
 
+    /// What a face record reports goes with the commands that write face records; --jobs with those that
+    /// detect many frames at once. The others neither list nor take them.
+    @Test func faceRecordOptionsAndJobsAreListedWhereTheyApply() throws {
+        let faceRecords = ["--max-faces", "--by", "--pose", "--quality"]
+        for command in ["detect", "video", "live", "redact", "eval"] {
+            let blocks = try optionBlocks(command)
+            let writesRecords = ["detect", "video", "live"].contains(command)
+            for option in faceRecords { #expect((blocks[option] != nil) == writesRecords, "\(command) \(option)") }
+            #expect((blocks["--jobs"] != nil) == ["detect", "video", "redact"].contains(command), "\(command) --jobs")
+        }
+        let redact = try facecam("redact", "--jobs", "1", "-o", "/tmp/facecam-jobs-\(getpid()).png", "Fixtures/images/astronaut.png")
+        defer { try? FileManager.default.removeItem(atPath: "/tmp/facecam-jobs-\(getpid()).png") }
+        #expect(redact.status == 0, "\(redact.stderr)")
+    }
+
     /// Detector options say which detector they belong to; the rest say both.
     @Test func detectorOptionsNameTheirDetector() throws {
         let blocks = try optionBlocks("video")
@@ -57,13 +72,13 @@ struct CommandLineConventionTests {
         for option in ["--min-size", "--max-size", "--threads", "--detect-width"] {
             #expect(blocks[option]?.contains("ll detectors") == true, "\(option)")
         }
-        #expect(blocks["--jobs"]?.contains("detect and video:") == true)
+        #expect(blocks["--jobs"]?.contains("Frames detected in parallel") == true)
     }
 
     /// Options given where they cannot apply, and values out of range, are usage errors (64) that say why.
     @Test(arguments: [
         (["live", "--source", "Fixtures/video/pan-zoom.avi", "--frames", "-1"], "--frames must be 1 or more"),
-        (["live", "--source", "Fixtures/video/pan-zoom.avi", "--jobs", "2"], "--jobs does not apply to live"),
+        (["live", "--source", "Fixtures/video/pan-zoom.avi", "--jobs", "2"], "Unknown option '--jobs'"),
         (["video", "--detect-width", "320", "Fixtures/video/pan-zoom.avi"], "--detect-width tunes fast mode: add --fast"),
         (["video", "--full-search-every", "3", "Fixtures/video/pan-zoom.avi"], "--full-search-every tunes fast mode: add --fast"),
         (["video", "--fast", "--detector", "yunet", "--full-search-every", "3", "Fixtures/video/pan-zoom.avi"],

@@ -370,15 +370,15 @@ struct FaceAttributeTests {
         (["video", "--best-shot"], "--best-shot says how --crops cuts faces out"),
         (["detect", "--detector", "haar", "--pose"], "--pose reads the landmarks the haar detector does not give"),
         (["detect", "--detector", "haar", "--quality"], "--quality reads the landmarks the haar detector does not give"),
-        (["redact", "--quality", "-o", "/tmp/facecam-never-written.png"], "redact writes no face records for --quality"),
+        (["redact", "--quality", "-o", "/tmp/facecam-never-written.png"], "Unknown option '--quality'"),
         (["detect", "--detector", "haar", "--crops", "/tmp/facecam-never-written", "--crop-style", "aligned"],
          "--crop-style aligned places the landmarks the haar detector does not give"),
         (["detect", "--crop-size", "100"], "--crop-size says how --crops cuts faces out"),
         (["detect", "--crops", "/tmp/facecam-never-written", "--crop-size", "100"], "--crop-size sizes aligned crops"),
         (["detect", "--crops", "/tmp/facecam-never-written", "--crop-style", "aligned", "--crop-margin", "0.1"], "--crop-margin widens box crops"),
         (["detect", "--crops", "/tmp/facecam-never-written", "--crop-margin", "3"], "--crop-margin must be from 0 to 2"),
-        (["redact", "--pose", "-o", "/tmp/facecam-never-written.png"], "redact writes no face records for --pose"),
-        (["eval", "--ground-truth", fixture("evaluation/truth.json"), "--pose"], "eval scores every face a detector finds"),
+        (["redact", "--pose", "-o", "/tmp/facecam-never-written.png"], "Unknown option '--pose'"),
+        (["eval", "--ground-truth", fixture("evaluation/truth.json"), "--pose"], "Unknown option '--pose'"),
     ])
     func optionsThatCannotApplyAreUsageErrors(arguments: [String], message: String) throws {
         let result = try run(facecamBinary, arguments + (arguments[0] == "live" ? [] : [fixture("images/astronaut.png")]))

@@ -94,10 +94,11 @@ struct PreviewCommandTests {
         #expect(check.overlap >= 0.5, "the outline is not on the face OpenCV finds in the screenshot: \(check)")
         #expect(check.spread > 20, "the stream looks blank: \(check)")
         // The faces table (from /events) and the counters (from /metrics) were filled in.
-        // (Chromium is given three tries: on a loaded machine it may start too slowly to see them in one.)
+        // Chromium stops the page after its timeout (the stream never ends loading); on a loaded
+        // machine it may start too slowly to see them in 5 s, so each try waits twice as long.
         var dom = ""
-        for _ in 0..<3 {
-            dom = try chromium("--dump-dom", server.url).stdout
+        for milliseconds in [5000, 10000, 20000, 40000] {
+            dom = try chromium("--dump-dom", server.url, stoppingAfter: milliseconds).stdout
             if dom.contains("<tbody id=\"faces\"><tr>"), !dom.contains("<td id=\"processed\">-") { break }
         }
         #expect(dom.range(of: #"<tbody id="faces"><tr><td>[0-9]+</td>"#, options: .regularExpression) != nil, "\(dom)")
@@ -278,9 +279,10 @@ private func curlBytes(_ arguments: String...) throws -> [UInt8] {
 }
 
 /// Headless Chromium on `url` for five seconds (the stream never finishes loading).
-private func chromium(_ arguments: String...) throws -> Run {
+private func chromium(_ arguments: String..., stoppingAfter milliseconds: Int = 5000) throws -> Run {
     try run(URL(fileURLWithPath: "/usr/bin/timeout"), [
-        "60", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--timeout=5000",
+        "\(milliseconds / 1000 + 60)", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+        "--timeout=\(milliseconds)",
     ] + arguments)
 }
 

@@ -1,0 +1,80 @@
+import ArgumentParser
+import FaceCam
+
+/// What a face record reports beyond its box, and how many records a frame gets: the options of the
+/// commands that write face records (detect, video, live). redact writes none and eval scores every
+/// face, so neither has these.
+struct FaceReportOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "All detectors: report at most N faces a frame, the best by --by, in the usual order (default: all).",
+        valueName: "N"))
+    var maxFaces: Int?
+
+    @Option(help: ArgumentHelp(
+        "What --max-faces keeps the best of: size (the largest boxes), score or quality (YuNet, CenterFace; quality implies "
+            + "--quality) (default: size).",
+        valueName: "size|score|quality"))
+    var by: FaceRanking?
+
+    @Flag(help: ArgumentHelp(
+        "YuNet, CenterFace: report each face's head pose, roll, yaw and pitch in degrees (docs/reference/faces.md): "
+            + "two more YuNet searches of 192x192 pixels per face."))
+    var pose = false
+
+    @Flag(help: ArgumentHelp(
+        "YuNet, CenterFace: report each face's quality, 0 to 1, from its sharpness, size, pose and score (docs/reference/faces.md); "
+            + "implies --pose, and costs a 112x112 crop per face more."))
+    var quality = false
+
+    func validate() throws {
+        if let maxFaces, maxFaces < 1 { throw ValidationError("--max-faces must be 1 or more") }
+    }
+
+    /// Checks against the detector and what else the command does. `hiding` names what hides every
+    /// face found (--redact), which a count limit would leave visible; `minimumFaces` is --min-faces,
+    /// which a frame could not reach above the limit.
+    func validate(with detector: DetectorOptions, hiding: String?, minimumFaces: Int?) throws {
+        if let hiding, maxFaces != nil || by != nil {
+            throw ValidationError("\(hiding) hides every face found: leave --max-faces and --by out")
+        }
+        if by != nil && maxFaces == nil { throw ValidationError("--by says which faces --max-faces keeps: add --max-faces N, or leave --by out") }
+        if detector.kind == .haar {
+            if let option = [("--pose", pose), ("--quality", quality), ("--by quality", by == .quality)].first(where: \.1)?.0 {
+                throw ValidationError(
+                    "\(option) reads the landmarks the haar detector does not give: add --detector yunet or centerface, or leave \(option) out")
+            }
+            if by == .score {
+                throw ValidationError("--by score needs scores, which the haar detector does not give: use --by size, or --detector yunet")
+            }
+        }
+        if let minimumFaces, let maxFaces, minimumFaces > maxFaces {
+            throw ValidationError("--min-faces \(minimumFaces) cannot be met with --max-faces \(maxFaces): lower --min-faces or raise --max-faces")
+        }
+    }
+
+    var report: FaceReport { FaceReport(maxFaces: maxFaces, ranking: by ?? .size, pose: pose, quality: quality) }
+}
+
+/// What the detectors add to each frame's faces, built from `FaceReportOptions`: the default reports
+/// every face, with no pose or quality.
+struct FaceReport {
+    var maxFaces: Int?
+    var ranking: FaceRanking = .size
+    var pose = false
+    var quality = false
+
+    /// Faces get a pose: asked for, or needed by their quality.
+    var posesFaces: Bool { pose || quality || ranking == .quality }
+}
+
+/// --jobs: the commands that detect many frames at once (detect, video, redact). live detects its
+/// newest frame alone, and eval its images one by one.
+struct JobsOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frames detected in parallel (default: the cores this process may use, "
+            + "so taskset and a scheduler's CPU binding count; Haar's fast mode uses one).", valueName: "N"))
+    var jobs: Int?
+
+    func validate() throws {
+        if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
+    }
+}
