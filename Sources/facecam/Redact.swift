@@ -129,7 +129,8 @@ struct Redact: ParsableCommand {
             let after = session.sink.summary
             print(summaryLine(
                 source: VideoInput(job.input).description, output: written, frames: after.outputFrames - before.outputFrames,
-                faces: after.faces - before.faces, masks: after.masks - before.masks))
+                faces: after.faces - before.faces, masks: after.masks - before.masks,
+                hidden: Self.share(after.hiddenPixels - before.hiddenPixels, of: after.redactedPixels - before.redactedPixels)))
             // A line per finished output, even if the run is killed before it ends.
             fflush(nil)
         }
@@ -254,8 +255,13 @@ struct Redact: ParsableCommand {
         }
     }
 
-    private func summaryLine(source: String, output: String, frames: Int, faces: Int, masks: Int) -> String {
+    private func summaryLine(source: String, output: String, frames: Int, faces: Int, masks: Int, hidden: String) -> String {
         "{\"source\":\(jsonString(source)),\"output\":\(jsonString(output)),\"frames\":\(frames),\"faces\":\(faces),"
-            + "\"masks\":\(masks)}"
+            + "\"masks\":\(masks),\"hidden\":\(hidden)}"
+    }
+
+    /// `part` of `whole` as a JSON number with 4 decimals (0 of nothing).
+    static func share(_ part: Int, of whole: Int) -> String {
+        whole > 0 ? String(format: "%.4f", Double(part) / Double(whole)) : "0"
     }
 }

@@ -115,6 +115,26 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(check.psnrOutside.isInfinite)
     }
 
+    /// `hidden` is the share of the output's pixels the masks changed: counted here, by OpenCV, as the
+    /// pixels a solid mask turned from the original's (a PNG output, so nothing else changed).
+    @Test(arguments: ["ellipse", "box"], ["images/two-faces.jpg", "images/astronaut.png", "images/grace_hopper.jpg"])
+    func hiddenIsTheShareOfPixelsTheMasksChanged(_ shape: String, _ image: String) throws {
+        let out = try temporaryDirectory("redact-hidden")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let redacted = out.appendingPathComponent("redacted.png").path
+        let result = try run(facecamBinary, ["redact", "--mode", "solid", "--shape", shape, "-o", redacted, fixture(image)])
+        #expect(result.status == 0, "\(result.stderr)")
+        let reported = try #require(try result.records().first?["hidden"] as? Double, "\(result.stdout)")
+        let counted = try run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", """
+            import cv2, numpy as np, sys
+            a, b = cv2.imread(sys.argv[1]), cv2.imread(sys.argv[2])
+            print((a != b).any(axis=2).mean())
+            """, fixture(image), redacted])
+        let share = try #require(Double(counted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(counted.stderr)")
+        // Masked pixels that were black already are unchanged: a few in a thousand at most here.
+        #expect(reported > 0.01 && abs(reported - share) <= 0.003 && reported >= share - 0.00005, "reported \(reported), changed \(share)")
+    }
+
     /// A photograph stored sideways with EXIF orientation 6 comes out upright, as a viewer shows it, with no face left.
     @Test func exifOrientationIsApplied() throws {
         let out = try temporaryDirectory("redact-exif")

@@ -44,6 +44,44 @@ public struct RedactionSettings: Hashable, Sendable {
         let width = box.width * scale, height = box.height * scale
         return Rect(x: box.x + box.width / 2 - width / 2, y: box.y + box.height / 2 - height / 2, width: width, height: height)
     }
+
+    /// How many pixels of a `width` x `height` frame hiding `boxes` changes: those whose centres lie in
+    /// one shape or more (the rule cfd_redact applies), overlaps counted once. Row by row, as the union
+    /// of each shape's run of pixels on the row.
+    public func hiddenPixels(_ boxes: [Rect], width: Int, height: Int) -> Int {
+        let regions = boxes.map(region(for:))
+        var total = 0
+        var runs: [(first: Int, last: Int)] = []
+        for row in 0..<height {
+            let y = Double(row) + 0.5
+            runs.removeAll(keepingCapacity: true)
+            for region in regions {
+                // The run's ends as x coordinates of pixel centres: [left, right] for an ellipse, [left, right) for a box.
+                let first: Int, last: Int
+                switch shape {
+                case .box:
+                    guard y >= region.y, y < region.y + region.height else { continue }
+                    first = Int((region.x - 0.5).rounded(.up))
+                    last = Int((region.x + region.width - 0.5).rounded(.up)) - 1
+                case .ellipse:
+                    let dy = (y - (region.y + region.height / 2)) / (region.height / 2)
+                    guard dy * dy <= 1 else { continue }
+                    let centre = region.x + region.width / 2, half = region.width / 2 * (1 - dy * dy).squareRoot()
+                    first = Int((centre - half - 0.5).rounded(.up))
+                    last = Int((centre + half - 0.5).rounded(.down))
+                }
+                let clipped = (max(first, 0), min(last, width - 1))
+                if clipped.0 <= clipped.1 { runs.append(clipped) }
+            }
+            runs.sort { $0.first < $1.first }
+            var covered = -1 // the last column counted on this row
+            for run in runs where run.last > covered {
+                total += run.last - max(run.first, covered + 1) + 1
+                covered = run.last
+            }
+        }
+        return total
+    }
 }
 
 extension Frame {

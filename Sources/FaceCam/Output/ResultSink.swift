@@ -19,6 +19,10 @@ public final class ResultSink: @unchecked Sendable {
         public var firstFrameBelowMinimum: String?
         /// Faces hidden on previews, the tracked faces the detector missed included.
         public var masks = 0
+        /// Of the redacted previews' pixels (`redactedPixels`), those hiding changed: a masked face's
+        /// shape, overlaps once.
+        public var hiddenPixels = 0
+        public var redactedPixels = 0
         /// Previews written to the frame output.
         public var outputFrames = 0
     }
@@ -236,8 +240,13 @@ public final class ResultSink: @unchecked Sendable {
             fail(error)
             return
         }
-        if case .redact = marking {
-            lock.withLock { state.summary.masks += marks.faces.count + marks.predicted.count }
+        if case .redact(let settings, _) = marking {
+            let hidden = settings.hiddenPixels(marks.faces.map(\.preview) + marks.predicted, width: preview.width, height: preview.height)
+            lock.withLock {
+                state.summary.masks += marks.faces.count + marks.predicted.count
+                state.summary.hiddenPixels += hidden
+                state.summary.redactedPixels += preview.width * preview.height
+            }
         }
         if let annotationName, annotator != nil {
             do {
