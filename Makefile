@@ -180,6 +180,7 @@ test: test-deps
 	$(PYTHON) Tests/Reference/wider_eval.py self-test
 	$(SWIFT) build --build-tests
 	$(PYTHON) Tests/Docs/check_docs.py --facecam $(FACECAM)
+	$(PYTHON) Tests/Golden/outputs.py check --facecam $(FACECAM)
 	$(SWIFT) test --skip-build
 
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""What facecam's commands write on Fixtures/, kept as sha256 digests, so that a change meant to keep
+behaviour (a refactor) is shown to keep it byte for byte.
+
+  outputs.py record --facecam BIN   runs the commands and writes Tests/Golden/outputs.sha256
+  outputs.py check --facecam BIN    runs them again and names every output whose bytes differ
+
+Each command's standard output, and every file it writes, is one entry. The commands cover every
+--format, annotated images and video, crops, redacted photographs and video, eval's tables and map.
+Runs use --engine opencv for the networks and OpenCV's own pool of one thread: the digests then
+depend on the build of OpenCV 4.6 and FFmpeg (Debian 12's), not on the CPU's instruction set, which
+OpenVINO's kernels follow. The OpenVINO engine's agreement with OpenCV is checked by the tests and
+make bench, within the stated tolerances.
+"""
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MANIFEST = os.path.join(HERE, "outputs.sha256")
+# Relative to ROOT, so that the paths written into the outputs are the same on every machine.
+WORK = ".build/golden"
+
+IMAGES = "Fixtures/images"
+CLIP = "Fixtures/video/pan-zoom.avi"
+ENGINE = ["--engine", "opencv", "--threads", "1"]
+
+
+def commands():
+    """(name, arguments); `{out}` stands for the command's own output folder."""
+    runs = []
+    for detector in (["--detector", "yunet"], ["--detector", "centerface"], ["--detector", "centerface", "--scales", "1,2", "--focus"]):
+        name = "detect-" + "-".join(a.strip("-").replace(",", "") for a in detector[1:])
+        runs.append((name, ["detect", *detector, *ENGINE, IMAGES]))
+    runs.append(("detect-haar", ["detect", "--detector", "haar", IMAGES]))
+    for format in ("csv", "text", "coco", "cvat", "labelstudio"):
+        runs.append((f"detect-{format}", ["detect", *ENGINE, "--format", format, IMAGES]))
+    for format in ("yolo", "voc", "wider"):
+        runs.append((f"detect-{format}", ["detect", *ENGINE, "--format", format, "--output-dir", "{out}/dataset", IMAGES]))
+    runs.append(("detect-pose-quality", ["detect", *ENGINE, "--pose", "--quality", "--max-faces", "1", "--by", "quality", IMAGES]))
+    runs.append(("detect-annotate-crops", ["detect", *ENGINE, "--annotate", "{out}/annotated", "--crops", "{out}/crops",
+                                          "--crop-style", "aligned", IMAGES]))
+    runs.append(("video", ["video", *ENGINE, "--jobs", "1", CLIP]))
+    runs.append(("video-mot", ["video", *ENGINE, "--jobs", "1", "--format", "mot", CLIP]))
+    runs.append(("video-events", ["video", *ENGINE, "--jobs", "1", "--events", "--annotate-video", "{out}/annotated.avi", CLIP]))
+    runs.append(("video-fast-haar", ["video", "--detector", "haar", "--fast", CLIP]))
+    runs.append(("redact-images", ["redact", *ENGINE, "--output-dir", "{out}/redacted", IMAGES]))
+    runs.append(("redact-video", ["redact", *ENGINE, "--jobs", "1", "-o", "{out}/redacted.mkv", CLIP]))
+    runs.append(("redact-pixelate-box", ["redact", *ENGINE, "--mode", "pixelate", "--shape", "box", "-o", "{out}/two.png",
+                                        "Fixtures/images/two-faces.jpg"]))
+    runs.append(("eval-files", ["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "Fixtures/evaluation/run.json"]))
+    runs.append(("eval-json", ["eval", "--format", "json", "--ground-truth", "Fixtures/evaluation/truth.json",
+                               "Fixtures/evaluation/run.json"]))
+    runs.append(("map", ["map", "--frame", "1920x1080", "--rect", "100,200,300,400", "--orientation", "right", "--mirror",
+                         "--preview", "640x360", "--gravity", "fill"]))
+    return runs
+
+
+def content(path):
+    """A file's bytes; for Matroska, MP4 and QuickTime files, each decoded frame's and audio packet's
+    MD5 (ffmpeg's framemd5), since their muxers write a random identifier into every file."""
+    if os.path.splitext(path)[1] in (".mkv", ".mp4", ".mov"):
+        return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0", "-f", "framemd5", "-"],
+                              capture_output=True, check=True).stdout
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def run_all(facecam):
+    """Runs every command; returns {entry: sha256} over their outputs."""
+    work = os.path.join(ROOT, WORK)
+    shutil.rmtree(work, ignore_errors=True)
+    digests = {}
+    for name, arguments in commands():
+        out = f"{WORK}/{name}"
+        os.makedirs(os.path.join(ROOT, out))
+        argv = [facecam] + [a.replace("{out}", out) for a in arguments]
+        result = subprocess.run(argv, cwd=ROOT, capture_output=True, timeout=600)
+        if result.returncode not in (0, 2):
+            sys.exit(f"outputs.py: {' '.join(argv)} exited {result.returncode}: {result.stderr.decode(errors='replace')}")
+        digests[f"{name}/stdout"] = hashlib.sha256(result.stdout).hexdigest()
+        for folder, _, files in os.walk(os.path.join(ROOT, out)):
+            for file in files:
+                path = os.path.join(folder, file)
+                digests[os.path.relpath(path, os.path.join(ROOT, WORK))] = hashlib.sha256(content(path)).hexdigest()
+    return digests
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("action", choices=["record", "check"])
+    parser.add_argument("--facecam", required=True)
+    args = parser.parse_args()
+    facecam = os.path.abspath(args.facecam)
+    digests = run_all(facecam)
+    if args.action == "record":
+        with open(MANIFEST, "w") as manifest:
+            for entry in sorted(digests):
+                manifest.write(f"{digests[entry]}  {entry}\n")
+        print(f"outputs.py: recorded {len(digests)} outputs in {os.path.relpath(MANIFEST, ROOT)}")
+        return
+    expected = {}
+    with open(MANIFEST) as manifest:
+        for line in manifest:
+            digest, entry = line.rstrip("\n").split("  ", 1)
+            expected[entry] = digest
+    differing = sorted(e for e in expected if e in digests and digests[e] != expected[e])
+    missing = sorted(set(expected) - set(digests))
+    added = sorted(set(digests) - set(expected))
+    for label, entries in (("differs", differing), ("is no longer written", missing), ("is new", added)):
+        for entry in entries:
+            print(f"outputs.py: {WORK}/{entry} {label}", file=sys.stderr)
+    if differing or missing or added:
+        sys.exit(f"outputs.py: {len(differing) + len(missing) + len(added)} of {len(expected)} outputs changed: "
+                 f"if the change is meant, record them again (Tests/Golden/outputs.py record) and say why in the commit")
+    print(f"outputs.py: all {len(expected)} outputs are as recorded")
+
+
+if __name__ == "__main__":
+    main()
