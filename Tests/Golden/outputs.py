@@ -7,10 +7,10 @@ behaviour (a refactor) is shown to keep it byte for byte.
 
 Each command's standard output, and every file it writes, is one entry. The commands cover every
 --format, annotated images and video, crops, redacted photographs and video, eval's tables and map.
-Runs use --engine opencv for the networks and OpenCV's own pool of one thread: the digests then
-depend on the build of OpenCV 4.6 and FFmpeg (Debian 12's), not on the CPU's instruction set, which
-OpenVINO's kernels follow. The OpenVINO engine's agreement with OpenCV is checked by the tests and
-make bench, within the stated tolerances.
+Runs use --engine opencv for the networks and OpenCV's own pool of one thread, which keeps OpenVINO's
+kernels (chosen by CPU) and thread timing out of the digests; OpenCV and FFmpeg still choose SIMD code
+by CPU, so on another kind of CPU record them anew before a refactor. OpenVINO's agreement with
+OpenCV is checked by the tests and make bench, within the stated tolerances.
 """
 import argparse
 import hashlib
