@@ -64,7 +64,7 @@ DEB_PACKAGES := $(PACKAGES) dpkg-dev
 INSTALL_TEST_PACKAGES := $(DEB_PACKAGES) man-db bash-completion zsh fish
 DEB := .build/facecam_$(VERSION)_amd64.deb
 
-.PHONY: all deps models openvino test-deps bench-deps build demo test test-v4l2 test-slurm test-install fuzz bench fixtures clean \
+.PHONY: all deps models openvino test-deps bench-deps build demo test check test-v4l2 test-slurm test-install fuzz bench fixtures clean \
 	release stage install uninstall deb
 
 all: build
@@ -182,6 +182,12 @@ test: test-deps
 	$(PYTHON) Tests/Docs/check_docs.py --facecam $(FACECAM)
 	$(PYTHON) Tests/Golden/outputs.py check --facecam $(FACECAM)
 	$(SWIFT) test --skip-build
+
+# The fast loop: the in-process tests (the C shims, the library, the preview server), no binary run. About a
+# minute once built; make test runs these and everything else.
+check: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamTests|FaceCamServeTests)\.'
 
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
 test-v4l2: build
