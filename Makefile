@@ -55,7 +55,7 @@ SCALE_VENV := .build/scale-venv
 # where it runs from. The binary links the Swift runtime statically, so no toolchain is needed to run it.
 PREFIX ?= /usr/local
 DESTDIR ?=
-VERSION := $(shell sed -n 's/.*facecamVersion = "\(.*\)"/\1/p' Sources/facecam/Version.swift)
+VERSION := $(shell sed -n 's/.*facecamVersion = "\(.*\)"/\1/p' Sources/FaceCamCLI/Version.swift)
 STATIC := .build-static
 RELEASE_BINARY := $(STATIC)/release/facecam
 STAGE := .build/stage

@@ -14,7 +14,7 @@ let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv
 let package = Package(
     name: "facecam",
     products: [
-        .executable(name: "facecam", targets: ["facecam"]),
+        .executable(name: "facecam", targets: ["FaceCamCLI"]),
         .executable(name: "facecam-fuzz", targets: ["facecam-fuzz"]),
         .library(name: "FaceCam", targets: ["FaceCam"]),
     ],
@@ -62,8 +62,9 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // The command line; its product (the binary) is named facecam.
         .executableTarget(
-            name: "facecam",
+            name: "FaceCamCLI",
             dependencies: [
                 "FaceCam",
                 "FaceCamServe",
@@ -84,7 +85,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "facecamTests", dependencies: ["facecam"]),
+        .testTarget(name: "FaceCamCLITests", dependencies: ["FaceCamCLI"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -16,7 +16,7 @@ pass() { checks=$((checks + 1)); echo "ok: $*"; }
 # and its man pages and completions are where man and the shells look.
 check_installed() {
     local prefix=$1 zsh_dir=$2 what=$3
-    (cd "$work" && "$prefix/bin/facecam" --version) | grep -qx "$(sed -n 's/.*facecamVersion = "\(.*\)"/\1/p' Sources/facecam/Version.swift)" \
+    (cd "$work" && "$prefix/bin/facecam" --version) | grep -qx "$(sed -n 's/.*facecamVersion = "\(.*\)"/\1/p' Sources/FaceCamCLI/Version.swift)" \
         || fail "$what: facecam --version"
     local record
     record=$(cd "$work" && "$prefix/bin/facecam" detect --detector yunet "$image") || fail "$what: detect --detector yunet"

@@ -13,7 +13,7 @@ struct RedactionCheck {
     static func run(original: String, redacted: String) throws -> RedactionCheck {
         let script = repository.appendingPathComponent("Tests/Reference/redaction_check.py").path
         // Thresholds are checked here, per file, from the numbers; the script's own exit status is not used.
-        let result = try facecamTests.run(
+        let result = try FaceCamCLITests.run(
             URL(fileURLWithPath: SharedDataTests.python),
             [script, "check", original, redacted, "--max-remaining", "1", "--min-psnr", "0"])
         try #require(result.status == 0, "\(result.stderr)")
