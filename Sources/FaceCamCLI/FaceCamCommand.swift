@@ -40,6 +40,18 @@ struct FaceCamCommand: ParsableCommand {
         }
     }
 
+    /// The line `main` reports for a usage error in `arguments` (without "facecam: "), or nil when they
+    /// parse and pass every check made before a command runs: what the in-process tests call.
+    static func usageError(in arguments: [String]) -> String? {
+        do {
+            _ = try parseAsRoot(arguments)
+            return nil
+        } catch {
+            guard exitCode(for: error) == Status.usage, !(error is ExitCode) else { return nil }
+            return usageMessage(for: error, arguments: arguments)
+        }
+    }
+
     /// A usage error as one line that points to the help of the command it is about: an unknown
     /// command gets the nearest one's name, and an unknown option is named before a missing argument
     /// or a failed check (ArgumentParser reports those first). Names from the command line are shown escaped.
