@@ -1,6 +1,7 @@
 import ArgumentParser
 import FaceCam
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -100,6 +101,17 @@ struct FaceCamCommand: ParsableCommand {
     /// The options `command` takes, as typed (`--output`, `-o`), and those of them that take a value,
     /// from ArgumentParser's description of the command.
     static func optionNames(of command: String) -> (names: Set<String>, takingValues: Set<String>)? {
+        if let known = optionNamesByCommand.withLock({ $0[command] }) { return known }
+        let names = describedOptionNames(of: command)
+        if let names { optionNamesByCommand.withLock { $0[command] = names } }
+        return names
+    }
+
+    /// Each command's option names, described once: ArgumentParser takes a good part of a second to
+    /// describe a command, and the in-process tests ask for hundreds of usage errors.
+    private static let optionNamesByCommand = Mutex<[String: (names: Set<String>, takingValues: Set<String>)]>([:])
+
+    private static func describedOptionNames(of command: String) -> (names: Set<String>, takingValues: Set<String>)? {
         do {
             _ = try parseAsRoot([command, "--experimental-dump-help"])
             return nil

@@ -480,9 +480,8 @@ struct MQTTTests {
         (["--mqtt", "mqtt://localhost", "--mqtt-queue", "-1"], "--mqtt-queue must be from 1 to 100000"),
     ])
     func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
-        let result = try run(facecamBinary, ["live", "--source", Self.clip] + arguments)
-        #expect(result.status == 64)
-        #expect(result.errorLines.first?.hasPrefix("facecam: \(message)") == true, "\(result.stderr)")
+        let line = try reportedUsageError(["live", "--source", Self.clip] + arguments)
+        #expect(line?.hasPrefix("facecam: \(message)") == true, "\(line ?? "none")")
     }
 
     private func publish(_ broker: MosquittoBroker, _ topic: String, _ message: String) throws {
