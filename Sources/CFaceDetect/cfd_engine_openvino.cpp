@@ -11,10 +11,8 @@
 
 #include <cstdarg>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <tuple>
 #include <stdexcept>
 #include <string>
 
@@ -196,63 +194,38 @@ OpenVINO &runtime() {
     return *loaded;
 }
 
-/* A compiled model, freed with the last network that runs it. */
-struct Compiled {
-    const OpenVINO &ov;
-    ov_compiled_model *model;
-    ~Compiled() { ov.compiled_model_free(model); }
-};
-
-/* A model with a dynamic input size ([1, 3, ?, ?]), so that no input size is compiled twice, with
-   `settings.streams` streams of `settings.threads` threads each, not pinned: one per job. */
-std::shared_ptr<Compiled> compile(const OpenVINO &ov, const cfd::NetworkSpec &spec, const cfd_engine_settings &settings) {
-    ov_model *model = nullptr;
-    ov.check(ov.core_read_model(ov.core, spec.model_path.c_str(), nullptr, &model), "read_model");
-    std::unique_ptr<ov_model, void (*)(ov_model *)> owned(model, ov.model_free);
-    const ov_dimension_t dims[4] = {{1, 1}, {3, 3}, {-1, -1}, {-1, -1}};
-    ov_partial_shape_t shape{};
-    ov.check(ov.partial_shape_create(4, dims, &shape), "partial_shape_create");
-    const ov_status reshaped = ov.model_reshape_single_input(model, shape);
-    ov.partial_shape_free(&shape);
-    ov.check(reshaped, "reshape");
-    const int streams = std::max(1, settings.streams);
-    const std::string threads = std::to_string(std::max(1, settings.threads) * streams), count = std::to_string(streams);
-    const char *precision = settings.precision == CFD_PRECISION_BF16 ? "bf16" : "f32";
-    ov_compiled_model *compiled = nullptr;
-    ov.check(ov.core_compile_model(ov.core, model, "CPU", 10, &compiled, "INFERENCE_PRECISION_HINT", precision,
-                                   "INFERENCE_NUM_THREADS", threads.c_str(), "NUM_STREAMS", count.c_str(),
-                                   "PERFORMANCE_HINT", "LATENCY", "ENABLE_CPU_PINNING", "NO"),
-             "compile_model");
-    return std::shared_ptr<Compiled>(new Compiled{ov, compiled});
-}
-
-/* The compiled models networks run, by model file and settings: the jobs' networks of one model
-   share one (the first compiles it, the others wait for it). */
-std::mutex compiling;
-std::map<std::tuple<std::string, int, int, int>, std::weak_ptr<Compiled>> compiled_models;
-
-std::shared_ptr<Compiled> shared_compilation(const OpenVINO &ov, const cfd::NetworkSpec &spec, const cfd_engine_settings &settings) {
-    std::lock_guard<std::mutex> lock(compiling);
-    auto &slot = compiled_models[{spec.model_path, settings.precision, settings.threads, settings.streams}];
-    std::shared_ptr<Compiled> model = slot.lock();
-    if (model == nullptr) {
-        model = compile(ov, spec, settings);
-        slot = model;
-    }
-    return model;
-}
-
-/* A network's own infer request on its model's shared compilation. */
+/* One compiled model with a dynamic input size ([1, 3, ?, ?]), so that no input size is compiled
+   twice, and its one infer request. */
 class OpenVINONetwork final : public cfd::Network {
 public:
     OpenVINONetwork(const cfd::NetworkSpec &spec, const cfd_engine_settings &settings)
-        : ov(runtime()), names(spec.outputs), compiled(shared_compilation(ov, spec, settings)) {
-        ov.check(ov.compiled_model_create_infer_request(compiled->model, &request), "create_infer_request");
+        : ov(runtime()), names(spec.outputs) {
+        ov_model *model = nullptr;
+        ov.check(ov.core_read_model(ov.core, spec.model_path.c_str(), nullptr, &model), "read_model");
+        std::unique_ptr<ov_model, void (*)(ov_model *)> owned(model, ov.model_free);
+        const ov_dimension_t dims[4] = {{1, 1}, {3, 3}, {-1, -1}, {-1, -1}};
+        ov_partial_shape_t shape{};
+        ov.check(ov.partial_shape_create(4, dims, &shape), "partial_shape_create");
+        const ov_status reshaped = ov.model_reshape_single_input(model, shape);
+        ov.partial_shape_free(&shape);
+        ov.check(reshaped, "reshape");
+        const std::string threads = std::to_string(std::max(1, settings.threads));
+        const char *precision = settings.precision == CFD_PRECISION_BF16 ? "bf16" : "f32";
+        // One stream of `threads` threads, not pinned: facecam's jobs each run their own model.
+        ov.check(ov.core_compile_model(ov.core, model, "CPU", 10, &compiled, "INFERENCE_PRECISION_HINT", precision,
+                                       "INFERENCE_NUM_THREADS", threads.c_str(), "NUM_STREAMS", "1",
+                                       "PERFORMANCE_HINT", "LATENCY", "ENABLE_CPU_PINNING", "NO"),
+                 "compile_model");
+        if (const ov_status status = ov.compiled_model_create_infer_request(compiled, &request)) {
+            ov.compiled_model_free(compiled);
+            ov.check(status, "create_infer_request");
+        }
     }
 
     ~OpenVINONetwork() override {
         release_outputs();
         if (request != nullptr) ov.infer_request_free(request);
+        if (compiled != nullptr) ov.compiled_model_free(compiled);
     }
 
     std::vector<cv::Mat> forward(const cv::Mat &blob) override {
@@ -284,7 +257,7 @@ public:
 private:
     const OpenVINO &ov;
     std::vector<std::string> names;
-    std::shared_ptr<Compiled> compiled;
+    ov_compiled_model *compiled = nullptr;
     ov_infer_request *request = nullptr;
     std::vector<ov_tensor *> outputs; // the last forward's, whose data its Mats point into
 

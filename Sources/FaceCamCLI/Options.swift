@@ -379,7 +379,6 @@ struct DetectorOptions: ParsableArguments {
                 let model = if let path = self.model { try FaceModelFile(kind, path: path) } else { try FaceModelFile(shipped: kind) }
                 // After the model is found, so that a missing model is the one line said.
                 engine = try engineSettings(threads: threads)
-                engine.streams = jobs
                 let yunet = plusYuNet == true ? try FaceModelFile(shipped: .yunet) : nil
                 detectors = try (0..<jobs).map { _ throws(FaceCamError) -> any FrameFaceDetector in
                     let detector = try ModelFaceDetector(

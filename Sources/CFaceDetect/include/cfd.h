@@ -142,8 +142,6 @@ typedef struct {
     cfd_engine engine;
     cfd_precision precision; /* OpenVINO only */
     int32_t threads;         /* OpenVINO only: threads inside one inference, >= 1 (OpenCV's pool is process-wide) */
-    int32_t streams;         /* OpenVINO only: inferences run at once on a model (facecam's jobs), >= 1: the models
-                                made with equal settings share one compilation, with a stream of `threads` each */
 } cfd_engine_settings;
 
 /*

@@ -32,30 +32,24 @@ public enum InferencePrecision: String, Sendable, CaseIterable {
     case bf16
 }
 
-/// An engine, its precision, the threads one inference may use and how many run at once.
+/// An engine, its precision and the threads one inference may use.
 public struct EngineSettings: Hashable, Sendable {
     public var engine: InferenceEngine
     public var precision: InferencePrecision
     /// OpenVINO's threads inside one inference; OpenCV's pool is the process's (`OpenCVThreads`).
     public var threads: Int
-    /// OpenVINO: the inferences run at once, one per job. The detectors made with these settings
-    /// share one compiled model per network, with a stream of `threads` per job, so that a model is
-    /// compiled once however many jobs run it.
-    public var streams: Int
 
-    public init(engine: InferenceEngine = .opencv, precision: InferencePrecision = .f32, threads: Int = 1, streams: Int = 1) {
-        precondition(threads >= 1 && streams >= 1, "an engine needs a thread and a stream")
+    public init(engine: InferenceEngine = .opencv, precision: InferencePrecision = .f32, threads: Int = 1) {
+        precondition(threads >= 1, "an engine needs a thread")
         self.engine = engine
         self.precision = precision
         self.threads = threads
-        self.streams = streams
     }
 
     var shimSettings: cfd_engine_settings {
         cfd_engine_settings(
             engine: engine == .openvino ? CFD_ENGINE_OPENVINO : CFD_ENGINE_OPENCV,
-            precision: precision == .bf16 ? CFD_PRECISION_BF16 : CFD_PRECISION_F32, threads: Int32(clamping: threads),
-            streams: Int32(clamping: streams))
+            precision: precision == .bf16 ? CFD_PRECISION_BF16 : CFD_PRECISION_F32, threads: Int32(clamping: threads))
     }
 }
 
