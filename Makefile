@@ -276,7 +276,7 @@ stage: release
 	for f in $(OPENVINO_NOTICES); do cp $(OPENVINO_DIR)/$$f $(STAGE)/share/facecam/openvino-$$f || exit 1; done
 	$(SWIFT) package --scratch-path $(STATIC) --allow-writing-to-package-directory generate-manual --multi-page \
 		--date "$$(git log -1 --format=%cs 2> /dev/null || date +%F)" --authors "the facecam developers"
-	for page in $(STATIC)/plugins/GenerateManual/outputs/facecam/*.1; do \
+	for page in $(STATIC)/plugins/GenerateManual/outputs/FaceCamCLI/*.1; do \
 		name=$$(basename $$page .1 | tr . -); \
 		sed -e 's/^\.Xr facecam\.\([a-z]*\)/.Xr facecam-\1/' -e 's/^\.Dt FACECAM\.\([A-Z]*\)/.Dt FACECAM-\1/' \
 			$$page > $(STAGE)/share/man/man1/$$name.1 || exit 1; \
