@@ -61,13 +61,14 @@ def commands():
 
 
 def content(path):
-    """A file's bytes; for Matroska, MP4 and QuickTime files, each decoded frame's and audio packet's
-    MD5 (ffmpeg's framemd5), since their muxers write a random identifier into every file."""
+    """A file's bytes, the checkout's own path in them (YOLO's data.yaml names its folder) written as
+    <root>; for Matroska, MP4 and QuickTime files, each decoded frame's and audio packet's MD5
+    (ffmpeg's framemd5), since their muxers write a random identifier into every file."""
     if os.path.splitext(path)[1] in (".mkv", ".mp4", ".mov"):
         return subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-map", "0", "-f", "framemd5", "-"],
                               capture_output=True, check=True).stdout
     with open(path, "rb") as handle:
-        return handle.read()
+        return handle.read().replace(ROOT.encode(), b"<root>")
 
 
 def run_all(facecam):
