@@ -164,9 +164,10 @@ struct Live: ParsableCommand {
             try maskZones.refuseOutside(first, source: input.name)
         }
         // One detector on one serial queue: frames are detected one by one, in order.
-        let faces = output.implyingQuality(faces.report)
-        let detector = try detector.makeDetectors(jobs: 1, fast: fastMode.settings, live: true, zones: zones.settings, faces: faces)[0]
-        let (writer, annotator, cropSaver) = try output.makeSinks(context: output.context(detector: self.detector, faces: faces, video: true))
+        let reported = output.implyingQuality(faces.report)
+        let context = output.context(detector: detector, faces: reported, video: true)
+        let detector = try detector.makeDetectors(jobs: 1, fast: fastMode.settings, live: true, zones: zones.settings, faces: reported)[0]
+        let (writer, annotator, cropSaver) = try output.makeSinks(context: context)
         let detection = DetectionSwitch()
         let publisher = try startPublisher(cameraName: cameraName, detection: detection)
         var events = tracking.eventHandling(exitOn: exitOn)

@@ -261,7 +261,7 @@ struct Redact: ParsableCommand {
     }
 
     /// `part` of `whole` as a JSON number with 4 decimals (0 of nothing).
-    static func share(_ part: Int, of whole: Int) -> String {
+    private static func share(_ part: Int, of whole: Int) -> String {
         whole > 0 ? String(format: "%.4f", Double(part) / Double(whole)) : "0"
     }
 }

@@ -17,8 +17,8 @@ struct Session {
     /// frames instead of ending the process.
     init(
         detector options: DetectorOptions, jobs: Int?, faces: FaceReport = FaceReport(), fast: FastSettings? = nil, output: OutputOptions?,
-        resultDirectory: ResultDirectory? = nil,
-        folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: []),
+        resultDirectory: ResultDirectory? = nil, folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil,
+        masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
