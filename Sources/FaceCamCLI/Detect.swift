@@ -61,6 +61,8 @@ struct Detect: ParsableCommand {
                 switch item {
                 case .failure(let error):
                     throw error
+                case .empty(let directory):
+                    warn(directory, recursion: recursive ? nil : "--recursive")
                 case .file(let path):
                     last = path.description
                     let image = try ImageFile.load(path, maximumPixels: input.maximumPixels)

@@ -180,3 +180,9 @@ func report(_ message: String) {
     var line = "facecam: \(message)\n"
     line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
+
+/// Warns that a directory given gave no file, naming the option that enters subdirectories where the command has one.
+func warn(_ empty: StillImageInputs.EmptyDirectory, recursion: String? = nil) {
+    let hint = recursion.map { empty.subdirectories > 0 ? " (\($0) enters subdirectories)" : "" } ?? ""
+    report("warning: \(empty)\(hint)")
+}

@@ -186,8 +186,14 @@ struct DetectCommandTests {
         let empty = try temporaryDirectory("no-images")
         let none = try facecam("detect", "--min-faces", "1", empty.path)
         #expect(none.status == 2)
-        #expect(none.errorLines == ["facecam: no frame was read, so none has 1 face (--min-faces): check that the inputs hold images"])
-        #expect(try facecam("detect", empty.path).status == 0)
+        let warning = "facecam: warning: \(empty.path): no file to read in it (by extension: bmp, jpe, jpeg, jpg, pbm, pgm, png, pnm, ppm, tif, tiff, webp)"
+        #expect(none.errorLines == [warning, "facecam: no frame was read, so none has 1 face (--min-faces): check that the inputs hold images"])
+        // An empty folder is no error (an inbox may be empty), but it is said.
+        let nothing = try facecam("detect", empty.path)
+        #expect(nothing.status == 0 && nothing.stdout.isEmpty && nothing.errorLines == [warning])
+        try FileManager.default.createDirectory(at: empty.appendingPathComponent("2026"), withIntermediateDirectories: false)
+        let nested = try facecam("detect", empty.path)
+        #expect(nested.errorLines == [warning + "; its one subdirectory was not entered (--recursive enters subdirectories)"])
         // A failed input outranks too few faces.
         #expect(try facecam("detect", "--min-faces", "1", "Fixtures/images/chelsea.png", "/nonexistent.jpg").status == 1)
     }

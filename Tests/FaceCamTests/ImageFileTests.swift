@@ -72,12 +72,30 @@ struct ImageFileTests {
                 switch item {
                 case .file(let path): String(path.description.dropFirst(directory.path.count + 1))
                 case .failure(let error): "\(error)"
+                case .empty(let directory): "empty: \(directory)"
                 }
             }
         }
         let missing = "/nonexistent: cannot read (stat: No such file or directory)"
         #expect(names(false) == ["a.jpg", "b.PNG", missing])
         #expect(names(true) == ["a.jpg", "b.PNG", "sub/c.jpeg", missing])
+        // A named directory that gives nothing is told apart, with what it was searched for and what was not entered.
+        let empty = directory.appendingPathComponent("sub/empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("sub/c.jpeg"))
+        let described = { (path: String, recursive: Bool) in
+            StillImageInputs(paths: [FilePath(path)], recursive: recursive, extensions: ["png"]).map { item -> String in
+                switch item {
+                case .file(let path): path.description
+                case .failure(let error): "\(error)"
+                case .empty(let directory): "empty: \(directory)"
+                }
+            }
+        }
+        #expect(described(directory.appendingPathComponent("sub").path, false) == [
+            "empty: \(directory.path)/sub: no file to read in it (by extension: png); its one subdirectory was not entered"])
+        // An empty subdirectory of a directory that gave files goes unmentioned.
+        #expect(described(directory.path, true) == ["\(directory.path)/b.PNG"])
         // A file named explicitly is taken whatever its extension.
         #expect(StillImageInputs(paths: [FilePath(directory.appendingPathComponent("notes.txt").path)], recursive: false).map { $0 }.count == 1)
     }

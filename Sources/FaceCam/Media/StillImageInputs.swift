@@ -6,33 +6,72 @@
 /// A directory is listed once, however many paths lead to it, so symbolic
 /// links that loop end; a file found in directories is reported once. Named
 /// files are taken whatever their extension, and as often as they are named.
-/// FIFOs, sockets and devices are refused (reading one may block for ever).
+/// FIFOs, sockets and devices are refused (reading one may block for ever). A
+/// named directory that gives no file is reported, so that a run over the wrong
+/// folder does not pass for one over an empty inbox.
 public struct StillImageInputs: Sequence, IteratorProtocol {
-    /// A file to process, or a path that could not be used.
+    /// A file to process, a path that could not be used, or a named directory that gave no file.
     public enum Item: Sendable {
         case file(FilePath)
         case failure(FaceCamError)
+        case empty(EmptyDirectory)
+    }
+
+    /// A directory named on the command line that holds no file of the `extensions` taken (only
+    /// `subdirectories`, when they are not entered): no error, but worth a warning.
+    public struct EmptyDirectory: Sendable, CustomStringConvertible {
+        public let path: FilePath
+        public let extensions: [String]
+        public let subdirectories: Int
+
+        public var description: String {
+            let passed = switch subdirectories {
+            case 0: ""
+            case 1: "; its one subdirectory was not entered"
+            default: "; its \(subdirectories) subdirectories were not entered"
+            }
+            return "\(path): no file to read in it (by extension: \(extensions.joined(separator: ", ")))\(passed)"
+        }
     }
 
     public let recursive: Bool
     /// The extensions (lowercase) of the files a directory stands for.
     public let extensions: Set<String>
-    /// Paths still to expand, the next one last; `named` for those the user typed.
-    private var pending: [(path: FilePath, named: Bool)]
+    /// Paths still to expand, the next one last.
+    private var pending: [Pending]
     private var visited: Set<FileIdentity> = []
+    /// Files and failures returned so far, and subdirectories passed over (not `recursive`): what a named directory gave.
+    private var given = 0
+    private var skippedDirectories = 0
+
+    private enum Pending {
+        /// `named` for the paths the user typed.
+        case path(FilePath, named: Bool)
+        /// Where a named directory's entries end, with the counts as they stood before them.
+        case end(FilePath, given: Int, skippedDirectories: Int)
+    }
 
     public init(paths: [FilePath], recursive: Bool, extensions: Set<String> = ImageFile.extensions) {
         self.recursive = recursive
         self.extensions = extensions
-        pending = paths.reversed().map { ($0, true) }
+        pending = paths.reversed().map { .path($0, named: true) }
     }
 
     public mutating func next() -> Item? {
-        while let (path, named) = pending.popLast() {
+        while let item = pending.popLast() {
+            let (path, named): (FilePath, Bool)
+            switch item {
+            case .path(let next, let typed):
+                (path, named) = (next, typed)
+            case .end(let directory, let givenBefore, let skipped):
+                guard given == givenBefore else { continue }
+                return .empty(EmptyDirectory(path: directory, extensions: extensions.sorted(), subdirectories: skippedDirectories - skipped))
+            }
             let status: (kind: FileKind, identity: FileIdentity)
             do {
                 status = try fileStatus(path)
             } catch {
+                given += 1
                 return .failure(.unreadable(error))
             }
             switch status.kind {
@@ -42,18 +81,23 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
                 do {
                     names = try directoryEntries(path)
                 } catch {
+                    given += 1
                     return .failure(.unreadable(error))
                 }
                 let listed = names.filter { $0.first != UInt8(ascii: ".") }.sorted { $0.lexicographicallyPrecedes($1) }
-                pending += listed.reversed().map { (path.appending($0), false) }
+                if named { pending.append(.end(path, given: given, skippedDirectories: skippedDirectories)) }
+                pending += listed.reversed().map { .path(path.appending($0), named: false) }
             case .directory:
-                continue
+                skippedDirectories += 1
             case .regular where named:
+                given += 1
                 return .file(path)
             case .regular:
                 guard isListed(path), visited.insert(status.identity).inserted else { continue }
+                given += 1
                 return .file(path)
             case .other where named || isListed(path):
+                given += 1
                 return .failure(.notARegularFile(path: path.description))
             case .other:
                 continue
@@ -70,13 +114,14 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
 extension StillImageInputs {
     /// `paths` with each directory replaced by its files of `extensions` (its subdirectories' too when
     /// `recursive`), files as named, and streams (a URL, standard input) kept as given; the paths that
-    /// could not be used, as failures. With `keepingOthers`, a path that is no directory is kept as
+    /// could not be used, as failures; the named directories that gave no file. With `keepingOthers`, a path that is no directory is kept as
     /// given, even one that cannot be used, for whoever opens it to report (each shard of a batch its own).
     public static func expanding(
         _ paths: [FilePath], recursive: Bool, extensions: Set<String>, keepingOthers: Bool = false
-    ) -> (files: [FilePath], failures: [FaceCamError]) {
+    ) -> (files: [FilePath], failures: [FaceCamError], empty: [EmptyDirectory]) {
         var files: [FilePath] = []
         var failures: [FaceCamError] = []
+        var empty: [EmptyDirectory] = []
         for path in paths {
             guard case .file = VideoInput(path), !keepingOthers || (try? fileStatus(path).kind) == .directory else {
                 files.append(path)
@@ -86,9 +131,10 @@ extension StillImageInputs {
                 switch item {
                 case .file(let file): files.append(file)
                 case .failure(let error): failures.append(error)
+                case .empty(let directory): empty.append(directory)
                 }
             }
         }
-        return (files, failures)
+        return (files, failures, empty)
     }
 }
