@@ -1,6 +1,7 @@
 import ArgumentParser
 import FaceCam
 import Foundation
+import Synchronization
 
 /// How a long run shows its progress on standard error.
 enum ProgressStyle: String, CaseIterable, ExpressibleByArgument {
@@ -34,18 +35,21 @@ struct ProgressOptions: ParsableArguments {
 
 /// Frames done, frames per second and time left on standard error: redrawn on one line of a
 /// terminal, or written as plain lines every `lineInterval` seconds.
-final class ProgressBar: @unchecked Sendable {
+final class ProgressBar: Sendable {
     private let every: Int
     private let lines: Bool
-    private let lock = NSLock()
-    private var file = ""
-    private var total = 0
-    /// Frames to come and when reading began, per file.
-    private var expected: [String: (frames: Int, since: Date)] = [:]
-    private var done = 0
-    private var started = Date()
-    private var lastDrawn = Date.distantPast
+    private let state = Mutex(State())
     static let lineInterval = 10.0
+
+    private struct State {
+        var file = ""
+        var total = 0
+        /// Frames to come and when reading began, per file.
+        var expected: [String: (frames: Int, since: Date)] = [:]
+        var done = 0
+        var started = Date()
+        var lastDrawn = Date.distantPast
+    }
 
     init(every: Int, lines: Bool) {
         self.every = every
@@ -54,33 +58,34 @@ final class ProgressBar: @unchecked Sendable {
 
     /// Registers a file whose container announces `frames` frames (0: unknown).
     func expect(file: String, frames: Int) {
-        lock.withLock { expected[file] = (frames == 0 ? 0 : (frames + every - 1) / every, Date()) }
+        state.withLock { $0.expected[file] = (frames == 0 ? 0 : (frames + every - 1) / every, Date()) }
     }
 
     /// Counts a frame of `source` done; frames arrive in order, so a new source means the last one is done.
     func advance(_ source: String) {
-        lock.withLock {
-            if source != file {
-                if done > 0 { draw(force: true, newline: true) }
-                file = source
-                (total, started) = expected[file] ?? (0, Date())
-                done = 0
-                lastDrawn = Date()
+        state.withLock { state in
+            if source != state.file {
+                if state.done > 0 { draw(&state, force: true, newline: true) }
+                state.file = source
+                (state.total, state.started) = state.expected[source] ?? (0, Date())
+                state.done = 0
+                state.lastDrawn = Date()
             }
-            done += 1
-            draw(force: false, newline: false)
+            state.done += 1
+            draw(&state, force: false, newline: false)
         }
     }
 
     func end() {
-        lock.withLock { if done > 0 { draw(force: true, newline: true) } }
+        state.withLock { state in if state.done > 0 { draw(&state, force: true, newline: true) } }
     }
 
-    private func draw(force: Bool, newline: Bool) {
+    private func draw(_ state: inout State, force: Bool, newline: Bool) {
         let now = Date()
-        guard force || now.timeIntervalSince(lastDrawn) >= (lines ? Self.lineInterval : 0.1) else { return }
-        lastDrawn = now
-        let elapsed = max(now.timeIntervalSince(started), 1e-6)
+        guard force || now.timeIntervalSince(state.lastDrawn) >= (lines ? Self.lineInterval : 0.1) else { return }
+        state.lastDrawn = now
+        let (file, total, done) = (state.file, state.total, state.done)
+        let elapsed = max(now.timeIntervalSince(state.started), 1e-6)
         let rate = Double(done) / elapsed
         // "m:ss left", when the container said how many frames are coming.
         let left = total > done && rate > 0 ? Int(Double(total - done) / rate) : nil

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import FaceCam
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,17 +13,20 @@ import Glibc
 /// A second signal ends the process at once, for a run stuck where no frame
 /// comes (a server that accepts and never answers, within a long --timeout):
 /// the results already written stay, the file being written is left unfinished.
-final class StopRequest: @unchecked Sendable {
-    private let lock = NSLock()
-    private var received: Int32?
-    private var sources: [DispatchSourceSignal] = []
+final class StopRequest: Sendable {
+    /// The first signal that arrived.
+    private let received = Mutex<Int32?>(nil)
+    /// Kept for as long as the request lives (a source let go stops delivering), and never touched after init.
+    nonisolated(unsafe) private let sources: [(signalNumber: Int32, source: DispatchSourceSignal)]
 
     init() {
-        for signalNumber in [SIGINT, SIGTERM] {
+        sources = [SIGINT, SIGTERM].map { signalNumber in
             signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            return (signalNumber, DispatchSource.makeSignalSource(signal: signalNumber, queue: .global()))
+        }
+        for (signalNumber, source) in sources {
             source.setEventHandler { [unowned self] in
-                let first = lock.withLock { () -> Bool in
+                let first = received.withLock { received in
                     defer { received = received ?? signalNumber }
                     return received == nil
                 }
@@ -33,14 +37,13 @@ final class StopRequest: @unchecked Sendable {
                 _exit(128 + signalNumber)
             }
             source.resume()
-            sources.append(source)
         }
     }
 
-    var requested: Bool { lock.withLock { received != nil } }
+    var requested: Bool { signalNumber != nil }
 
     /// The first signal that arrived.
-    var signalNumber: Int32? { lock.withLock { received } }
+    var signalNumber: Int32? { received.withLock { $0 } }
 
     /// After a stop by signal: says on stderr where the command stopped, and
     /// exits as a shell reports that signal (130 for SIGINT, 143 for SIGTERM).

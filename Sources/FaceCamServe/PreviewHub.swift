@@ -1,6 +1,7 @@
 import FaceCam
 import Foundation
 import NIOCore
+import Synchronization
 
 /// What the streaming routes carry: MJPEG parts (/stream.mjpg) or server-sent events (/events).
 enum PreviewStream: Sendable {
@@ -12,7 +13,7 @@ enum PreviewStream: Sendable {
 /// hands each subscriber the new part and returns at once: a subscriber
 /// keeps only the newest part it could not yet send (`PreviewHTTPHandler`),
 /// so a slow client never holds up the publisher or the other clients.
-final class PreviewHub: @unchecked Sendable {
+final class PreviewHub: Sendable {
     static let boundary = "facecamframe"
 
     struct Subscriber {
@@ -22,46 +23,48 @@ final class PreviewHub: @unchecked Sendable {
     }
 
     let maximumStreams: Int
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var subscribers: [Int: Subscriber] = [:]
-    private var nextIdentifier = 0
-    private var newestJPEG: ByteBuffer?
-    private var newestPart: ByteBuffer?
-    private var newestEvent: ByteBuffer?
-    private var closed = false
+    private let state = Mutex(State())
+
+    private struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var nextIdentifier = 0
+        var newestJPEG: ByteBuffer?
+        var newestPart: ByteBuffer?
+        var newestEvent: ByteBuffer?
+        var closed = false
+    }
 
     init(maximumStreams: Int) {
         self.maximumStreams = maximumStreams
     }
 
     /// The newest preview as a JPEG file, once there is one.
-    var snapshot: ByteBuffer? { lock.withLock { newestJPEG } }
+    var snapshot: ByteBuffer? { state.withLock { $0.newestJPEG } }
 
     /// The newest part of `stream`, to start a new client with.
     func newest(_ stream: PreviewStream) -> ByteBuffer? {
-        lock.withLock {
+        state.withLock { state in
             switch stream {
-            case .mjpeg: newestPart
-            case .events: newestEvent
+            case .mjpeg: state.newestPart
+            case .events: state.newestEvent
             }
         }
     }
 
-    var streamCount: Int { lock.withLock { subscribers.count } }
+    var streamCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Adds a streaming client; nil when `maximumStreams` are streaming already, or the hub closed.
     func subscribe(_ subscriber: Subscriber) -> Int? {
-        lock.withLock {
-            guard !closed, subscribers.count < maximumStreams else { return nil }
-            nextIdentifier += 1
-            subscribers[nextIdentifier] = subscriber
-            return nextIdentifier
+        state.withLock { state in
+            guard !state.closed, state.subscribers.count < maximumStreams else { return nil }
+            state.nextIdentifier += 1
+            state.subscribers[state.nextIdentifier] = subscriber
+            return state.nextIdentifier
         }
     }
 
     func unsubscribe(_ identifier: Int) {
-        _ = lock.withLock { subscribers.removeValue(forKey: identifier) }
+        _ = state.withLock { $0.subscribers.removeValue(forKey: identifier) }
     }
 
     /// A new preview: the snapshot, and one MJPEG part for every stream.
@@ -74,32 +77,32 @@ final class PreviewHub: @unchecked Sendable {
         part.writeString("\r\n")
         // The snapshot is the part's JPEG bytes, sharing its storage rather than copied again.
         let file = part.getSlice(at: part.readerIndex + header.utf8.count, length: jpeg.count)
-        deliver(part, to: .mjpeg) {
-            newestJPEG = file
-            newestPart = part
+        deliver(part, to: .mjpeg) { state in
+            state.newestJPEG = file
+            state.newestPart = part
         }
     }
 
     /// A frame's record (one JSON object, no newline) as one server-sent event.
     func publish(record: String) {
         let event = ByteBuffer(string: "data: \(record)\n\n")
-        deliver(event, to: .events) { newestEvent = event }
+        deliver(event, to: .events) { $0.newestEvent = event }
     }
 
     /// Ends every stream; later subscriptions are refused.
     func close() {
-        let ending = lock.withLock {
-            closed = true
-            defer { subscribers.removeAll() }
-            return Array(subscribers.values)
+        let ending = state.withLock { state in
+            state.closed = true
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
         }
         for subscriber in ending { subscriber.close() }
     }
 
-    private func deliver(_ part: ByteBuffer, to stream: PreviewStream, updating: () -> Void) {
-        let receivers = lock.withLock {
-            updating()
-            return subscribers.values.filter { $0.stream == stream }
+    private func deliver(_ part: ByteBuffer, to stream: PreviewStream, updating: (inout State) -> Void) {
+        let receivers = state.withLock { state in
+            updating(&state)
+            return state.subscribers.values.filter { $0.stream == stream }
         }
         for receiver in receivers { receiver.deliver(part) }
     }

@@ -1,12 +1,13 @@
 import FaceCam
 import Foundation
+import Synchronization
 import Prometheus
 
 /// /metrics: the run's counters and latencies in Prometheus' text format.
 /// The frame counters follow the processor's own counts (`LiveCounts`),
 /// brought up to date at each scrape; faces and latencies are recorded as
 /// each frame is processed.
-final class PreviewMetrics: @unchecked Sendable {
+final class PreviewMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let captured: Counter
     private let processed: Counter
@@ -17,11 +18,14 @@ final class PreviewMetrics: @unchecked Sendable {
     private let clients: Gauge
     private let skipped: Counter
     private let started: Gauge
-    /// live --mqtt's, made at the first scrape that has its counts.
-    private var mqtt: (acknowledged: Counter, dropped: Counter, connected: Gauge)?
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var counted = LiveCounts()
+    private struct State {
+        /// The counts the counters were last brought up to.
+        var counted = LiveCounts()
+        /// live --mqtt's, made at the first scrape that has its counts.
+        var mqtt: (acknowledged: Counter, dropped: Counter, connected: Gauge)?
+    }
+
+    private let state = Mutex(State())
 
     init() {
         func name(_ subsystem: String, _ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
@@ -53,9 +57,8 @@ final class PreviewMetrics: @unchecked Sendable {
         latency.recordNanoseconds(Int64((max(0, seconds) * 1e9).rounded()))
     }
 
-    /// Under `lock`.
-    private func record(mqtt now: MQTTConnection.Counts, since before: MQTTConnection.Counts) {
-        let metrics = mqtt ?? {
+    private func record(mqtt now: MQTTConnection.Counts, since before: MQTTConnection.Counts, in state: inout State) {
+        let metrics = state.mqtt ?? {
             func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
                 MetricNameDescriptor(namespace: "facecam", subsystem: "mqtt", metricName: metric, unitName: unit, helpText: help)
             }
@@ -64,7 +67,7 @@ final class PreviewMetrics: @unchecked Sendable {
                 dropped: registry.makeCounter(descriptor: name(
                     "dropped", "total", "MQTT events dropped because the outgoing queue was full (the broker gone or slow).")),
                 connected: registry.makeGauge(descriptor: name("connected", "", "1 while connected to the MQTT broker, else 0.")))
-            mqtt = made
+            state.mqtt = made
             return made
         }()
         metrics.acknowledged.increment(by: Int64(max(0, now.acknowledged - before.acknowledged)))
@@ -78,20 +81,20 @@ final class PreviewMetrics: @unchecked Sendable {
 
     /// The text of a scrape, the counters brought up to `counts`.
     func text(counts: LiveCounts, streams: Int) -> String {
-        lock.withLock {
+        state.withLock { state in
+            let counted = state.counted
             // Counters only rise: counts never fall during a run.
             captured.increment(by: Int64(max(0, counts.captured - counted.captured)))
             processed.increment(by: Int64(max(0, counts.processed - counted.processed)))
             dropped.increment(by: Int64(max(0, counts.dropped - counted.dropped)))
             missed.increment(by: Int64(max(0, counts.missed - counted.missed)))
-            let mqttBefore = counted.mqtt ?? MQTTConnection.Counts()
-            counted = LiveCounts(
+            state.counted = LiveCounts(
                 captured: max(counts.captured, counted.captured), processed: max(counts.processed, counted.processed),
                 dropped: max(counts.dropped, counted.dropped), missed: max(counts.missed, counted.missed))
             clients.set(Double(streams))
             if let now = counts.mqtt {
-                record(mqtt: now, since: mqttBefore)
-                counted.mqtt = now
+                record(mqtt: now, since: counted.mqtt ?? MQTTConnection.Counts(), in: &state)
+                state.counted.mqtt = now
             }
             return registry.emitToString()
         }

@@ -1,21 +1,23 @@
 import Dispatch
-import Foundation
+import Synchronization
 
 /// Hands items to `process` on a serial queue, in order, one at a time.
 /// While one is being processed at most one more waits: a newer item
 /// replaces the waiting one, which counts as dropped. So memory stays
 /// bounded and what gets processed is never more than about one item
 /// behind what was offered.
-public final class LatestFrameQueue<Item: Sendable>: @unchecked Sendable {
+public final class LatestFrameQueue<Item: Sendable>: Sendable {
     private let queue: DispatchQueue
     private let process: @Sendable (Item) -> Void
     private let running = DispatchGroup()
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var waiting: Item?
-    private var busy = false
-    private var droppedCount = 0
-    private var processedCount = 0
+    private let state = Mutex(State())
+
+    private struct State {
+        var waiting: Item?
+        var busy = false
+        var dropped = 0
+        var processed = 0
+    }
 
     public init(label: String, process: @escaping @Sendable (Item) -> Void) {
         queue = DispatchQueue(label: label)
@@ -23,17 +25,17 @@ public final class LatestFrameQueue<Item: Sendable>: @unchecked Sendable {
     }
 
     /// Items replaced while waiting.
-    public var dropped: Int { lock.withLock { droppedCount } }
-    public var processed: Int { lock.withLock { processedCount } }
+    public var dropped: Int { state.withLock { $0.dropped } }
+    public var processed: Int { state.withLock { $0.processed } }
 
     public func offer(_ item: Item) {
-        let startNow = lock.withLock {
-            guard busy else {
-                busy = true
+        let startNow = state.withLock { state in
+            guard state.busy else {
+                state.busy = true
                 return true
             }
-            if waiting != nil { droppedCount += 1 }
-            waiting = item
+            if state.waiting != nil { state.dropped += 1 }
+            state.waiting = item
             return false
         }
         guard startNow else { return }
@@ -42,11 +44,11 @@ public final class LatestFrameQueue<Item: Sendable>: @unchecked Sendable {
             var next: Item? = item
             while let current = next {
                 process(current)
-                next = lock.withLock {
-                    processedCount += 1
-                    defer { waiting = nil }
-                    if waiting == nil { busy = false }
-                    return waiting
+                next = state.withLock { state in
+                    state.processed += 1
+                    defer { state.waiting = nil }
+                    if state.waiting == nil { state.busy = false }
+                    return state.waiting
                 }
             }
             running.leave()

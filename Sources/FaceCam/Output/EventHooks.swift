@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import Synchronization
 
 /// Runs a shell command for each track event (`--on-event`), in the background: the event's JSON
 /// Lines record on its standard input, `FACECAM_EVENT`, `FACECAM_ID`, `FACECAM_SOURCE`,
@@ -14,7 +15,7 @@ import Foundation
 /// start for one `timeout` more, and those not started by then are dropped: the wait is two
 /// `timeout`s at most. A command starts with none of facecam's descriptors but its standard
 /// input, output and error, no signal blocked, and every signal's default action.
-public final class EventHooks: @unchecked Sendable {
+public final class EventHooks: Sendable {
     public struct Summary: Sendable, Equatable {
         public var runs = 0
         public var failed = 0
@@ -30,12 +31,15 @@ public final class EventHooks: @unchecked Sendable {
     private let runs = DispatchQueue(label: "facecam.on-event", attributes: .concurrent)
     private let slots: DispatchSemaphore
     private let pending = DispatchGroup()
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var summary = Summary()
-    private var waiting = 0
-    /// When `finish` stops waiting (monotonic seconds); nil until it is called.
-    private var closing: Double?
+    private struct State {
+        var summary = Summary()
+        /// Runs started or queued and not yet ended.
+        var waiting = 0
+        /// When `finish` stops waiting (monotonic seconds); nil until it is called.
+        var closing: Double?
+    }
+
+    private let state = Mutex(State())
 
     public init(command: String, concurrency: Int, timeout: Double, report: @escaping @Sendable (String) -> Void) {
         precondition(concurrency > 0 && timeout > 0, "hooks run one at a time at least, for some time")
@@ -49,12 +53,12 @@ public final class EventHooks: @unchecked Sendable {
     /// Starts the command for `event`, whose record is `record` (one JSON line), or drops it when
     /// the queue is full.
     public func run(_ event: TrackEvent, record: String) {
-        let queued = lock.withLock {
-            guard waiting < concurrency + Self.queueLimit else {
-                summary.dropped += 1
+        let queued = state.withLock { state in
+            guard state.waiting < concurrency + Self.queueLimit else {
+                state.summary.dropped += 1
                 return false
             }
-            waiting += 1
+            state.waiting += 1
             return true
         }
         guard queued else { return }
@@ -64,13 +68,13 @@ public final class EventHooks: @unchecked Sendable {
             let late = monotonicSeconds() >= closingTime
             let failure = late ? nil : execute(event, record: record)
             slots.signal()
-            lock.withLock {
-                waiting -= 1
+            state.withLock { state in
+                state.waiting -= 1
                 if late {
-                    summary.dropped += 1
+                    state.summary.dropped += 1
                 } else {
-                    summary.runs += 1
-                    if failure != nil { summary.failed += 1 }
+                    state.summary.runs += 1
+                    if failure != nil { state.summary.failed += 1 }
                 }
             }
             if let failure { report("--on-event: \(failure) for id \(event.id)'s \(event.kind.rawValue) at \(event.source) frame \(event.frame)") }
@@ -80,12 +84,12 @@ public final class EventHooks: @unchecked Sendable {
 
     /// Waits for the runs started and those queued that start within one `timeout`, and tells how they went.
     public func finish() -> Summary {
-        lock.withLock { closing = monotonicSeconds() + timeout }
+        state.withLock { $0.closing = monotonicSeconds() + timeout }
         pending.wait()
-        return lock.withLock { summary }
+        return state.withLock { $0.summary }
     }
 
-    private var closingTime: Double { lock.withLock { closing ?? .infinity } }
+    private var closingTime: Double { state.withLock { $0.closing ?? .infinity } }
 
     /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34 and later), which Swift's Glibc module does not import.
     private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
