@@ -70,11 +70,13 @@ DEB := .build/facecam_$(VERSION)_amd64.deb
 all: build
 
 # Installs the Debian packages that are missing: one `apt-get update`, then one `apt-get install`.
+# Waits for dpkg's lock (CI's lanes may install at once) rather than failing.
 define install-missing
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:" $$missing; \
-		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+		$(SUDO) apt-get update -qq -o DPkg::Lock::Timeout=600 && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 $$missing; \
 	fi
 endef
 
