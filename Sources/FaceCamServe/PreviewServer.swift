@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// Why the preview could not be served.
 public struct ServeError: Error, Sendable, CustomStringConvertible {
@@ -20,7 +21,7 @@ public struct ServeError: Error, Sendable, CustomStringConvertible {
 /// Prometheus metrics (/metrics). As a `LiveObserver` it is handed each
 /// processed frame and preview on the processor's queues; it encodes each
 /// preview once and every client shares the bytes.
-public final class PreviewServer: LiveObserver, @unchecked Sendable {
+public final class PreviewServer: LiveObserver, Sendable {
     /// Streaming clients beyond this get 503.
     public static let maximumStreams = 16
     /// Connections beyond this are closed at once, so idle clients cannot use up descriptors.
@@ -41,9 +42,7 @@ public final class PreviewServer: LiveObserver, @unchecked Sendable {
     private let hub: PreviewHub
     private let metrics: PreviewMetrics
     private let counts: CountsSource
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var closed = false
+    private let closed = Mutex(false)
 
     /// Binds `address` and starts serving; `source` names what the page shows.
     public init(address: ServeAddress, source: String) throws(ServeError) {
@@ -113,7 +112,7 @@ public final class PreviewServer: LiveObserver, @unchecked Sendable {
 
     /// Ends every stream, stops listening and waits for the event loop to stop.
     public func close() {
-        let first = lock.withLock {
+        let first = closed.withLock { closed in
             defer { closed = true }
             return !closed
         }
@@ -144,26 +143,24 @@ public final class PreviewServer: LiveObserver, @unchecked Sendable {
 }
 
 /// The counts /metrics reports, from a source attached once the processor exists.
-private final class CountsSource: @unchecked Sendable {
-    private let lock = NSLock()
-    private var source: (@Sendable () -> LiveCounts)?
+private final class CountsSource: Sendable {
+    private let source = Mutex<(@Sendable () -> LiveCounts)?>(nil)
 
     func set(_ source: @escaping @Sendable () -> LiveCounts) {
-        lock.withLock { self.source = source }
+        self.source.withLock { $0 = source }
     }
 
     @Sendable func read() -> LiveCounts {
-        lock.withLock { source }?() ?? LiveCounts()
+        source.withLock { $0 }?() ?? LiveCounts()
     }
 }
 
 /// Open connections, at most `maximum`.
-private final class ConnectionLimit: @unchecked Sendable {
+private final class ConnectionLimit: Sendable {
     private let maximum: Int
     private let perAddress: Int
-    private let lock = NSLock()
-    private var open = 0
-    private var openFrom: [String: Int] = [:]
+    /// Connections open, in all and per address.
+    private let open = Mutex<(all: Int, from: [String: Int])>((0, [:]))
 
     init(maximum: Int, perAddress: Int) {
         self.maximum = maximum
@@ -171,19 +168,19 @@ private final class ConnectionLimit: @unchecked Sendable {
     }
 
     func enter(from host: String) -> Bool {
-        lock.withLock {
-            guard open < maximum, openFrom[host, default: 0] < perAddress else { return false }
-            open += 1
-            openFrom[host, default: 0] += 1
+        open.withLock { open in
+            guard open.all < maximum, open.from[host, default: 0] < perAddress else { return false }
+            open.all += 1
+            open.from[host, default: 0] += 1
             return true
         }
     }
 
     func leave(from host: String) {
-        lock.withLock {
-            open -= 1
-            openFrom[host, default: 1] -= 1
-            if openFrom[host] == 0 { openFrom[host] = nil }
+        open.withLock { open in
+            open.all -= 1
+            open.from[host, default: 1] -= 1
+            if open.from[host] == 0 { open.from[host] = nil }
         }
     }
 }

@@ -19,6 +19,7 @@ public struct FastSettings: Hashable, Sendable {
 
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Fast mode. Each face of the last frame is followed by searching its
 /// surroundings as a search of the whole frame sees them (`refine`), so a
@@ -35,10 +36,9 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
     public let settings: FastSettings
     /// Full searches in the background, with a cascade of their own.
     private let background: (detector: FaceDetector, queue: DispatchQueue)?
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var searching = false
-    private var finishedSearch: [PixelRect]?
+    /// Shared with the background search: whether one runs, and the candidates of the last one finished.
+    private let backgroundSearch = Mutex<(running: Bool, finished: [PixelRect]?)>((false, nil))
+    // The rest is the detecting thread's own: frames come one at a time.
     /// Faces of the last frame, in upright pixels.
     private var known: [PixelRect] = []
     private var framesSinceFullSearch = 0
@@ -94,7 +94,11 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         }
         if let background {
             // Faces a background search found (in an earlier frame) are sought again here.
-            for candidate in lock.withLock({ defer { finishedSearch = nil }; return finishedSearch ?? [] }) {
+            let handedIn = backgroundSearch.withLock { search in
+                defer { search.finished = nil }
+                return search.finished ?? []
+            }
+            for candidate in handedIn {
                 found += try refine(candidate)
             }
             framesSinceFullSearch += 1
@@ -107,10 +111,7 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
                         try searcher.prepare(frame, geometry: geometry)
                         return try Self.fullSearch(upright: geometry.uprightSize, with: searcher, settings: settings).faces
                     }()
-                    lock.withLock {
-                        finishedSearch = candidates
-                        searching = false
-                    }
+                    backgroundSearch.withLock { $0 = (running: false, finished: candidates) }
                 }
             }
         } else if due {
@@ -138,7 +139,7 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         known = []
         missing = []
         framesSinceFullSearch = 0
-        lock.withLock { finishedSearch = nil }
+        backgroundSearch.withLock { $0.finished = nil }
     }
 
     /// A full search of `detector`'s prepared frame, shrunk to `settings.detectWidth`:
@@ -194,9 +195,9 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
 
     /// True when no background search is running; the caller then starts one.
     private func claimBackgroundSearch() -> Bool {
-        lock.withLock {
-            if searching { return false }
-            searching = true
+        backgroundSearch.withLock { search in
+            if search.running { return false }
+            search.running = true
             return true
         }
     }

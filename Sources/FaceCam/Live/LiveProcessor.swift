@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import Synchronization
 
 /// A frame from a camera (or a video played as one), with when it was taken.
 public struct LiveFrame: Sendable {
@@ -75,12 +76,15 @@ public final class LiveProcessor: @unchecked Sendable {
     private let detection: DetectionSwitch?
     /// Painted on every picture written or shown, after detection.
     private let masks: PrivacyMasks
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var offered = 0
-    private var sequences: ClosedRange<Int>?
-    private var latencies: [Double] = []
-    private var skippedWhileOff = 0
+    private let state = Mutex(State())
+
+    private struct State {
+        var offered = 0
+        /// The capture's frame counters seen, lowest to highest.
+        var sequences: ClosedRange<Int>?
+        var latencies: [Double] = []
+        var skippedWhileOff = 0
+    }
 
     public init(
         detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
@@ -155,17 +159,17 @@ public final class LiveProcessor: @unchecked Sendable {
 
     /// The counts so far; any thread may ask.
     public func counts() -> LiveCounts {
-        lock.withLock {
+        state.withLock { state in
             LiveCounts(
-                captured: offered, processed: frames.processed - skippedWhileOff, dropped: frames.dropped,
-                missed: sequences.map { $0.count - offered } ?? 0, skippedWhileOff: skippedWhileOff)
+                captured: state.offered, processed: frames.processed - state.skippedWhileOff, dropped: frames.dropped,
+                missed: state.sequences.map { $0.count - state.offered } ?? 0, skippedWhileOff: state.skippedWhileOff)
         }
     }
 
     public func offer(_ frame: LiveFrame) {
-        lock.withLock {
-            offered += 1
-            sequences = sequences.map { min($0.lowerBound, frame.sequence)...max($0.upperBound, frame.sequence) }
+        state.withLock { state in
+            state.offered += 1
+            state.sequences = state.sequences.map { min($0.lowerBound, frame.sequence)...max($0.upperBound, frame.sequence) }
                 ?? frame.sequence...frame.sequence
         }
         frames.offer(frame)
@@ -178,8 +182,8 @@ public final class LiveProcessor: @unchecked Sendable {
         deviceFrames?.drain()
         previews?.drain()
         let counts = counts()
-        return lock.withLock {
-            let sorted = latencies.sorted()
+        return state.withLock { state in
+            let sorted = state.latencies.sorted()
             let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.95).rounded(.up)) - 1)]
             return LiveSummary(
                 counts: counts, skipped: skipped,
@@ -189,7 +193,7 @@ public final class LiveProcessor: @unchecked Sendable {
 
     private func process(_ live: LiveFrame) {
         if let detection, !detection.isOn {
-            lock.withLock { skippedWhileOff += 1 }
+            state.withLock { $0.skippedWhileOff += 1 }
             return
         }
         do throws(FaceCamError) {
@@ -207,9 +211,9 @@ public final class LiveProcessor: @unchecked Sendable {
             }
             let marks = sink.consume(.frame(result, geometry: geometry, preview: nil, annotationName: nil, crops: cut))
             let latency = monotonicSeconds() - live.capturedAt
-            let count = lock.withLock {
-                latencies.append(latency)
-                return latencies.count
+            let count = state.withLock { state in
+                state.latencies.append(latency)
+                return state.latencies.count
             }
             if let marks, !observers.isEmpty {
                 // The record as written: the faces with their track ids.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What `live --mqtt` publishes under its topic prefix P, and the commands it takes:
 ///
@@ -54,17 +55,21 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     private let settings: Settings
     private let detection: DetectionSwitch
     private let report: @Sendable (String) -> Void
+    /// Set once, in init: its message handler needs `self`.
     private var connection: MQTTConnection!
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    /// The last count published, for the whole picture (key nil) and each zone; none until the first frame.
-    private var faceCounts: [String?: Int] = [:]
-    private var snapshotWanted = false
-    /// Command lines: a bucket of lines that may be written now (refilled at one a second, up to
-    /// `commandLineBurst`), when it was last refilled (monotonic seconds), and how many were held back.
-    private var commandLinesAllowed = MQTTPublisher.commandLineBurst
-    private var commandLinesRefilled = 0.0
-    private var commandLinesHeldBack = 0
+    private let state = Mutex(State())
+
+    private struct State {
+        /// The last count published, for the whole picture (key nil) and each zone; none until the first frame.
+        var faceCounts: [String?: Int] = [:]
+        var snapshotWanted = false
+        /// Command lines: a bucket of lines that may be written now (refilled at one a second, up to
+        /// `commandLineBurst`), when it was last refilled (monotonic seconds), and how many were held back.
+        var commandLinesAllowed = MQTTPublisher.commandLineBurst
+        var commandLinesRefilled = 0.0
+        var commandLinesHeldBack = 0
+    }
+
     private static let commandLineBurst = 5.0
 
     /// Connects in the background; messages to the command topics switch `detection` and ask for snapshots.
@@ -92,14 +97,14 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         connection.start()
     }
 
-    public var wantsPreviews: Bool { lock.withLock { snapshotWanted } }
+    public var wantsPreviews: Bool { state.withLock { $0.snapshotWanted } }
 
     public func processed(_ result: FrameResult, latency: Double) {
         for zone in [nil] + settings.zones.map(Optional.some) {
             let count = zone.map { zone in result.faces.filter { $0.zones?.contains(zone) == true }.count } ?? result.faces.count
-            let changed: (present: Bool, count: Bool) = lock.withLock {
-                let before = faceCounts[zone]
-                faceCounts[zone] = count
+            let changed: (present: Bool, count: Bool) = state.withLock { state in
+                let before = state.faceCounts[zone]
+                state.faceCounts[zone] = count
                 return (before.map { $0 > 0 } != (count > 0), before != count)
             }
             if changed.count { retain(String(count), on: settings.faces(in: zone)) }
@@ -108,10 +113,10 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     }
 
     public func preview(_ preview: Frame, of result: FrameResult) {
-        guard lock.withLock({ snapshotWanted }) else { return }
+        guard wantsPreviews else { return }
         do {
             let jpeg = try JPEG.encode(preview, quality: 85)
-            lock.withLock { snapshotWanted = false }
+            state.withLock { $0.snapshotWanted = false }
             connection.retain(jpeg, on: settings.snapshot)
         } catch {
             report("MQTT: cannot encode the snapshot: \(error)")
@@ -121,7 +126,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     /// A track event: its record to P/events, and for an enter event a snapshot.
     public func event(_ event: TrackEvent, record: String) {
         connection.send(Array(record.trimmingCharacters(in: .newlines).utf8), on: settings.events)
-        if event.kind == .enter, settings.snapshots { lock.withLock { snapshotWanted = true } }
+        if event.kind == .enter, settings.snapshots { state.withLock { $0.snapshotWanted = true } }
     }
 
     /// The connection's counts so far (for /metrics).
@@ -131,7 +136,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     public func close() -> String {
         let counts = connection.close(farewell: (Array("offline".utf8), settings.availability))
         // Command lines held back since the last one are counted here, since no later line will.
-        let heldBack = lock.withLock { commandLinesHeldBack }
+        let heldBack = state.withLock { $0.commandLinesHeldBack }
         return "MQTT: the broker acknowledged \(counts.acknowledged) messages"
             + (counts.dropped > 0 ? "; dropped \(counts.dropped) events, which it was too slow or unreachable to take" : "")
             + (heldBack > 0 ? "; \(heldBack) command messages were not reported one by one" : "")
@@ -146,16 +151,16 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     /// fast as it likes.
     private func reportCommand(_ line: String) {
         let now = monotonicSeconds()
-        let heldBack = lock.withLock { () -> Int? in
-            commandLinesAllowed = min(Self.commandLineBurst, commandLinesAllowed + (now - commandLinesRefilled))
-            commandLinesRefilled = now
-            guard commandLinesAllowed >= 1 else {
-                commandLinesHeldBack += 1
+        let heldBack = state.withLock { state -> Int? in
+            state.commandLinesAllowed = min(Self.commandLineBurst, state.commandLinesAllowed + (now - state.commandLinesRefilled))
+            state.commandLinesRefilled = now
+            guard state.commandLinesAllowed >= 1 else {
+                state.commandLinesHeldBack += 1
                 return nil
             }
-            commandLinesAllowed -= 1
-            defer { commandLinesHeldBack = 0 }
-            return commandLinesHeldBack
+            state.commandLinesAllowed -= 1
+            defer { state.commandLinesHeldBack = 0 }
+            return state.commandLinesHeldBack
         }
         guard let heldBack else { return }
         report(line + (heldBack > 0 ? " (\(heldBack) more command messages since the last line)" : ""))
@@ -175,7 +180,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
                 reportCommand("MQTT: detection switched \(on ? "on" : "off")")
                 if on {
                     // The next frame publishes the counts afresh.
-                    lock.withLock { faceCounts = [:] }
+                    state.withLock { $0.faceCounts = [:] }
                 }
                 retain(on ? "ON" : "OFF", on: settings.detection)
             default:
@@ -184,7 +189,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
                 reportCommand("warning: MQTT: \(topic) takes ON or OFF, not \(shown); ignored")
             }
         case settings.snapshotCommand:
-            lock.withLock { snapshotWanted = true }
+            state.withLock { $0.snapshotWanted = true }
         case settings.homeAssistantStatus:
             if text == "online" {
                 for (topic, config) in HomeAssistantDiscovery(settings: settings).configs { connection.retain(config, on: topic) }
