@@ -64,7 +64,7 @@ DEB_PACKAGES := $(PACKAGES) dpkg-dev
 INSTALL_TEST_PACKAGES := $(DEB_PACKAGES) man-db bash-completion zsh fish
 DEB := .build/facecam_$(VERSION)_amd64.deb
 
-.PHONY: all deps models openvino test-deps bench-deps build demo test check test-v4l2 test-slurm test-install fuzz bench fixtures clean \
+.PHONY: all deps models openvino test-deps bench-deps build demo test check test-v4l2 test-slurm test-install fuzz bench fixtures options-doc clean \
 	release stage install uninstall deb
 
 all: build
@@ -182,8 +182,13 @@ test: test-deps
 	$(PYTHON) Tests/Reference/wider_eval.py self-test
 	$(SWIFT) build --build-tests
 	$(PYTHON) Tests/Docs/check_docs.py --facecam $(FACECAM)
+	$(PYTHON) Tests/Docs/options.py check --facecam $(FACECAM)
 	$(PYTHON) Tests/Golden/outputs.py check --facecam $(FACECAM)
 	$(SWIFT) test --skip-build
+
+# docs/reference/options.md's list of every command's options, rewritten from the parser (make test checks it).
+options-doc: build
+	$(PYTHON) Tests/Docs/options.py write --facecam $(FACECAM)
 
 # The fast loop: the in-process tests (the C shims, the library, the preview server), no binary run. About a
 # minute once built; make test runs these and everything else.

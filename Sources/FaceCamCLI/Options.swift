@@ -145,8 +145,8 @@ enum RedactionDefaults {
 /// The detector and its parameters.
 struct DetectorOptions: ParsableArguments {
     @Option(name: .customLong("detector"), help: ArgumentHelp(
-        "yunet: OpenCV's DNN detector (FaceDetectorYN), with scores and landmarks; centerface: CenterFace on "
-            + "OpenCV's dnn, a third of YuNet's speed, more small faces; haar: OpenCV's cascades, boxes exactly "
+        "yunet: YuNet, decoded as OpenCV's FaceDetectorYN decodes it, with scores and landmarks; centerface: CenterFace, "
+            + "a third of YuNet's speed, more small faces (both run on --engine); haar: OpenCV's cascades, boxes exactly "
             + "detectMultiScale's, fewer faces, slower (default: yunet; redact: \(RedactionDefaults.detector.rawValue) with --focus and --plus-yunet).",
         valueName: "haar|yunet|centerface"))
     var choice: DetectorKind?
