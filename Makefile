@@ -268,7 +268,9 @@ release: deps models
 # Everything installed, under $(STAGE) as under a prefix: bin/, lib/facecam (OpenVINO's runtime, private to facecam),
 # share/facecam (the models, and OpenVINO's licence and notices),
 # share/man/man1 (one page per command, from swift-argument-parser's generate-manual plugin, named
-# as git names its own: facecam-detect.1), and bash, zsh and fish completions.
+# as git names its own: facecam-detect.1), and bash, zsh and fish completions. The plugin builds the
+# package before it reads the help; its debug build in .build (the one make test made) gives the same
+# pages, where a release build beside $(STATIC)'s, with other flags, rebuilt everything each time.
 stage: release
 	rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/lib/facecam $(STAGE)/share/facecam $(STAGE)/share/man/man1 $(STAGE)/completions
 	cp $(RELEASE_BINARY) $(STAGE)/bin/facecam
@@ -281,9 +283,9 @@ stage: release
 	cp $(OPENVINO_DIR)/LICENSE $(STAGE)/share/facecam/openvino-LICENSE
 	cp $(OPENVINO_DIR)/README.md $(STAGE)/share/facecam/openvino-README.md
 	for f in $(OPENVINO_NOTICES); do cp $(OPENVINO_DIR)/$$f $(STAGE)/share/facecam/openvino-$$f || exit 1; done
-	$(SWIFT) package --scratch-path $(STATIC) --allow-writing-to-package-directory generate-manual --multi-page \
+	$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug --multi-page \
 		--date "$$(git log -1 --format=%cs 2> /dev/null || date +%F)" --authors "the facecam developers"
-	for page in $(STATIC)/plugins/GenerateManual/outputs/FaceCamCLI/*.1; do \
+	for page in .build/plugins/GenerateManual/outputs/FaceCamCLI/*.1; do \
 		name=$$(basename $$page .1 | tr . -); \
 		sed -e 's/^\.Xr facecam\.\([a-z]*\)/.Xr facecam-\1/' -e 's/^\.Dt FACECAM\.\([A-Z]*\)/.Dt FACECAM-\1/' \
 			$$page > $(STAGE)/share/man/man1/$$name.1 || exit 1; \

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// One frame to find faces in, with everything needed to report it.
 public struct FrameJob: Sendable {
@@ -58,7 +59,7 @@ public enum Completion: Sendable {
 /// A detector is told when its next frame comes from another source than
 /// its last, so that no source's results depend on the one before.
 /// One thread submits.
-public final class DetectionPipeline: @unchecked Sendable {
+public final class DetectionPipeline: Sendable {
     private let work: DispatchQueue
     private let delivery = DispatchQueue(label: "facecam.deliver")
     private let pending = DispatchGroup()
@@ -66,14 +67,22 @@ public final class DetectionPipeline: @unchecked Sendable {
     private let freeDetectors: DispatchSemaphore
     private let deliver: @Sendable (Completion) -> Void
     private let masks: PrivacyMasks
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    /// The detectors not in use, with the source of the last frame each saw.
-    private var detectors: [(detector: any FrameFaceDetector, source: String?)]
-    private var finished: [Int: Completion] = [:]
-    private var nextToDeliver = 0
-    // Used by the submitting thread only.
-    private var nextSequence = 0
+    private let state: Mutex<State>
+
+    private struct State {
+        /// The detectors not in use, with the source of the last frame each saw.
+        var detectors: [(detector: Lent, source: String?)]
+        var finished: [Int: Completion] = [:]
+        var nextToDeliver = 0
+        /// Taken by the submitting thread.
+        var nextSequence = 0
+    }
+
+    /// A detector, which keeps state between frames and so is no `Sendable` type: the pool lends each
+    /// to one job at a time, taken out of `state` before use and put back after.
+    private struct Lent: @unchecked Sendable {
+        let detector: any FrameFaceDetector
+    }
 
     /// One detector per thread: `detectors.count` is the number of jobs.
     /// `masks` are painted on what is rendered and cut out, after detection.
@@ -85,7 +94,7 @@ public final class DetectionPipeline: @unchecked Sendable {
         self.masks = masks
         work = detectors.count == 1
             ? DispatchQueue(label: "facecam.detect") : DispatchQueue(label: "facecam.detect", attributes: .concurrent)
-        self.detectors = detectors.map { ($0, nil) }
+        state = Mutex(State(detectors: detectors.map { (Lent(detector: $0), nil) }))
         self.deliver = deliver
         inFlight = DispatchSemaphore(value: 2 * detectors.count)
         freeDetectors = DispatchSemaphore(value: detectors.count)
@@ -96,10 +105,11 @@ public final class DetectionPipeline: @unchecked Sendable {
         pending.enter()
         work.async { [self] in
             freeDetectors.wait()
-            let (detector, lastSource) = lock.withLock { detectors.removeLast() }
+            let (lent, lastSource) = state.withLock { $0.detectors.removeLast() }
+            let detector = lent.detector
             if lastSource != job.source { detector.beginSource() }
             let completion = Self.process(job, with: detector, masks: masks)
-            lock.withLock { detectors.append((detector, job.source)) }
+            state.withLock { $0.detectors.append((lent, job.source)) }
             freeDetectors.signal()
             complete(sequence, completion)
             pending.leave()
@@ -119,8 +129,10 @@ public final class DetectionPipeline: @unchecked Sendable {
 
     private func take() -> Int {
         inFlight.wait()
-        defer { nextSequence += 1 }
-        return nextSequence
+        return state.withLock { state in
+            defer { state.nextSequence += 1 }
+            return state.nextSequence
+        }
     }
 
     private static func process(_ job: FrameJob, with detector: any FrameFaceDetector, masks: PrivacyMasks) -> Completion {
@@ -145,11 +157,11 @@ public final class DetectionPipeline: @unchecked Sendable {
     }
 
     private func complete(_ sequence: Int, _ completion: Completion) {
-        lock.withLock {
-            finished[sequence] = completion
+        state.withLock { state in
+            state.finished[sequence] = completion
             // Queued while holding the lock, so that runs completed on different threads stay in order.
-            while let next = finished.removeValue(forKey: nextToDeliver) {
-                nextToDeliver += 1
+            while let next = state.finished.removeValue(forKey: state.nextToDeliver) {
+                state.nextToDeliver += 1
                 delivery.async { [self] in
                     deliver(next)
                     inFlight.signal()
