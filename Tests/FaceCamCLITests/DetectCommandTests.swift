@@ -175,6 +175,23 @@ struct DetectCommandTests {
         #expect(result.errorLines.contains("facecam: \(truncatedPNG): not a readable image: truncated PNG (it ends before its IEND chunk)"))
     }
 
+    /// video and redact say so too, beside the files other inputs give; redact has no --recursive to name.
+    @Test(arguments: [
+        (["video", "--quiet", "--every", "8"], "Fixtures/video/crossing.avi", "(by extension: 3gp, avi,", " (--recursive enters subdirectories)"),
+        (["redact", "--quiet", "--output-dir", "OUT"], "Fixtures/images/astronaut.png", "(by extension: 3gp, avi, bmp,", ""),
+    ])
+    func aFolderThatGivesNothingIsSaidBesideTheOthers(command: [String], file: String, extensions: String, hint: String) throws {
+        let empty = try temporaryDirectory("nothing-here")
+        defer { try? FileManager.default.removeItem(at: empty) }
+        try FileManager.default.createDirectory(at: empty.appendingPathComponent("sub"), withIntermediateDirectories: false)
+        let output = empty.appendingPathComponent("sub").path
+        let result = try run(facecamBinary, command.map { $0 == "OUT" ? output : $0 } + [empty.path, file])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.errorLines.count == 1 && result.stderr.hasPrefix("facecam: warning: \(empty.path): no file to read in it \(extensions)"))
+        #expect(result.stderr.hasSuffix("; its one subdirectory was not entered\(hint)\n"), "\(result.stderr)")
+        #expect(!result.stdout.isEmpty, "the other input is still done")
+    }
+
     @Test func minFacesSetsStatusTwo() throws {
         #expect(try facecam("detect", "--min-faces", "1", "Fixtures/images/astronaut.png").status == 0)
         let tooFew = try facecam("detect", "--min-faces", "1", "Fixtures/images/astronaut.png", "Fixtures/images/chelsea.png")
