@@ -58,6 +58,15 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
     }
 
     public mutating func next() -> Item? {
+        let item = expandNext()
+        switch item {
+        case .file, .failure: given += 1
+        case .empty, nil: break
+        }
+        return item
+    }
+
+    private mutating func expandNext() -> Item? {
         while let item = pending.popLast() {
             let (path, named): (FilePath, Bool)
             switch item {
@@ -71,7 +80,6 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
             do {
                 status = try fileStatus(path)
             } catch {
-                given += 1
                 return .failure(.unreadable(error))
             }
             switch status.kind {
@@ -81,7 +89,6 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
                 do {
                     names = try directoryEntries(path)
                 } catch {
-                    given += 1
                     return .failure(.unreadable(error))
                 }
                 let listed = names.filter { $0.first != UInt8(ascii: ".") }.sorted { $0.lexicographicallyPrecedes($1) }
@@ -90,14 +97,11 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
             case .directory:
                 skippedDirectories += 1
             case .regular where named:
-                given += 1
                 return .file(path)
             case .regular:
                 guard isListed(path), visited.insert(status.identity).inserted else { continue }
-                given += 1
                 return .file(path)
             case .other where named || isListed(path):
-                given += 1
                 return .failure(.notARegularFile(path: path.description))
             case .other:
                 continue
