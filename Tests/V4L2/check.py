@@ -147,7 +147,10 @@ def judge(out):
         sequences = [r["sequence"] for r in records]
         check(f"{name}: times start at 0 and rise", bool(times) and times[0] == 0 and times == sorted(times)
               and len(set(times)) == len(times), f"{times}")
-        check(f"{name}: sequence numbers rise", sequences == sorted(sequences) and len(set(sequences)) == len(sequences),
+        # Never falling, not strictly rising: the numbers are the driver's, and vivid under emulation
+        # once stamped two buffers 14 ms apart with one number (0, 0, 1, 2); the unique times above
+        # show facecam wrote each frame once.
+        check(f"{name}: sequence numbers never fall", bool(sequences) and sequences == sorted(sequences),
               f"{sequences}")
         return records
 
