@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 struct cfd_model {
@@ -35,27 +36,40 @@ bool plausible(const cfd_model_face &face) {
     return std::all_of(std::begin(face.landmarks), std::end(face.landmarks), near);
 }
 
+/* Every DNN face model the shim decodes, by the id Swift's FaceModelKind gives it. */
+struct RegisteredModel {
+    const char *id;
+    std::unique_ptr<cfd::FaceModel> (*make)(const char *, const cfd_model_params &, const cfd_engine_settings &);
+};
+constexpr RegisteredModel registered_models[] = {
+    {"yunet", cfd::make_yunet},
+    {"centerface", cfd::make_centerface},
+};
+
 } // namespace
 
 extern "C" {
 
-cfd_model *cfd_model_create(cfd_model_kind kind, const char *model_path, const cfd_model_params *params,
+cfd_model *cfd_model_create(const char *kind, const char *model_path, const cfd_model_params *params,
                             const cfd_engine_settings *engine, cfd_error *error) {
     cfd_model *result = nullptr;
     guarded(error, [&]() -> cfd_status {
-        if (model_path == nullptr || params == nullptr || engine == nullptr) return invalid(error, "null argument");
+        if (kind == nullptr || model_path == nullptr || params == nullptr || engine == nullptr) {
+            return invalid(error, "null argument");
+        }
         if (!(params->score_threshold >= 0 && params->score_threshold <= 1) ||
             !(params->nms_threshold >= 0 && params->nms_threshold <= 1) || params->top_k < 1) {
             return invalid(error, "score and NMS thresholds must be 0...1 and top-k 1 or more");
         }
-        if (kind != CFD_MODEL_YUNET && kind != CFD_MODEL_CENTERFACE) return invalid(error, "unknown model kind");
+        const auto entry = std::find_if(std::begin(registered_models), std::end(registered_models),
+                                        [&](const RegisteredModel &model) { return std::strcmp(model.id, kind) == 0; });
+        if (entry == std::end(registered_models)) return invalid(error, "unknown model kind");
         if ((engine->engine != CFD_ENGINE_OPENCV && engine->engine != CFD_ENGINE_OPENVINO) ||
             (engine->precision != CFD_PRECISION_F32 && engine->precision != CFD_PRECISION_BF16) || engine->threads < 1) {
             return invalid(error, "unknown engine or precision, or threads under 1");
         }
         auto model = std::make_unique<cfd_model>();
-        model->model = kind == CFD_MODEL_YUNET ? cfd::make_yunet(model_path, *params, *engine)
-                                               : cfd::make_centerface(model_path, *params, *engine);
+        model->model = entry->make(model_path, *params, *engine);
         // A file that parses as some other network fails only when run: try it once on a black image.
         model->model->detect(cv::Mat(64, 64, CV_8UC3, cv::Scalar::all(0)));
         result = model.release();

@@ -79,7 +79,7 @@ struct Eval: ParsableCommand {
         do throws(EvaluationInputError) {
             if let own {
                 let (found, operating) = try detect(in: truth, with: own)
-                runs.append((detector.kind.rawValue, try Evaluation(detections: found, truth: truth, operatingScore: operating)))
+                runs.append((detector.kind.id, try Evaluation(detections: found, truth: truth, operatingScore: operating)))
             }
             for path in detections.map(FilePath.init(argument:)) {
                 let found = try FaceList.load(path, cocoImages: truth.imageIDs)
@@ -123,7 +123,7 @@ struct Eval: ParsableCommand {
 
     /// The threshold recall and precision are given at: the detector's (nil for Haar, which gives no scores).
     private var operatingScore: Double? {
-        detector.kind.model == nil ? nil : detector.modelParameters.scoreThreshold
+        detector.kind.givesScoresAndLandmarks ? detector.modelParameters.scoreThreshold : nil
     }
 
     /// One detector with all of OpenCV's threads, searching below the operating threshold too (to
@@ -139,7 +139,7 @@ struct Eval: ParsableCommand {
         let operating = operatingScore
         let root = imageRoot.map { FilePath(argument: $0) } ?? FilePath(argument: groundTruth).parent
         let count = truth.images.count == 1 ? "1 image" : "\(truth.images.count) images"
-        report("detecting faces in the ground truth's \(count) with \(detector.kind.rawValue)")
+        report("detecting faces in the ground truth's \(count) with \(detector.kind.id)")
         var images: [ListedImage] = []
         for image in truth.images {
             let path = root.appending(Array(image.name.utf8))

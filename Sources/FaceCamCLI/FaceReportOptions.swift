@@ -11,18 +11,18 @@ struct FaceReportOptions: ParsableArguments {
     var maxFaces: Int?
 
     @Option(help: ArgumentHelp(
-        "What --max-faces keeps the best of: size (the largest boxes), score or quality (YuNet, CenterFace; quality implies "
+        "What --max-faces keeps the best of: size (the largest boxes), score or quality (\(DetectorKind.networkNames); quality implies "
             + "--quality) (default: size).",
         valueName: "size|score|quality"))
     var by: FaceRanking?
 
     @Flag(help: ArgumentHelp(
-        "YuNet, CenterFace: report each face's head pose, roll, yaw and pitch in degrees (docs/reference/faces.md): "
+        "\(DetectorKind.networkNames): report each face's head pose, roll, yaw and pitch in degrees (docs/reference/faces.md): "
             + "two more YuNet searches of 192x192 pixels per face."))
     var pose = false
 
     @Flag(help: ArgumentHelp(
-        "YuNet, CenterFace: report each face's quality, 0 to 1, from its sharpness, size, pose and score (docs/reference/faces.md); "
+        "\(DetectorKind.networkNames): report each face's quality, 0 to 1, from its sharpness, size, pose and score (docs/reference/faces.md); "
             + "implies --pose, and costs a 112x112 crop per face more."))
     var quality = false
 
@@ -38,13 +38,15 @@ struct FaceReportOptions: ParsableArguments {
             throw ValidationError("\(hiding) hides every face found: leave --max-faces and --by out")
         }
         if by != nil && maxFaces == nil { throw ValidationError("--by says which faces --max-faces keeps: add --max-faces N, or leave --by out") }
-        if detector.kind == .haar {
+        if !detector.kind.givesScoresAndLandmarks {
+            let kind = detector.kind.id
             if let option = [("--pose", pose), ("--quality", quality), ("--by quality", by == .quality)].first(where: \.1)?.0 {
                 throw ValidationError(
-                    "\(option) reads the landmarks the haar detector does not give: add --detector yunet or centerface, or leave \(option) out")
+                    "\(option) reads the landmarks the \(kind) detector does not give: add --detector "
+                        + listed(DetectorKind.all.filter(\.givesScoresAndLandmarks).map(\.id), "or") + ", or leave \(option) out")
             }
             if by == .score {
-                throw ValidationError("--by score needs scores, which the haar detector does not give: use --by size, or --detector yunet")
+                throw ValidationError("--by score needs scores, which the \(kind) detector does not give: use --by size, or --detector yunet")
             }
         }
         if let minimumFaces, let maxFaces, minimumFaces > maxFaces {

@@ -90,23 +90,58 @@ struct GeometryOptions: ParsableArguments {
     }
 }
 
-/// Which face detector runs.
-enum DetectorKind: String, CaseIterable, ExpressibleByArgument {
-    /// OpenCV's cascades: boxes exactly detectMultiScale's.
+/// Which face detector runs: OpenCV's cascades, or one of the DNN models facecam ships
+/// (`FaceModelKind.allCases`). What a detector gives, below, decides which options and outputs it takes.
+enum DetectorKind: Hashable, ExpressibleByArgument {
+    /// OpenCV's cascades: boxes exactly detectMultiScale's, no scores or landmarks.
     case haar
-    /// OpenCV's DNN detector FaceDetectorYN: scores and landmarks.
-    case yunet
-    /// CenterFace on OpenCV's dnn module: scores and landmarks, more small faces.
-    case centerface
+    /// A DNN model on --engine: scores and five landmarks.
+    case network(FaceModelKind)
+
+    static let yunet = DetectorKind.network(.yunet)
+    static let centerface = DetectorKind.network(.centerface)
+
+    /// Every detector, in the order `--detector` lists them.
+    static let all = [DetectorKind.haar] + FaceModelKind.allCases.map(DetectorKind.network)
+    /// The networks' names, as option help says which detectors take an option ("YuNet, CenterFace").
+    static let networkNames = FaceModelKind.allCases.map(\.name).joined(separator: ", ")
+    /// The networks' ids, as refusals name them ("yunet and centerface").
+    static let networkIDs = listed(FaceModelKind.allCases.map(\.id), "and")
+
+    init?(argument: String) {
+        guard let kind = Self.all.first(where: { $0.id == argument }) else { return nil }
+        self = kind
+    }
+
+    static var allValueStrings: [String] { all.map(\.id) }
+    var defaultValueDescription: String { id }
+
+    /// The name `--detector` takes.
+    var id: String {
+        switch self {
+        case .haar: "haar"
+        case .network(let model): model.id
+        }
+    }
 
     /// The DNN model behind the detector; nil for Haar.
     var model: FaceModelKind? {
         switch self {
         case .haar: nil
-        case .yunet: .yunet
-        case .centerface: .centerface
+        case .network(let model): model
         }
     }
+
+    /// It runs a network: the engine, the model's parameters, scales and focus apply.
+    var runsNetwork: Bool { model != nil }
+    /// Each face has a score and five landmarks, which pose, quality, best shots, aligned crops,
+    /// overlays, `--by` and eval's operating point read.
+    var givesScoresAndLandmarks: Bool { model != nil }
+    /// Fast mode follows faces between full searches (`--full-search-every`), one frame after another;
+    /// a network's fast mode searches every frame, shrunk.
+    var fastModeFollowsFaces: Bool { model == nil }
+    /// YuNet's faces can be added (`--plus-yunet`): close-ups the model scores low.
+    var takesYuNetsFaces: Bool { model != nil && model != .yunet }
 }
 
 /// `--scales 1,2`: the scales a DNN detector searches a frame at, each above 0 and at most 4.
@@ -145,10 +180,10 @@ enum RedactionDefaults {
 /// The detector and its parameters.
 struct DetectorOptions: ParsableArguments {
     @Option(name: .customLong("detector"), help: ArgumentHelp(
-        "yunet: YuNet, decoded as OpenCV's FaceDetectorYN decodes it, with scores and landmarks; centerface: CenterFace, "
-            + "a third of YuNet's speed, more small faces (both run on --engine); haar: OpenCV's cascades, boxes exactly "
-            + "detectMultiScale's, fewer faces, slower (default: yunet; redact: \(RedactionDefaults.detector.rawValue) with --focus and --plus-yunet).",
-        valueName: "haar|yunet|centerface"))
+        FaceModelKind.allCases.map { "\($0.id): \($0.summary); " }.joined() + "these run on --engine; haar: OpenCV's cascades, "
+            + "boxes exactly detectMultiScale's, fewer faces, slower (default: yunet; redact: \(RedactionDefaults.detector.id) "
+            + "with --focus and --plus-yunet).",
+        valueName: DetectorKind.allValueStrings.joined(separator: "|")))
     var choice: DetectorKind?
 
     /// The detector that runs: yunet unless chosen (redact chooses through `redactionDefaults`).
@@ -166,30 +201,31 @@ struct DetectorOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Haar: how many overlapping detections a face needs to be kept (default: 3).", valueName: "N"))
     var minNeighbors: Int?
 
-    @Option(help: ArgumentHelp("YuNet, CenterFace: the ONNX model (default: the model shipped with facecam).", valueName: "path"))
+    @Option(help: ArgumentHelp("\(DetectorKind.networkNames): the ONNX model (default: the model shipped with facecam).", valueName: "path"))
     var model: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "YuNet, CenterFace: faces scoring less than this (0-1) are dropped "
-            + "(default: 0.9 for yunet, 0.5 for centerface; redact: \(RedactionDefaults.scoreThreshold)).", valueName: "F"))
+        "\(DetectorKind.networkNames): faces scoring less than this (0-1) are dropped (default: "
+            + FaceModelKind.allCases.map { "\(decimal($0.defaultScoreThreshold)) for \($0.id)" }.joined(separator: ", ")
+            + "; redact: \(RedactionDefaults.scoreThreshold)).", valueName: "F"))
     var scoreThreshold: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "YuNet, CenterFace: faces overlapping a better one by more than this IoU (0-1) are dropped, within a search "
+        "\(DetectorKind.networkNames): faces overlapping a better one by more than this IoU (0-1) are dropped, within a search "
             + "and across scales (default: 0.3).", valueName: "F"))
     var nmsThreshold: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("YuNet, CenterFace: candidates kept before non-maximum suppression (default: 5000).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("\(DetectorKind.networkNames): candidates kept before non-maximum suppression (default: 5000).", valueName: "N"))
     var topK: Int?
 
     @Option(help: ArgumentHelp(
-        "YuNet, CenterFace: the scales the frame is searched at, merged; 2 enlarges it twice to find faces too small "
+        "\(DetectorKind.networkNames): the scales the frame is searched at, merged; 2 enlarges it twice to find faces too small "
             + "for the model, at about 4 times the cost of 1 (default: 1; redact: \(RedactionDefaults.scales.map { decimal($0) }.joined(separator: ","))).",
         valueName: "S,S..."), transform: Scales.parsed)
     var scales: Scales?
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
-        "YuNet, CenterFace with several --scales: search the larger scales only in small tiles around the faint or "
+        "\(DetectorKind.networkNames) with several --scales: search the larger scales only in small tiles around the faint or "
             + "too small faces the smallest scale found, and everywhere when those tiles would cover a tenth of it: "
             + "a frame with a few faces costs little more than the smallest scale alone, but a face the smallest scale saw nothing of "
             + "is missed (default: off; redact: on, unless --detector is given)."))
@@ -203,21 +239,21 @@ struct DetectorOptions: ParsableArguments {
     var plusYuNet: Bool?
 
     @Option(help: ArgumentHelp(
-        "All detectors: smallest face kept, in upright pixels (default: 30 for haar, none for yunet and centerface).", valueName: "N|WxH"))
+        "All detectors: smallest face kept, in upright pixels (default: 30 for haar, none for \(DetectorKind.networkIDs)).", valueName: "N|WxH"))
     var minSize: PixelSize?
 
     @Option(help: ArgumentHelp("All detectors: largest face kept (default: no limit).", valueName: "N|WxH"))
     var maxSize: PixelSize?
 
     @Option(help: ArgumentHelp(
-        "YuNet, CenterFace: what runs the networks: openvino, OpenVINO's CPU runtime shipped with facecam, about twice "
+        "\(DetectorKind.networkNames): what runs the networks: openvino, OpenVINO's CPU runtime shipped with facecam, about twice "
             + "OpenCV's speed; or opencv, OpenCV's dnn module (default: openvino, or opencv with a warning when OpenVINO's "
             + "libraries are missing).",
         valueName: "openvino|opencv"))
     var engine: InferenceEngine?
 
     @Option(help: ArgumentHelp(
-        "YuNet, CenterFace: the arithmetic on OpenVINO: f32, the networks' own; or bf16, where the CPU has it, with "
+        "\(DetectorKind.networkNames): the arithmetic on OpenVINO: f32, the networks' own; or bf16, where the CPU has it, with "
             + "scores that move by up to a few hundredths, so faces near the threshold come and go "
             + "(docs/reference/detectors.md) (default: f32).",
         valueName: "f32|bf16"))
@@ -232,7 +268,7 @@ struct DetectorOptions: ParsableArguments {
     static let cores = OpenCVThreads.usableCores
 
     /// Frames detected at once, of the `given` --jobs: Haar's fast mode follows faces from frame to frame, so it takes them one by one.
-    func effectiveJobs(_ given: Int?, fast: FastSettings?) -> Int { fast != nil && kind == .haar ? 1 : given ?? Self.cores }
+    func effectiveJobs(_ given: Int?, fast: FastSettings?) -> Int { fast != nil && kind.fastModeFollowsFaces ? 1 : given ?? Self.cores }
 
     /// With several jobs the engine's threads would split each frame's search over
     /// cores the jobs already use; `make bench` measures the arrangements side
@@ -293,14 +329,17 @@ struct DetectorOptions: ParsableArguments {
             ("--engine", engine != nil), ("--precision", precision != nil),
             ("--focus", focus == true), ("--no-focus", focus == false),
         ]
-        let (foreign, owner) = kind == .haar ? (modelOnly, "yunet and centerface detectors") : (haarOnly, "haar detector")
+        let (foreign, owner) = kind.runsNetwork ? (haarOnly, "haar detector") : (modelOnly, "\(DetectorKind.networkIDs) detectors")
         if let (option, _) = foreign.first(where: \.1) {
-            let add = kind == .haar ? "--detector yunet" : "--detector haar"
+            let add = "--detector " + (kind.runsNetwork ? DetectorKind.haar : DetectorKind.yunet).id
             throw ValidationError("\(option) is an option of the \(owner): add \(add), or leave \(option) out")
         }
-        if let plusYuNet, kind != .centerface {
+        if let plusYuNet, !kind.takesYuNetsFaces {
             let option = plusYuNet ? "--plus-yunet" : "--no-plus-yunet"
-            throw ValidationError("\(option) says whether YuNet's faces are added to CenterFace's: add --detector centerface, or leave \(option) out")
+            let takers = DetectorKind.all.filter(\.takesYuNetsFaces)
+            throw ValidationError(
+                "\(option) says whether YuNet's faces are added to \(listed(takers.compactMap(\.model?.name), "or"))'s: "
+                    + "add --detector \(takers[0].id), or leave \(option) out")
         }
         if focus == true, (scales?.values.count ?? 1) < 2 {
             throw ValidationError("--focus narrows the larger of several scales: add --scales 1,2, or leave --focus out")
@@ -343,7 +382,7 @@ struct DetectorOptions: ParsableArguments {
 
     var modelParameters: ModelParameters {
         var parameters = ModelParameters(maxSize: maxSize)
-        parameters.scoreThreshold = scoreThreshold ?? (kind == .centerface ? 0.5 : parameters.scoreThreshold)
+        parameters.scoreThreshold = scoreThreshold ?? kind.model?.defaultScoreThreshold ?? parameters.scoreThreshold
         if let nmsThreshold { parameters.nmsThreshold = nmsThreshold }
         if let topK { parameters.topK = topK }
         if let minSize { parameters.minSize = minSize }
@@ -358,7 +397,7 @@ struct DetectorOptions: ParsableArguments {
         jobs given: Int?, fast: FastSettings? = nil, live: Bool = false, zones: ZoneFilter.Settings? = nil, faces: FaceReport = FaceReport()
     ) throws -> [any FrameFaceDetector] {
         var fast = fast
-        let background = live && fast != nil && kind == .haar
+        let background = live && fast != nil && kind.fastModeFollowsFaces
         fast?.searchInBackground = background
         let jobs = effectiveJobs(given, fast: fast)
         let threads = threadsOption ?? (background ? 1 : engineThreads(jobs: jobs))
@@ -374,8 +413,7 @@ struct DetectorOptions: ParsableArguments {
                     let detector = try FaceDetector(cascade: cascade, parameters: parameters)
                     return if let fast { try FastFaceDetector(detector: detector, settings: fast) } else { detector }
                 }
-            case .yunet, .centerface:
-                let kind = kind.model!
+            case .network(let kind):
                 let model = if let path = self.model { try FaceModelFile(kind, path: path) } else { try FaceModelFile(shipped: kind) }
                 // After the model is found, so that a missing model is the one line said.
                 engine = try engineSettings(threads: threads)
@@ -386,7 +424,7 @@ struct DetectorOptions: ParsableArguments {
                         focused: focus ?? false, engine: engine)
                     guard let yunet else { return detector }
                     var parameters = modelParameters
-                    parameters.scoreThreshold = ModelParameters().scoreThreshold
+                    parameters.scoreThreshold = FaceModelKind.yunet.defaultScoreThreshold
                     let companion = try ModelFaceDetector(
                         model: yunet, parameters: parameters, searchWidth: RedactionDefaults.plusYuNetWidth, engine: engine)
                     return FaceDetectorUnion(detector, adding: companion, unlessOverlapping: parameters.nmsThreshold)
@@ -418,7 +456,7 @@ struct DetectorOptions: ParsableArguments {
 struct FastModeOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(
         "Fast mode (docs/reference/tracking.md). Haar: full searches on a shrunk frame every few frames, and between them only around "
-            + "the faces already found. YuNet, CenterFace: every frame searched shrunk to --detect-width when that at least "
+            + "the faces already found. \(DetectorKind.networkNames): every frame searched shrunk to --detect-width when that at least "
             + "halves its pixels."))
     var fast = false
 
@@ -443,7 +481,7 @@ struct FastModeOptions: ParsableArguments {
 
     /// A DNN detector's fast mode has no full searches to space out.
     func validate(with detector: DetectorOptions) throws {
-        if fullSearchEvery != nil, let model = detector.kind.model {
+        if fullSearchEvery != nil, !detector.kind.fastModeFollowsFaces, let model = detector.kind.model {
             throw ValidationError(
                 "--full-search-every is an option of the haar detector's fast mode: \(model.name) searches every frame; leave it out")
         }
@@ -521,7 +559,7 @@ struct OutputOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "With --crops: box (the face's box with --crop-margin around it, upright) or aligned (--crop-size pixels square, "
-            + "turned and scaled so that the eyes, nose and mouth sit where face-recognition models expect them; YuNet, CenterFace) "
+            + "turned and scaled so that the eyes, nose and mouth sit where face-recognition models expect them; \(DetectorKind.networkNames)) "
             + "(default: box).",
         valueName: "box|aligned"))
     var cropStyle: CropStyleName?
@@ -580,7 +618,7 @@ struct OutputOptions: ParsableArguments {
     /// How the dataset formats name images and the run, for stills or a `video`.
     func context(detector: DetectorOptions, faces: FaceReport, video: Bool) -> ExportContext {
         ExportContext(
-            imageRoot: imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.rawValue)",
+            imageRoot: imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.id)",
             faceAttributes: implyingQuality(faces).posesFaces)
     }
 
@@ -611,11 +649,13 @@ struct OutputOptions: ParsableArguments {
             throw ValidationError(
                 "--format \(format.rawValue) has no place for what \(option) reports: use jsonl, csv, text, coco, cvat or voc, or leave \(option) out")
         }
-        if bestShot, detector.kind == .haar {
-            throw ValidationError("--best-shot ranks faces by a quality that reads the landmarks the haar detector does not give: add --detector yunet")
+        if bestShot, !detector.kind.givesScoresAndLandmarks {
+            throw ValidationError(
+                "--best-shot ranks faces by a quality that reads the landmarks the \(detector.kind.id) detector does not give: add --detector yunet")
         }
-        if cropStyle == .aligned, detector.kind == .haar {
-            throw ValidationError("--crop-style aligned places the landmarks the haar detector does not give: add --detector yunet, or use box crops")
+        if cropStyle == .aligned, !detector.kind.givesScoresAndLandmarks {
+            throw ValidationError(
+                "--crop-style aligned places the landmarks the \(detector.kind.id) detector does not give: add --detector yunet, or use box crops")
         }
     }
 

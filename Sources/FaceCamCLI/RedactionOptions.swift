@@ -76,7 +76,7 @@ struct PreviewRedactionOptions: ParsableArguments {
         }
         try mask.validate(mode: redact!, option: "--redact")
         if !previews.contains(where: \.given) {
-            throw ValidationError("--redact hides faces on the frames \(listed(previews)) writes or shows; add "
+            throw ValidationError("--redact hides faces on the frames \(listed(previews.map(\.option), "or")) writes or shows; add "
                 + (previews.count == 1 ? "it" : "one") + ", or use facecam redact")
         }
     }
@@ -89,9 +89,9 @@ struct PreviewRedactionOptions: ParsableArguments {
 }
 
 /// The options of `previews` as a sentence lists them: "A", "A or B", "A, B or C".
-func listed(_ previews: [(option: String, given: Bool)]) -> String {
-    let names = previews.map(\.option)
-    return names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+/// "a", "a or b", "a, b or c" (with `conjunction` "or").
+func listed(_ names: [String], _ conjunction: String) -> String {
+    names.count > 1 ? names.dropLast().joined(separator: ", ") + " \(conjunction) " + names.last! : names.joined()
 }
 
 extension FaceOverlay.Anchor: ExpressibleByArgument {}
@@ -100,7 +100,7 @@ extension FaceOverlay.Anchor: ExpressibleByArgument {}
 struct OverlayOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Lay this picture (a PNG with transparency, up to 16 megapixels) on each face of the frames written or shown, instead of "
-            + "outlining it: scaled to the face and turned with it (YuNet, CenterFace).",
+            + "outlining it: scaled to the face and turned with it (\(DetectorKind.networkNames)).",
         valueName: "png"))
     var overlay: String?
 
@@ -139,11 +139,11 @@ struct OverlayOptions: ParsableArguments {
         }
         _ = try points()
         if redacting { throw ValidationError("--overlay and --redact both say what covers the faces: choose one") }
-        if detector.kind == .haar {
-            throw ValidationError("--overlay is placed on the landmarks the haar detector does not give: add --detector yunet")
+        if !detector.kind.givesScoresAndLandmarks {
+            throw ValidationError("--overlay is placed on the landmarks the \(detector.kind.id) detector does not give: add --detector yunet")
         }
         if !previews.contains(where: \.given) {
-            throw ValidationError("--overlay goes on the frames \(listed(previews)) writes or shows; add " + (previews.count == 1 ? "it" : "one"))
+            throw ValidationError("--overlay goes on the frames \(listed(previews.map(\.option), "or")) writes or shows; add " + (previews.count == 1 ? "it" : "one"))
         }
     }
 

@@ -107,6 +107,26 @@ struct ShimTests {
         #expect(!error.text.isEmpty)
     }
 
+    /// The shim finds a model's decoder by the id Swift's `FaceModelKind` gives it; any other id is a
+    /// bad argument, not a model that fails to load.
+    @Test func modelsAreFoundByTheirRegisteredID() throws {
+        let yunet = fixtures.deletingLastPathComponent()
+            .appendingPathComponent("Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx").path
+        var params = cfd_model_params(score_threshold: 0.9, nms_threshold: 0.3, top_k: 5000)
+        var engine = cfd_engine_settings(engine: CFD_ENGINE_OPENCV, precision: CFD_PRECISION_F32, threads: 1)
+        var error = cfd_error()
+        let model = try #require(cfd_model_create("yunet", yunet, &params, &engine, &error), "\(error.text)")
+        cfd_model_destroy(model)
+        for id in ["YuNet", "yunet ", "", "haar"] {
+            error = cfd_error()
+            #expect(cfd_model_create(id, yunet, &params, &engine, &error) == nil)
+            #expect(error.status == CFD_ERROR_INVALID_ARGUMENT && error.text == "unknown model kind", "\(id): \(error.text)")
+        }
+        error = cfd_error()
+        #expect(cfd_model_create(nil, yunet, &params, &engine, &error) == nil)
+        #expect(error.status == CFD_ERROR_INVALID_ARGUMENT)
+    }
+
     @Test func invalidArgumentsAreRefused() throws {
         var error = cfd_error()
         let detector = try #require(cfd_detector_create(cascadePath, &error))

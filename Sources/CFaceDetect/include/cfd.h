@@ -154,12 +154,8 @@ typedef struct {
 cfd_status cfd_openvino_load(const char *directory, char *version, size_t version_capacity, char *loaded_from,
                              size_t loaded_from_capacity, cfd_error *error);
 
-/* ---- DNN face models: YuNet and CenterFace, on either engine ---- */
-
-typedef enum {
-    CFD_MODEL_YUNET = 1,     /* a YuNet ONNX model, decoded as OpenCV's FaceDetectorYN does */
-    CFD_MODEL_CENTERFACE = 2 /* a CenterFace ONNX model, decoded as its authors do */
-} cfd_model_kind;
+/* ---- DNN face models, on either engine: each named by the id its decoder is registered under
+ * in cfd_model.cpp ("yunet": decoded as OpenCV's FaceDetectorYN does; "centerface": as its authors do) ---- */
 
 typedef struct cfd_model cfd_model;
 
@@ -184,9 +180,10 @@ typedef struct {
     size_t count;
 } cfd_model_faces;
 
-/* Loads an ONNX model of `kind` on `engine`. Returns NULL and fills `error` (CFD_ERROR_MODEL) when
- * the file is missing or not a model of that kind the engine runs: it is tried once on a blank image. */
-cfd_model *cfd_model_create(cfd_model_kind kind, const char *model_path, const cfd_model_params *params,
+/* Loads the ONNX model at `model_path` on `engine`, decoded as the model registered as `kind` is
+ * (CFD_ERROR_INVALID_ARGUMENT for an id no decoder has). Returns NULL and fills `error` (CFD_ERROR_MODEL)
+ * when the file is missing or not a model of that kind the engine runs: it is tried once on a blank image. */
+cfd_model *cfd_model_create(const char *kind, const char *model_path, const cfd_model_params *params,
                             const cfd_engine_settings *engine, cfd_error *error);
 void cfd_model_destroy(cfd_model *model);
 

