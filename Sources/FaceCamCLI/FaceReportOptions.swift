@@ -57,18 +57,6 @@ struct FaceReportOptions: ParsableArguments {
     var report: FaceReport { FaceReport(maxFaces: maxFaces, ranking: by ?? .size, pose: pose, quality: quality) }
 }
 
-/// What the detectors add to each frame's faces, built from `FaceReportOptions`: the default reports
-/// every face, with no pose or quality.
-struct FaceReport {
-    var maxFaces: Int?
-    var ranking: FaceRanking = .size
-    var pose = false
-    var quality = false
-
-    /// Faces get a pose: asked for, or needed by their quality.
-    var posesFaces: Bool { pose || quality || ranking == .quality }
-}
-
 /// --jobs: the commands that detect many frames at once (detect, video, redact). live detects its
 /// newest frame alone, and eval its images one by one.
 struct JobsOptions: ParsableArguments {

@@ -391,8 +391,7 @@ struct DetectorOptions: ParsableArguments {
 
     /// One detector per job (`jobs` as --jobs gave it), exact or in fast mode (`fast`); sets OpenCV's pool to match. Live
     /// Haar fast mode runs its full searches in the background, on a core of their own. Each is
-    /// wrapped as the options say: in `zones` first (so that a face dropped there counts for no
-    /// limit), then the face limit, then pose and quality (`faces`).
+    /// wrapped in `zones` and `faces`'s limit, pose and quality (`FaceReport.wrapping`).
     func makeDetectors(
         jobs given: Int?, fast: FastSettings? = nil, live: Bool = false, zones: ZoneFilter.Settings? = nil, faces: FaceReport = FaceReport()
     ) throws -> [any FrameFaceDetector] {
@@ -405,7 +404,7 @@ struct DetectorOptions: ParsableArguments {
         do throws(FaceCamError) {
             // Haar runs no network (and pose and quality, which need one, are refused with it).
             var engine = EngineSettings()
-            var detectors: [any FrameFaceDetector]
+            let detectors: [any FrameFaceDetector]
             switch kind {
             case .haar:
                 let cascade = try Cascade(resolving: cascade ?? Cascade.defaultName)
@@ -430,20 +429,7 @@ struct DetectorOptions: ParsableArguments {
                     return FaceDetectorUnion(detector, adding: companion, unlessOverlapping: parameters.nmsThreshold)
                 }
             }
-            if let zones { detectors = detectors.map { ZoneFilter($0, settings: zones) } }
-            // Faces are limited before their pose is estimated, unless they are ranked by quality, which needs it.
-            let limit = { (detector: any FrameFaceDetector) -> any FrameFaceDetector in
-                faces.maxFaces.map { FaceCountLimit(detector, count: $0, ranking: faces.ranking) } ?? detector
-            }
-            let rankedByQuality = faces.ranking == .quality
-            guard faces.posesFaces else { return detectors.map(limit) }
-            let poseModel = try FaceModelFile(shipped: .yunet)
-            return try detectors.map { (detector) throws(FaceCamError) -> any FrameFaceDetector in
-                let posed = try PoseEstimation(rankedByQuality ? detector : limit(detector), model: poseModel, engine: engine)
-                guard faces.quality || rankedByQuality else { return posed }
-                let rated = QualityEstimation(posed)
-                return rankedByQuality ? limit(rated) : rated
-            }
+            return try detectors.map { (detector) throws(FaceCamError) in try faces.wrapping(detector, zones: zones, engine: engine) }
         } catch {
             // A cascade or model that cannot be loaded is a usage error: nothing was processed.
             report(error.description)

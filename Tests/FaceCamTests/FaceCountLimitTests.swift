@@ -40,6 +40,20 @@ struct FaceCountLimitTests {
         #expect(try Self.kept(9, by: .score) == [0, 100, 200, 300])
     }
 
+    /// A face dropped in an ignored zone counts for no limit: `FaceReport` puts the zones inside the limit.
+    @Test func theLimitKeepsTheBestFacesOutsideIgnoredZones() throws {
+        // An ignored square around the two 50-pixel faces (x 100 and 300, centres at 125 and 325, y 35).
+        let square = [Point(x: 90, y: 0), Point(x: 400, y: 0), Point(x: 400, y: 100), Point(x: 90, y: 100)]
+        let report = FaceReport(maxFaces: 1, ranking: .size)
+        let detector = try report.wrapping(
+            ScriptedDetector(Self.faces), zones: ZoneFilter.Settings(zones: [], ignored: [square]), engine: EngineSettings())
+        let size = PixelSize(width: 400, height: 100)
+        let kept = try detector.detect(in: Frame(width: 400, height: 100), geometry: PreviewGeometry(frameSize: size))
+        #expect(kept.map(\.box.x) == [0])
+        #expect(try report.wrapping(ScriptedDetector(Self.faces), zones: nil, engine: EngineSettings())
+            .detect(in: Frame(width: 400, height: 100), geometry: PreviewGeometry(frameSize: size)).map(\.box.x) == [100])
+    }
+
     @Test func aNewSourceReachesTheDetector() {
         let detector = ScriptedDetector(Self.faces)
         FaceCountLimit(detector, count: 1, ranking: .size).beginSource()
