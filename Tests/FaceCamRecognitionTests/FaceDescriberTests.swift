@@ -1,0 +1,113 @@
+import FaceCam
+import FaceCamRecognition
+import Foundation
+import Testing
+
+let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// facecam's descriptors against dlib's own, computed by its Python bindings (PyPI's dlib-bin, in
+/// .build/dlib-venv, which make test-deps makes) by Tests/Reference/dlib_descriptors.py on the same pixels.
+struct FaceDescriberTests {
+    static let python = repository.appendingPathComponent(".build/dlib-venv/bin/python").path
+    static let script = repository.appendingPathComponent("Tests/Reference/dlib_descriptors.py").path
+
+    /// The faces YuNet finds in the fixture photographs.
+    static let photographs = ["images/astronaut.png", "images/camera.png", "images/grace_hopper.jpg", "images/two-faces.jpg",
+                              "large-faces/face-720p.jpg"]
+
+    struct ReferenceFace: Decodable {
+        var descriptor: [Float]
+        var points: [[Double]]
+    }
+
+    /// dlib's descriptors and points of `boxes` in `frame`.
+    static func reference(_ frame: Frame, boxes: [PixelRect], models: RecognitionModels) throws -> [ReferenceFace] {
+        try #require(FileManager.default.isExecutableFile(atPath: python), "\(python) is missing: make test-deps installs dlib-bin there")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dlib-reference-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var ppm = Data("P6\n\(frame.width) \(frame.height)\n255\n".utf8)
+        for y in 0..<frame.height {
+            for x in 0..<frame.width {
+                let pixel = frame.pixel(x: x, y: y)
+                ppm.append(contentsOf: [pixel.red, pixel.green, pixel.blue])
+            }
+        }
+        let image = directory.appendingPathComponent("frame.ppm")
+        try ppm.write(to: image)
+        let request = directory.appendingPathComponent("request.json")
+        try JSONSerialization.data(withJSONObject: [
+            "image": image.path, "boxes": boxes.map { [$0.x, $0.y, $0.width, $0.height] },
+            "shape_predictor": models.shapePredictor, "network": models.network,
+        ]).write(to: request)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script, request.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "\(script) failed")
+        struct Answer: Decodable { var faces: [ReferenceFace] }
+        return try JSONDecoder().decode(Answer.self, from: data).faces
+    }
+
+    /// Every fixture face YuNet finds: each of the 128 values within 1e-4 of dlib's, and the five
+    /// points where dlib's predictor put them.
+    @Test func descriptorsEqualDlibsOwn() throws {
+        let models = try RecognitionModels()
+        let describer = try FaceDescriber(models: models)
+        let detector = try ModelFaceDetector(model: FaceModelFile(shipped: .yunet))
+        var faces = 0
+        for name in Self.photographs {
+            let frame = try ImageFile.load(repository.appendingPathComponent("Fixtures/" + name).path).frame
+            let boxes = try detector.detect(in: frame, geometry: PreviewGeometry(frameSize: frame.size)).map(\.box)
+            try #require(!boxes.isEmpty, "\(name): YuNet found no face")
+            let expected = try Self.reference(frame, boxes: boxes, models: models)
+            try #require(expected.count == boxes.count)
+            for (box, reference) in zip(boxes, expected) {
+                let described = try describer.describe(box, in: frame)
+                let worst = zip(described.descriptor.values, reference.descriptor).map { abs($0 - $1) }.max() ?? .infinity
+                #expect(worst <= 1e-4, "\(name) \(box): a value differs from dlib's by \(worst)")
+                #expect(described.points.map { [$0.x, $0.y] } == reference.points, "\(name) \(box)")
+                faces += 1
+            }
+        }
+        #expect(faces >= 6)
+    }
+
+    /// One photograph scaled (astronaut.png, and face-720p.jpg made from it) lies within dlib's pair
+    /// threshold, 0.6; another person (Grace Hopper) beyond it.
+    @Test func aFaceIsNearerItselfThanAnother() throws {
+        let describer = try FaceDescriber(models: RecognitionModels())
+        let detector = try ModelFaceDetector(model: FaceModelFile(shipped: .yunet))
+        func descriptor(_ name: String) throws -> FaceDescriptor {
+            let frame = try ImageFile.load(repository.appendingPathComponent("Fixtures/" + name).path).frame
+            let face = try #require(try detector.detect(in: frame, geometry: PreviewGeometry(frameSize: frame.size)).first)
+            return try describer.describe(face.box, in: frame).descriptor
+        }
+        let astronaut = try descriptor("images/astronaut.png")
+        let scaled = try descriptor("large-faces/face-720p.jpg")
+        let hopper = try descriptor("images/grace_hopper.jpg")
+        #expect(astronaut.distance(to: scaled) < 0.6, "\(astronaut.distance(to: scaled))")
+        #expect(astronaut.distance(to: hopper) > 0.6, "\(astronaut.distance(to: hopper))")
+        #expect(astronaut.distance(to: astronaut) == 0)
+    }
+
+    /// Files that are not dlib's models are one line naming the file.
+    @Test func aFileThatIsNoModelIsRefusedByName() throws {
+        let models = try RecognitionModels()
+        let wrong = RecognitionModels(shapePredictor: models.network, network: models.network)
+        #expect {
+            try FaceDescriber(models: wrong)
+        } throws: { error in
+            guard case RecognitionError.modelUnloadable(let reason) = error else { return false }
+            return reason.hasPrefix(models.network + ": not dlib's 5-point shape predictor") && !reason.contains("\n")
+        }
+        #expect(throws: RecognitionError.modelNotFound(
+            RecognitionModels.shapePredictorFile, tried: ["/nonexistent/" + RecognitionModels.shapePredictorFile])) {
+            _ = try RecognitionModels(shippedIn: ["/nonexistent"]).shapePredictor
+        }
+    }
+}
