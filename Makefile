@@ -34,12 +34,12 @@ OPENVINO_LIBS := libopenvino.so.2641 libopenvino_intel_cpu_plugin.so libopenvino
 OPENVINO_NOTICES := runtime-third-party-programs.txt onednn_third-party-programs.txt onetbb_third-party-programs.txt
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
-# What facecam needs to build and run (ffmpeg encodes redacted videos; libmosquitto is live --mqtt's client; libdlib, on OpenBLAS, describes faces for recognition), and what its tests
+# What facecam needs to build and run (ffmpeg encodes redacted videos; libmosquitto is live --mqtt's client; libdlib, on OpenBLAS, describes faces for recognition, and libsqlite3 keeps the gallery), and what its tests
 # need beside that (python3-opencv runs the independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP;
 # curl, Chromium, Xvfb and xdotool check live --serve and --show as a person would meet them; procps's pgrep checks that
 # --on-event's killed commands are gone; mosquitto is the broker live --mqtt is tested against, mosquitto_sub its subscriber;
 # GNU parallel runs the README's sharded batch).
-PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev libavformat-dev libmosquitto-dev libdlib-dev \
+PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev libavformat-dev libmosquitto-dev libdlib-dev libsqlite3-dev \
 	libopenblas-dev ffmpeg python3-pip
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool python3-venv procps \

@@ -58,7 +58,10 @@ let package = Package(
         ),
         // Who a face is: descriptors (dlib's models, fetched by `make models`); a target of its own so
         // that only what recognises links dlib.
-        .target(name: "FaceCamRecognition", dependencies: ["FaceCam", "CFaceRecognition"], resources: [.copy("Resources/Dlib")]),
+        // The gallery of enrolled people: SQLite, Debian's libsqlite3.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .target(
+            name: "FaceCamRecognition", dependencies: ["FaceCam", "CFaceRecognition", "CSQLite"], resources: [.copy("Resources/Dlib")]),
         // The live preview served over HTTP; a target of its own so that the library (and its fuzz build) needs no NIO.
         .target(
             name: "FaceCamServe",

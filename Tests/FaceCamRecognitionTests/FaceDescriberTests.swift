@@ -111,3 +111,51 @@ struct FaceDescriberTests {
         }
     }
 }
+
+/// The described cut `FaceRecognizer` takes equals the whole frame's description, and a photograph's
+/// orientation tag does not change who a face is.
+struct FaceRecognizerTests {
+    static func detector() throws -> ModelFaceDetector { try ModelFaceDetector(model: FaceModelFile(shipped: .yunet)) }
+
+    @Test func aCutAroundTheFaceDescribesItAsTheWholeFrame() throws {
+        let describer = try FaceDescriber(models: RecognitionModels())
+        for name in FaceDescriberTests.photographs {
+            let frame = try ImageFile.load(repository.appendingPathComponent("Fixtures/" + name).path).frame
+            let geometry = try PreviewGeometry(frameSize: frame.size)
+            for face in try Self.detector().detect(in: frame, geometry: geometry) {
+                let whole = try describer.describe(face.box, in: frame)
+                let cut = try #require(try FaceRecognizer.describe(face, in: frame, geometry: geometry, with: describer))
+                let worst = zip(whole.descriptor.values, cut.descriptor.values).map { abs($0 - $1) }.max() ?? .infinity
+                #expect(worst <= 1e-4, "\(name) \(face.box): \(worst)")
+            }
+        }
+    }
+
+    /// Fixtures/exif holds one portrait stored in the eight EXIF orientations, each with the tag
+    /// that turns it back: each is the same face, named the same, at nearly no distance.
+    @Test func aTurnedPhotographIsTheSamePerson() throws {
+        let describer = try FaceDescriber(models: RecognitionModels())
+        var described: [FaceDescriptor] = []
+        for name in (1...8).map({ "portrait-\($0).jpg" }) {
+            let image = try ImageFile.load(repository.appendingPathComponent("Fixtures/exif/" + name).path)
+            let geometry = try PreviewGeometry(frameSize: image.frame.size, orientation: image.uprightOrientation)
+            let face = try #require(try Self.detector().detect(in: image.frame, geometry: geometry).first, "\(name)")
+            described.append(try #require(try FaceRecognizer.describe(face, in: image.frame, geometry: geometry, with: describer)).descriptor)
+        }
+        let enrolled = EnrolledFaces([("portrait", described[0])], tolerance: 0.5)
+        for (index, descriptor) in described.enumerated() {
+            let identity = enrolled.identify(descriptor)
+            #expect(identity.name == "portrait" && (identity.distance ?? 1) < 0.1, "portrait-\(index + 1): \(identity)")
+        }
+    }
+
+    @Test func theNearestPersonWithinTheToleranceIsNamed() throws {
+        func descriptor(_ first: Float) -> FaceDescriptor { FaceDescriptor([first] + [Float](repeating: 0, count: 127))! }
+        let enrolled = EnrolledFaces([("a", descriptor(0)), ("b", descriptor(1)), ("a", descriptor(0.2))], tolerance: 0.3)
+        let nearA = enrolled.identify(descriptor(0.15)), nearB = enrolled.identify(descriptor(0.8))
+        #expect(nearA.name == "a" && abs(nearA.distance! - 0.05) < 1e-6)
+        #expect(nearB.name == "b" && abs(nearB.distance! - 0.2) < 1e-6)
+        #expect(enrolled.identify(descriptor(0.55)).name == nil)
+        #expect(EnrolledFaces([], tolerance: 0.3).identify(descriptor(0)) == FaceIdentity(name: nil, distance: nil))
+    }
+}

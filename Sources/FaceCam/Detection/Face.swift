@@ -27,6 +27,8 @@ public struct Face: Hashable, Sendable {
     public var quality: Double?
     /// The names of the `--zone`s its centre in the preview lies in (`ZoneFilter`); nil without zones.
     public var zones: [String]?
+    /// Who the face is, against a gallery of enrolled people (`--recognize`); nil unless asked for.
+    public var identity: FaceIdentity?
 
     public init(
         box: PixelRect, preview: Rect, id: Int? = nil, score: Double? = nil,
@@ -42,6 +44,20 @@ public struct Face: Hashable, Sendable {
         self.pose = pose
         self.previewPose = previewPose
         self.quality = quality
+    }
+}
+
+/// Who a face is: the enrolled person whose descriptor lies nearest, when within the tolerance.
+public struct FaceIdentity: Hashable, Sendable {
+    /// The person's name; nil for someone unknown (no enrolled descriptor within the tolerance).
+    public var name: String?
+    /// The distance to the nearest enrolled descriptor (Euclidean, in dlib's descriptor space); nil
+    /// when the gallery is empty.
+    public var distance: Double?
+
+    public init(name: String?, distance: Double?) {
+        self.name = name
+        self.distance = distance
     }
 }
 

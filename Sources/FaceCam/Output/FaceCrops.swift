@@ -26,17 +26,36 @@ public enum FaceCropStyle: Hashable, Sendable {
             else { return nil }
             return try frame.warped(to: PixelSize(width: size, height: size), sampling: fromCrop.followed(by: toUpright.inverted()!))
         case .box(let margin):
-            let upright = geometry.bufferToUpright.apply(face.box.rect)
-            let (dx, dy) = (upright.width * margin, upright.height * margin)
-            let widened = Rect(x: upright.x - dx, y: upright.y - dy, width: upright.width + 2 * dx, height: upright.height + 2 * dy)
-            guard let clipped = widened.clipped(to: geometry.uprightSize) else { return nil }
-            let x0 = Int(clipped.minX.rounded()), y0 = Int(clipped.minY.rounded())
-            let size = PixelSize(width: Int(clipped.maxX.rounded()) - x0, height: Int(clipped.maxY.rounded()) - y0)
-            guard size.width > 0, size.height > 0 else { return nil }
-            // Whole-pixel shifts and quarter turns: every crop pixel is one of the frame's, unblended.
-            let cropToBuffer = AffineTransform.translation(x: Double(x0), y: Double(y0)).followed(by: geometry.bufferToUpright.inverted()!)
-            return try frame.warped(to: size, sampling: cropToBuffer.onPixelIndices)
+            return try frame.uprightCut(around: face.box, margin: margin, geometry: geometry)?.image
         }
+    }
+}
+
+/// A cut of a frame's upright aperture around a face, and where the face's box lies in it.
+public struct UprightCut: Sendable {
+    public let image: Frame
+    /// The face's box, upright, in the cut's pixels.
+    public let box: PixelRect
+}
+
+extension Frame {
+    /// The upright aperture (as `geometry` describes this frame) around `box`, a box in the buffer,
+    /// widened by `margin` of its size on each side and clipped to the aperture; nil when nothing is left.
+    public func uprightCut(around box: PixelRect, margin: Double, geometry: PreviewGeometry) throws(FaceCamError) -> UprightCut? {
+        let upright = geometry.bufferToUpright.apply(box.rect)
+        let (dx, dy) = (upright.width * margin, upright.height * margin)
+        let widened = Rect(x: upright.x - dx, y: upright.y - dy, width: upright.width + 2 * dx, height: upright.height + 2 * dy)
+        guard let clipped = widened.clipped(to: geometry.uprightSize) else { return nil }
+        let x0 = Int(clipped.minX.rounded()), y0 = Int(clipped.minY.rounded())
+        let size = PixelSize(width: Int(clipped.maxX.rounded()) - x0, height: Int(clipped.maxY.rounded()) - y0)
+        guard size.width > 0, size.height > 0 else { return nil }
+        // Whole-pixel shifts and quarter turns: every pixel of the cut is one of the frame's, unblended.
+        let cutToBuffer = AffineTransform.translation(x: Double(x0), y: Double(y0)).followed(by: geometry.bufferToUpright.inverted()!)
+        let image = try warped(to: size, sampling: cutToBuffer.onPixelIndices)
+        let inCut = PixelRect(
+            x: Int(upright.x.rounded()) - x0, y: Int(upright.y.rounded()) - y0,
+            width: Int(upright.width.rounded()), height: Int(upright.height.rounded()))
+        return UprightCut(image: image, box: inCut)
     }
 }
 

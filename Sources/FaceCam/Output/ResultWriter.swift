@@ -132,6 +132,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 + (face.previewPose.map { ",\"preview_pose\":\(angles($0))" } ?? "")
                 + (face.quality.map { ",\"quality\":\(qualityText($0))" } ?? "")
                 + (face.zones.map { ",\"zones\":[" + $0.map(jsonString).joined(separator: ",") + "]" } ?? "")
+                + (face.identity.map(identityJSON) ?? "")
                 + "}"
         }
         return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
@@ -196,9 +197,22 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                         + "; as shown, roll \(decimal(roll.rounded()))°, yaw \(decimal(yaw.rounded()))°, pitch \(decimal(pitch.rounded()))°"
                 } ?? "")
                 + (face.zones.map { $0.isEmpty ? "; in no zone" : "; in " + $0.joined(separator: ", ") } ?? "")
+                + (face.identity.map(identityText) ?? "")
                 + "\n"
         }
         return text
+    }
+
+    /// ,"identity":NAME|null,"distance":D|null, the distance to three decimals.
+    private func identityJSON(_ identity: FaceIdentity) -> String {
+        let name = identity.name.map(jsonString) ?? "null"
+        let distance = identity.distance.map { decimal(($0 * 1000).rounded() / 1000) } ?? "null"
+        return ",\"identity\":\(name),\"distance\":\(distance)"
+    }
+
+    /// "; NAME (distance D)" or "; unknown (distance D)".
+    private func identityText(_ identity: FaceIdentity) -> String {
+        "; " + (identity.name ?? "unknown") + (identity.distance.map { String(format: " (distance %.2f)", $0) } ?? "")
     }
 
     private func numbers(_ r: Rect) -> String {

@@ -39,6 +39,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case zone(source: String, reason: String)
     /// OpenCV failed while detecting or rendering.
     case openCV(String)
+    /// dlib failed while describing a face to recognise it.
+    case recognition(String)
     /// Detection failed on one frame (its record is left out); `error` says how.
     indirect case detection(source: String, frame: Int, error: FaceCamError)
     /// The preview to draw is larger than facecam draws.
@@ -110,6 +112,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             return "\(source): \(reason)"
         case .openCV(let message):
             return "OpenCV failed: \(message)"
+        case .recognition(let message):
+            return "face recognition failed: \(message)"
         case .detection(let source, let frame, let error):
             return "\(source) frame \(frame): no faces reported, detection failed: \(error.description)"
         case .previewTooLarge(let source, let size, let limit):

@@ -1,0 +1,265 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+internal import CSQLite
+import FaceCam
+
+/// What went wrong with a gallery; each names the gallery's file.
+public enum GalleryError: Error, Equatable, CustomStringConvertible {
+    /// The file could not be opened or made.
+    case cannotOpen(path: String, reason: String)
+    /// The file is there but is not a facecam gallery (another SQLite database, or not SQLite).
+    case notAGallery(path: String)
+    /// No one of that name is enrolled.
+    case unknownPerson(String, path: String)
+    /// Someone of that name is enrolled already.
+    case nameTaken(String, path: String)
+    /// A name that cannot be one: empty, or with a control character.
+    case badName(String)
+    /// SQLite failed: its call and message.
+    case sqlite(call: String, path: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason):
+            "\(FilePath(path)): cannot open the gallery: \(reason) (give --gallery a file in a folder you may write)"
+        case .notAGallery(let path):
+            "\(FilePath(path)): not a facecam gallery (give --gallery a new file, or one facecam enrol made)"
+        case .unknownPerson(let name, let path):
+            "no one called '\(name)' is enrolled in \(FilePath(path)) (facecam people lists who is)"
+        case .nameTaken(let name, let path):
+            "'\(name)' is enrolled in \(FilePath(path)) already (choose another name, or forget them first)"
+        case .badName(let name):
+            "'\(FilePath(name))' cannot be a name: give one with no control characters, not empty"
+        case .sqlite(let call, let path, let message):
+            "\(FilePath(path)): the gallery failed (\(call): \(message))"
+        }
+    }
+}
+
+/// The enrolled people and their descriptors, in one SQLite file that several running facecam
+/// processes may share (write-ahead log; a writer waits up to `busyTimeout` for another). The file
+/// is made readable by its owner only; forgetting someone overwrites their descriptors on disk
+/// (`secure_delete`) and empties the log, so they are gone for good.
+public final class Gallery {
+    /// A person and how many photographs they were enrolled from.
+    public struct Person: Hashable, Sendable {
+        public let name: String
+        public let descriptors: Int
+    }
+
+    /// How long a write waits for another process's, in milliseconds.
+    public static let busyTimeout: Int32 = 10_000
+    /// Where the gallery is unless --gallery says: $XDG_DATA_HOME/facecam, else ~/.local/share/facecam.
+    public static func defaultPath(environment: [String: String]) -> String? {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/facecam/gallery.sqlite" }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return home + "/.local/share/facecam/gallery.sqlite"
+    }
+
+    private static let schemaVersion: Int32 = 1
+    private static let applicationID: Int32 = 0x6663_6731 // "fcg1"
+
+    public let path: String
+    private let database: OpaquePointer
+
+    /// Opens the gallery at `path`; with `create`, makes it (and its folder) when missing.
+    public init(path: String, create: Bool) throws(GalleryError) {
+        self.path = path
+        if create {
+            try Self.makeFile(path)
+        } else if access(path, F_OK) != 0 {
+            throw .cannotOpen(path: path, reason: "no such file (facecam enrol makes it)")
+        }
+        var handle: OpaquePointer?
+        let opened = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nil)
+        guard opened == SQLITE_OK, let handle else {
+            let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(opened))
+            sqlite3_close(handle)
+            throw .cannotOpen(path: path, reason: reason)
+        }
+        database = handle
+        do throws(GalleryError) {
+            sqlite3_busy_timeout(database, Self.busyTimeout)
+            try prepareSchema()
+        } catch {
+            sqlite3_close(database)
+            throw error
+        }
+    }
+
+    deinit { sqlite3_close(database) }
+
+    /// Adds `descriptors` to `name`, enrolling them if new (`adding` false: refused if enrolled already).
+    public func enrol(_ name: String, descriptors: [FaceDescriptor], adding: Bool) throws(GalleryError) {
+        try Self.check(name)
+        try transaction { () throws(GalleryError) in
+            var person = try personID(name)
+            if person != nil, !adding { throw .nameTaken(name, path: path) }
+            if person == nil {
+                try run("INSERT INTO people (name) VALUES (?)", [.text(name)])
+                person = sqlite3_last_insert_rowid(database)
+            }
+            for descriptor in descriptors {
+                try run("INSERT INTO descriptors (person, descriptor) VALUES (?, ?)", [.integer(person!), .blob(Self.bytes(descriptor))])
+            }
+        }
+    }
+
+    /// Everyone enrolled, by name.
+    public func people() throws(GalleryError) -> [Person] {
+        try query(
+            "SELECT p.name, count(d.id) FROM people p LEFT JOIN descriptors d ON d.person = p.id GROUP BY p.id ORDER BY p.name", []
+        ) { statement in
+            Person(name: String(cString: sqlite3_column_text(statement, 0)), descriptors: Int(sqlite3_column_int64(statement, 1)))
+        }
+    }
+
+    /// Every enrolled descriptor with its person's name.
+    public func descriptors() throws(GalleryError) -> [(name: String, descriptor: FaceDescriptor)] {
+        let rows = try query("SELECT p.name, d.descriptor FROM descriptors d JOIN people p ON p.id = d.person ORDER BY d.id", []) {
+            statement -> (String, [Float]) in
+            let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, 1), count: Int(sqlite3_column_bytes(statement, 1)))
+            let values = stride(from: 0, to: bytes.count - 3, by: 4).map { offset in
+                Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            }
+            return (String(cString: sqlite3_column_text(statement, 0)), values)
+        }
+        var described: [(name: String, descriptor: FaceDescriptor)] = []
+        for (name, values) in rows {
+            guard let descriptor = FaceDescriptor(values) else { throw .notAGallery(path: path) }
+            described.append((name, descriptor))
+        }
+        return described
+    }
+
+    public func rename(_ name: String, to newName: String) throws(GalleryError) {
+        try Self.check(newName)
+        try transaction { () throws(GalleryError) in
+            guard try personID(name) != nil else { throw .unknownPerson(name, path: path) }
+            if try personID(newName) != nil { throw .nameTaken(newName, path: path) }
+            try run("UPDATE people SET name = ? WHERE name = ?", [.text(newName), .text(name)])
+        }
+    }
+
+    /// Deletes `name` and their descriptors, overwriting them in the file and emptying the log.
+    public func forget(_ name: String) throws(GalleryError) {
+        try transaction { () throws(GalleryError) in
+            guard let person = try personID(name) else { throw .unknownPerson(name, path: path) }
+            try run("DELETE FROM descriptors WHERE person = ?", [.integer(person)])
+            try run("DELETE FROM people WHERE id = ?", [.integer(person)])
+        }
+        try run("PRAGMA wal_checkpoint(TRUNCATE)", [])
+    }
+
+    // MARK: SQLite
+
+    private enum Value {
+        case integer(Int64)
+        case text(String)
+        case blob([UInt8])
+    }
+
+    /// Makes the file readable and writable by its owner only, and its folder, when missing.
+    private static func makeFile(_ path: String) throws(GalleryError) {
+        // Each folder on the way, as mkdir -p makes them.
+        for (index, character) in path.enumerated() where character == "/" && index > 0 {
+            let folder = String(path.prefix(index))
+            if mkdir(folder, 0o700) != 0, errno != EEXIST {
+                throw .cannotOpen(path: path, reason: "cannot make \(folder): \(String(cString: strerror(errno)))")
+            }
+        }
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        close(descriptor)
+    }
+
+    private static func check(_ name: String) throws(GalleryError) {
+        guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .badName(name)
+        }
+    }
+
+    private static func bytes(_ descriptor: FaceDescriptor) -> [UInt8] {
+        descriptor.values.flatMap { value in withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } }
+    }
+
+    /// Makes the tables in a new file, or checks that an existing one is a gallery.
+    private func prepareSchema() throws(GalleryError) {
+        try run("PRAGMA secure_delete = ON", [])
+        let application = try query("PRAGMA application_id", []) { sqlite3_column_int($0, 0) }.first ?? 0
+        let tables = try query("SELECT count(*) FROM sqlite_master", []) { sqlite3_column_int($0, 0) }.first ?? 0
+        if application == Self.applicationID {
+            let version = try query("PRAGMA user_version", []) { sqlite3_column_int($0, 0) }.first ?? 0
+            guard version == Self.schemaVersion else { throw .notAGallery(path: path) }
+        } else {
+            guard application == 0, tables == 0 else { throw .notAGallery(path: path) }
+            try run("PRAGMA journal_mode = WAL", [])
+            try transaction { () throws(GalleryError) in
+                try run("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, added TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)", [])
+                try run("""
+                    CREATE TABLE descriptors (id INTEGER PRIMARY KEY, person INTEGER NOT NULL REFERENCES people(id), \
+                    descriptor BLOB NOT NULL, added TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)
+                    """, [])
+                try run("CREATE INDEX descriptors_person ON descriptors (person)", [])
+                try run("PRAGMA application_id = \(Self.applicationID)", [])
+                try run("PRAGMA user_version = \(Self.schemaVersion)", [])
+            }
+        }
+    }
+
+    private func personID(_ name: String) throws(GalleryError) -> Int64? {
+        try query("SELECT id FROM people WHERE name = ?", [.text(name)]) { sqlite3_column_int64($0, 0) }.first
+    }
+
+    private func transaction(_ body: () throws(GalleryError) -> Void) throws(GalleryError) {
+        // IMMEDIATE: the write lock is taken (waiting for other processes) before anything is read.
+        try run("BEGIN IMMEDIATE", [])
+        do throws(GalleryError) {
+            try body()
+            try run("COMMIT", [])
+        } catch {
+            try? run("ROLLBACK", [])
+            throw error
+        }
+    }
+
+    private func run(_ sql: String, _ values: [Value]) throws(GalleryError) {
+        _ = try query(sql, values) { _ in () }
+    }
+
+    private func query<Row>(_ sql: String, _ values: [Value], row: (OpaquePointer) -> Row) throws(GalleryError) -> [Row] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(database, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            // A file that is not SQLite at all says so when first read.
+            if sqlite3_errcode(database) == SQLITE_NOTADB { throw .notAGallery(path: path) }
+            throw failure("sqlite3_prepare_v2")
+        }
+        defer { sqlite3_finalize(statement) }
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            let bound = switch value {
+            case .integer(let number): sqlite3_bind_int64(statement, position, number)
+            case .text(let text): sqlite3_bind_text(statement, position, text, -1, csqlite_transient())
+            case .blob(let bytes): sqlite3_bind_blob(statement, position, bytes, Int32(bytes.count), csqlite_transient())
+            }
+            guard bound == SQLITE_OK else { throw failure("sqlite3_bind") }
+        }
+        var rows: [Row] = []
+        while true {
+            let stepped = sqlite3_step(statement)
+            if stepped == SQLITE_DONE { return rows }
+            guard stepped == SQLITE_ROW else {
+                if stepped == SQLITE_NOTADB { throw .notAGallery(path: path) }
+                throw failure("sqlite3_step")
+            }
+            rows.append(row(statement))
+        }
+    }
+
+    private func failure(_ call: String) -> GalleryError {
+        .sqlite(call: call, path: path, message: String(cString: sqlite3_errmsg(database)))
+    }
+}

@@ -1,0 +1,92 @@
+import FaceCam
+@testable import FaceCamRecognition
+import Foundation
+import Testing
+
+/// The gallery's file: what it keeps, who may read it, what forgetting leaves.
+struct GalleryTests {
+    static func descriptor(_ seed: Float) -> FaceDescriptor {
+        FaceDescriptor((0..<FaceDescriptor.count).map { Float($0) * 0.001 + seed })!
+    }
+
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test func enrolListRenameAndForget() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("deep/er/gallery.sqlite").path
+        let gallery = try Gallery(path: path, create: true)
+        try gallery.enrol("Ada", descriptors: [Self.descriptor(0.1), Self.descriptor(0.2)], adding: false)
+        try gallery.enrol("Grace Hopper", descriptors: [Self.descriptor(0.5)], adding: false)
+        #expect(throws: GalleryError.nameTaken("Ada", path: path)) { try gallery.enrol("Ada", descriptors: [], adding: false) }
+        try gallery.enrol("Ada", descriptors: [Self.descriptor(0.3)], adding: true)
+        #expect(try gallery.people() == [.init(name: "Ada", descriptors: 3), .init(name: "Grace Hopper", descriptors: 1)])
+        // Another handle on the same file (as another process would open it) reads what was written, exactly.
+        let again = try Gallery(path: path, create: false)
+        #expect(try again.descriptors().map(\.descriptor) == [0.1, 0.2, 0.5, 0.3].map(Self.descriptor))
+        try again.rename("Grace Hopper", to: "Grace")
+        #expect(throws: GalleryError.unknownPerson("Nobody", path: path)) { try again.rename("Nobody", to: "X") }
+        #expect(throws: GalleryError.nameTaken("Ada", path: path)) { try again.rename("Grace", to: "Ada") }
+        #expect(throws: GalleryError.badName("")) { try again.rename("Grace", to: "") }
+        #expect(throws: GalleryError.badName("a\nb")) { try again.enrol("a\nb", descriptors: [], adding: false) }
+        try gallery.forget("Ada")
+        #expect(try gallery.people() == [.init(name: "Grace", descriptors: 1)])
+        #expect(throws: GalleryError.unknownPerson("Ada", path: path)) { try gallery.forget("Ada") }
+        // Readable by its owner only, in folders only its owner may enter.
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        #expect(try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("deep").path)[.posixPermissions] as? Int == 0o700)
+    }
+
+    /// Forgetting overwrites: no byte sequence of a forgotten descriptor is left in the file or its log.
+    @Test func aForgottenDescriptorIsGoneFromTheFile() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("gallery.sqlite").path
+        let gallery = try Gallery(path: path, create: true)
+        let secret = Self.descriptor(7.25)
+        try gallery.enrol("Kept", descriptors: [Self.descriptor(1)], adding: false)
+        try gallery.enrol("Forgotten", descriptors: [secret], adding: false)
+        let needle = Data(secret.values.prefix(8).flatMap { value in withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } })
+        func onDisk() throws -> Data {
+            try ["", "-wal"].reduce(into: Data()) { all, suffix in
+                if let data = FileManager.default.contents(atPath: path + suffix) { all.append(data) }
+            }
+        }
+        #expect(try onDisk().range(of: needle) != nil, "the descriptor is written as little-endian floats")
+        try gallery.forget("Forgotten")
+        #expect(try onDisk().range(of: needle) == nil)
+        #expect(try onDisk().range(of: Data("Forgotten".utf8)) == nil)
+    }
+
+    @Test func aFileThatIsNoGalleryIsRefusedAndLeftAlone() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let text = folder.appendingPathComponent("notes.txt").path
+        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: text))
+        #expect(throws: GalleryError.notAGallery(path: text)) { try Gallery(path: text, create: true) }
+        #expect(FileManager.default.contents(atPath: text) == Data(String(repeating: "not a database\n", count: 100).utf8))
+        // Another program's SQLite database.
+        let other = folder.appendingPathComponent("other.sqlite").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('create table t (x)'); c.commit()", other]
+        try process.run()
+        process.waitUntilExit()
+        #expect(throws: GalleryError.notAGallery(path: other)) { try Gallery(path: other, create: true) }
+        let missing = folder.appendingPathComponent("missing.sqlite").path
+        #expect(throws: GalleryError.cannotOpen(path: missing, reason: "no such file (facecam enrol makes it)")) {
+            try Gallery(path: missing, create: false)
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing))
+    }
+
+    @Test func theDefaultPathFollowsXDG() {
+        #expect(Gallery.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.local/share/facecam/gallery.sqlite")
+        #expect(Gallery.defaultPath(environment: ["HOME": "/home/u", "XDG_DATA_HOME": "/data"]) == "/data/facecam/gallery.sqlite")
+        #expect(Gallery.defaultPath(environment: ["XDG_DATA_HOME": "relative"]) == nil)
+    }
+}
