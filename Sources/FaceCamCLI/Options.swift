@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceCam
+import FaceCamRecognition
 import Foundation
 
 extension PixelSize: ExpressibleByArgument {}
@@ -391,9 +392,10 @@ struct DetectorOptions: ParsableArguments {
 
     /// One detector per job (`jobs` as --jobs gave it), exact or in fast mode (`fast`); sets OpenCV's pool to match. Live
     /// Haar fast mode runs its full searches in the background, on a core of their own. Each is
-    /// wrapped in `zones` and `faces`'s limit, pose and quality (`FaceReport.wrapping`).
+    /// wrapped in `zones` and `faces`'s limit, pose and quality (`FaceReport.wrapping`), then named (`recognition`).
     func makeDetectors(
-        jobs given: Int?, fast: FastSettings? = nil, live: Bool = false, zones: ZoneFilter.Settings? = nil, faces: FaceReport = FaceReport()
+        jobs given: Int?, fast: FastSettings? = nil, live: Bool = false, zones: ZoneFilter.Settings? = nil, faces: FaceReport = FaceReport(),
+        recognition: Recognition? = nil
     ) throws -> [any FrameFaceDetector] {
         var fast = fast
         let background = live && fast != nil && kind.fastModeFollowsFaces
@@ -401,6 +403,7 @@ struct DetectorOptions: ParsableArguments {
         let jobs = effectiveJobs(given, fast: fast)
         let threads = threadsOption ?? (background ? 1 : engineThreads(jobs: jobs))
         OpenCVThreads.count = threads
+        let wrapped: [any FrameFaceDetector]
         do throws(FaceCamError) {
             // Haar runs no network (and pose and quality, which need one, are refused with it).
             var engine = EngineSettings()
@@ -429,9 +432,17 @@ struct DetectorOptions: ParsableArguments {
                     return FaceDetectorUnion(detector, adding: companion, unlessOverlapping: parameters.nmsThreshold)
                 }
             }
-            return try detectors.map { (detector) throws(FaceCamError) in try faces.wrapping(detector, zones: zones, engine: engine) }
+            wrapped = try detectors.map { (detector) throws(FaceCamError) in try faces.wrapping(detector, zones: zones, engine: engine) }
         } catch {
             // A cascade or model that cannot be loaded is a usage error: nothing was processed.
+            report(error.description)
+            throw Status.usage
+        }
+        // Named last: only the faces kept are described.
+        guard let recognition else { return wrapped }
+        do throws(RecognitionError) {
+            return try wrapped.map { (detector) throws(RecognitionError) in try recognition.wrapping(detector) }
+        } catch {
             report(error.description)
             throw Status.usage
         }
@@ -630,6 +641,7 @@ struct OutputOptions: ParsableArguments {
     /// Aligned crops, and best shots (ranked by quality), need landmarks; a pose or quality asked for
     /// needs a format with a place for it.
     func validateFaceOutputs(with detector: DetectorOptions, faces: FaceReportOptions) throws {
+        try faces.recognition.validate(format: format)
         if let option = [("--pose", faces.pose), ("--quality", faces.quality)].first(where: \.1)?.0,
             [.yolo, .wider, .mot, .labelstudio].contains(format) {
             throw ValidationError(

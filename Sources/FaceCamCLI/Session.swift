@@ -16,14 +16,15 @@ struct Session {
     /// what the dataset formats record. From here on SIGINT and SIGTERM stop between
     /// frames instead of ending the process.
     init(
-        detector options: DetectorOptions, jobs: Int?, faces: FaceReport = FaceReport(), fast: FastSettings? = nil, output: OutputOptions?,
+        detector options: DetectorOptions, jobs: Int?, faces: FaceReport = FaceReport(), recognition: Recognition? = nil,
+        fast: FastSettings? = nil, output: OutputOptions?,
         resultDirectory: ResultDirectory? = nil, folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil,
         masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
         let faces = output?.implyingQuality(faces) ?? faces
-        let detectors = try options.makeDetectors(jobs: jobs, fast: fast, zones: zones, faces: faces)
+        let detectors = try options.makeDetectors(jobs: jobs, fast: fast, zones: zones, faces: faces, recognition: recognition)
         let (writer, annotator, cropSaver) = try output?.makeSinks(
             resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, faces: faces, video: video))
             ?? (nil, nil, nil)

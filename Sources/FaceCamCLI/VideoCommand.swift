@@ -108,7 +108,7 @@ struct Video: ParsableCommand {
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detector: detector, jobs: parallelism.jobs, faces: faces.report, fast: fastMode.settings, output: output, resultDirectory: results,
+            detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(), fast: fastMode.settings, output: output, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, zones: zones.settings, masks: maskZones.masks,
             tracker: tracking.makeTracker(every: every),
             events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,

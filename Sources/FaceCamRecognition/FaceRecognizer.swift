@@ -1,9 +1,9 @@
 import FaceCam
 
-/// The enrolled descriptors a face is compared with, and how near counts as the same person.
+/// The enrolled descriptors a face is compared with, and how near counts as the same person: a face is
+/// named after the person of the nearest enrolled descriptor when it lies within `tolerance`.
 public struct EnrolledFaces: Sendable {
     public let entries: [(name: String, descriptor: FaceDescriptor)]
-    /// The largest distance at which a face is taken for the nearest enrolled person.
     public let tolerance: Double
 
     public init(_ entries: [(name: String, descriptor: FaceDescriptor)], tolerance: Double) {
@@ -11,13 +11,12 @@ public struct EnrolledFaces: Sendable {
         self.tolerance = tolerance
     }
 
-    /// The nearest enrolled person, named when within the tolerance; unknown (and no distance) with no one enrolled.
+    /// The nearest enrolled person and the distance to them, named when within the tolerance;
+    /// unknown with no distance when no one is enrolled.
     public func identify(_ descriptor: FaceDescriptor) -> FaceIdentity {
-        guard let nearest = entries.min(by: { descriptor.distance(to: $0.descriptor) < descriptor.distance(to: $1.descriptor) }) else {
-            return FaceIdentity(name: nil, distance: nil)
-        }
-        let distance = descriptor.distance(to: nearest.descriptor)
-        return FaceIdentity(name: distance <= tolerance ? nearest.name : nil, distance: distance)
+        let distances = entries.map { (name: $0.name, distance: descriptor.distance(to: $0.descriptor)) }
+        guard let nearest = distances.min(by: { $0.distance < $1.distance }) else { return FaceIdentity(name: nil, distance: nil) }
+        return FaceIdentity(name: nearest.distance <= tolerance ? nearest.name : nil, distance: nearest.distance)
     }
 }
 

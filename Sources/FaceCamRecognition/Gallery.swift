@@ -186,28 +186,37 @@ public final class Gallery {
         descriptor.values.flatMap { value in withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } }
     }
 
-    /// Makes the tables in a new file, or checks that an existing one is a gallery.
+    /// Makes the tables in a new file, or checks that an existing one is a gallery. Several processes
+    /// may open a new file at once: the tables are made under the write lock, by the first.
     private func prepareSchema() throws(GalleryError) {
         try run("PRAGMA secure_delete = ON", [])
+        if try isGallery() { return }
+        try transaction { () throws(GalleryError) in
+            if try isGallery() { return }
+            try run("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, added TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)", [])
+            try run("""
+                CREATE TABLE descriptors (id INTEGER PRIMARY KEY, person INTEGER NOT NULL REFERENCES people(id), \
+                descriptor BLOB NOT NULL, added TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)
+                """, [])
+            try run("CREATE INDEX descriptors_person ON descriptors (person)", [])
+            try run("PRAGMA application_id = \(Self.applicationID)", [])
+            try run("PRAGMA user_version = \(Self.schemaVersion)", [])
+        }
+        // Readers then never wait for a writer (a camera recognising while someone enrols).
+        try run("PRAGMA journal_mode = WAL", [])
+    }
+
+    /// True for a gallery, false for an empty database; any other database is not a gallery.
+    private func isGallery() throws(GalleryError) -> Bool {
         let application = try query("PRAGMA application_id", []) { sqlite3_column_int($0, 0) }.first ?? 0
-        let tables = try query("SELECT count(*) FROM sqlite_master", []) { sqlite3_column_int($0, 0) }.first ?? 0
         if application == Self.applicationID {
             let version = try query("PRAGMA user_version", []) { sqlite3_column_int($0, 0) }.first ?? 0
             guard version == Self.schemaVersion else { throw .notAGallery(path: path) }
-        } else {
-            guard application == 0, tables == 0 else { throw .notAGallery(path: path) }
-            try run("PRAGMA journal_mode = WAL", [])
-            try transaction { () throws(GalleryError) in
-                try run("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, added TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)", [])
-                try run("""
-                    CREATE TABLE descriptors (id INTEGER PRIMARY KEY, person INTEGER NOT NULL REFERENCES people(id), \
-                    descriptor BLOB NOT NULL, added TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP)
-                    """, [])
-                try run("CREATE INDEX descriptors_person ON descriptors (person)", [])
-                try run("PRAGMA application_id = \(Self.applicationID)", [])
-                try run("PRAGMA user_version = \(Self.schemaVersion)", [])
-            }
+            return true
         }
+        let tables = try query("SELECT count(*) FROM sqlite_master", []) { sqlite3_column_int($0, 0) }.first ?? 0
+        guard application == 0, tables == 0 else { throw .notAGallery(path: path) }
+        return false
     }
 
     private func personID(_ name: String) throws(GalleryError) -> Int64? {

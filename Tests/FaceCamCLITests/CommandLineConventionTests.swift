@@ -116,7 +116,7 @@ struct CommandLineConventionTests {
     /// or a check of the others; a value out of its form says what the form is.
     @Test(arguments: [
         (["vidoe", "x.avi"], "facecam: unknown command 'vidoe': did you mean 'video'? (see 'facecam --help')"),
-        (["frobnicate"], "facecam: unknown command 'frobnicate': the commands are detect, video, live, redact, eval, devices, map (see 'facecam --help')"),
+        (["frobnicate"], "facecam: unknown command 'frobnicate': the commands are detect, video, live, redact, eval, enrol, people, devices, map (see 'facecam --help')"),
         (["redact", "--help-me"], "facecam: Unknown option '--help-me' (see 'facecam redact --help')"),
         (["redact", "--mod", "blur", "-o", "a.jpg", "Fixtures/images/two-faces.jpg"],
          "facecam: Unknown option '--mod'. Did you mean '--mode'? (see 'facecam redact --help')"),

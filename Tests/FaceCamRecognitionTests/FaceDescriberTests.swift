@@ -155,7 +155,9 @@ struct FaceRecognizerTests {
         let nearA = enrolled.identify(descriptor(0.15)), nearB = enrolled.identify(descriptor(0.8))
         #expect(nearA.name == "a" && abs(nearA.distance! - 0.05) < 1e-6)
         #expect(nearB.name == "b" && abs(nearB.distance! - 0.2) < 1e-6)
-        #expect(enrolled.identify(descriptor(0.55)).name == nil)
+        // 0.33 from a and 0.47 from b: beyond the tolerance, however far the others are.
+        #expect(enrolled.identify(descriptor(0.53)).name == nil)
+        #expect(abs(enrolled.identify(descriptor(0.53)).distance! - 0.33) < 1e-6)
         #expect(EnrolledFaces([], tolerance: 0.3).identify(descriptor(0)) == FaceIdentity(name: nil, distance: nil))
     }
 }

@@ -33,11 +33,17 @@ check_installed() {
     [ -f "$prefix/share/facecam/openvino-LICENSE" ] && [ -f "$prefix/share/facecam/openvino-runtime-third-party-programs.txt" ] \
         || fail "$what: OpenVINO's licence and notices are not installed"
     pass "$what: OpenVINO loads from $prefix/lib/facecam, its licence and notices beside the models"
+    local gallery="$work/gallery-${what// /-}.sqlite"
+    (cd "$work" && "$prefix/bin/facecam" enrol --gallery "$gallery" Collins "$image" 2> /dev/null) || fail "$what: facecam enrol"
+    record=$(cd "$work" && "$prefix/bin/facecam" detect --recognize --gallery "$gallery" "$image") || fail "$what: detect --recognize"
+    echo "$record" | grep -q '"identity":"Collins"' || fail "$what: --recognize did not name the enrolled face: $record"
+    [ -f "$prefix/share/facecam/dlib-models-LICENSE" ] || fail "$what: the dlib models' licence is not installed"
+    pass "$what: enrol and --recognize find dlib's models under the prefix, their licence beside them"
     if readelf -d "$prefix/bin/facecam" | grep -q 'libswift\|libFoundation\|libdispatch'; then
         fail "$what: the binary needs the Swift runtime's shared libraries"
     fi
     pass "$what: no Swift runtime library among the binary's needs"
-    for page in facecam facecam-detect facecam-video facecam-live facecam-redact facecam-devices facecam-map; do
+    for page in facecam facecam-detect facecam-video facecam-live facecam-redact facecam-enrol facecam-people facecam-devices facecam-map; do
         local file
         file=$(ls "$prefix/share/man/man1/$page.1"* 2> /dev/null) || fail "$what: no man page $page"
         MANWIDTH=80 man -l "$file" 2> /dev/null | grep -q "^NAME" || fail "$what: man cannot read $file"
@@ -62,7 +68,7 @@ pass "make uninstall removes every file make install put there"
 
 # The .deb: its Depends name Debian's OpenCV, libv4l and libjpeg packages, each available here.
 depends=$(dpkg-deb -f "$deb" Depends)
-for library in libopencv-core406 libopencv-videoio406 libv4l-0 libjpeg62-turbo libc6; do
+for library in libopencv-core406 libopencv-videoio406 libv4l-0 libjpeg62-turbo libdlib19.1 libsqlite3-0 libc6; do
     echo "$depends" | grep -q "$library" || fail "Depends lacks $library: $depends"
 done
 for package in $(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/|.*//' | tr -d ' '); do

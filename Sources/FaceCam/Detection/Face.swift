@@ -47,20 +47,6 @@ public struct Face: Hashable, Sendable {
     }
 }
 
-/// Who a face is: the enrolled person whose descriptor lies nearest, when within the tolerance.
-public struct FaceIdentity: Hashable, Sendable {
-    /// The person's name; nil for someone unknown (no enrolled descriptor within the tolerance).
-    public var name: String?
-    /// The distance to the nearest enrolled descriptor (Euclidean, in dlib's descriptor space); nil
-    /// when the gallery is empty.
-    public var distance: Double?
-
-    public init(name: String?, distance: Double?) {
-        self.name = name
-        self.distance = distance
-    }
-}
-
 extension Array where Element == Face {
     /// The order facecam reports faces in: by box y, then x, then width, then height.
     func inReportingOrder() -> [Face] {
@@ -138,5 +124,19 @@ public struct FacePose: Hashable, Sendable {
         let sign: Double = mirrors ? -1 : 1
         let mappedRoll = atan2(sign * (transform.b * dx + transform.d * dy), sign * (transform.a * dx + transform.c * dy)) * 180 / .pi
         return FacePose(roll: mappedRoll, yaw: mirrors ? -yaw : yaw, pitch: pitch)
+    }
+}
+
+/// Who a face is: the enrolled person whose descriptor lies nearest, when within the tolerance.
+public struct FaceIdentity: Hashable, Sendable {
+    /// The person's name; nil for someone unknown (no enrolled descriptor within the tolerance).
+    public var name: String?
+    /// The distance to the nearest enrolled descriptor (Euclidean, in dlib's descriptor space); nil
+    /// when the gallery is empty.
+    public var distance: Double?
+
+    public init(name: String?, distance: Double?) {
+        self.name = name
+        self.distance = distance
     }
 }

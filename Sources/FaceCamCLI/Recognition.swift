@@ -1,0 +1,257 @@
+import ArgumentParser
+import FaceCam
+import FaceCamRecognition
+import Foundation
+
+/// --gallery: the file of enrolled people (enrol, people, and --recognize).
+struct GalleryOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The gallery of enrolled people, a SQLite file readable by its owner only (default: "
+            + "$XDG_DATA_HOME/facecam/gallery.sqlite, else ~/.local/share/facecam/gallery.sqlite).",
+        valueName: "path"))
+    var gallery: String?
+
+    /// The gallery's path: --gallery, or the default under the user's data directory.
+    func path() throws -> String {
+        if let gallery { return gallery }
+        guard let path = Gallery.defaultPath(environment: ProcessInfo.processInfo.environment) else {
+            throw ValidationError("neither XDG_DATA_HOME nor HOME names a folder for the gallery: give --gallery PATH")
+        }
+        return path
+    }
+
+    /// `body` on the gallery, which must exist; a failure is one line and status 1.
+    func using<Result>(_ body: (Gallery) throws(GalleryError) -> Result) throws -> Result {
+        let gallery = try open(create: false)
+        do throws(GalleryError) {
+            return try body(gallery)
+        } catch {
+            report(error.description)
+            throw Status.failure
+        }
+    }
+
+    /// The gallery, opened (`create`: made when missing); an unusable one is one line and status 64.
+    func open(create: Bool) throws -> Gallery {
+        let path = try path()
+        do throws(GalleryError) {
+            return try Gallery(path: path, create: create)
+        } catch {
+            report(error.description)
+            throw Status.usage
+        }
+    }
+}
+
+/// What --recognize needs at run time: dlib's models and the enrolled descriptors.
+struct Recognition {
+    let models: RecognitionModels
+    let enrolled: EnrolledFaces
+
+    /// `detector`, its faces named: one describer per detector (they are not thread-safe).
+    func wrapping(_ detector: any FrameFaceDetector) throws(RecognitionError) -> any FrameFaceDetector {
+        FaceRecognizer(detector, describer: try FaceDescriber(models: models), enrolled: enrolled)
+    }
+}
+
+/// --recognize, --tolerance and --gallery: the commands that write face records (detect, video, live).
+struct RecognitionOptions: ParsableArguments {
+    /// The largest descriptor distance taken for the same person: chosen on LFW for a gallery of a hundred
+    /// people, where dlib's own 0.6 (made for comparing two photographs) names too many strangers.
+    static let defaultTolerance = 0.46
+
+    @Flag(help: ArgumentHelp(
+        "All detectors: name each face after the nearest person enrolled in the gallery (facecam enrol), or unknown, with "
+            + "the distance (docs/reference/recognition.md): dlib's 5-point alignment and face descriptor, about 20 ms a face."))
+    var recognize = false
+
+    @OptionGroup var galleryOptions: GalleryOptions
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --recognize: the largest distance, 0 to 2, at which a face is taken for an enrolled person; lower names "
+            + "fewer strangers and fewer of the enrolled (default: \(decimal(Self.defaultTolerance))).", valueName: "F"))
+    var tolerance: Double?
+
+    func validate() throws {
+        if !recognize, let option = [("--tolerance", tolerance != nil), ("--gallery", galleryOptions.gallery != nil)].first(where: \.1)?.0 {
+            throw ValidationError("\(option) tunes --recognize: add --recognize, or leave \(option) out")
+        }
+        if let tolerance, !(0...2).contains(tolerance) { throw ValidationError("--tolerance must be from 0 to 2") }
+    }
+
+    /// Formats with a place for a face's name: the others would drop it silently.
+    func validate(format: ResultFormat) throws {
+        if recognize, ![.jsonl, .text].contains(format) {
+            throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives yet: use jsonl or text")
+        }
+    }
+
+    /// The gallery's descriptors and dlib's models, loaded; nil without --recognize. A gallery or model
+    /// that cannot be used is one line and status 64: nothing was processed.
+    func load() throws -> Recognition? {
+        guard recognize else { return nil }
+        let gallery = try galleryOptions.open(create: false)
+        do {
+            let entries = try gallery.descriptors()
+            if entries.isEmpty { report("warning: no one is enrolled in \(FilePath(gallery.path)): every face is unknown (facecam enrol NAME PHOTO)") }
+            return Recognition(models: try RecognitionModels(), enrolled: EnrolledFaces(entries, tolerance: tolerance ?? Self.defaultTolerance))
+        } catch {
+            report("\(error)")
+            throw Status.usage
+        }
+    }
+}
+
+struct Enrol: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Enrol a person in the gallery from photographs of them, one face each, so that --recognize names them.",
+        discussion: """
+            Each photograph is searched with YuNet; its one face is aligned by dlib's 5-point predictor and \
+            described by dlib's face-recognition network, and the 128 numbers are kept in the gallery \
+            (nothing else: no picture). A photograph with no face, or with several and no --largest, is \
+            refused by name; the others are enrolled, and the exit status is 1. Several photographs of \
+            different days and light recognise better than one. facecam people lists, renames and forgets.
+            """ + guidePointer("docs/reference/recognition.md", manual: "facecam-enrol"))
+
+    @Argument(help: "The person's name.")
+    var name: String
+
+    @Argument(help: ArgumentHelp("Photographs of them, one face each.", valueName: "photo"))
+    var photos: [String]
+
+    @Flag(help: "Take the largest face of a photograph with several.")
+    var largest = false
+
+    @Flag(help: "Add the photographs to someone enrolled already, rather than refuse the name.")
+    var add = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "YuNet's score threshold, 0 to 1: lower finds faces in hard photographs, and takes a cat or a pattern for one "
+            + "more often (default: 0.9).", valueName: "F"))
+    var scoreThreshold = FaceModelKind.yunet.defaultScoreThreshold
+
+    @OptionGroup var galleryOptions: GalleryOptions
+
+    func validate() throws {
+        if !(0...1).contains(scoreThreshold) { throw ValidationError("--score-threshold must be from 0 to 1") }
+    }
+
+    func run() throws {
+        let gallery = try galleryOptions.open(create: true)
+        if !add, (try? gallery.people())?.contains(where: { $0.name == name }) == true {
+            report(GalleryError.nameTaken(name, path: gallery.path).description + " (or add --add)")
+            throw Status.usage
+        }
+        let detector: any FrameFaceDetector
+        let describer: FaceDescriber
+        do {
+            detector = try ModelFaceDetector(model: FaceModelFile(shipped: .yunet), parameters: ModelParameters(scoreThreshold: scoreThreshold))
+            describer = try FaceDescriber(models: RecognitionModels())
+        } catch {
+            report("\(error)")
+            throw Status.usage
+        }
+        var descriptors: [FaceDescriptor] = []
+        var refused = 0
+        for photo in photos {
+            do {
+                let image = try ImageFile.load(photo)
+                let geometry = try PreviewGeometry(frameSize: image.frame.size, orientation: image.uprightOrientation)
+                let faces = try detector.detect(in: image.frame, geometry: geometry)
+                guard let face = faces.count == 1 || largest ? faces.max(by: { $0.box.width * $0.box.height < $1.box.width * $1.box.height }) : nil
+                else {
+                    report(faces.isEmpty
+                        ? "\(FilePath(photo)): no face found: give a photograph where \(name)'s face is clear and upright"
+                        : "\(FilePath(photo)): \(faces.count) faces: give one of \(name) alone, or add --largest to take the largest")
+                    refused += 1
+                    continue
+                }
+                guard let described = try FaceRecognizer.describe(face, in: image.frame, geometry: geometry, with: describer) else {
+                    report("\(FilePath(photo)): the face is outside the picture")
+                    refused += 1
+                    continue
+                }
+                descriptors.append(described.descriptor)
+            } catch {
+                report("\(error)")
+                refused += 1
+            }
+        }
+        if !descriptors.isEmpty {
+            do throws(GalleryError) {
+                try gallery.enrol(name, descriptors: descriptors, adding: add)
+            } catch {
+                report(error.description)
+                throw Status.failure
+            }
+            report("enrolled \(name) from \(descriptors.count) photograph\(descriptors.count == 1 ? "" : "s") in \(FilePath(gallery.path))")
+        }
+        if refused > 0 { throw Status.failure }
+    }
+}
+
+struct People: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List, rename and forget the people enrolled in the gallery.",
+        discussion: """
+            The gallery keeps, for each person, their name and one descriptor (128 numbers) per photograph \
+            enrolled: no picture. forget deletes a person's descriptors for good: SQLite overwrites them in \
+            the file and its log.
+            """ + guidePointer("docs/reference/recognition.md", manual: "facecam-people"),
+        subcommands: [List.self, Rename.self, Forget.self],
+        defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List who is enrolled, and from how many photographs.")
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case jsonl, text
+        }
+
+        @Option(help: "jsonl (one JSON object per person) or text.")
+        var format: Format = .text
+
+        @OptionGroup var galleryOptions: GalleryOptions
+
+        func run() throws {
+            for person in try galleryOptions.using({ (gallery) throws(GalleryError) in try gallery.people() }) {
+                print(format == .jsonl
+                    ? "{\"name\":\(jsonString(person.name)),\"photographs\":\(person.descriptors)}"
+                    : "\(person.name): \(person.descriptors) photograph\(person.descriptors == 1 ? "" : "s")")
+            }
+        }
+    }
+
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give an enrolled person another name.")
+
+        @Argument(help: "Their name now.")
+        var name: String
+
+        @Argument(help: "Their new name.")
+        var newName: String
+
+        @OptionGroup var galleryOptions: GalleryOptions
+
+        func run() throws {
+            try galleryOptions.using { (gallery) throws(GalleryError) in try gallery.rename(name, to: newName) }
+        }
+    }
+
+    struct Forget: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete an enrolled person and their descriptors for good.")
+
+        @Argument(help: "Their name.")
+        var name: String
+
+        @OptionGroup var galleryOptions: GalleryOptions
+
+        func run() throws {
+            let path = try galleryOptions.using { (gallery) throws(GalleryError) in
+                try gallery.forget(name)
+                return gallery.path
+            }
+            report("forgot \(name): their descriptors are deleted from \(FilePath(path))")
+        }
+    }
+}

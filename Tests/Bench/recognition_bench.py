@@ -1,0 +1,208 @@
+"""Open-set identification on LFW: facecam enrol + detect --recognize beside face_recognition's pipeline.
+
+Run with the Python of .build/dlib-venv (dlib-bin), which computes the reference: face_recognition's
+pipeline (dlib's HOG detector upsampled once, the 5-point chip, the same ResNet, nearest neighbour).
+
+The people of ../shared/data/faces/lfw are split in two halves by a hash of their name: `tune`, on which
+--recognize's default rules were chosen, and `report`, looked at only to report them. In a half, 100
+people with two or more photographs are enrolled from their first and probed with their second; 200
+people with one photograph are strangers, probed with it. Each photograph's face is the one whose box
+centre lies nearest the picture's centre (LFW's subject). facecam at its defaults (which add a second
+rule to the distance), and for each tolerance alone (facecam's nearest person and distance, and
+face_recognition's): the share of enrolled people named right, and of strangers given a name.
+
+It also times what --recognize adds per face. Prints Markdown for docs/benchmarks.md.
+
+  recognition_bench.py --facecam BIN --faces DIR [--json OUT]
+"""
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import dlib
+
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Sources", "FaceCamRecognition", "Resources", "Dlib")
+ENROLLED, STRANGERS = 100, 200
+TOLERANCES = [round(0.30 + 0.01 * k, 2) for k in range(31)]
+
+
+def half(name):
+    return "tune" if hashlib.sha256(name.encode()).digest()[0] % 2 == 0 else "report"
+
+
+def material(faces, split):
+    lfw = os.path.join(faces, "lfw")
+    people = []
+    for line in open(os.path.join(lfw, "identities.tsv")):
+        name, count = line.rstrip("\n").split("\t")
+        if half(name) == split:
+            photos = sorted(os.listdir(os.path.join(lfw, name)))
+            people.append((hashlib.sha256(name.encode()).hexdigest(), name, [os.path.join(lfw, name, p) for p in photos]))
+    people.sort()
+    enrolled = [(name, photos) for _, name, photos in people if len(photos) >= 2][:ENROLLED]
+    strangers = [(name, photos) for _, name, photos in people if len(photos) == 1][:STRANGERS]
+    if len(enrolled) < ENROLLED or len(strangers) < STRANGERS:
+        sys.exit(f"the {split} half has {len(enrolled)} people with two photographs and {len(strangers)} with one")
+    return enrolled, strangers
+
+
+def central(boxes, width, height):
+    """The index of the box whose centre is nearest the picture's centre, or None."""
+    if not boxes:
+        return None
+    return min(range(len(boxes)), key=lambda k: (boxes[k][0] + boxes[k][2] / 2 - width / 2) ** 2
+               + (boxes[k][1] + boxes[k][3] / 2 - height / 2) ** 2)
+
+
+def facecam_run(binary, enrolled, strangers, tolerance):
+    """(expected name or None, name given, distance) per probe, from facecam's own commands; with `tolerance`
+    2 every face gets its nearest person's name, with None facecam's default rules decide."""
+    work = tempfile.mkdtemp(prefix="recognition-bench-")
+    gallery = os.path.join(work, "gallery.sqlite")
+    started = time.time()
+    for name, photos in enrolled:
+        result = subprocess.run([binary, "enrol", "--gallery", gallery, "--largest", "--score-threshold", "0.5", name, photos[0]],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            print(f"facecam enrol {name}: {result.stderr.strip()}", file=sys.stderr)
+    enrol_seconds = time.time() - started
+    probes = [(name, photos[1]) for name, photos in enrolled] + [(None, photos[0]) for name, photos in strangers]
+    started = time.time()
+    # YuNet at 0.5, for enrol too: LFW's warped portraits score low.
+    result = subprocess.run([binary, "detect", "--recognize", "--gallery", gallery, "--score-threshold", "0.5", "--format", "jsonl",
+                             "--jobs", "1"] + (["--tolerance", str(tolerance)] if tolerance else []) + [p for _, p in probes],
+                            capture_output=True, text=True, check=True)
+    detect_seconds = time.time() - started
+    records = {r["source"]: r for r in map(json.loads, result.stdout.splitlines())}
+    answers = []
+    for expected, path in probes:
+        record = records.get(path)
+        faces = record["faces"] if record else []
+        pick = central([f["box"] for f in faces], *(record["size"] if record else (0, 0)))
+        face = faces[pick] if pick is not None else None
+        answers.append((expected, face and face.get("identity"), face["distance"] if face and face.get("distance") is not None else 9))
+    return answers, {"enrol_seconds": round(enrol_seconds, 1), "detect_seconds": round(detect_seconds, 1)}
+
+
+def reference_run(enrolled, strangers):
+    """The same, by face_recognition's pipeline on dlib's Python bindings."""
+    detector = dlib.get_frontal_face_detector()
+    predictor = dlib.shape_predictor(os.path.join(MODELS, "shape_predictor_5_face_landmarks.dat"))
+    network = dlib.face_recognition_model_v1(os.path.join(MODELS, "dlib_face_recognition_resnet_model_v1.dat"))
+
+    def describe(path):
+        image = dlib.load_rgb_image(path)
+        rects = detector(image, 1)
+        boxes = [(r.left(), r.top(), r.width(), r.height()) for r in rects]
+        pick = central(boxes, image.shape[1], image.shape[0])
+        if pick is None:
+            return None
+        shape = predictor(image, rects[pick])
+        return dlib.vector(network.compute_face_descriptor(image, shape, 0, 0.25))
+
+    gallery = [(name, describe(photos[0])) for name, photos in enrolled]
+    gallery = [(name, d) for name, d in gallery if d is not None]
+    answers = []
+    for expected, path in [(name, photos[1]) for name, photos in enrolled] + [(None, photos[0]) for name, photos in strangers]:
+        descriptor = describe(path)
+        if descriptor is None:
+            answers.append((expected, None, 9))
+            continue
+        name, distance = min(((n, sum((a - b) ** 2 for a, b in zip(descriptor, d)) ** 0.5) for n, d in gallery), key=lambda x: x[1])
+        answers.append((expected, name, distance))
+    return answers
+
+
+def sweep(answers):
+    rows = []
+    for tolerance in TOLERANCES:
+        right = sum(1 for e, n, d in answers if e is not None and n == e and d <= tolerance)
+        wrong = sum(1 for e, n, d in answers if e is not None and n != e and d <= tolerance)
+        strangers = sum(1 for e, n, d in answers if e is None and d <= tolerance)
+        rows.append({"tolerance": tolerance, "named_right": right / ENROLLED, "named_wrong": wrong / ENROLLED,
+                     "strangers_named": strangers / STRANGERS})
+    return rows
+
+
+def half_result(binary, faces, split):
+    enrolled, strangers = material(faces, split)
+    facecam, times = facecam_run(binary, enrolled, strangers, 2)
+    defaults, _ = facecam_run(binary, enrolled, strangers, None)
+    at_defaults = {"named_right": sum(1 for e, n, d in defaults if e is not None and n == e) / ENROLLED,
+                   "named_wrong": sum(1 for e, n, d in defaults if e is not None and n is not None and n != e) / ENROLLED,
+                   "strangers_named": sum(1 for e, n, d in defaults if e is None and n is not None) / STRANGERS}
+    reference = sweep(reference_run(enrolled, strangers))
+    # face_recognition's pipeline at its best threshold naming no more strangers than facecam's defaults.
+    rival = max((r for r in reference if r["strangers_named"] <= at_defaults["strangers_named"]), key=lambda r: r["named_right"])
+    return {"split": split, "facecam_defaults": at_defaults, "face_recognition_at_as_few_strangers": rival,
+            "facecam": sweep(facecam), "face_recognition": reference, "times": times}
+
+
+def describe_cost(binary, faces):
+    """Seconds a face that --recognize adds: detect with and without it on the same photographs, side by side."""
+    enrolled, strangers = material(faces, "tune")
+    photos = [p for _, ps in enrolled for p in ps[:2]] + [ps[0] for _, ps in strangers]
+    work = tempfile.mkdtemp(prefix="recognition-cost-")
+    gallery = os.path.join(work, "gallery.sqlite")
+    subprocess.run([binary, "enrol", "--gallery", gallery, "--largest", "--score-threshold", "0.5", enrolled[0][0], enrolled[0][1][0]],
+                   capture_output=True, check=True)
+    runs = {"detect": [], "recognize": []}
+    count = 0
+    for _ in range(3):
+        for label, extra in (("detect", []), ("recognize", ["--recognize", "--gallery", gallery])):
+            started = time.time()
+            result = subprocess.run([binary, "detect", "--score-threshold", "0.5", "--jobs", "1", "--threads", "1"] + extra + photos,
+                                    capture_output=True, text=True, check=True)
+            runs[label].append(time.time() - started)
+            count = sum(len(json.loads(line)["faces"]) for line in result.stdout.splitlines())
+    extra = min(runs["recognize"]) - min(runs["detect"])
+    return {"photographs": len(photos), "faces": count, "detect_seconds": round(min(runs["detect"]), 2),
+            "recognize_seconds": round(min(runs["recognize"]), 2), "ms_per_face": round(1000 * extra / max(count, 1), 1)}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--facecam", required=True)
+    parser.add_argument("--faces", required=True)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    if not os.path.isdir(os.path.join(args.faces, "lfw")):
+        print(f"_Not measured: {args.faces}/lfw is absent._")
+        return
+    halves = [half_result(args.facecam, args.faces, split) for split in ("tune", "report")]
+    cost = describe_cost(args.facecam, args.faces)
+    print(f"LFW: in each half of its people, {ENROLLED} enrolled from one photograph and probed with another, and {STRANGERS} "
+          "strangers. face_recognition's pipeline is taken at its best tolerance that names no more strangers than facecam's defaults.")
+    print()
+    print("| LFW half | facecam: named right | named wrong | strangers named | face_recognition's pipeline: named right (tolerance) |")
+    print("|---|---:|---:|---:|---:|")
+    for half in halves:
+        d, r = half["facecam_defaults"], half["face_recognition_at_as_few_strangers"]
+        label = "tuned on" if half["split"] == "tune" else "kept aside"
+        print(f"| {label} | {round(d['named_right'] * ENROLLED)} of {ENROLLED} | {round(d['named_wrong'] * ENROLLED)} | "
+              f"{round(d['strangers_named'] * STRANGERS)} of {STRANGERS} | {round(r['named_right'] * ENROLLED)} ({r['tolerance']:.2f}) |")
+    print()
+    print("One distance alone, kept-aside half (facecam's nearest person and distance; face_recognition's): named right / strangers named")
+    print()
+    print("| tolerance | facecam | face_recognition's pipeline |")
+    print("|---:|---:|---:|")
+    report = halves[1]
+    for a, b in zip(report["facecam"], report["face_recognition"]):
+        if round(a["tolerance"] * 100) % 2 == 0:
+            print(f"| {a['tolerance']:.2f} | {a['named_right']:.2f} / {a['strangers_named']:.3f} | "
+                  f"{b['named_right']:.2f} / {b['strangers_named']:.3f} |")
+    print()
+    print(f"Cost: `detect --recognize` over {cost['photographs']} LFW photographs ({cost['faces']} faces, one job, one thread) took "
+          f"{cost['recognize_seconds']} s against {cost['detect_seconds']} s without it: {cost['ms_per_face']} ms a face "
+          f"(best of 3 runs each, side by side).")
+    if args.json:
+        json.dump({"halves": halves, "cost": cost}, open(args.json, "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// enrol, people and --recognize on the built binary. The truth is the fixtures': two-faces.jpg holds
+/// astronaut.png's face (Eileen Collins) on the left and grace_hopper.jpg's on the right
+/// (Fixtures/README.md); crossing.avi moves the same two past each other.
+struct RecognitionCommandTests {
+    /// A gallery with Collins and Hopper enrolled from their own photographs.
+    static func enrolledGallery(_ directory: URL) throws -> String {
+        let gallery = directory.appendingPathComponent("gallery.sqlite").path
+        for (name, photo) in [("Collins", "images/astronaut.png"), ("Hopper", "images/grace_hopper.jpg")] {
+            let enrolled = try facecam("enrol", "--gallery", gallery, name, fixture(photo))
+            try #require(enrolled.status == 0, "\(enrolled.stderr)")
+            #expect(enrolled.stdout.isEmpty)
+        }
+        return gallery
+    }
+
+    @Test func detectNamesEachEnrolledFace() throws {
+        let directory = try temporaryDirectory("recognize")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try Self.enrolledGallery(directory)
+        let found = try facecam("detect", "--recognize", "--gallery", gallery, fixture("images/two-faces.jpg"), fixture("images/camera.png"))
+        #expect(found.status == 0, "\(found.stderr)")
+        let records = try found.records()
+        let faces = try #require(records.first?["faces"] as? [[String: Any]])
+        let named = faces.sorted { boxes(["faces": [$0]])[0][0] < boxes(["faces": [$1]])[0][0] }.map { $0["identity"] as? String }
+        #expect(named == ["Collins", "Hopper"])
+        #expect(faces.allSatisfy { ($0["distance"] as? Double ?? 1) < 0.2 })
+        // camera.png's photographer is neither: unknown, with the distance to the nearest.
+        let stranger = try #require((records.last?["faces"] as? [[String: Any]])?.first)
+        #expect(stranger["identity"] is NSNull && (stranger["distance"] as? Double ?? 0) > 0.46, "\(stranger)")
+        let text = try facecam("detect", "--recognize", "--gallery", gallery, "--format", "text", fixture("images/grace_hopper.jpg"))
+        #expect(text.lines.last?.hasSuffix("; Hopper (distance 0.00)") == true, "\(text.stdout)")
+    }
+
+    /// crossing.avi moves astronaut.png's and grace_hopper.jpg's faces past each other; tracks.json says
+    /// where each is in every frame. Every face found is named after the one whose patch holds it.
+    @Test func videoNamesEachFaceAsItCrossesTheOther() throws {
+        let directory = try temporaryDirectory("recognize-video")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try Self.enrolledGallery(directory)
+        let found = try facecam("video", "--recognize", "--gallery", gallery, "--every", "5", fixture("video/crossing.avi"))
+        #expect(found.status == 0, "\(found.stderr)")
+        let truth = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: fixture("video/tracks.json")))) as? [String: [[String: [Int]]]])
+        let frames = try #require(truth["video/crossing.avi"])
+        var named = 0
+        for record in try found.records() {
+            let patches = frames[record["frame"] as! Int]
+            for face in record["faces"] as? [[String: Any]] ?? [] {
+                let box = boxes(["faces": [face]])[0]
+                let (x, y) = (box[0] + box[2] / 2, box[1] + box[3] / 2)
+                let holder = patches.first { $0.value[0] <= x && x < $0.value[0] + $0.value[2] && $0.value[1] <= y && y < $0.value[1] + $0.value[3] }
+                let expected = ["astronaut": "Collins", "hopper": "Hopper"][holder?.key ?? ""]
+                #expect(face["identity"] as? String == expected, "frame \(record["frame"]!): \(face)")
+                named += expected == nil ? 0 : 1
+            }
+        }
+        #expect(named == 16, "two faces in each of the 8 frames searched")
+    }
+
+    /// A photograph with no face or several is refused by name; the others are enrolled (status 1).
+    @Test func enrolRefusesPhotographsWithoutOneFaceAndKeepsTheRest() throws {
+        let directory = try temporaryDirectory("enrol")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = directory.appendingPathComponent("g.sqlite").path
+        let run = try facecam("enrol", "--gallery", gallery, "Collins", fixture("images/coffee.png"), fixture("images/astronaut.png"),
+                              fixture("images/two-faces.jpg"))
+        #expect(run.status == 1)
+        #expect(run.errorLines == [
+            "facecam: \(fixture("images/coffee.png")): no face found: give a photograph where Collins's face is clear and upright",
+            "facecam: \(fixture("images/two-faces.jpg")): 2 faces: give one of Collins alone, or add --largest to take the largest",
+            "facecam: enrolled Collins from 1 photograph in \(gallery)",
+        ])
+        let listed = try facecam("people", "--gallery", gallery, "--format", "jsonl")
+        #expect(listed.status == 0)
+        #expect(listed.stdout == "{\"name\":\"Collins\",\"photographs\":1}\n")
+        // Enrolled already: refused unless added to; --largest takes two-faces.jpg's larger face (Hopper's).
+        let again = try facecam("enrol", "--gallery", gallery, "Collins", fixture("images/astronaut.png"))
+        #expect(again.status == 64 && again.errorLines.count == 1 && again.stderr.contains("--add"), "\(again.stderr)")
+        let hopper = try facecam("enrol", "--gallery", gallery, "--largest", "Hopper", fixture("images/two-faces.jpg"))
+        #expect(hopper.status == 0, "\(hopper.stderr)")
+        let found = try facecam("detect", "--recognize", "--gallery", gallery, fixture("images/grace_hopper.jpg"))
+        #expect((try found.records().first?["faces"] as? [[String: Any]])?.first?["identity"] as? String == "Hopper")
+    }
+
+    @Test func peopleRenamesAndForgets() throws {
+        let directory = try temporaryDirectory("people")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try Self.enrolledGallery(directory)
+        #expect(try facecam("people", "rename", "--gallery", gallery, "Hopper", "Grace Hopper").status == 0)
+        #expect(try facecam("people", "--gallery", gallery).stdout == "Collins: 1 photograph\nGrace Hopper: 1 photograph\n")
+        let forgot = try facecam("people", "forget", "--gallery", gallery, "Collins")
+        #expect(forgot.status == 0 && forgot.stderr == "facecam: forgot Collins: their descriptors are deleted from \(gallery)\n")
+        let unknown = try facecam("people", "forget", "--gallery", gallery, "Collins")
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr == "facecam: no one called 'Collins' is enrolled in \(gallery) (facecam people lists who is)\n")
+        let found = try facecam("detect", "--recognize", "--gallery", gallery, fixture("images/astronaut.png"))
+        #expect((try found.records().first?["faces"] as? [[String: Any]])?.first?["identity"] is NSNull)
+    }
+
+    /// A gallery that is not one, or is missing, is one line and 64, and the file is left as it was.
+    @Test func aBadGalleryIsOneLineAndNothingChanges() throws {
+        let directory = try temporaryDirectory("bad-gallery")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notes = directory.appendingPathComponent("notes.txt")
+        try Data("shopping: milk\n".utf8).write(to: notes)
+        for arguments in [["enrol", "--gallery", notes.path, "X", fixture("images/astronaut.png")],
+                          ["detect", "--recognize", "--gallery", notes.path, fixture("images/astronaut.png")],
+                          ["people", "--gallery", notes.path]] {
+            let run = try facecam(arguments)
+            #expect(run.status == 64 && run.stdout.isEmpty, "\(arguments)")
+            #expect(run.errorLines == ["facecam: \(notes.path): not a facecam gallery (give --gallery a new file, or one facecam enrol made)"])
+        }
+        #expect(try Data(contentsOf: notes) == Data("shopping: milk\n".utf8))
+        let missing = directory.appendingPathComponent("missing.sqlite").path
+        let run = try facecam("detect", "--recognize", "--gallery", missing, fixture("images/astronaut.png"))
+        #expect(run.status == 64)
+        #expect(run.errorLines == ["facecam: \(missing): cannot open the gallery: no such file (facecam enrol makes it) "
+            + "(give --gallery a file in a folder you may write)"])
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        let csv = try facecam("detect", "--recognize", "--format", "csv", fixture("images/astronaut.png"))
+        #expect(csv.status == 64 && csv.stderr.contains("--format csv has no place for the names --recognize gives yet"))
+    }
+
+    /// Two processes enrolling into one gallery at once: both wait their turn, neither is lost.
+    @Test func twoEnrolmentsAtOnceBothLand() throws {
+        let directory = try temporaryDirectory("enrol-together")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = directory.appendingPathComponent("g.sqlite").path
+        let processes = try (1...4).map { index in
+            try BackgroundProcess(facecamBinary, ["enrol", "--gallery", gallery, "Person \(index)", fixture("images/grace_hopper.jpg")])
+        }
+        for process in processes {
+            let finished = try process.wait()
+            #expect(finished.status == 0, "\(finished.stderr)")
+        }
+        #expect(try facecam("people", "--gallery", gallery).lines.count == 4)
+    }
+}
+
+func facecam(_ arguments: [String]) throws -> Run {
+    try run(facecamBinary, arguments)
+}
