@@ -1,10 +1,12 @@
 import Foundation
+import Synchronization
 
 /// Where completions go, in order: results to the writer, previews (marked
 /// once tracking has placed the faces) to annotated JPEGs and a frame output
 /// (an annotated or redacted video, a redacted image), failures to `report`.
 /// Frames come from one thread at a time (the pipeline's delivery queue), failures from any; `stopped`
-/// and `summary` may be read from any thread.
+/// and `summary` may be read from any thread (they live in one `Mutex`). The outputs are the delivery
+/// thread's alone: `redirect` replaces them between sources, with no frame in flight.
 public final class ResultSink: @unchecked Sendable {
     public struct Summary: Sendable {
         public var frames = 0
@@ -66,8 +68,14 @@ public final class ResultSink: @unchecked Sendable {
     private var frames: FrameOutput?
     private let report: @Sendable (String) -> Void
     private let progress: (@Sendable (String) -> Void)?
-    private let lock = NSLock()
-    private var state = (summary: Summary(), stopped: false, reachedExitEvent: false, frameOutputFailed: false)
+    /// What other threads read (`stopped`, `summary`...) and failures from any thread change.
+    private struct State {
+        var summary = Summary()
+        var stopped = false
+        var reachedExitEvent = false
+        var frameOutputFailed = false
+    }
+    private let state: Mutex<State>
 
     /// `report` receives one line per failure (and per warning from the writer); `progress` sees every frame's source after it is
     /// written (or, shown only, output). With a `tracker`, faces get ids (and smoothing) before they are
@@ -88,16 +96,16 @@ public final class ResultSink: @unchecked Sendable {
         self.cropSaver = cropSaver
         self.marking = marking
         self.frames = frames
-        state.summary.minimumFaces = minimumFaces
+        state = Mutex(State(summary: Summary(minimumFaces: minimumFaces)))
         self.report = report
         self.progress = progress
     }
 
     /// True once results can no longer be written, or the exit event came: stop submitting.
-    public var stopped: Bool { lock.withLock { state.stopped } }
+    public var stopped: Bool { state.withLock { $0.stopped } }
     /// True once an event of `events.exitOn`'s kind was written (or would have been).
-    public var reachedExitEvent: Bool { lock.withLock { state.reachedExitEvent } }
-    public var summary: Summary { lock.withLock { state.summary } }
+    public var reachedExitEvent: Bool { state.withLock { $0.reachedExitEvent } }
+    public var summary: Summary { state.withLock { $0.summary } }
 
     /// Handles one completion; for a frame, returns its faces as tracked, to be marked on a
     /// preview drawn elsewhere (live's annotations).
@@ -113,12 +121,12 @@ public final class ResultSink: @unchecked Sendable {
             do {
                 // The frame that decided an exit event is still written: it holds the face that entered.
                 try handle(events)
-                if let warning = try currentWriter()?.write(result) { report(warning) }
+                if let warning = try writer?.write(result) { report(warning) }
             } catch {
                 fail(.output(error))
                 return nil
             }
-            lock.withLock {
+            state.withLock { state in
                 state.summary.frames += 1
                 state.summary.faces += result.faces.count
                 if result.faces.count < state.summary.minimumFaces {
@@ -151,15 +159,15 @@ public final class ResultSink: @unchecked Sendable {
     /// Frames from here on go to `output`: call between sources, with no frame in flight.
     public func redirect(frames output: FrameOutput?) {
         frames = output
-        lock.withLock { state.frameOutputFailed = false }
+        state.withLock { $0.frameOutputFailed = false }
     }
 
     /// True when the frame output failed (and was dropped) since it was given: stop sending it frames.
-    public var frameOutputFailed: Bool { lock.withLock { state.frameOutputFailed } }
+    public var frameOutputFailed: Bool { state.withLock { $0.frameOutputFailed } }
 
     /// Results from here on go to `writer`: call between sources, with no frame in flight.
     public func redirect(to writer: ResultWriter) {
-        lock.withLock { self.writer = writer }
+        self.writer = writer
     }
 
     /// Ends the open tracks (their `leave` events), so that the next source's
@@ -189,8 +197,8 @@ public final class ResultSink: @unchecked Sendable {
         endSource()
         saveRemainingBestShots()
         if let hooks = events.hooks { report(hooks.finish().description) }
-        let outputFailed = lock.withLock { state.stopped && !state.reachedExitEvent }
-        guard let writer = currentWriter(), !outputFailed else { return }
+        let outputFailed = state.withLock { $0.stopped && !$0.reachedExitEvent }
+        guard let writer = writer, !outputFailed else { return }
         do {
             if !stoppedEarly {
                 try writer.finish()
@@ -202,10 +210,6 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    private func currentWriter() -> ResultWriter? {
-        lock.withLock { writer }
-    }
-
     /// Writes `events` up to and including the first of the exit kind (and the zones that face
     /// entered with it), which stops the sink; a track that leaves has its best shot saved.
     private func handle(_ events: [TrackEvent], mayExit: Bool = true) throws(SystemError) {
@@ -213,7 +217,7 @@ public final class ResultSink: @unchecked Sendable {
         for event in events {
             // After the exit event, only the zones that same face entered with it.
             if let exitedWith, event.id != exitedWith || event.zone == nil { return }
-            if self.events.write { try currentWriter()?.write(event) }
+            if self.events.write { try writer?.write(event) }
             let record = ResultFormat.jsonl.render(event)
             self.events.hooks?.run(event, record: record)
             for observer in self.events.observers { observer(event, record) }
@@ -221,7 +225,7 @@ public final class ResultSink: @unchecked Sendable {
             guard event.zone == nil else { continue }
             if event.kind == .leave { try saveBestShot(of: event.id) }
             if mayExit, exitedWith == nil, event.kind == self.events.exitOn {
-                lock.withLock {
+                state.withLock { state in
                     state.stopped = true
                     state.reachedExitEvent = true
                 }
@@ -242,7 +246,7 @@ public final class ResultSink: @unchecked Sendable {
         }
         if case .redact(let settings, _) = marking {
             let hidden = settings.hiddenPixels(marks.faces.map(\.preview) + marks.predicted, width: preview.width, height: preview.height)
-            lock.withLock {
+            state.withLock { state in
                 state.summary.masks += marks.faces.count + marks.predicted.count
                 state.summary.hiddenPixels += hidden
                 state.summary.redactedPixels += preview.width * preview.height
@@ -258,12 +262,12 @@ public final class ResultSink: @unchecked Sendable {
         guard let output = frames else { return }
         do {
             try output.append(preview, time: time)
-            lock.withLock { state.summary.outputFrames += 1 }
+            state.withLock { $0.summary.outputFrames += 1 }
         } catch {
             // One line, not one per frame: the output is given up, the results go on.
             fail(error)
             frames = nil
-            lock.withLock { state.frameOutputFailed = true }
+            state.withLock { $0.frameOutputFailed = true }
         }
     }
 
@@ -291,7 +295,7 @@ public final class ResultSink: @unchecked Sendable {
     /// Saves the best shots of the tracks still open once the sink stopped (`--exit-on` ends the
     /// run before their `leave`), unless writing failed.
     private func saveRemainingBestShots() {
-        guard lock.withLock({ !state.stopped || state.reachedExitEvent }) else { return }
+        guard state.withLock({ !$0.stopped || $0.reachedExitEvent }) else { return }
         for id in bestShots.keys.sorted() {
             do {
                 try saveBestShot(of: id)
@@ -309,12 +313,12 @@ public final class ResultSink: @unchecked Sendable {
         } catch {
             return fail(error)
         }
-        try currentWriter()?.write(best.shot)
+        try writer?.write(best.shot)
     }
 
     private func fail(_ error: FaceCamError) {
         report(error.description)
-        lock.withLock {
+        state.withLock { state in
             state.summary.failures += 1
             if case .zone = error { state.summary.polygonsOutside += 1 }
             if case .output = error { state.stopped = true }
