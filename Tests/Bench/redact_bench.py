@@ -13,7 +13,9 @@ and deface (PyPI; CenterFace on opencv-python's dnn, since onnxruntime is not in
 clip when it installs, with the faces it leaves to YuNet; and CenterFace alone on one 640x480 frame
 on Debian's OpenCV and on deface's opencv-python (Tests/Bench/centerface_engine.py), the two engines'
 share of the difference. On the 640x480 clip, redact and deface run in turns, twice each (the best
-counts); fails if redact's defaults run slower than deface there.
+counts); fails if redact's defaults run slower than deface there. Over-redaction on each clip: both
+tools again with solid masks, and the share of the picture they hid away from the faces OpenCV's
+FaceDetectorYN finds at 0.5 (redaction_check.masked_away).
 """
 import argparse
 import glob
@@ -26,7 +28,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Reference"))
-from redaction_check import measure  # noqa: E402
+from redaction_check import masked_away, measure  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--facecam", required=True)
@@ -104,8 +106,9 @@ with tempfile.TemporaryDirectory(prefix="facecam-redact-") as work:
         print("(../shared/data is absent: no held-out row)")
 
     print("\n| clip (300 frames) | facecam redact | facecam redact " + " ".join(FASTER) + " | facecam video, same detector "
-          "| ffmpeg alone, same encoding | deface | faces deface leaves (YuNet 0.9) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "| ffmpeg alone, same encoding | deface | faces deface leaves (YuNet 0.9) "
+          "| picture masked away from faces: facecam redact, deface (solid masks) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for clip in (args.clip, args.clip_720p):
         frames = 300
         size = "1280x720" if clip == args.clip_720p else "640x480"
@@ -131,11 +134,24 @@ with tempfile.TemporaryDirectory(prefix="facecam-redact-") as work:
             deface_cells = [f"{frames / deface:.1f} frames/s", f"{left['faces_after']} of {left['faces_before']}"]
             if size == "640x480" and seconds > deface:
                 failed.append(f"redact's defaults ran the 640x480 clip at {frames / seconds:.1f} frames/s, deface at {frames / deface:.1f}")
+        # The masks' extent, drawn solid so that every hidden pixel shows (a blur leaves flat areas as they were).
+        solid = os.path.join(work, f"solid-{size}.mkv")
+        subprocess.run([args.facecam, "redact", "--quiet", "--mode", "solid", "-o", solid, clip], check=True, stdout=subprocess.DEVNULL)
+        away = [f"{100 * masked_away(clip, solid):.2f}%"]
+        if args.deface:
+            deface_solid = os.path.join(work, f"deface-solid-{size}.mp4")
+            try:
+                subprocess.run([args.deface, clip, "--replacewith", "solid", "-o", deface_solid], check=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                away.append(f"{100 * masked_away(clip, deface_solid):.2f}%")
+            except subprocess.CalledProcessError as error:
+                away.append(f"failed ({error.returncode})")
         ours = measure(clip, redacted)
         theirs = measure(clip, faster_output)
         print(f"| {size} | {frames / seconds:.1f} frames/s ({ours['faces_after']} of {ours['faces_before']} faces left) "
               f"| {frames / faster:.1f} frames/s ({theirs['faces_after']} of {theirs['faces_before']} faces left) "
-              f"| {frames / detect:.1f} frames/s | {frames / encode:.1f} frames/s | " + " | ".join(deface_cells) + " |")
+              f"| {frames / detect:.1f} frames/s | {frames / encode:.1f} frames/s | " + " | ".join(deface_cells) + " | "
+              + ", ".join(away) + " |")
 
     if args.deface:
         frame = os.path.join(work, "frame.png")
