@@ -137,9 +137,10 @@ struct Enrol: ParsableCommand {
     }
 
     func run() throws {
-        let gallery = try galleryOptions.open(create: true)
-        if !add, (try? gallery.people())?.contains(where: { $0.name == name }) == true {
-            report(GalleryError.nameTaken(name, path: gallery.path).description + " (or add --add)")
+        // Made only when someone is enrolled: a run whose photographs are all refused leaves no empty gallery.
+        let existing = FileManager.default.fileExists(atPath: try galleryOptions.path()) ? try galleryOptions.open(create: false) : nil
+        if !add, let existing, (try? existing.people())?.contains(where: { $0.name == name }) == true {
+            report(GalleryError.nameTaken(name, path: existing.path).description + " (or add --add)")
             throw Status.usage
         }
         let detector: any FrameFaceDetector
@@ -178,6 +179,7 @@ struct Enrol: ParsableCommand {
             }
         }
         if !descriptors.isEmpty {
+            let gallery = try existing ?? galleryOptions.open(create: true)
             do throws(GalleryError) {
                 try gallery.enrol(name, descriptors: descriptors, adding: add)
             } catch {

@@ -60,11 +60,19 @@ struct RecognitionCommandTests {
         #expect(named == 16, "two faces in each of the 8 frames searched")
     }
 
-    /// A photograph with no face or several is refused by name; the others are enrolled (status 1).
+    /// A photograph with no face or several is refused by name; the others are enrolled (status 1), and none
+    /// at all leaves no gallery behind.
     @Test func enrolRefusesPhotographsWithoutOneFaceAndKeepsTheRest() throws {
         let directory = try temporaryDirectory("enrol")
         defer { try? FileManager.default.removeItem(at: directory) }
         let gallery = directory.appendingPathComponent("g.sqlite").path
+        // Every photograph refused: no gallery is made.
+        let none = try facecam("enrol", "--gallery", gallery, "Collins", fixture("images/coffee.png"))
+        #expect(none.status == 1)
+        #expect(none.errorLines == [
+            "facecam: \(fixture("images/coffee.png")): no face found: give a photograph where Collins's face is clear and upright",
+        ])
+        #expect(!FileManager.default.fileExists(atPath: gallery))
         let run = try facecam("enrol", "--gallery", gallery, "Collins", fixture("images/coffee.png"), fixture("images/astronaut.png"),
                               fixture("images/two-faces.jpg"))
         #expect(run.status == 1)
