@@ -1,6 +1,7 @@
 import CMQTT
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A connection to an MQTT broker that never makes its callers wait: `retain` and `send` queue a
 /// message and return, and a thread of the connection's own talks to the broker, connects,
@@ -72,26 +73,40 @@ public final class MQTTConnection: @unchecked Sendable {
     private let settings: Settings
     private let report: @Sendable (String) -> Void
     private let onMessage: @Sendable (String, [UInt8]?) -> Void
-    private let lock = NSLock()
-    // Guarded by `lock`; `client` is replaced only on the connection's thread, while `connected` is false.
-    private var client: OpaquePointer?
-    private var connected = false
-    private var stopping = false
-    /// Handed to libmosquitto and not yet acknowledged, in the order they were handed over.
-    private var inFlight: [(id: Int32, message: Message)] = []
-    private var retained: [String: [UInt8]] = [:]
-    /// Retained topics in the order they were first set: republished in it after a reconnection.
-    private var retainedOrder: [String] = []
-    /// Retained topics whose newest payload the broker does not have yet, oldest change first.
-    private var unsent: [String] = []
-    private var queue: [Message] = []
-    /// The last message of a stop (availability `offline`), sent once everything else was handed over.
-    private var farewell: Message?
-    private var farewellID: Int32?
-    private var farewellAcknowledged = false
-    /// How long a stop waits for the broker's acknowledgements; set by `close`, before `stopping`.
-    private var grace = 2.0
-    private var counts = Counts()
+    /// What the callers' threads and the connection's thread share.
+    private struct Shared {
+        /// Replaced only on the connection's thread, while `connected` is false.
+        var client: Client?
+        var connected = false
+        var stopping = false
+        /// Handed to libmosquitto and not yet acknowledged, in the order they were handed over.
+        var inFlight: [(id: Int32, message: Message)] = []
+        var retained: [String: [UInt8]] = [:]
+        /// Retained topics in the order they were first set: republished in it after a reconnection.
+        var retainedOrder: [String] = []
+        /// Retained topics whose newest payload the broker does not have yet, oldest change first.
+        var unsent: [String] = []
+        var queue: [Message] = []
+        /// The last message of a stop (availability `offline`), sent once everything else was handed over.
+        var farewell: Message?
+        var farewellID: Int32?
+        var farewellAcknowledged = false
+        /// How long a stop waits for the broker's acknowledgements; set by `close`, before `stopping`.
+        var grace = 2.0
+        var counts = Counts()
+
+        /// Everything handed over and acknowledged (the farewell's acknowledgement, when there is one).
+        var delivered: Bool { farewell == nil ? unsent.isEmpty && queue.isEmpty && inFlight.isEmpty : farewellAcknowledged }
+        /// Events still waiting: what a stop counts as dropped.
+        var waitingEvents: Int { queue.count + inFlight.filter { !$0.message.retain }.count }
+    }
+
+    /// A libmosquitto client, which its threaded API lets any thread publish on.
+    private struct Client: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    private let shared = Mutex(Shared())
     // Used on the connection's thread only.
     private var refusal: String?
     private var backoffDelay = MQTTConnection.backoff.first
@@ -108,14 +123,15 @@ public final class MQTTConnection: @unchecked Sendable {
         self.settings = settings
         self.report = report
         self.onMessage = onMessage
-        client = try makeClient()
+        let client = try makeClient()
+        shared.withLock { $0.client = client }
     }
 
     deinit {
-        if let client { cmqtt_destroy(client) }
+        if let client = shared.withLock({ $0.client }) { cmqtt_destroy(client.pointer) }
     }
 
-    private func makeClient() throws(MQTTError) -> OpaquePointer {
+    private func makeClient() throws(MQTTError) -> Client {
         var message = [CChar](repeating: 0, count: 256)
         let made: OpaquePointer? = withOptionalCString(settings.endpoint.username) { username in
             withOptionalCString(settings.password) { password in
@@ -137,7 +153,7 @@ public final class MQTTConnection: @unchecked Sendable {
         guard let made else {
             throw MQTTError(endpoint: settings.endpoint, reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        return made
+        return Client(pointer: made)
     }
 
     /// Starts the connection's thread: the first attempt to connect is made there, so nothing waits for the broker.
@@ -153,30 +169,30 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Sets a retained topic's payload (an empty one clears it at the broker). The broker gets the
     /// newest payload of each topic, in the order of their latest changes.
     public func retain(_ payload: [UInt8], on topic: String) {
-        lock.withLock {
-            if retained.updateValue(payload, forKey: topic) == nil { retainedOrder.append(topic) }
-            unsent.removeAll { $0 == topic }
-            unsent.append(topic)
-            pump()
+        shared.withLock { state in
+            if state.retained.updateValue(payload, forKey: topic) == nil { state.retainedOrder.append(topic) }
+            state.unsent.removeAll { $0 == topic }
+            state.unsent.append(topic)
+            pump(&state)
         }
     }
 
     /// Queues a message; dropped (and counted) when the settings' `queueCapacity` are waiting.
     public func send(_ payload: [UInt8], on topic: String) {
-        lock.withLock {
-            guard queue.count < settings.queueCapacity else {
-                counts.dropped += 1
+        shared.withLock { state in
+            guard state.queue.count < settings.queueCapacity else {
+                state.counts.dropped += 1
                 return
             }
-            queue.append(Message(topic: topic, payload: payload, retain: false))
-            pump()
+            state.queue.append(Message(topic: topic, payload: payload, retain: false))
+            pump(&state)
         }
     }
 
     public var currentCounts: Counts {
-        lock.withLock {
-            var now = counts
-            now.connected = connected
+        shared.withLock { state in
+            var now = state.counts
+            now.connected = state.connected
             return now
         }
     }
@@ -185,7 +201,7 @@ public final class MQTTConnection: @unchecked Sendable {
     public func waitUntilDelivered(timeout: Double) -> Bool {
         let deadline = monotonicSeconds() + timeout
         while monotonicSeconds() < deadline {
-            if lock.withLock({ connected && unsent.isEmpty && queue.isEmpty && inFlight.isEmpty }) { return true }
+            if shared.withLock({ $0.connected && $0.unsent.isEmpty && $0.queue.isEmpty && $0.inFlight.isEmpty }) { return true }
             Thread.sleep(forTimeInterval: 0.02)
         }
         return false
@@ -196,60 +212,60 @@ public final class MQTTConnection: @unchecked Sendable {
     /// one, so that the broker publishes the last will. Stops the thread; what never reached the
     /// broker is counted as dropped.
     public func close(farewell message: (payload: [UInt8], topic: String)? = nil, grace: Double = 2) -> Counts {
-        lock.withLock {
-            farewell = message.map { Message(topic: $0.topic, payload: $0.payload, retain: true) }
-            self.grace = grace
-            stopping = true
-            pump()
+        shared.withLock { state in
+            state.farewell = message.map { Message(topic: $0.topic, payload: $0.payload, retain: true) }
+            state.grace = grace
+            state.stopping = true
+            pump(&state)
         }
         wake.signal()
         // The thread waits at most `grace` for acknowledgements and a moment for the goodbye; a
         // thread stuck in a name lookup is left to the end of the process, its messages counted lost.
         guard finished.wait(timeout: .now() + grace + 3) == .success else {
             var lost = currentCounts
-            lost.dropped += lock.withLock { queue.count + inFlight.filter { !$0.message.retain }.count }
+            lost.dropped += shared.withLock { $0.waitingEvents }
             return lost
         }
         return currentCounts
     }
 
     /// Hands queued messages to libmosquitto while fewer than `inFlightLimit` wait for
-    /// acknowledgement: retained payloads first, then the queue, then the farewell. Under `lock`.
-    private func pump() {
-        guard connected, let client else { return }
-        while inFlight.count < Self.inFlightLimit {
+    /// acknowledgement: retained payloads first, then the queue, then the farewell.
+    private func pump(_ state: inout Shared) {
+        guard state.connected, let client = state.client else { return }
+        while state.inFlight.count < Self.inFlightLimit {
             let message: Message
-            if let topic = unsent.first {
-                message = Message(topic: topic, payload: retained[topic] ?? [], retain: true)
-            } else if let first = queue.first {
+            if let topic = state.unsent.first {
+                message = Message(topic: topic, payload: state.retained[topic] ?? [], retain: true)
+            } else if let first = state.queue.first {
                 message = first
-            } else if let farewell, farewellID == nil {
+            } else if let farewell = state.farewell, state.farewellID == nil {
                 message = farewell
             } else {
                 return
             }
             var id: Int32 = 0
             let status = message.payload.withUnsafeBufferPointer { bytes in
-                cmqtt_publish(client, message.topic, bytes.baseAddress, Int32(bytes.count), 1, message.retain, &id)
+                cmqtt_publish(client.pointer, message.topic, bytes.baseAddress, Int32(bytes.count), 1, message.retain, &id)
             }
             // The connection is going: what was not handed over is sent on the next one.
             if status != 0, cmqtt_status_is_disconnected(status) { return }
-            if !unsent.isEmpty {
-                unsent.removeFirst()
-            } else if !queue.isEmpty {
-                queue.removeFirst()
+            if !state.unsent.isEmpty {
+                state.unsent.removeFirst()
+            } else if !state.queue.isEmpty {
+                state.queue.removeFirst()
             } else if status == 0 {
-                farewellID = id
+                state.farewellID = id
             } else {
-                farewell = nil
+                state.farewell = nil
             }
             guard status == 0 else {
                 // Refused for good: dropped, so that the messages behind it still go.
-                if !message.retain { counts.dropped += 1 }
+                if !message.retain { state.counts.dropped += 1 }
                 report("warning: MQTT: cannot publish to \(message.topic) (\(String(cString: cmqtt_describe(status)))); dropped it")
                 continue
             }
-            inFlight.append((id, message))
+            state.inFlight.append((id, message))
         }
     }
 
@@ -259,12 +275,12 @@ public final class MQTTConnection: @unchecked Sendable {
         var outage: String?
         var everConnected = false
         let endpoint = settings.endpoint
-        while !lock.withLock({ stopping }) {
-            guard let client = lock.withLock({ client }) else { return }
-            var status = endpoint.host.withCString { cmqtt_connect(client, $0, Int32(endpoint.port)) }
-            while status == 0, !lock.withLock({ stopping }) {
-                status = cmqtt_loop(client, 100)
-                if status == 0, lock.withLock({ connected }) {
+        while !shared.withLock({ $0.stopping }) {
+            guard let client = shared.withLock({ $0.client }) else { return }
+            var status = endpoint.host.withCString { cmqtt_connect(client.pointer, $0, Int32(endpoint.port)) }
+            while status == 0, !shared.withLock({ $0.stopping }) {
+                status = cmqtt_loop(client.pointer, 100)
+                if status == 0, shared.withLock({ $0.connected }) {
                     everConnected = true
                     if outage != nil {
                         report("MQTT: connected to \(endpoint)")
@@ -272,11 +288,11 @@ public final class MQTTConnection: @unchecked Sendable {
                     }
                 }
             }
-            if lock.withLock({ stopping }) {
-                goodbye(client, status: status, grace: lock.withLock { grace })
+            if shared.withLock({ $0.stopping }) {
+                goodbye(client, status: status)
                 return
             }
-            let reason = refusal ?? describe(status, errorNumber: cmqtt_errno(client))
+            let reason = refusal ?? describe(status, errorNumber: cmqtt_errno(client.pointer))
             refusal = nil
             endSession()
             if outage == nil {
@@ -292,57 +308,53 @@ public final class MQTTConnection: @unchecked Sendable {
             sessionStart = nil
             _ = wake.wait(timeout: .now() + backoffDelay)
             backoffDelay = min(backoffDelay * 2, Self.backoff.last)
-            if lock.withLock({ stopping }) { break }
+            if shared.withLock({ $0.stopping }) { break }
             do {
                 let next = try makeClient()
-                lock.withLock { self.client = next }
+                shared.withLock { $0.client = next }
             } catch {
                 report("warning: MQTT: \(error.description); facecam stops publishing")
                 return
             }
         }
-        lock.withLock { client }.map { goodbye($0, status: 0, grace: lock.withLock { grace }) }
+        shared.withLock { $0.client }.map { goodbye($0, status: 0) }
     }
 
     /// Drops the session's client: the messages it held unacknowledged wait in our queue again
     /// (events) or are republished with the newest payloads (retained ones).
     private func endSession() {
-        let old: OpaquePointer? = lock.withLock {
-            connected = false
-            let events = inFlight.filter { !$0.message.retain }.map(\.message)
-            let room = max(0, settings.queueCapacity - queue.count)
-            counts.dropped += max(0, events.count - room)
-            queue.insert(contentsOf: events.suffix(room), at: 0)
-            inFlight.removeAll()
-            farewellID = nil
-            defer { client = nil }
-            return client
+        let old = shared.withLock { state in
+            state.connected = false
+            let events = state.inFlight.filter { !$0.message.retain }.map(\.message)
+            let room = max(0, settings.queueCapacity - state.queue.count)
+            state.counts.dropped += max(0, events.count - room)
+            state.queue.insert(contentsOf: events.suffix(room), at: 0)
+            state.inFlight.removeAll()
+            state.farewellID = nil
+            defer { state.client = nil }
+            return state.client
         }
-        if let old { cmqtt_destroy(old) }
+        if let old { cmqtt_destroy(old.pointer) }
     }
 
     /// On a stop: waits up to the grace for the farewell's acknowledgement (without one, for every
     /// message's), then disconnects cleanly; or, when it did not come, leaves without a goodbye, so
     /// that the broker publishes the last will.
-    private func goodbye(_ client: OpaquePointer, status: Int32, grace: Double) {
-        if status == 0, lock.withLock({ connected }) {
-            let delivered = {
-                self.lock.withLock {
-                    self.farewell == nil
-                        ? self.unsent.isEmpty && self.queue.isEmpty && self.inFlight.isEmpty : self.farewellAcknowledged
-                }
-            }
+    private func goodbye(_ client: Client, status: Int32) {
+        let (connected, grace) = shared.withLock { ($0.connected, $0.grace) }
+        if status == 0, connected {
+            let delivered = { self.shared.withLock { $0.delivered } }
             let deadline = monotonicSeconds() + grace
-            while monotonicSeconds() < deadline, !delivered(), cmqtt_loop(client, 50) == 0 {}
-            if delivered(), cmqtt_disconnect(client) == 0 {
+            while monotonicSeconds() < deadline, !delivered(), cmqtt_loop(client.pointer, 50) == 0 {}
+            if delivered(), cmqtt_disconnect(client.pointer) == 0 {
                 let end = monotonicSeconds() + 0.5
-                while monotonicSeconds() < end, cmqtt_loop(client, 50) == 0 {}
+                while monotonicSeconds() < end, cmqtt_loop(client.pointer, 50) == 0 {}
             }
         }
-        lock.withLock {
-            counts.dropped += queue.count + inFlight.filter { !$0.message.retain }.count
-            queue.removeAll()
-            inFlight.removeAll()
+        shared.withLock { state in
+            state.counts.dropped += state.waitingEvents
+            state.queue.removeAll()
+            state.inFlight.removeAll()
         }
         endSession()
     }
@@ -368,24 +380,24 @@ public final class MQTTConnection: @unchecked Sendable {
                 return
             }
             sessionStart = monotonicSeconds()
-            lock.withLock {
-                if let client {
-                    for topic in settings.subscriptions { _ = cmqtt_subscribe(client, topic, 1) }
+            shared.withLock { state in
+                if let client = state.client {
+                    for topic in settings.subscriptions { _ = cmqtt_subscribe(client.pointer, topic, 1) }
                 }
-                connected = true
+                state.connected = true
                 // A new session: every retained payload again, the newest of each.
-                unsent = retainedOrder
-                pump()
+                state.unsent = state.retainedOrder
+                pump(&state)
             }
         case CMQTT_EVENT_DISCONNECTED:
-            lock.withLock { connected = false }
+            shared.withLock { $0.connected = false }
         case CMQTT_EVENT_PUBLISHED:
-            lock.withLock {
-                guard let index = inFlight.firstIndex(where: { $0.id == code }) else { return }
-                inFlight.remove(at: index)
-                counts.acknowledged += 1
-                if code == farewellID { farewellAcknowledged = true }
-                pump()
+            shared.withLock { state in
+                guard let index = state.inFlight.firstIndex(where: { $0.id == code }) else { return }
+                state.inFlight.remove(at: index)
+                state.counts.acknowledged += 1
+                if code == state.farewellID { state.farewellAcknowledged = true }
+                pump(&state)
             }
         case CMQTT_EVENT_MESSAGE:
             if let topic { onMessage(topic, payload) }
