@@ -75,6 +75,22 @@ def deface_folder(deface, files):
     return {os.path.basename(p): os.path.splitext(p)[0] + "_anonymized" + os.path.splitext(p)[1] for p in files}
 
 
+def redaction_figures(pairs, labels, label, failed):
+    """(faces left untouched, faces counted, mean share masked away) over `pairs` of (label name,
+    original, redacted); a missing or resized output is added to `failed`."""
+    left = counted = 0
+    away = []
+    for name, original_path, redacted_path in pairs:
+        original, redacted = cv2.imread(original_path), cv2.imread(redacted_path)
+        if redacted is None or redacted.shape != original.shape:
+            failed.append(f"{label}: no redacted {name}")
+            continue
+        a, b = untouched(original, redacted, labels[name]["boxes"])
+        left, counted = left + a, counted + b
+        away.append(masked_away(original, redacted, labels[name]["boxes"]))
+    return left, counted, sum(away) / max(1, len(away))
+
+
 def wider_redaction(facecam, deface, work):
     """`redact`'s defaults (and deface on the reported set) over ../shared/data/wider's full-resolution
     photographs: faces 12 px or taller left untouched, and the share of the picture masked away from
@@ -104,19 +120,11 @@ def wider_redaction(facecam, deface, work):
                 subprocess.run([facecam, "redact", "--quiet", "--output-dir", out, *files], check=True, stdout=subprocess.DEVNULL)
                 outputs = {os.path.basename(p): os.path.join(out, os.path.basename(p)) for p in files}
             seconds = time.monotonic() - start
-            left = counted = 0
-            away = []
-            for n, path in zip(names, files):
-                original, redacted = cv2.imread(path), cv2.imread(outputs[os.path.basename(path)])
-                if redacted is None or redacted.shape != original.shape:
-                    failed.append(f"WIDER {set_name}, {label}: no redacted {n}")
-                    continue
-                a, b = untouched(original, redacted, labels[n]["boxes"])
-                left, counted = left + a, counted + b
-                away.append(masked_away(original, redacted, labels[n]["boxes"]))
+            pairs = [(n, path, outputs[os.path.basename(path)]) for n, path in zip(names, files)]
+            left, counted, away = redaction_figures(pairs, labels, f"WIDER {set_name}, {label}", failed)
             share = left / counted if counted else 0
             print(f"| {set_name} ({what}) | {label} | {len(names)} | {left} of {counted} ({100 * share:.1f}%) "
-                  f"| {100 * sum(away) / max(1, len(away)):.2f}% | {len(names) / seconds:.1f} |", flush=True)
+                  f"| {100 * away:.2f}% | {len(names) / seconds:.1f} |", flush=True)
             if tool is None and set_name == "val-seen" and share > 0.03:
                 failed.append(f"redact's defaults leave {100 * share:.1f}% of WIDER val-seen's faces untouched (over 3%)")
     return failed
@@ -236,19 +244,10 @@ def main():
                 runs = list(REDACTION) + ([("deface 1.5 (its defaults)", None)] if args.deface else [])
                 for label, options in runs:
                     out, seconds = redact(args.facecam, files, options, work, deface=args.deface if options is None else None)
-                    left = counted = 0
-                    away = []
-                    for n in names:
-                        original = cv2.imread(os.path.join(CROWD, n))
-                        redacted = cv2.imread(os.path.join(out, n))
-                        if redacted is None or redacted.shape != original.shape:
-                            failed.append(f"{label}: no redacted {n}")
-                            continue
-                        a, b = untouched(original, redacted, labels[n]["boxes"])
-                        left, counted = left + a, counted + b
-                        away.append(masked_away(original, redacted, labels[n]["boxes"]))
+                    pairs = [(n, os.path.join(CROWD, n), os.path.join(out, n)) for n in names]
+                    left, counted, away = redaction_figures(pairs, labels, label, failed)
                     share = left / counted if counted else 0
-                    print(f"| {label} | {left} of {counted} ({100 * share:.1f}%) | {100 * sum(away) / max(1, len(away)):.2f}% "
+                    print(f"| {label} | {left} of {counted} ({100 * share:.1f}%) | {100 * away:.2f}% "
                           f"| {len(files) / seconds:.1f} |", flush=True)
                     if options == [] and share > 0.03:
                         line = f"redact's defaults leave {100 * share:.1f}% of the {set_name} set's faces untouched (over 3%)"
