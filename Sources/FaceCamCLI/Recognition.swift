@@ -81,8 +81,8 @@ struct RecognitionOptions: ParsableArguments {
 
     /// Formats with a place for a face's name: the others would drop it silently.
     func validate(format: ResultFormat) throws {
-        if recognize, ![.jsonl, .text].contains(format) {
-            throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives yet: use jsonl or text")
+        if recognize, ![.jsonl, .text, .csv].contains(format) {
+            throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives yet: use jsonl, csv or text")
         }
     }
 

@@ -125,9 +125,9 @@ struct DetectCommandTests {
         #expect(csv.lines == [
             "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id,"
                 + "score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,nose_x,nose_y,mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y,"
-                + "roll,yaw,pitch,preview_roll,preview_yaw,preview_pitch,quality",
-            "Fixtures/images/two-faces.jpg,0,0,0,176,66,96,96,176,66,96,96,,,,,,,,,,,,,,,,,,,",
-            "Fixtures/images/two-faces.jpg,0,0,1,673,90,215,215,673,90,215,215,,,,,,,,,,,,,,,,,,,",
+                + "roll,yaw,pitch,preview_roll,preview_yaw,preview_pitch,quality,identity,distance",
+            "Fixtures/images/two-faces.jpg,0,0,0,176,66,96,96,176,66,96,96,,,,,,,,,,,,,,,,,,,,,",
+            "Fixtures/images/two-faces.jpg,0,0,1,673,90,215,215,673,90,215,215,,,,,,,,,,,,,,,,,,,,,",
         ])
         let text = try facecam("detect", "--detector", "haar", "--format", "text", "Fixtures/images/grace_hopper.jpg")
         #expect(text.lines == [

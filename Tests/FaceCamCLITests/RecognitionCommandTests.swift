@@ -32,6 +32,15 @@ struct RecognitionCommandTests {
         #expect(stranger["identity"] is NSNull && (stranger["distance"] as? Double ?? 0) > 0.46, "\(stranger)")
         let text = try facecam("detect", "--recognize", "--gallery", gallery, "--format", "text", fixture("images/grace_hopper.jpg"))
         #expect(text.lines.last?.hasSuffix("; Hopper (distance 0.00)") == true, "\(text.stdout)")
+        // CSV's last two columns: the name (empty for a stranger) and the distance, as in JSON Lines.
+        let csv = try facecam("detect", "--recognize", "--gallery", gallery, "--format", "csv", fixture("images/two-faces.jpg"),
+                              fixture("images/camera.png"))
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let rows = csv.lines.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(rows.first?.suffix(2) == ["identity", "distance"])
+        let jsonFaces = records.flatMap { $0["faces"] as? [[String: Any]] ?? [] }
+        #expect(rows.dropFirst().map { $0[$0.count - 2] } == jsonFaces.map { $0["identity"] as? String ?? "" })
+        #expect(rows.dropFirst().map { Double($0[$0.count - 1]) } == jsonFaces.map { $0["distance"] as? Double })
     }
 
     /// crossing.avi moves astronaut.png's and grace_hopper.jpg's faces past each other; tracks.json says
@@ -128,8 +137,8 @@ struct RecognitionCommandTests {
         #expect(run.errorLines == ["facecam: \(missing): cannot open the gallery: no such file (facecam enrol makes it) "
             + "(give --gallery a file in a folder you may write)"])
         #expect(!FileManager.default.fileExists(atPath: missing))
-        let csv = try facecam("detect", "--recognize", "--format", "csv", fixture("images/astronaut.png"))
-        #expect(csv.status == 64 && csv.stderr.contains("--format csv has no place for the names --recognize gives yet"))
+        let coco = try facecam("detect", "--recognize", "--format", "coco", fixture("images/astronaut.png"))
+        #expect(coco.status == 64 && coco.stderr.contains("--format coco has no place for the names --recognize gives yet"))
     }
 
     /// Two processes enrolling into one gallery at once: both wait their turn, neither is lost.

@@ -32,11 +32,11 @@ struct ResultFormatTests {
     @Test func csvQuotesFieldsAndHasAHeader() {
         #expect(ResultFormat.csv.header == "source,frame,time,face,box_x,box_y,box_width,box_height,"
             + "preview_x,preview_y,preview_width,preview_height,id,score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,"
-            + "nose_x,nose_y,mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y,roll,yaw,pitch,preview_roll,preview_yaw,preview_pitch,quality\n")
+            + "nose_x,nose_y,mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y,roll,yaw,pitch,preview_roll,preview_yaw,preview_pitch,quality,identity,distance\n")
         #expect(ResultFormat.csv.render(Self.result) == """
-            "dir/a ""b"",c.jpg",3,0.125,0,10,20,30,30,5,10,15,15,,,,,,,,,,,,,,,,,,,
-            "dir/a ""b"",c.jpg",3,0.125,1,100,21,33,33,50,10.5,16.5,0.333333,7,,,,,,,,,,,,,,,,,,
-            "dir/a ""b"",c.jpg",3,0.125,2,200,40,40,50,100,20,20,25,8,0.9876,210,55,230,55.5,220,65,212,78,228.25,78,,,,,,,
+            "dir/a ""b"",c.jpg",3,0.125,0,10,20,30,30,5,10,15,15,,,,,,,,,,,,,,,,,,,,,
+            "dir/a ""b"",c.jpg",3,0.125,1,100,21,33,33,50,10.5,16.5,0.333333,7,,,,,,,,,,,,,,,,,,,,
+            "dir/a ""b"",c.jpg",3,0.125,2,200,40,40,50,100,20,20,25,8,0.9876,210,55,230,55.5,220,65,212,78,228.25,78,,,,,,,,,
 
             """)
         var empty = Self.result

@@ -60,7 +60,8 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         case .csv:
             "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id,"
                 + "score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,nose_x,nose_y,"
-                + "mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y,roll,yaw,pitch,preview_roll,preview_yaw,preview_pitch,quality\n"
+                + "mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y,roll,yaw,pitch,preview_roll,preview_yaw,preview_pitch,quality,"
+                + "identity,distance\n"
         case .jsonl, .text, .wider, .mot, .coco, .yolo, .voc, .cvat, .labelstudio:
             nil
         }
@@ -159,7 +160,9 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             }
             let fields: [String] = [prefix, String(index), String(b.x), String(b.y), String(b.width), String(b.height),
                                     decimal(p.x), decimal(p.y), decimal(p.width), decimal(p.height), id, score]
-            return (fields + landmarks + pose + [face.quality.map(qualityText) ?? ""]).joined(separator: ",") + "\n"
+            // With --recognize: the name (empty for a stranger) and the distance; both empty without.
+            let identity = [face.identity?.name.map(csvField) ?? "", face.identity?.distance.map(distanceText) ?? ""]
+            return (fields + landmarks + pose + [face.quality.map(qualityText) ?? ""] + identity).joined(separator: ",") + "\n"
         }.joined()
     }
 
@@ -206,8 +209,13 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     /// ,"identity":NAME|null,"distance":D|null, the distance to three decimals.
     private func identityJSON(_ identity: FaceIdentity) -> String {
         let name = identity.name.map(jsonString) ?? "null"
-        let distance = identity.distance.map { decimal(($0 * 1000).rounded() / 1000) } ?? "null"
+        let distance = identity.distance.map(distanceText) ?? "null"
         return ",\"identity\":\(name),\"distance\":\(distance)"
+    }
+
+    /// A descriptor distance to three decimals.
+    private func distanceText(_ distance: Double) -> String {
+        decimal((distance * 1000).rounded() / 1000)
     }
 
     /// "; NAME (distance D)" or "; unknown (distance D)".
