@@ -56,6 +56,15 @@ def reference_boxes(out):
     return {r["frame"]: r["boxes"] for r in map(json.loads, out.splitlines())}
 
 
+def clip_arguments(description):
+    """The arguments of a bench that times `facecam` on one clip in rounds: --facecam, --clip, --rounds."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--facecam", required=True)
+    parser.add_argument("--clip", required=True)
+    parser.add_argument("--rounds", type=int, default=2)
+    return parser.parse_args()
+
+
 def overlap(a, b):
     w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
     h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])

@@ -7,7 +7,7 @@ decodes, looped for 8 seconds of capture, with --events: without --mqtt; publish
 (a broker that hangs), which must cost no frames. Rows alternate in rounds; each row's best round
 counts. Prints a table.
 """
-import argparse
+import os
 import re
 import socket
 import subprocess
@@ -15,6 +15,9 @@ import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import clip_arguments  # noqa: E402
 
 
 def free_port():
@@ -71,11 +74,7 @@ def run(facecam, clip, url, snapshot):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--facecam", required=True)
-    parser.add_argument("--clip", required=True)
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
+    args = clip_arguments(__doc__)
 
     with tempfile.TemporaryDirectory() as directory:
         port = free_port()

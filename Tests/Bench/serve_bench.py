@@ -9,13 +9,16 @@ each without --serve, and with --serve and 4 clients reading /stream.mjpg the wh
 Rows alternate in rounds; each row's best round counts, so a burst of load on this shared
 machine hurts one round, not the comparison. Prints a table, and how many frames the readers got.
 """
-import argparse
+import os
 import re
 import socket
 import subprocess
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import clip_arguments  # noqa: E402
 
 
 class Reader(threading.Thread):
@@ -75,11 +78,7 @@ def run(facecam, clip, detector, realtime, serve, readers=4):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--facecam", required=True)
-    parser.add_argument("--clip", required=True)
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args()
+    args = clip_arguments(__doc__)
 
     rows = [(detector, realtime, serve) for detector in ("haar", "yunet") for realtime in (False, True)
             for serve in (False, True)]

@@ -178,12 +178,13 @@ def yunet(image, orientation=1, aperture=None, score_threshold=0.9, nms_threshol
 
 # Fixture cases: (file, options). Options use facecam's names.
 def cases():
-    out = []
+    def every_photograph_and_orientation(options):
+        return ([(f"images/{name}", options) for name in ("astronaut.png", "grace_hopper.jpg", "camera.png", "chelsea.png",
+                                                          "coffee.png", "two-faces.jpg")]
+                + [(f"orientations/portrait-{k}.jpg", dict(options, orientation=k)) for k in range(1, 9)])
+
     haar = {"detector": "haar"}
-    for name in ("astronaut.png", "grace_hopper.jpg", "camera.png", "chelsea.png", "coffee.png", "two-faces.jpg"):
-        out.append((f"images/{name}", haar))
-    for k in range(1, 9):
-        out.append((f"orientations/portrait-{k}.jpg", dict(haar, orientation=k)))
+    out = every_photograph_and_orientation(haar)
     out.append(("images/two-faces.jpg", dict(haar, aperture=[512, 0, 512, 512])))
     out.append(("images/two-faces.jpg", dict(haar, aperture=[100, 40, 800, 450], orientation=1)))
     out.append(("orientations/portrait-6.jpg", dict(haar, orientation=6, aperture=[60, 20, 400, 360])))
@@ -193,10 +194,7 @@ def cases():
     out.append(("images/two-faces.jpg", dict(haar, cascade="lbpcascade_frontalface_improved")))
     out.append(("images/two-faces.jpg", dict(haar, cascade="haarcascade_frontalface_default", min_neighbors=4)))
     yunet = {"detector": "yunet"}
-    for name in ("astronaut.png", "grace_hopper.jpg", "camera.png", "chelsea.png", "coffee.png", "two-faces.jpg"):
-        out.append((f"images/{name}", yunet))
-    for k in range(1, 9):
-        out.append((f"orientations/portrait-{k}.jpg", dict(yunet, orientation=k)))
+    out += every_photograph_and_orientation(yunet)
     out.append(("images/two-faces.jpg", dict(yunet, aperture=[512, 0, 512, 512])))
     out.append(("orientations/portrait-6.jpg", dict(yunet, orientation=6, aperture=[60, 20, 400, 360])))
     out.append(("orientations/portrait-3.jpg", dict(yunet, orientation=3, aperture=[20, 200, 380, 312])))
