@@ -753,7 +753,7 @@ struct TrackingOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Run this shell command (/bin/sh -c) for each enter and leave event, with the event's JSON record on its standard input "
             + "and FACECAM_EVENT, FACECAM_ID, FACECAM_SOURCE, FACECAM_FRAME and FACECAM_TIME set (FACECAM_ZONE for a --zone's "
-            + "events); in the background, never "
+            + "events, FACECAM_IDENTITY with --recognize: the name, empty for someone unknown); in the background, never "
             + "holding detection up.",
         valueName: "command"))
     var onEvent: String?

@@ -69,6 +69,35 @@ struct RecognitionCommandTests {
         #expect(named == 16, "two faces in each of the 8 frames searched")
     }
 
+    /// A track's events carry who its face was taken for: in JSON Lines, in text, and to --on-event as FACECAM_IDENTITY.
+    @Test func eventsSayWhoEnteredAndLeft() throws {
+        let directory = try temporaryDirectory("recognize-events")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try Self.enrolledGallery(directory)
+        let log = directory.appendingPathComponent("events.txt").path
+        let run = try facecam("video", "--recognize", "--gallery", gallery, "--every", "5", "--events",
+                              "--on-event", "echo \"$FACECAM_EVENT $FACECAM_ID $FACECAM_IDENTITY\" >> '\(log)'", fixture("video/crossing.avi"))
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try run.records().filter { $0["event"] != nil }
+        #expect(Set(events.filter { $0["event"] as? String == "enter" }.compactMap { $0["identity"] as? String }) == ["Collins", "Hopper"])
+        #expect(events.allSatisfy { ["Collins", "Hopper"].contains($0["identity"] as? String ?? "") && $0["distance"] is Double }, "\(events)")
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        let expected = events.map { "\($0["event"]!) \($0["id"]!) \($0["identity"]!)" }
+        #expect(lines.sorted() == expected.sorted())
+        let text = try facecam("video", "--recognize", "--gallery", gallery, "--every", "5", "--events", "--format", "text",
+                               fixture("video/crossing.avi"))
+        let entered = text.lines.filter { $0.contains(" entered") }
+        #expect(entered.count == events.filter { $0["event"] as? String == "enter" }.count)
+        #expect(entered.allSatisfy { $0.range(of: #"entered; (Collins|Hopper) \(distance 0\.\d\d\)$"#, options: .regularExpression) != nil },
+                "\(entered)")
+        // Without --recognize the variable is not set at all.
+        let plain = directory.appendingPathComponent("plain.txt").path
+        let unnamed = try facecam("video", "--every", "5", "--events", "--on-event",
+                                  "echo \"${FACECAM_IDENTITY-unset}\" >> '\(plain)'", fixture("video/crossing.avi"))
+        #expect(unnamed.status == 0)
+        #expect(Set(try String(contentsOfFile: plain, encoding: .utf8).split(separator: "\n")) == ["unset"])
+    }
+
     /// A photograph with no face or several is refused by name; the others are enrolled (status 1), and none
     /// at all leaves no gallery behind.
     @Test func enrolRefusesPhotographsWithoutOneFaceAndKeepsTheRest() throws {

@@ -38,6 +38,8 @@ public struct TrackEvent: Hashable, Sendable {
     public var score: Double?
     /// For the events of a `--zone`: the face's centre came into it or went out of it (or its track ended there).
     public var zone: String?
+    /// Who the face was taken for (`--recognize`), when it was detected as `preview` says; nil without recognition.
+    public var identity: FaceIdentity?
 }
 
 /// Gives each face an `id` that stays the same while the face stays in view.
@@ -96,6 +98,7 @@ public final class FaceTracker {
         /// The last face as written: its box in the preview and its score.
         var preview: Rect
         var score: Double?
+        var identity: FaceIdentity?
         /// The zones its centre was in at its last detection.
         var zones: [String] = []
 
@@ -188,7 +191,7 @@ public final class FaceTracker {
             let track = Track(
                 id: nextID, box: face.box.rect, firstFrame: frame, firstTime: result.time, lastFrame: frame,
                 lastTime: result.time, smoothedBox: face.box.rect, smoothedPreview: face.preview, preview: face.preview,
-                score: face.score, zones: face.zones ?? [])
+                score: face.score, identity: face.identity, zones: face.zones ?? [])
             tracks.append(track)
             events.append(event(.enter, track, frame: frame, time: result.time))
             events += track.zones.map { event(.enter, track, frame: frame, time: result.time, zone: $0) }
@@ -230,7 +233,7 @@ public final class FaceTracker {
         TrackEvent(
             kind: kind, id: track.id, source: source ?? "", frame: frame, time: time, firstFrame: track.firstFrame,
             firstTime: track.firstTime, lastFrame: track.lastFrame, lastTime: track.lastTime, preview: track.preview,
-            score: track.score, zone: zone)
+            score: track.score, zone: zone, identity: track.identity)
     }
 
     private func update(_ track: inout Track, with face: inout Face, frame: Int, time: Double) {
@@ -248,6 +251,7 @@ public final class FaceTracker {
         defer {
             track.preview = face.preview
             track.score = face.score
+            track.identity = face.identity
         }
         guard let keep = settings.smoothing else { return }
         // The preview map is affine and keeps axes parallel, so smoothing both is consistent.

@@ -8,7 +8,7 @@ import Synchronization
 
 /// Runs a shell command for each track event (`--on-event`), in the background: the event's JSON
 /// Lines record on its standard input, `FACECAM_EVENT`, `FACECAM_ID`, `FACECAM_SOURCE`,
-/// `FACECAM_FRAME`, `FACECAM_TIME` (and for a zone's events `FACECAM_ZONE`) in its environment. At most `concurrency` run at once;
+/// `FACECAM_FRAME`, `FACECAM_TIME` (and for a zone's events `FACECAM_ZONE`, with --recognize `FACECAM_IDENTITY`) in its environment. At most `concurrency` run at once;
 /// an event that comes while that many run waits in a queue of `queueLimit`, and beyond it is
 /// dropped and counted. A run still going after `timeout` seconds is killed. Failures are reported
 /// one line each and counted; none ever holds detection up. When facecam finishes, queued runs
@@ -123,6 +123,8 @@ public final class EventHooks: Sendable {
         environment["FACECAM_FRAME"] = String(event.frame)
         environment["FACECAM_TIME"] = decimal(event.time)
         environment["FACECAM_ZONE"] = event.zone
+        // With --recognize: the name, empty for someone unknown.
+        environment["FACECAM_IDENTITY"] = event.identity.map { $0.name ?? "" }
         // The broker's password (live --mqtt) is facecam's alone.
         environment["FACECAM_MQTT_PASSWORD"] = nil
         let words: [String] = ["/bin/sh", "-c", command]

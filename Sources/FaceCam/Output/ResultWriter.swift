@@ -93,7 +93,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             return "{\"event\":\"\(event.kind.rawValue)\"" + (event.zone.map { ",\"zone\":\(jsonString($0))" } ?? "")
                 + ",\"id\":\(event.id),\"source\":\(jsonString(event.source)),"
                 + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span),\"preview\":[\(numbers(event.preview))]"
-                + (event.score.map { ",\"score\":\(decimal($0))" } ?? "") + "}\n"
+                + (event.score.map { ",\"score\":\(decimal($0))" } ?? "") + (event.identity.map(identityJSON) ?? "") + "}\n"
         case .csv, .coco, .wider, .mot, .yolo, .voc, .cvat, .labelstudio:
             return ""
         case .text:
@@ -103,7 +103,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             case (.enter, let zone?): "id \(event.id) entered zone \(zone)"
             case (.leave, let zone?): "id \(event.id) left zone \(zone)"
             }
-            return "\(event.source) frame \(event.frame) at \(decimal(event.time)) s: \(what)\n"
+            return "\(event.source) frame \(event.frame) at \(decimal(event.time)) s: \(what)" + (event.identity.map(identityText) ?? "") + "\n"
         }
     }
 
