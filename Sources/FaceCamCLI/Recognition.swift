@@ -20,6 +20,22 @@ struct GalleryOptions: ParsableArguments {
         return path
     }
 
+    /// Refuses, in one line and status 64, a gallery that could not be made at `path` (missing): the nearest
+    /// folder above it that exists must be one the user may write. Checked before any work, since the
+    /// gallery is made only once there is someone to enrol.
+    func refuseUncreatable(_ path: String) throws {
+        var folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.path), folder.path != "/" { folder.deleteLastPathComponent() }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue,
+              FileManager.default.isWritableFile(atPath: folder.path)
+        else {
+            report("\(FilePath(path)): cannot make the gallery: \(FilePath(folder.path)) is not a folder you may write "
+                + "(give --gallery a file in a folder you may write)")
+            throw Status.usage
+        }
+    }
+
     /// `body` on the gallery, which must exist; a failure is one line and status 1.
     func using<Result>(_ body: (Gallery) throws(GalleryError) -> Result) throws -> Result {
         let gallery = try open(create: false)
@@ -34,6 +50,11 @@ struct GalleryOptions: ParsableArguments {
     /// The gallery, opened (`create`: made when missing); an unusable one is one line and status 64.
     func open(create: Bool) throws -> Gallery {
         let path = try path()
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            report("\(FilePath(path)): a directory, not a gallery (give --gallery a file in it, such as \(FilePath(path).appending(Array("gallery.sqlite".utf8))))")
+            throw Status.usage
+        }
         do throws(GalleryError) {
             return try Gallery(path: path, create: create)
         } catch {
@@ -138,7 +159,9 @@ struct Enrol: ParsableCommand {
 
     func run() throws {
         // Made only when someone is enrolled: a run whose photographs are all refused leaves no empty gallery.
-        let existing = FileManager.default.fileExists(atPath: try galleryOptions.path()) ? try galleryOptions.open(create: false) : nil
+        let path = try galleryOptions.path()
+        let existing = FileManager.default.fileExists(atPath: path) ? try galleryOptions.open(create: false) : nil
+        if existing == nil { try galleryOptions.refuseUncreatable(path) }
         if !add, let existing, (try? existing.people())?.contains(where: { $0.name == name }) == true {
             report(GalleryError.nameTaken(name, path: existing.path).description + " (or add --add)")
             throw Status.usage

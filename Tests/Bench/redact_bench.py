@@ -139,11 +139,15 @@ with tempfile.TemporaryDirectory(prefix="facecam-redact-") as work:
         subprocess.run([args.facecam, "redact", "--quiet", "--mode", "solid", "-o", solid, clip], check=True, stdout=subprocess.DEVNULL)
         away = [f"{100 * masked_away(clip, solid):.2f}%"]
         if args.deface:
-            deface_solid = os.path.join(work, f"deface-solid-{size}.mp4")
+            # deface encodes with its own settings: what they change with no mask (threshold 1 finds nothing) is said beside.
+            shares = []
             try:
-                subprocess.run([args.deface, clip, "--replacewith", "solid", "-o", deface_solid], check=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                away.append(f"{100 * masked_away(clip, deface_solid):.2f}%")
+                for name, extra in (("solid", []), ("unmasked", ["--thresh", "1"])):
+                    output = os.path.join(work, f"deface-{name}-{size}.mp4")
+                    subprocess.run([args.deface, clip, "--replacewith", "solid", *extra, "-o", output], check=True,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    shares.append(masked_away(clip, output))
+                away.append(f"{100 * shares[0]:.2f}% ({100 * shares[1]:.2f}% with no mask)")
             except subprocess.CalledProcessError as error:
                 away.append(f"failed ({error.returncode})")
         ours = measure(clip, redacted)

@@ -160,6 +160,19 @@ struct RecognitionCommandTests {
             #expect(run.errorLines == ["facecam: \(notes.path): not a facecam gallery (give --gallery a new file, or one facecam enrol made)"])
         }
         #expect(try Data(contentsOf: notes) == Data("shopping: milk\n".utf8))
+        // A folder given as the gallery, and a gallery that could not be made (below a file): one line, before any work.
+        for arguments in [["enrol", "--gallery", directory.path, "X", fixture("images/astronaut.png")],
+                          ["people", "--gallery", directory.path]] {
+            let run = try facecam(arguments)
+            #expect(run.status == 64, "\(arguments)")
+            #expect(run.errorLines == ["facecam: \(directory.path): a directory, not a gallery (give --gallery a file in it, such as "
+                + "\(directory.path)/gallery.sqlite)"])
+        }
+        let below = notes.appendingPathComponent("g.sqlite").path
+        let uncreatable = try facecam("enrol", "--gallery", below, "X", fixture("images/coffee.png"))
+        #expect(uncreatable.status == 64)
+        #expect(uncreatable.errorLines == ["facecam: \(below): cannot make the gallery: \(notes.path) is not a folder you may write "
+            + "(give --gallery a file in a folder you may write)"], "the path is refused before coffee.png is searched")
         let missing = directory.appendingPathComponent("missing.sqlite").path
         let run = try facecam("detect", "--recognize", "--gallery", missing, fixture("images/astronaut.png"))
         #expect(run.status == 64)

@@ -9,8 +9,8 @@ Each command's standard output, and every file it writes, is one entry. The comm
 --format, annotated images and video, crops, redacted photographs and video, eval's tables and map.
 Runs use --engine opencv for the networks and OpenCV's own pool of one thread, which keeps OpenVINO's
 kernels (chosen by CPU) and thread timing out of the digests. OpenCV still chooses its SIMD code by
-CPU, and the networks' last digits move with it, so the digests are kept per kind of CPU (its model
-name in /proc/cpuinfo, one section each): `record` writes this CPU's section, and keeps the others
+CPU, and the networks' last digits move with it, so the digests are kept per kind of CPU (its
+architecture and SIMD extensions in /proc/cpuinfo, one section each): `record` writes this CPU's section, and keeps the others
 when this CPU's digests were already as recorded (drops them when its outputs changed: theirs did too);
 `check` on a CPU with no section says so and compares nothing (record one, on a commit whose
 outputs are known good, before a refactor). OpenVINO's agreement with OpenCV is checked by the tests
@@ -96,20 +96,31 @@ def run_all(facecam):
 
 
 def cpu_kind():
-    """This machine's CPU model name, which names its section of the manifest."""
+    """This machine's kind of CPU as OpenCV's code choice sees it: the architecture and its SIMD
+    extensions (the model name alone is too coarse: "Intel(R) Xeon(R) Processor" covers generations),
+    shortened to a digest, with the model name after it for people."""
     with open("/proc/cpuinfo") as info:
-        return next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), "unknown")
+        lines = info.read().splitlines()
+    field = lambda name: next((line.split(":", 1)[1].strip() for line in lines if line.split(":", 1)[0].strip() == name), "")
+    simd = sorted(f for f in field("flags").split() if f.startswith(("sse", "ssse", "avx", "fma", "f16c", "amx")))
+    digest = hashlib.sha256(" ".join([os.uname().machine] + simd).encode()).hexdigest()[:12]
+    return f"{os.uname().machine} {digest} ({field('model name') or 'unknown model'})"
 
 
 def read_manifest():
-    """{cpu kind: {entry: digest}} from the manifest's sections (`# cpu: NAME`, then `DIGEST  ENTRY` lines)."""
+    """{cpu kind: {entry: digest}} from the manifest's sections (`# cpu: KIND`, then `DIGEST  ENTRY` lines);
+    empty when there is no manifest yet."""
     sections, current = {}, None
+    if not os.path.exists(MANIFEST):
+        return sections
     with open(MANIFEST) as manifest:
-        for line in manifest:
+        for number, line in enumerate(manifest, 1):
             line = line.rstrip("\n")
             if line.startswith("# cpu: "):
                 current = sections.setdefault(line[len("# cpu: "):], {})
             elif line:
+                if current is None:
+                    sys.exit(f"outputs.py: {MANIFEST}:{number}: a digest before any '# cpu:' line: record the outputs again")
                 digest, entry = line.split("  ", 1)
                 current[entry] = digest
     return sections
@@ -121,8 +132,12 @@ def main():
     parser.add_argument("--facecam", required=True)
     args = parser.parse_args()
     facecam = os.path.abspath(args.facecam)
-    digests = run_all(facecam)
     sections, kind = read_manifest(), cpu_kind()
+    if args.action == "check" and kind not in sections:
+        print(f"outputs.py: SKIPPED: no outputs are recorded for this CPU ({kind}; recorded: {', '.join(sorted(sections))}): "
+              f"nothing compared. Before a refactor, record them on a commit known good (Tests/Golden/outputs.py record)")
+        return
+    digests = run_all(facecam)
     if args.action == "record":
         if kind in sections and sections[kind] != digests:
             # Outputs meant to change on this CPU have changed on the others too: their sections are stale.
@@ -136,10 +151,6 @@ def main():
                 for entry in sorted(sections[name]):
                     manifest.write(f"{sections[name][entry]}  {entry}\n")
         print(f"outputs.py: recorded {len(digests)} outputs for {kind} in {os.path.relpath(MANIFEST, ROOT)}")
-        return
-    if kind not in sections:
-        print(f"outputs.py: no outputs are recorded for this CPU ({kind}; recorded: {', '.join(sorted(sections))}): "
-              f"nothing compared. Before a refactor, record them on a commit known good (Tests/Golden/outputs.py record)")
         return
     expected = sections[kind]
     differing = sorted(e for e in expected if e in digests and digests[e] != expected[e])

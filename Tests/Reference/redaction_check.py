@@ -92,9 +92,15 @@ def masked_away(original_path, redacted_path, hidden_threshold=0.5, grow=2.0, gr
     pixels that differ by more than `tolerance` in a channel (H.264's loss at --crf 18 moves 0.006% of a
     clip's pixels that far), outside every face FaceDetectorYN finds at `hidden_threshold` in the
     original, in that frame or the `grace` frames before (where a tracked mask may stay), each grown
-    `grow` times about its centre (a mask is larger than its face)."""
+    `grow` times about its centre (a mask is larger than its face). A mask drawn on pixels within
+    `tolerance` of black (dark hair, shadows) is not seen."""
+    before, after = upright_frames(original_path), upright_frames(redacted_path)
+    if len(before) != len(after):
+        raise SystemExit(f"{redacted_path} has {len(after)} frames, {original_path} {len(before)}")
     shares, recent = [], []
-    for original, redacted in zip(upright_frames(original_path), upright_frames(redacted_path)):
+    for original, redacted in zip(before, after):
+        if original.shape != redacted.shape:
+            raise SystemExit(f"frame sizes differ: {original.shape} and {redacted.shape}")
         recent = (recent + [yunet(original, score_threshold=hidden_threshold)])[-(grace + 1):]
         outside = ~allowed_mask(original.shape, [face for faces in recent for face in faces], grow)
         changed = np.abs(original.astype(np.int16) - redacted.astype(np.int16)).max(axis=2) > tolerance
