@@ -50,11 +50,6 @@ struct GalleryOptions: ParsableArguments {
     /// The gallery, opened (`create`: made when missing); an unusable one is one line and status 64.
     func open(create: Bool) throws -> Gallery {
         let path = try path()
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            report("\(FilePath(path)): a directory, not a gallery (give --gallery a file in it, such as \(FilePath(path).appending(Array("gallery.sqlite".utf8))))")
-            throw Status.usage
-        }
         do throws(GalleryError) {
             return try Gallery(path: path, create: create)
         } catch {

@@ -10,6 +10,8 @@ import FaceCam
 public enum GalleryError: Error, Equatable, CustomStringConvertible {
     /// The file could not be opened or made.
     case cannotOpen(path: String, reason: String)
+    /// The path names a directory.
+    case isDirectory(path: String)
     /// The file is there but is not a facecam gallery (another SQLite database, or not SQLite).
     case notAGallery(path: String)
     /// No one of that name is enrolled.
@@ -25,6 +27,9 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .cannotOpen(let path, let reason):
             "\(FilePath(path)): cannot open the gallery: \(reason) (give --gallery a file in a folder you may write)"
+        case .isDirectory(let path):
+            "\(FilePath(path)): a directory, not a gallery (give --gallery a file in it, such as "
+                + "\(FilePath(path).appending(Array("gallery.sqlite".utf8))))"
         case .notAGallery(let path):
             "\(FilePath(path)): not a facecam gallery (give --gallery a new file, or one facecam enrol made)"
         case .unknownPerson(let name, let path):
@@ -68,6 +73,8 @@ public final class Gallery {
     /// Opens the gallery at `path`; with `create`, makes it (and its folder) when missing.
     public init(path: String, create: Bool) throws(GalleryError) {
         self.path = path
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { throw .isDirectory(path: path) }
         if create {
             try Self.makeFile(path)
         } else if access(path, F_OK) != 0 {
