@@ -177,7 +177,7 @@ struct Enrol: ParsableCommand {
                 let image = try ImageFile.load(photo)
                 let geometry = try PreviewGeometry(frameSize: image.frame.size, orientation: image.uprightOrientation)
                 let faces = try detector.detect(in: image.frame, geometry: geometry)
-                guard let face = faces.count == 1 || largest ? faces.max(by: { $0.box.width * $0.box.height < $1.box.width * $1.box.height }) : nil
+                guard let face = faces.count == 1 || largest ? faces.max(by: { FaceRanking.size.value(of: $0) < FaceRanking.size.value(of: $1) }) : nil
                 else {
                     report(faces.isEmpty
                         ? "\(FilePath(photo)): no face found: give a photograph where \(name)'s face is clear and upright"

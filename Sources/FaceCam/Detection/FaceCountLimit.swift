@@ -6,6 +6,15 @@ public enum FaceRanking: String, CaseIterable, Sendable {
     case score
     /// The highest `Face.quality` (`QualityEstimation`).
     case quality
+
+    /// What a face is ranked by: higher is better.
+    public func value(of face: Face) -> Double {
+        switch self {
+        case .size: Double(face.box.width) * Double(face.box.height)
+        case .score: face.score ?? 0
+        case .quality: face.quality ?? 0
+        }
+    }
 }
 
 /// Keeps the `count` best faces a detector finds, by `ranking` (ties going to the face reported
@@ -25,12 +34,7 @@ public final class FaceCountLimit: FrameFaceDetector {
     public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
         let faces = try detector.detect(in: frame, geometry: geometry)
         guard faces.count > count else { return faces }
-        let rank: (Face) -> Double = switch ranking {
-        case .size: { Double($0.box.width) * Double($0.box.height) }
-        case .score: { $0.score ?? 0 }
-        case .quality: { $0.quality ?? 0 }
-        }
-        let best = faces.indices.sorted { (rank(faces[$1]), $0) < (rank(faces[$0]), $1) }.prefix(count)
+        let best = faces.indices.sorted { (ranking.value(of: faces[$1]), $0) < (ranking.value(of: faces[$0]), $1) }.prefix(count)
         return best.sorted().map { faces[$0] }
     }
 
