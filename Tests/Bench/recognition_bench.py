@@ -4,11 +4,11 @@ Run with the Python of .build/dlib-venv (dlib-bin), which computes the reference
 pipeline (dlib's HOG detector upsampled once, the 5-point chip, the same ResNet, nearest neighbour).
 
 The people of ../shared/data/faces/lfw are split in two halves by a hash of their name: `tune`, on which
---recognize's default rules were chosen, and `report`, looked at only to report them. In a half, 100
+--recognize's default tolerance was chosen, and `report`, looked at only to report them. In a half, 100
 people with two or more photographs are enrolled from their first and probed with their second; 200
 people with one photograph are strangers, probed with it. Each photograph's face is the one whose box
-centre lies nearest the picture's centre (LFW's subject). facecam at its defaults (which add a second
-rule to the distance), and for each tolerance alone (facecam's nearest person and distance, and
+centre lies nearest the picture's centre (LFW's subject). facecam at its default tolerance, and for
+each tolerance (facecam's nearest person and distance, and
 face_recognition's): the share of enrolled people named right, and of strangers given a name.
 
 It also times what --recognize adds per face. Prints Markdown for docs/benchmarks.md.
@@ -61,7 +61,7 @@ def central(boxes, width, height):
 
 def facecam_run(binary, enrolled, strangers, tolerance):
     """(expected name or None, name given, distance) per probe, from facecam's own commands; with `tolerance`
-    2 every face gets its nearest person's name, with None facecam's default rules decide."""
+    2 every face gets its nearest person's name, with None facecam's default tolerance decides."""
     work = tempfile.mkdtemp(prefix="recognition-bench-")
     gallery = os.path.join(work, "gallery.sqlite")
     started = time.time()
