@@ -206,6 +206,12 @@ def judge(out):
         check(f"{name}: --device reaches the capture node ({source})",
               read(f"{name}.status").strip() == "0" and bool(records) and all(r["source"] == source for r in records),
               f"status {read(f'{name}.status').strip()}: {read(f'{name}.err').strip()[-200:]}")
+    # Where the VM's time went, so that a slow run shows which step grew.
+    runs = sorted(name[:-len(".seconds")] for name in os.listdir(out)
+                  if name.endswith(".seconds") and name not in ("boot.seconds", "end.seconds"))
+    print(f"note: seconds in the VM: boot {read('boot.seconds').strip() or '?'}, "
+          + ", ".join(f"{name} {read(name + '.seconds').strip()}" for name in runs)
+          + f", all {read('end.seconds').strip() or '?'}")
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
     sys.exit(0 if passed == len(results) else 1)

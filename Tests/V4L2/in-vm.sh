@@ -5,6 +5,7 @@
 set -u
 FACECAM=$1
 OUT=$2
+cut -d " " -f 1 /proc/uptime > "$OUT/boot.seconds"  # how long the kernel took to reach this script
 # vivid's first instance: a capture node and an output node looped into it; its second, the same,
 # for the virtual-camera test.
 CAPTURE=/dev/video0
@@ -12,11 +13,12 @@ OUTPUT=/dev/video1
 CAPTURE2=/dev/video2
 OUTPUT2=/dev/video3
 
-run() {  # run NAME COMMAND...: stdout, stderr and status into OUT/NAME.*
-    local name=$1
+run() {  # run NAME COMMAND...: stdout, stderr, status and seconds taken into OUT/NAME.*
+    local name=$1 start=$SECONDS
     shift
     "$@" > "$OUT/$name.out" 2> "$OUT/$name.err"
     echo $? > "$OUT/$name.status"
+    echo $((SECONDS - start)) > "$OUT/$name.seconds"
 }
 
 # udev makes the stable names (/dev/v4l/by-path/...) that `devices` lists and --device takes.
@@ -94,3 +96,4 @@ echo "$alias" > "$OUT/device-alias.path"
 readlink -f "$alias" > "$OUT/device-alias.target" 2> /dev/null
 run device-alias "$FACECAM" live --device "${alias:-/dev/v4l/by-path/missing}" --frames 2 --timeout 30
 echo done > "$OUT/finished"
+cut -d " " -f 1 /proc/uptime > "$OUT/end.seconds"
