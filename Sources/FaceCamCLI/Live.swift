@@ -141,6 +141,9 @@ struct Live: ParsableCommand {
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),
         ]
+        if mqtt.mqttPersonHold != nil, !faces.recognition.recognize {
+            throw ValidationError("--mqtt-person-hold tunes the person sensors --recognize adds: add --recognize")
+        }
         try redaction.validate(previews: previews)
         try overlay.validate(previews: previews, detector: detector, redacting: redaction.redact != nil)
     }
@@ -166,11 +169,12 @@ struct Live: ParsableCommand {
         // One detector on one serial queue: frames are detected one by one, in order.
         let reported = output.implyingQuality(faces.report)
         let context = output.context(detector: detector, faces: reported, video: true)
+        let recognition = try faces.recognition.load()
         let detector = try detector.makeDetectors(
-            jobs: 1, fast: fastMode.settings, live: true, zones: zones.settings, faces: reported, recognition: try faces.recognition.load())[0]
+            jobs: 1, fast: fastMode.settings, live: true, zones: zones.settings, faces: reported, recognition: recognition)[0]
         let (writer, annotator, cropSaver) = try output.makeSinks(context: context)
         let detection = DetectionSwitch()
-        let publisher = try startPublisher(cameraName: cameraName, detection: detection)
+        let publisher = try startPublisher(cameraName: cameraName, detection: detection, people: recognition?.people ?? [])
         var events = tracking.eventHandling(exitOn: exitOn)
         if let publisher { events.observers.append(publisher.event) }
         let sink = ResultSink(
@@ -244,9 +248,9 @@ struct Live: ParsableCommand {
     }
 
     /// --mqtt: connects in the background and says where it publishes; nil without it.
-    private func startPublisher(cameraName: String, detection: DetectionSwitch) throws -> MQTTPublisher? {
+    private func startPublisher(cameraName: String, detection: DetectionSwitch, people: [String]) throws -> MQTTPublisher? {
         guard let settings = try mqtt.connectionSettings(cameraName: cameraName) else { return nil }
-        let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [])
+        let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [], people: people)
         do {
             let publisher = try MQTTPublisher(connection: settings, publishing: publishing, detection: detection, report: { report($0) })
             report("publishing to \(settings.endpoint) under \(publishing.topicPrefix)/"
@@ -265,7 +269,9 @@ struct Live: ParsableCommand {
             report("--mqtt-discovery remove needs --mqtt URL")
             throw Status.usage
         }
-        let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [])
+        // With --recognize, the person sensors of everyone enrolled now go too.
+        let people = try faces.recognition.load()?.people ?? []
+        let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [], people: people)
         do {
             guard try MQTTPublisher.removeDiscovery(connection: settings, publishing: publishing, timeout: timeout, report: { report($0) }) else {
                 report("MQTT broker \(settings.endpoint): not all of \(publishing.topicPrefix)'s configs and state were removed "

@@ -55,12 +55,20 @@ struct MQTTOptions: ParsableArguments {
         valueName: "N"))
     var mqttQueue: Int?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --recognize: seconds of video a person's presence (PREFIX/person/NAME, and with discovery a binary sensor) "
+            + "stays ON after their face was last named (default: \(decimal(Self.defaultPersonHold))).",
+        valueName: "S"))
+    var mqttPersonHold: Double?
+
+    static let defaultPersonHold = 5.0
+
     func validate() throws {
         guard let mqtt else {
             let given: [(String, Bool)] = [
                 ("--mqtt-topic", mqttTopic != nil), ("--mqtt-password-file", mqttPasswordFile != nil), ("--mqtt-ca", mqttCa != nil),
                 ("--mqtt-discovery", mqttDiscovery != .on), ("--mqtt-snapshot", mqttSnapshot),
-                ("--mqtt-queue", mqttQueue != nil),
+                ("--mqtt-queue", mqttQueue != nil), ("--mqtt-person-hold", mqttPersonHold != nil),
             ]
             if let option = given.first(where: \.1)?.0 { throw ValidationError("\(option) goes with --mqtt URL") }
             return
@@ -72,6 +80,9 @@ struct MQTTOptions: ParsableArguments {
             throw ValidationError("--mqtt: \(error.description)")
         }
         if let mqttQueue, !(1...100_000).contains(mqttQueue) { throw ValidationError("--mqtt-queue must be from 1 to 100000") }
+        if let mqttPersonHold, !(0...86_400).contains(mqttPersonHold) {
+            throw ValidationError("--mqtt-person-hold must be from 0 to 86400 seconds")
+        }
         if mqttCa != nil, !endpoint.tls { throw ValidationError("--mqtt-ca is for TLS: write the broker as mqtts://") }
         for (option, value) in [("--name", name), ("--mqtt-topic", mqttTopic), ("--mqtt-discovery-prefix", mqttDiscoveryPrefix)] {
             if let value, let problem = Self.topicProblem(value) { throw ValidationError("\(option): \(problem)") }
@@ -155,11 +166,12 @@ struct MQTTOptions: ParsableArguments {
             queueCapacity: mqttQueue ?? 100)
     }
 
-    func publishing(cameraName: String, zones: [String]) -> MQTTPublisher.Settings {
+    /// `people`: the enrolled people, each given a presence topic (with --recognize).
+    func publishing(cameraName: String, zones: [String], people: [String]) -> MQTTPublisher.Settings {
         MQTTPublisher.Settings(
             topicPrefix: mqttTopic ?? "facecam/\(cameraName)", cameraName: cameraName,
             discoveryPrefix: mqttDiscovery == .off ? nil : mqttDiscoveryPrefix, snapshots: mqttSnapshot, zones: zones,
-            version: facecamVersion)
+            people: people, personHold: mqttPersonHold ?? Self.defaultPersonHold, version: facecamVersion)
     }
 
     /// --name, or a name from the device's path or the source's: letters, digits, - and _.

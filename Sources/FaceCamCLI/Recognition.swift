@@ -59,22 +59,29 @@ struct GalleryOptions: ParsableArguments {
     }
 }
 
-/// What --recognize needs at run time: dlib's models and the enrolled descriptors.
+/// What --recognize and --spare need at run time: dlib's models and the enrolled descriptors, and for
+/// --spare whose faces are left out and their count.
 struct Recognition {
     let models: RecognitionModels
     let enrolled: EnrolledFaces
+    var spared: (names: Set<String>, count: SparingDetector.Count)?
 
-    /// `detector`, its faces named: one describer per detector (they are not thread-safe).
+    /// Everyone enrolled, each once, in order.
+    var people: [String] { Set(enrolled.entries.map(\.name)).sorted() }
+
+    /// `detector`, its faces named (and the spared left out): one describer per detector (they are not thread-safe).
     func wrapping(_ detector: any FrameFaceDetector) throws(RecognitionError) -> any FrameFaceDetector {
-        FaceRecognizer(detector, describer: try FaceDescriber(models: models), enrolled: enrolled)
+        let recognizer = FaceRecognizer(detector, describer: try FaceDescriber(models: models), enrolled: enrolled)
+        guard let spared else { return recognizer }
+        return SparingDetector(recognizer, sparing: spared.names, count: spared.count)
     }
 }
 
 /// --recognize, --tolerance and --gallery: the commands that write face records (detect, video, live).
 struct RecognitionOptions: ParsableArguments {
-    /// The largest descriptor distance taken for the same person: chosen on LFW for a gallery of a hundred
-    /// people, where dlib's own 0.6 (made for comparing two photographs) names too many strangers.
-    static let defaultTolerance = 0.46
+    /// The largest distance between unit-length descriptors taken for the same person, chosen on LFW for a
+    /// gallery of a hundred people (docs/benchmarks.md): a gallery, unlike a pair, gives each stranger many chances.
+    static let defaultTolerance = 0.33
 
     @Flag(help: ArgumentHelp(
         "All detectors: name each face after the nearest person enrolled in the gallery (facecam enrol), or unknown, with "
@@ -115,6 +122,64 @@ struct RecognitionOptions: ParsableArguments {
             report("\(error)")
             throw Status.usage
         }
+    }
+}
+
+/// --spare, --spare-tolerance and --gallery: redact leaves enrolled people visible.
+struct SpareOptions: ParsableArguments {
+    /// Stricter than --recognize's (docs/benchmarks.md): a stranger taken for a spared person is left visible.
+    static let defaultTolerance = 0.27
+
+    @Option(help: ArgumentHelp(
+        "Leave these enrolled people (facecam enrol) visible, everyone else hidden: a face is left visible only when its own "
+            + "descriptor, in that frame, lies within --spare-tolerance of theirs and nearer theirs than anyone else's; about 20 ms "
+            + "a face. Names separated by commas, or the option repeated.",
+        valueName: "name,..."))
+    var spare: [String] = []
+
+    @OptionGroup var galleryOptions: GalleryOptions
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --spare: the largest distance, 0 to 2, at which a face is taken for a spared person; higher leaves them visible "
+            + "more often, and strangers too (default: \(decimal(Self.defaultTolerance))).", valueName: "F"))
+    var spareTolerance: Double?
+
+    /// The names given, split at commas, each once.
+    var names: Set<String> { Set(spare.flatMap { $0.split(separator: ",").map(String.init) }) }
+
+    func validate() throws {
+        if spare.isEmpty, let option = [("--spare-tolerance", spareTolerance != nil), ("--gallery", galleryOptions.gallery != nil)]
+            .first(where: \.1)?.0 {
+            throw ValidationError("\(option) tunes --spare: add --spare NAME, or leave \(option) out")
+        }
+        if spare.contains(where: { $0.split(separator: ",").count != $0.split(separator: ",", omittingEmptySubsequences: false).count }) {
+            throw ValidationError("--spare takes enrolled names separated by commas, none empty: facecam people lists them")
+        }
+        if let spareTolerance, !(0...2).contains(spareTolerance) { throw ValidationError("--spare-tolerance must be from 0 to 2") }
+    }
+
+    /// The gallery's descriptors and dlib's models, loaded; nil without --spare. A gallery or model that cannot
+    /// be used, or a name no one enrolled under, is one line and status 64: nothing was processed.
+    func load() throws -> Recognition? {
+        guard !spare.isEmpty else { return nil }
+        let gallery = try galleryOptions.open(create: false)
+        let recognition: Recognition
+        do {
+            recognition = Recognition(
+                models: try RecognitionModels(),
+                enrolled: EnrolledFaces(try gallery.descriptors(), tolerance: spareTolerance ?? Self.defaultTolerance),
+                spared: (names, SparingDetector.Count()))
+        } catch {
+            report("\(error)")
+            throw Status.usage
+        }
+        let enrolled = Set(recognition.enrolled.entries.map(\.name))
+        if let missing = names.sorted().first(where: { !enrolled.contains($0) }) {
+            report("--spare \(missing): no one is enrolled under that name in \(FilePath(gallery.path)) "
+                + "(facecam people lists who is; facecam enrol NAME PHOTO adds someone)")
+            throw Status.usage
+        }
+        return recognition
     }
 }
 

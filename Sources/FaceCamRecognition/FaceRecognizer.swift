@@ -1,20 +1,25 @@
 import FaceCam
+import Synchronization
 
 /// The enrolled descriptors a face is compared with, and how near counts as the same person: a face is
-/// named after the person of the nearest enrolled descriptor when it lies within `tolerance`.
+/// named after the person of the nearest enrolled descriptor when it lies within `tolerance`. Distances
+/// are between unit-length descriptors (`FaceDescriptor.unitLength`), from 0 to 2.
 public struct EnrolledFaces: Sendable {
     public let entries: [(name: String, descriptor: FaceDescriptor)]
     public let tolerance: Double
+    private let unitLength: [FaceDescriptor]
 
     public init(_ entries: [(name: String, descriptor: FaceDescriptor)], tolerance: Double) {
         self.entries = entries
         self.tolerance = tolerance
+        unitLength = entries.map(\.descriptor.unitLength)
     }
 
     /// The nearest enrolled person and the distance to them, named when within the tolerance;
     /// unknown with no distance when no one is enrolled.
     public func identify(_ descriptor: FaceDescriptor) -> FaceIdentity {
-        let distances = entries.map { (name: $0.name, distance: descriptor.distance(to: $0.descriptor)) }
+        let probe = descriptor.unitLength
+        let distances = zip(entries, unitLength).map { (name: $0.name, distance: probe.distance(to: $1)) }
         guard let nearest = distances.min(by: { $0.distance < $1.distance }) else { return FaceIdentity(name: nil, distance: nil) }
         return FaceIdentity(name: nearest.distance <= tolerance ? nearest.name : nil, distance: nearest.distance)
     }
@@ -62,4 +67,40 @@ public final class FaceRecognizer: FrameFaceDetector {
             throw .recognition(error.description)
         }
     }
+}
+
+/// A named detector with the faces of some enrolled people left out, so that `redact --spare` leaves
+/// them visible. A face is left out only when its own descriptor, in this frame, names a spared person
+/// (within the recognizer's tolerance): a face unknown, named after someone else or not described is
+/// kept, so that a doubt hides the face. Not thread-safe: give each thread its own; `count` may be shared.
+public final class SparingDetector: FrameFaceDetector {
+    /// The faces left out so far, by every detector sharing it; read from any thread.
+    public final class Count: Sendable {
+        private let value = Mutex(0)
+
+        public init() {}
+
+        public var total: Int { value.withLock { $0 } }
+
+        func add(_ count: Int) { value.withLock { $0 += count } }
+    }
+
+    public let recognizer: FaceRecognizer
+    public let spared: Set<String>
+    public let count: Count
+
+    public init(_ recognizer: FaceRecognizer, sparing spared: Set<String>, count: Count) {
+        self.recognizer = recognizer
+        self.spared = spared
+        self.count = count
+    }
+
+    public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
+        let faces = try recognizer.detect(in: frame, geometry: geometry)
+        let kept = faces.filter { face in face.identity?.name.map(spared.contains) != true }
+        if kept.count < faces.count { count.add(faces.count - kept.count) }
+        return kept
+    }
+
+    public func beginSource() { recognizer.beginSource() }
 }

@@ -131,6 +131,49 @@ struct MQTTTests {
         }
     }
 
+    /// With --recognize, each enrolled person has a presence topic and a binary sensor. leave-enter.avi shows
+    /// astronaut.png's face (Collins) until frame 17 and grace_hopper.jpg's (Hopper) from frame 22, at 10
+    /// frames/s; camera.png's photographer (Lovelace here) never. With a hold of 0.5 s: Collins ON, then OFF
+    /// once 0.5 s pass without her face named; Hopper OFF, then ON; Lovelace OFF. The moments each changes
+    /// follow from the records' own names and times by the same rule.
+    @Test func eachEnrolledPersonHasAPresenceSensor() throws {
+        let directory = try temporaryDirectory("mqtt-people")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try RecognitionCommandTests.enrolledGallery(directory)
+        let enrolled = try facecam("enrol", "--gallery", gallery, "Lovelace", fixture("images/camera.png"))
+        try #require(enrolled.status == 0, "\(enrolled.stderr)")
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let subscriber = try MQTTSubscriber(port: broker.port)
+        let result = try facecam("live", "--source", Self.clip, "--realtime", "--recognize", "--gallery", gallery,
+                                 "--mqtt", broker.url, "--name", "hall", "--mqtt-person-hold", "0.5")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(subscriber.wait { $0.last?.text == "offline" })
+        let messages = try subscriber.finish()
+        let records = try result.records()
+        for (person, expected) in [("Collins", ["ON", "OFF"]), ("Hopper", ["OFF", "ON"]), ("Lovelace", ["OFF"])] {
+            let published = messages.filter { $0.topic == "facecam/hall/person/\(person)" }.map(\.text)
+            #expect(published == expected, "\(person): \(published)")
+            var lastNamed: Double?
+            let states = records.map { record -> String in
+                let time = record["time"] as! Double
+                if (record["faces"] as? [[String: Any]] ?? []).contains(where: { $0["identity"] as? String == person }) { lastNamed = time }
+                return lastNamed.map { time - $0 <= 0.5 } == true ? "ON" : "OFF"
+            }
+            #expect(states.reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } } == published, "\(person): \(states)")
+            let config = try #require(messages.first { $0.topic == "homeassistant/binary_sensor/facecam_hall/person_\(person)/config" })
+            let payload = try #require(try JSONSerialization.jsonObject(with: Data(config.payload)) as? [String: Any])
+            #expect(Set(payload.keys).isSubset(of: Self.documentedKeys["binary_sensor"]!))
+            #expect(payload["state_topic"] as? String == "facecam/hall/person/\(person)" && payload["device_class"] as? String == "presence")
+        }
+        // --mqtt-discovery remove with --recognize clears the person sensors too.
+        let removal = try facecam("live", "--mqtt", broker.url, "--name", "hall", "--recognize", "--gallery", gallery,
+                                  "--mqtt-discovery", "remove")
+        #expect(removal.status == 0, "\(removal.stderr)")
+        let left = try MQTTSubscriber(port: broker.port, retainedOnly: true, seconds: 2).finish()
+        #expect(left.isEmpty, "still retained: \(left.map(\.topic))")
+    }
+
     /// The discovery configs: one per entity, under homeassistant/COMPONENT/NODE/OBJECT/config,
     /// each with the documented keys only, its required ones, one device, and topics of the camera's.
     private func checkDiscovery(_ configs: [MQTTSubscriber.Message], prefix: String) throws {
@@ -478,6 +521,9 @@ struct MQTTTests {
          "--name: 70000 bytes is longer than the 1024 MQTT topics can be built on"),
         // A negative value is the option's, refused by its own rule, not "Missing value".
         (["--mqtt", "mqtt://localhost", "--mqtt-queue", "-1"], "--mqtt-queue must be from 1 to 100000"),
+        (["--mqtt-person-hold", "3"], "--mqtt-person-hold goes with --mqtt URL"),
+        (["--mqtt", "mqtt://localhost", "--mqtt-person-hold", "3"], "--mqtt-person-hold tunes the person sensors --recognize adds"),
+        (["--mqtt", "mqtt://localhost", "--recognize", "--mqtt-person-hold", "-1"], "--mqtt-person-hold must be from 0 to 86400"),
     ])
     func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
         let line = try reportedUsageError(["live", "--source", Self.clip] + arguments)

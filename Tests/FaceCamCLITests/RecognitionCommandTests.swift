@@ -98,6 +98,73 @@ struct RecognitionCommandTests {
         #expect(Set(try String(contentsOfFile: plain, encoding: .utf8).split(separator: "\n")) == ["unset"])
     }
 
+    /// The boxes OpenCV's FaceDetectorYN finds in each upright frame of `path` (Tests/Reference/redaction_check.py).
+    static func referenceFaces(_ path: String) throws -> [[[Int]]] {
+        let script = repository.appendingPathComponent("Tests/Reference/redaction_check.py").path
+        let result = try run(URL(fileURLWithPath: SharedDataTests.python), [script, "faces", path])
+        try #require(result.status == 0, "\(result.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[[Int]]])
+    }
+
+    /// redact --spare hides everyone but the people named, judged by OpenCV's own detector on the output:
+    /// in two-faces.jpg Hopper's face (the right one) is still found and Collins's is not; in crossing.avi every
+    /// face found is inside Hopper's patch (tracks.json), never Collins's, and hers is found in most frames.
+    @Test func spareLeavesOnlyThePeopleNamedVisible() throws {
+        let directory = try temporaryDirectory("spare")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try Self.enrolledGallery(directory)
+        let photo = fixture("images/two-faces.jpg")
+        let before = try #require(try Self.referenceFaces(photo).first)
+        let hopper = try #require(before.first { $0[0] + $0[2] / 2 > 512 })
+        let spareHopper = directory.appendingPathComponent("hopper.png").path
+        let run = try facecam("redact", "--spare", "Hopper", "--gallery", gallery, "--mode", "solid", "-o", spareHopper, photo)
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(try run.records().first)
+        #expect(line["faces"] as? Int == 1 && line["masks"] as? Int == 1 && line["spared"] as? Int == 1, "\(line)")
+        let after = try #require(try Self.referenceFaces(spareHopper).first)
+        #expect(before.count == 2 && after.count == 1 && after.allSatisfy { iou($0, hopper) > 0.9 }, "\(before) then \(after)")
+        // Both named: both left as they were; names given as a list.
+        let spareBoth = directory.appendingPathComponent("both.png").path
+        let both = try facecam("redact", "--spare", "Collins,Hopper", "--gallery", gallery, "--mode", "solid", "-o", spareBoth, photo)
+        let bothLine = try both.records().first
+        #expect(both.status == 0 && bothLine?["spared"] as? Int == 2, "\(both.stderr)")
+        #expect(try Self.referenceFaces(spareBoth).first?.count == 2)
+
+        let clip = fixture("video/crossing.avi")
+        let truth = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: fixture("video/tracks.json")))) as? [String: [[String: [Int]]]])
+        let patches = try #require(truth["video/crossing.avi"])
+        let video = directory.appendingPathComponent("hopper.mkv").path
+        let redacted = try facecam("redact", "--quiet", "--spare", "Hopper", "--gallery", gallery, "--mode", "solid", "-o", video, clip)
+        #expect(redacted.status == 0, "\(redacted.stderr)")
+        func inside(_ box: [Int], _ patch: [Int]) -> Bool {
+            let (x, y) = (box[0] + box[2] / 2, box[1] + box[3] / 2)
+            return patch[0] <= x && x < patch[0] + patch[2] && patch[1] <= y && y < patch[1] + patch[3]
+        }
+        let frames = try Self.referenceFaces(video)
+        #expect(frames.count == patches.count)
+        for (index, faces) in frames.enumerated() {
+            #expect(faces.allSatisfy { inside($0, patches[index]["hopper"]!) && !inside($0, patches[index]["astronaut"]!) },
+                    "frame \(index): \(faces) against \(patches[index])")
+        }
+        let inputFrames = try Self.referenceFaces(clip)
+        let hopperBefore = inputFrames.indices.filter { i in inputFrames[i].contains { inside($0, patches[i]["hopper"]!) } }.count
+        let hopperAfter = frames.filter { !$0.isEmpty }.count
+        #expect(hopperAfter * 10 >= hopperBefore * 8, "Hopper found in \(hopperAfter) frames of the output, \(hopperBefore) of the input")
+    }
+
+    @Test func spareRefusesNamesNoOneHas() throws {
+        let directory = try temporaryDirectory("spare-unknown")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try Self.enrolledGallery(directory)
+        let output = directory.appendingPathComponent("out.png").path
+        let run = try facecam("redact", "--spare", "Hopper,Lovelace", "--gallery", gallery, "-o", output, fixture("images/two-faces.jpg"))
+        #expect(run.status == 64)
+        #expect(run.errorLines == ["facecam: --spare Lovelace: no one is enrolled under that name in \(gallery) "
+            + "(facecam people lists who is; facecam enrol NAME PHOTO adds someone)"])
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     /// A photograph with no face or several is refused by name; the others are enrolled (status 1), and none
     /// at all leaves no gallery behind.
     @Test func enrolRefusesPhotographsWithoutOneFaceAndKeepsTheRest() throws {

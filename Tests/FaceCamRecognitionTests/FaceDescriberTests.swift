@@ -149,15 +149,48 @@ struct FaceRecognizerTests {
         }
     }
 
+    /// Distances are between unit-length descriptors, so a descriptor's length does not count: descriptors
+    /// at angles a and b in a plane lie 2 sin(|a - b| / 2) apart, whatever their lengths.
     @Test func theNearestPersonWithinTheToleranceIsNamed() throws {
-        func descriptor(_ first: Float) -> FaceDescriptor { FaceDescriptor([first] + [Float](repeating: 0, count: 127))! }
-        let enrolled = EnrolledFaces([("a", descriptor(0)), ("b", descriptor(1)), ("a", descriptor(0.2))], tolerance: 0.3)
-        let nearA = enrolled.identify(descriptor(0.15)), nearB = enrolled.identify(descriptor(0.8))
-        #expect(nearA.name == "a" && abs(nearA.distance! - 0.05) < 1e-6)
-        #expect(nearB.name == "b" && abs(nearB.distance! - 0.2) < 1e-6)
-        // 0.33 from a and 0.47 from b: beyond the tolerance, however far the others are.
-        #expect(enrolled.identify(descriptor(0.53)).name == nil)
-        #expect(abs(enrolled.identify(descriptor(0.53)).distance! - 0.33) < 1e-6)
+        func descriptor(_ angle: Double, length: Double = 1) -> FaceDescriptor {
+            FaceDescriptor([Float(length * cos(angle)), Float(length * sin(angle))] + [Float](repeating: 0, count: 126))!
+        }
+        let enrolled = EnrolledFaces(
+            [("a", descriptor(0)), ("b", descriptor(1, length: 0.5)), ("a", descriptor(0.2, length: 2))], tolerance: 0.3)
+        let nearA = enrolled.identify(descriptor(0.15, length: 0.7)), nearB = enrolled.identify(descriptor(0.8, length: 3))
+        #expect(nearA.name == "a" && abs(nearA.distance! - 2 * sin(0.025)) < 1e-6, "\(nearA)")
+        #expect(nearB.name == "b" && abs(nearB.distance! - 2 * sin(0.1)) < 1e-6, "\(nearB)")
+        // 0.33 from the nearer a and 0.47 from b: beyond the tolerance, however far the others are.
+        let between = enrolled.identify(descriptor(0.53))
+        #expect(between.name == nil && abs(between.distance! - 2 * sin(0.165)) < 1e-6, "\(between)")
         #expect(EnrolledFaces([], tolerance: 0.3).identify(descriptor(0)) == FaceIdentity(name: nil, distance: nil))
+        let zero = FaceDescriptor([Float](repeating: 0, count: 128))!
+        #expect(zero.unitLength == zero)
+    }
+
+    /// two-faces.jpg holds astronaut.png's face (Collins) and grace_hopper.jpg's (Hopper): sparing Hopper
+    /// leaves out her face alone, and the count shared by two detectors says how many were left out.
+    @Test func sparingLeavesOutOnlyTheFacesOfThoseSpared() throws {
+        let describer = try FaceDescriber(models: RecognitionModels())
+        func described(_ name: String) throws -> FaceDescriptor {
+            let frame = try ImageFile.load(repository.appendingPathComponent("Fixtures/images/" + name).path).frame
+            let geometry = try PreviewGeometry(frameSize: frame.size)
+            let face = try #require(try Self.detector().detect(in: frame, geometry: geometry).first)
+            return try #require(try FaceRecognizer.describe(face, in: frame, geometry: geometry, with: describer)).descriptor
+        }
+        let enrolled = EnrolledFaces([("Collins", try described("astronaut.png")), ("Hopper", try described("grace_hopper.jpg"))],
+                                     tolerance: 0.4)
+        let frame = try ImageFile.load(repository.appendingPathComponent("Fixtures/images/two-faces.jpg").path).frame
+        let geometry = try PreviewGeometry(frameSize: frame.size)
+        let count = SparingDetector.Count()
+        let sparingHopper = SparingDetector(FaceRecognizer(try Self.detector(), describer: describer, enrolled: enrolled),
+                                            sparing: ["Hopper"], count: count)
+        let kept = try sparingHopper.detect(in: frame, geometry: geometry)
+        #expect(kept.map { $0.identity?.name } == ["Collins"])
+        #expect(count.total == 1)
+        let sparingNobody = SparingDetector(FaceRecognizer(try Self.detector(), describer: describer, enrolled: enrolled),
+                                            sparing: ["Lovelace"], count: count)
+        #expect(try sparingNobody.detect(in: frame, geometry: geometry).count == 2)
+        #expect(count.total == 1)
     }
 }

@@ -16,6 +16,9 @@
       the box as JSON.
   redaction_check.py mean VIDEO FRAME X Y W H
       Prints the mean BGR value of a box of one frame of a video.
+  redaction_check.py faces PATH [--score-threshold T]
+      Prints the boxes FaceDetectorYN finds (at T, default 0.9) in each upright frame of an image or
+      video: one JSON list of [x, y, w, h] per frame, one line.
 """
 import argparse
 import json
@@ -146,6 +149,11 @@ def mean(args):
     print(json.dumps([round(float(v), 2) for v in region.reshape(-1, 3).mean(axis=0)]))
 
 
+def faces(args):
+    print(json.dumps([[face["box"] for face in yunet(frame, score_threshold=args.score_threshold)]
+                      for frame in upright_frames(args.path)]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -165,8 +173,11 @@ def main():
     m.add_argument("video")
     for name in ("frame", "x", "y", "w", "h"):
         m.add_argument(name, type=int)
+    f = sub.add_parser("faces")
+    f.add_argument("path")
+    f.add_argument("--score-threshold", type=float, default=0.9)
     args = parser.parse_args()
-    {"check": check, "occluded-clip": occluded_clip, "mean": mean}[args.command](args)
+    {"check": check, "occluded-clip": occluded_clip, "mean": mean, "faces": faces}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@ import Foundation
 
 /// The retained configs that make a facecam camera appear in Home Assistant (MQTT discovery):
 /// a device with a binary sensor (a face present), a sensor (the face count), a switch (detection
-/// on or off) and, with snapshots, a camera and a button that takes one. The keys are the documented
+/// on or off), a binary sensor per zone and per enrolled person and, with snapshots, a camera and a
+/// button that takes one. The keys are the documented
 /// ones of each MQTT platform, spelt out.
 struct HomeAssistantDiscovery {
     let settings: MQTTPublisher.Settings
@@ -42,6 +43,12 @@ struct HomeAssistantDiscovery {
                 "name": "Faces in \(zone)", "state_topic": settings.faces(in: zone), "state_class": "measurement",
                 "unit_of_measurement": "faces", "icon": "mdi:face-recognition", "availability": [online, detecting],
                 "availability_mode": "all", "qos": 1,
+            ]))
+        }
+        for person in settings.people {
+            entities.append(("binary_sensor", "person_\(Self.identifier(person))", [
+                "name": "\(person) present", "device_class": "presence", "state_topic": settings.presence(of: person),
+                "payload_on": "ON", "payload_off": "OFF", "availability": [online, detecting], "availability_mode": "all", "qos": 1,
             ]))
         }
         if settings.snapshots {

@@ -5,6 +5,8 @@ import Synchronization
 ///
 /// - P/availability: `online`, retained; `offline` as the last will and on a clean stop;
 /// - P/present (`ON`/`OFF`) and P/faces (a count), retained, on change;
+/// - P/person/NAME (`ON`/`OFF`), retained, on change, for each enrolled person with --recognize: on while
+///   their face was named within the last `personHold` seconds;
 /// - P/detection (`ON`/`OFF`), retained; P/detection/set switches detection;
 /// - P/events: each enter and leave record (not retained);
 /// - P/snapshot (with snapshots on): a JPEG of the preview, retained, at each enter event and on
@@ -20,16 +22,24 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         public var snapshots: Bool
         /// The `--zone` names: each has its own present and count topics.
         public var zones: [String]
+        /// The enrolled people (with --recognize): each has a presence topic.
+        public var people: [String]
+        /// Seconds of the source a person stays present after their face was last named, so that a face
+        /// turned away for a moment does not flip the sensor.
+        public var personHold: Double
         public var version: String
 
         public init(
-            topicPrefix: String, cameraName: String, discoveryPrefix: String?, snapshots: Bool, zones: [String] = [], version: String
+            topicPrefix: String, cameraName: String, discoveryPrefix: String?, snapshots: Bool, zones: [String] = [],
+            people: [String] = [], personHold: Double = 5, version: String
         ) {
             self.topicPrefix = topicPrefix
             self.cameraName = cameraName
             self.discoveryPrefix = discoveryPrefix
             self.snapshots = snapshots
             self.zones = zones
+            self.people = people
+            self.personHold = personHold
             self.version = version
         }
 
@@ -39,6 +49,8 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         /// A zone's present and count topics; nil for the whole picture's.
         func present(in zone: String?) -> String { zone.map { "\(topicPrefix)/zone/\($0)/present" } ?? present }
         func faces(in zone: String?) -> String { zone.map { "\(topicPrefix)/zone/\($0)/faces" } ?? faces }
+        /// A person's presence topic: their name as Home Assistant's ids allow (`HomeAssistantDiscovery.identifier`).
+        func presence(of person: String) -> String { "\(topicPrefix)/person/\(HomeAssistantDiscovery.identifier(person))" }
         var detection: String { topicPrefix + "/detection" }
         var detectionCommand: String { topicPrefix + "/detection/set" }
         var events: String { topicPrefix + "/events" }
@@ -49,6 +61,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         /// The retained state topics, cleared by `--mqtt-discovery remove`.
         var stateTopics: [String] {
             [availability, present, faces, detection, snapshot] + zones.flatMap { [present(in: $0), faces(in: $0)] }
+                + people.map(presence(of:))
         }
     }
 
@@ -62,6 +75,9 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     private struct State {
         /// The last count published, for the whole picture (key nil) and each zone; none until the first frame.
         var faceCounts: [String?: Int] = [:]
+        /// When each person's face was last named (source seconds), and whether each was last published present.
+        var lastNamed: [String: Double] = [:]
+        var peoplePresent: [String: Bool] = [:]
         var snapshotWanted = false
         /// Command lines: a bucket of lines that may be written now (refilled at one a second, up to
         /// `commandLineBurst`), when it was last refilled (monotonic seconds), and how many were held back.
@@ -109,6 +125,16 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
             }
             if changed.count { retain(String(count), on: settings.faces(in: zone)) }
             if changed.present { retain(count > 0 ? "ON" : "OFF", on: settings.present(in: zone)) }
+        }
+        let named = Set(result.faces.compactMap { $0.identity?.name })
+        for person in settings.people {
+            let changed: Bool? = state.withLock { state in
+                if named.contains(person) { state.lastNamed[person] = result.time }
+                let present = state.lastNamed[person].map { result.time - $0 <= settings.personHold } ?? false
+                defer { state.peoplePresent[person] = present }
+                return state.peoplePresent[person] == present ? nil : present
+            }
+            if let present = changed { retain(present ? "ON" : "OFF", on: settings.presence(of: person)) }
         }
     }
 
@@ -179,8 +205,11 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
                 guard detection.set(on) else { return }
                 reportCommand("MQTT: detection switched \(on ? "on" : "off")")
                 if on {
-                    // The next frame publishes the counts afresh.
-                    state.withLock { $0.faceCounts = [:] }
+                    // The next frame publishes the counts and presences afresh.
+                    state.withLock { state in
+                        state.faceCounts = [:]
+                        state.peoplePresent = [:]
+                    }
                 }
                 retain(on ? "ON" : "OFF", on: settings.detection)
             default:
