@@ -38,7 +38,7 @@ struct MQTTOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "Home Assistant discovery: on (retained configs for a face-present sensor, a face count and a detection switch), "
-            + "off, or remove (clear the configs and the retained state, then end).",
+            + "off, or remove (clear the configs and the retained state, with --recognize the enrolled people's sensors too, then end).",
         valueName: "on|off|remove"))
     var mqttDiscovery: Discovery = .on
 

@@ -175,11 +175,20 @@ struct SpareOptions: ParsableArguments {
         }
         let enrolled = Set(recognition.enrolled.entries.map(\.name))
         if let missing = names.sorted().first(where: { !enrolled.contains($0) }) {
-            report("--spare \(missing): no one is enrolled under that name in \(FilePath(gallery.path)) "
+            report("--spare '\(missing)': no one is enrolled under that name in \(FilePath(gallery.path)) "
                 + "(facecam people lists who is; facecam enrol NAME PHOTO adds someone)")
             throw Status.usage
         }
         return recognition
+    }
+}
+
+/// A name the gallery would refuse, as a usage error before any work.
+private func refuseBadName(_ name: String) throws {
+    do throws(GalleryError) {
+        try Gallery.checkName(name)
+    } catch {
+        throw ValidationError(error.description)
     }
 }
 
@@ -215,6 +224,7 @@ struct Enrol: ParsableCommand {
 
     func validate() throws {
         if !(0...1).contains(scoreThreshold) { throw ValidationError("--score-threshold must be from 0 to 1") }
+        try refuseBadName(name)
     }
 
     func run() throws {
@@ -317,6 +327,8 @@ struct People: ParsableCommand {
         var newName: String
 
         @OptionGroup var galleryOptions: GalleryOptions
+
+        func validate() throws { try refuseBadName(newName) }
 
         func run() throws {
             try galleryOptions.using { (gallery) throws(GalleryError) in try gallery.rename(name, to: newName) }

@@ -15,13 +15,15 @@ public struct EnrolledFaces: Sendable {
         unitLength = entries.map(\.descriptor.unitLength)
     }
 
-    /// The nearest enrolled person and the distance to them, named when within the tolerance;
-    /// unknown with no distance when no one is enrolled.
+    /// The nearest enrolled person and the distance to them, named when within the tolerance and nearer
+    /// than anyone else (two people at the same distance leave the face unknown); unknown with no distance
+    /// when no one is enrolled.
     public func identify(_ descriptor: FaceDescriptor) -> FaceIdentity {
         let probe = descriptor.unitLength
         let distances = zip(entries, unitLength).map { (name: $0.name, distance: probe.distance(to: $1)) }
         guard let nearest = distances.min(by: { $0.distance < $1.distance }) else { return FaceIdentity(name: nil, distance: nil) }
-        return FaceIdentity(name: nearest.distance <= tolerance ? nearest.name : nil, distance: nearest.distance)
+        let tied = distances.contains { $0.distance == nearest.distance && $0.name != nearest.name }
+        return FaceIdentity(name: nearest.distance <= tolerance && !tied ? nearest.name : nil, distance: nearest.distance)
     }
 }
 

@@ -18,7 +18,8 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
     case unknownPerson(String, path: String)
     /// Someone of that name is enrolled already.
     case nameTaken(String, path: String)
-    /// A name that cannot be one: empty, or with a control character.
+    /// A name that cannot be one: empty, longer than `longestName` bytes, with a control character or a comma
+    /// (`redact --spare` lists names with commas), or with spaces at either end.
     case badName(String)
     /// SQLite failed: its call and message.
     case sqlite(call: String, path: String, message: String)
@@ -37,7 +38,8 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
         case .nameTaken(let name, let path):
             "'\(name)' is enrolled in \(FilePath(path)) already (choose another name, or forget them first)"
         case .badName(let name):
-            "'\(FilePath(name))' cannot be a name: give one with no control characters, not empty"
+            "'\(FilePath(name))' cannot be a name: give one of at most \(Gallery.longestName) bytes, with no comma or control "
+                + "character and no space at either end"
         case .sqlite(let call, let path, let message):
             "\(FilePath(path)): the gallery failed (\(call): \(message))"
         }
@@ -101,7 +103,7 @@ public final class Gallery {
 
     /// Adds `descriptors` to `name`, enrolling them if new (`adding` false: refused if enrolled already).
     public func enrol(_ name: String, descriptors: [FaceDescriptor], adding: Bool) throws(GalleryError) {
-        try Self.check(name)
+        try Self.checkName(name)
         try transaction { () throws(GalleryError) in
             var person = try personID(name)
             if person != nil, !adding { throw .nameTaken(name, path: path) }
@@ -136,14 +138,14 @@ public final class Gallery {
         }
         var described: [(name: String, descriptor: FaceDescriptor)] = []
         for (name, values) in rows {
-            guard let descriptor = FaceDescriptor(values) else { throw .notAGallery(path: path) }
+            guard let descriptor = FaceDescriptor(values), values.allSatisfy(\.isFinite) else { throw .notAGallery(path: path) }
             described.append((name, descriptor))
         }
         return described
     }
 
     public func rename(_ name: String, to newName: String) throws(GalleryError) {
-        try Self.check(newName)
+        try Self.checkName(newName)
         try transaction { () throws(GalleryError) in
             guard try personID(name) != nil else { throw .unknownPerson(name, path: path) }
             if try personID(newName) != nil { throw .nameTaken(newName, path: path) }
@@ -183,8 +185,14 @@ public final class Gallery {
         close(descriptor)
     }
 
-    private static func check(_ name: String) throws(GalleryError) {
-        guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+    /// The most UTF-8 bytes a name may have: names become MQTT topics and Home Assistant ids.
+    public static let longestName = 200
+
+    /// Refuses a name that cannot be one (`GalleryError.badName`), so that a command can say so before any work.
+    public static func checkName(_ name: String) throws(GalleryError) {
+        guard !name.isEmpty, name.utf8.count <= longestName, !name.contains(","),
+              name.trimmingCharacters(in: .whitespaces) == name,
+              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .badName(name)
         }
     }

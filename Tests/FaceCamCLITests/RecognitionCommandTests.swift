@@ -153,6 +153,15 @@ struct RecognitionCommandTests {
         #expect(hopperAfter * 10 >= hopperBefore * 8, "Hopper found in \(hopperAfter) frames of the output, \(hopperBefore) of the input")
     }
 
+    /// Names --spare could not list (a comma), that would not show (spaces at either end), or too long for MQTT topics.
+    @Test(arguments: [["enrol", "Hopper, Grace", "Fixtures/images/grace_hopper.jpg"], ["enrol", " Grace", "Fixtures/images/grace_hopper.jpg"],
+                      ["enrol", "", "Fixtures/images/grace_hopper.jpg"], ["people", "rename", "Grace", "Hopper, Grace"],
+                      ["enrol", String(repeating: "g", count: 201), "Fixtures/images/grace_hopper.jpg"]])
+    func namesThatCannotBeAreUsageErrors(_ arguments: [String]) throws {
+        let line = try reportedUsageError(arguments)
+        #expect(line?.contains("cannot be a name: give one of at most 200 bytes, with no comma") == true, "\(line ?? "none")")
+    }
+
     @Test func spareRefusesNamesNoOneHas() throws {
         let directory = try temporaryDirectory("spare-unknown")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -160,7 +169,7 @@ struct RecognitionCommandTests {
         let output = directory.appendingPathComponent("out.png").path
         let run = try facecam("redact", "--spare", "Hopper,Lovelace", "--gallery", gallery, "-o", output, fixture("images/two-faces.jpg"))
         #expect(run.status == 64)
-        #expect(run.errorLines == ["facecam: --spare Lovelace: no one is enrolled under that name in \(gallery) "
+        #expect(run.errorLines == ["facecam: --spare 'Lovelace': no one is enrolled under that name in \(gallery) "
             + "(facecam people lists who is; facecam enrol NAME PHOTO adds someone)"])
         #expect(!FileManager.default.fileExists(atPath: output))
     }

@@ -164,6 +164,9 @@ struct FaceRecognizerTests {
         let between = enrolled.identify(descriptor(0.53))
         #expect(between.name == nil && abs(between.distance! - 2 * sin(0.165)) < 1e-6, "\(between)")
         #expect(EnrolledFaces([], tolerance: 0.3).identify(descriptor(0)) == FaceIdentity(name: nil, distance: nil))
+        // Two people at the same distance: neither is named.
+        let twins = EnrolledFaces([("a", descriptor(0.1)), ("b", descriptor(0.1))], tolerance: 0.3)
+        #expect(twins.identify(descriptor(0.1)).name == nil && twins.identify(descriptor(0.1)).distance! < 1e-6)
         let zero = FaceDescriptor([Float](repeating: 0, count: 128))!
         #expect(zero.unitLength == zero)
     }

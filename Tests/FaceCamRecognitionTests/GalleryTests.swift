@@ -33,6 +33,12 @@ struct GalleryTests {
         #expect(throws: GalleryError.nameTaken("Ada", path: path)) { try again.rename("Grace", to: "Ada") }
         #expect(throws: GalleryError.badName("")) { try again.rename("Grace", to: "") }
         #expect(throws: GalleryError.badName("a\nb")) { try again.enrol("a\nb", descriptors: [], adding: false) }
+        // Commas separate --spare's names; spaces at either end would not show; names become MQTT topics.
+        for name in ["Hopper, Grace", " Grace", "Grace ", String(repeating: "g", count: Gallery.longestName + 1)] {
+            #expect(throws: GalleryError.badName(name)) { try again.enrol(name, descriptors: [], adding: false) }
+        }
+        try again.enrol(String(repeating: "g", count: Gallery.longestName), descriptors: [], adding: false)
+        try again.forget(String(repeating: "g", count: Gallery.longestName))
         try gallery.forget("Ada")
         #expect(try gallery.people() == [.init(name: "Grace", descriptors: 1)])
         #expect(throws: GalleryError.unknownPerson("Ada", path: path)) { try gallery.forget("Ada") }
@@ -60,6 +66,16 @@ struct GalleryTests {
         try gallery.forget("Forgotten")
         #expect(try onDisk().range(of: needle) == nil)
         #expect(try onDisk().range(of: Data("Forgotten".utf8)) == nil)
+    }
+
+    /// A descriptor that is not all finite numbers (a tampered file) would make every distance NaN: the gallery is refused.
+    @Test func aDescriptorThatIsNotFiniteIsRefused() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("gallery.sqlite").path
+        let gallery = try Gallery(path: path, create: true)
+        try gallery.enrol("Ada", descriptors: [FaceDescriptor([.nan] + [Float](repeating: 0, count: FaceDescriptor.count - 1))!], adding: false)
+        #expect(throws: GalleryError.notAGallery(path: path)) { try gallery.descriptors() }
     }
 
     @Test func aFileThatIsNoGalleryIsRefusedAndLeftAlone() throws {
