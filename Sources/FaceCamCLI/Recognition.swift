@@ -173,7 +173,7 @@ struct SpareOptions: ParsableArguments {
             report("\(error)")
             throw Status.usage
         }
-        let enrolled = Set(recognition.enrolled.entries.map(\.name))
+        let enrolled = Set(recognition.people)
         if let missing = names.sorted().first(where: { !enrolled.contains($0) }) {
             report("--spare '\(missing)': no one is enrolled under that name in \(FilePath(gallery.path)) "
                 + "(facecam people lists who is; facecam enrol NAME PHOTO adds someone)")

@@ -15,7 +15,8 @@ struct Redact: ParsableCommand {
             be, and with --every N the masks are carried over the frames between detections. \
             Outputs are written under a new NAME.partial-XXXXXXXX name and renamed when whole. One JSON line per \
             finished output goes to standard output: source, output, frames, faces detected, masks \
-            drawn, the share of pixels hidden, and with --spare the faces left visible. An input that fails is reported and the others are still done; the exit status is then 1. \
+            drawn, the share of pixels hidden, and with --spare the faces left visible (not among those \
+            detected). An input that fails is reported and the others are still done; the exit status is then 1. \
             Cost, on two cores with OpenVINO: the defaults redact about 13 frames/s of 640x480 video and 4.6 \
             of 1280x720 (an hour for 10 minutes of 1280x720 at 30 frames/s); --detector yunet \
             --score-threshold 0.5 --scales 1 about twice as fast, leaving more small faces untouched \
