@@ -65,13 +65,16 @@ struct Recognition {
     let models: RecognitionModels
     let enrolled: EnrolledFaces
     var spared: (names: Set<String>, count: SparingDetector.Count)?
+    /// --descriptors: each face's identity carries its descriptor.
+    var keepsDescriptors = false
 
     /// Everyone enrolled, each once, in order.
     var people: [String] { Set(enrolled.entries.map(\.name)).sorted() }
 
     /// `detector`, its faces named (and the spared left out): one describer per detector (they are not thread-safe).
     func wrapping(_ detector: any FrameFaceDetector) throws(RecognitionError) -> any FrameFaceDetector {
-        let recognizer = FaceRecognizer(detector, describer: try FaceDescriber(models: models), enrolled: enrolled)
+        let recognizer = FaceRecognizer(
+            detector, describer: try FaceDescriber(models: models), enrolled: enrolled, keepsDescriptors: keepsDescriptors)
         guard let spared else { return recognizer }
         return SparingDetector(recognizer, sparing: spared.names, count: spared.count)
     }
@@ -95,8 +98,14 @@ struct RecognitionOptions: ParsableArguments {
             + "fewer strangers and fewer of the enrolled (default: \(decimal(Self.defaultTolerance))).", valueName: "F"))
     var tolerance: Double?
 
+    @Flag(help: ArgumentHelp(
+        "With --recognize, JSON Lines: each face's descriptor too (\"descriptor\", dlib's 128 numbers), for comparing or "
+            + "grouping faces with other tools. It is biometric data: keep the output as you keep the gallery."))
+    var descriptors = false
+
     func validate() throws {
-        if !recognize, let option = [("--tolerance", tolerance != nil), ("--gallery", galleryOptions.gallery != nil)].first(where: \.1)?.0 {
+        if !recognize, let option = [("--tolerance", tolerance != nil), ("--gallery", galleryOptions.gallery != nil),
+                                     ("--descriptors", descriptors)].first(where: \.1)?.0 {
             throw ValidationError("\(option) tunes --recognize: add --recognize, or leave \(option) out")
         }
         if let tolerance, !(0...2).contains(tolerance) { throw ValidationError("--tolerance must be from 0 to 2") }
@@ -106,6 +115,9 @@ struct RecognitionOptions: ParsableArguments {
     func validate(format: ResultFormat) throws {
         if recognize, ![.jsonl, .text, .csv].contains(format) {
             throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives yet: use jsonl, csv or text")
+        }
+        if descriptors, format != .jsonl {
+            throw ValidationError("--descriptors are written in JSON Lines only: leave --format out, or give --format jsonl")
         }
     }
 
@@ -117,7 +129,9 @@ struct RecognitionOptions: ParsableArguments {
         do {
             let entries = try gallery.descriptors()
             if entries.isEmpty { report("warning: no one is enrolled in \(FilePath(gallery.path)): every face is unknown (facecam enrol NAME PHOTO)") }
-            return Recognition(models: try RecognitionModels(), enrolled: EnrolledFaces(entries, tolerance: tolerance ?? Self.defaultTolerance))
+            return Recognition(
+                models: try RecognitionModels(), enrolled: EnrolledFaces(entries, tolerance: tolerance ?? Self.defaultTolerance),
+                keepsDescriptors: descriptors)
         } catch {
             report("\(error)")
             throw Status.usage

@@ -38,12 +38,15 @@ public final class FaceRecognizer: FrameFaceDetector {
 
     public let detector: any FrameFaceDetector
     public let enrolled: EnrolledFaces
+    /// Whether each face's identity carries its descriptor.
+    public let keepsDescriptors: Bool
     private let describer: FaceDescriber
 
-    public init(_ detector: any FrameFaceDetector, describer: FaceDescriber, enrolled: EnrolledFaces) {
+    public init(_ detector: any FrameFaceDetector, describer: FaceDescriber, enrolled: EnrolledFaces, keepsDescriptors: Bool = false) {
         self.detector = detector
         self.describer = describer
         self.enrolled = enrolled
+        self.keepsDescriptors = keepsDescriptors
     }
 
     public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
@@ -51,6 +54,7 @@ public final class FaceRecognizer: FrameFaceDetector {
         for index in faces.indices {
             guard let described = try Self.describe(faces[index], in: frame, geometry: geometry, with: describer) else { continue }
             faces[index].identity = enrolled.identify(described.descriptor)
+            if keepsDescriptors { faces[index].identity?.descriptor = described.descriptor.values }
         }
         return faces
     }

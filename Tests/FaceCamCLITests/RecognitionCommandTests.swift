@@ -98,6 +98,39 @@ struct RecognitionCommandTests {
         #expect(Set(try String(contentsOfFile: plain, encoding: .utf8).split(separator: "\n")) == ["unset"])
     }
 
+    /// --descriptors: each face's descriptor in JSON Lines, equal within 1e-4 to dlib's own (its Python bindings,
+    /// Tests/Reference/dlib_descriptors.py) on the same pixels and box; refused without --recognize or in another format.
+    @Test func descriptorsAreDlibsOwn() throws {
+        let directory = try temporaryDirectory("descriptors")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try Self.enrolledGallery(directory)
+        let found = try facecam("detect", "--recognize", "--descriptors", "--gallery", gallery, fixture("images/astronaut.png"))
+        #expect(found.status == 0, "\(found.stderr)")
+        let face = try #require((try found.records().first?["faces"] as? [[String: Any]])?.first)
+        let descriptor = try #require(face["descriptor"] as? [Double])
+        #expect(descriptor.count == 128)
+        let ppm = directory.appendingPathComponent("astronaut.ppm").path
+        let converted = try run(URL(fileURLWithPath: SharedDataTests.python), [
+            "-c", "import cv2, sys; cv2.imwrite(sys.argv[2], cv2.imread(sys.argv[1]))", fixture("images/astronaut.png"), ppm])
+        try #require(converted.status == 0, "\(converted.stderr)")
+        let models = repository.appendingPathComponent("Sources/FaceCamRecognition/Resources/Dlib").path
+        let request = directory.appendingPathComponent("request.json")
+        try JSONSerialization.data(withJSONObject: [
+            "image": ppm, "boxes": [face["box"] as! [Int]], "shape_predictor": models + "/shape_predictor_5_face_landmarks.dat",
+            "network": models + "/dlib_face_recognition_resnet_model_v1.dat",
+        ]).write(to: request)
+        let reference = try run(repository.appendingPathComponent(".build/dlib-venv/bin/python"),
+                                [repository.appendingPathComponent("Tests/Reference/dlib_descriptors.py").path, request.path])
+        try #require(reference.status == 0, "\(reference.stderr)")
+        let expected = try #require((try reference.records().first?["faces"] as? [[String: Any]])?.first?["descriptor"] as? [Double])
+        let worst = zip(descriptor, expected).map { abs($0 - $1) }.max() ?? .infinity
+        #expect(expected.count == 128 && worst <= 1e-4, "worst difference \(worst)")
+        for arguments in [["detect", "--descriptors", fixture("images/astronaut.png")],
+                          ["detect", "--recognize", "--descriptors", "--format", "csv", fixture("images/astronaut.png")]] {
+            #expect(try reportedUsageError(arguments)?.contains("--descriptors") == true)
+        }
+    }
+
     /// The boxes OpenCV's FaceDetectorYN finds in each upright frame of `path` (Tests/Reference/redaction_check.py).
     static func referenceFaces(_ path: String) throws -> [[[Int]]] {
         let script = repository.appendingPathComponent("Tests/Reference/redaction_check.py").path

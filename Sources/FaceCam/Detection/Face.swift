@@ -131,12 +131,15 @@ public struct FacePose: Hashable, Sendable {
 public struct FaceIdentity: Hashable, Sendable {
     /// The person's name; nil for someone unknown (no enrolled descriptor within the tolerance).
     public var name: String?
-    /// The distance to the nearest enrolled descriptor (Euclidean, in dlib's descriptor space); nil
+    /// The distance to the nearest enrolled descriptor (between unit-length descriptors, 0 to 2); nil
     /// when the gallery is empty.
     public var distance: Double?
+    /// The face's own descriptor (dlib's 128 numbers, as computed), when asked for (`--descriptors`).
+    public var descriptor: [Float]?
 
-    public init(name: String?, distance: Double?) {
+    public init(name: String?, distance: Double?, descriptor: [Float]? = nil) {
         self.name = name
         self.distance = distance
+        self.descriptor = descriptor
     }
 }

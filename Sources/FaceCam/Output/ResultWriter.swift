@@ -206,11 +206,13 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         return text
     }
 
-    /// ,"identity":NAME|null,"distance":D|null, the distance to three decimals.
+    /// ,"identity":NAME|null,"distance":D|null, the distance to three decimals; then ,"descriptor":[...] when
+    /// kept, each number as the shortest decimal that reads back as the same Float.
     private func identityJSON(_ identity: FaceIdentity) -> String {
         let name = identity.name.map(jsonString) ?? "null"
         let distance = identity.distance.map(distanceText) ?? "null"
-        return ",\"identity\":\(name),\"distance\":\(distance)"
+        let descriptor = identity.descriptor.map { ",\"descriptor\":[" + $0.map { "\($0)" }.joined(separator: ",") + "]" } ?? ""
+        return ",\"identity\":\(name),\"distance\":\(distance)" + descriptor
     }
 
     /// A descriptor distance to three decimals.
