@@ -74,7 +74,8 @@ struct Live: ParsableCommand {
     var timeout = 5.0
 
     @Option(help: ArgumentHelp(
-        "End with status 0 at the first track event of this kind (enter: a face appears; leave: a face's id ends).",
+        "End with status 0 at the first track event of this kind (enter: a face appears; leave: a face's id ends; name: "
+            + "with --recognize, a face in view is taken for someone else, or no longer for anyone).",
         valueName: "event"))
     var exitOn: TrackEvent.Kind?
 
@@ -141,6 +142,9 @@ struct Live: ParsableCommand {
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),
         ]
+        if exitOn == .name, !faces.recognition.recognize {
+            throw ValidationError("--exit-on name waits for a name --recognize gives: add --recognize")
+        }
         if mqtt.mqttPersonHold != nil, !faces.recognition.recognize {
             throw ValidationError("--mqtt-person-hold tunes the person sensors --recognize adds: add --recognize")
         }
@@ -171,14 +175,14 @@ struct Live: ParsableCommand {
         let context = output.context(detector: detector, faces: reported, video: true)
         let recognition = try faces.recognition.load()
         let detector = try detector.makeDetectors(
-            jobs: 1, fast: fastMode.settings, live: true, zones: zones.settings, faces: reported, recognition: recognition)[0]
+            jobs: 1, fast: fastMode.settings, live: true, zones: zones.settings, faces: reported)[0]
         let (writer, annotator, cropSaver) = try output.makeSinks(context: context)
         let detection = DetectionSwitch()
         let publisher = try startPublisher(cameraName: cameraName, detection: detection, people: recognition?.people ?? [])
         var events = tracking.eventHandling(exitOn: exitOn)
         if let publisher { events.observers.append(publisher.event) }
         let sink = ResultSink(
-            writer: writer, tracker: tracking.makeTracker(),
+            writer: writer, tracker: tracking.makeTracker(), namer: try recognition?.namer(),
             events: events, cropSaver: cropSaver, bestShotsOnly: output.bestShot,
             minimumFaces: output.minFaces ?? 0,
             report: { report($0) })
@@ -242,7 +246,12 @@ struct Live: ParsableCommand {
         if windowFailure != nil { throw Status.failure }
         try sink.summary.exitStatus()
         if let exitOn {
-            report("no face \(exitOn == .enter ? "entered" : "left") before the end (--exit-on \(exitOn.rawValue))")
+            let what = switch exitOn {
+            case .enter: "no face entered"
+            case .leave: "no face left"
+            case .name: "no face in view changed its name"
+            }
+            report("\(what) before the end (--exit-on \(exitOn.rawValue))")
             throw ExitCode(9)
         }
     }

@@ -747,11 +747,13 @@ struct TrackingOptions: ParsableArguments {
         valueName: "N"))
     var trackGrace: Int?
 
-    @Flag(help: "Also write track events: a record when a face's id starts (enter) and ends (leave). JSON Lines and text only.")
+    @Flag(help: ArgumentHelp(
+        "Also write track events: a record when a face's id starts (enter) and ends (leave), and with --recognize when "
+            + "its name changes (name). JSON Lines and text only."))
     var events = false
 
     @Option(help: ArgumentHelp(
-        "Run this shell command (/bin/sh -c) for each enter and leave event, with the event's JSON record on its standard input "
+        "Run this shell command (/bin/sh -c) for each event (enter, leave, name), with the event's JSON record on its standard input "
             + "and FACECAM_EVENT, FACECAM_ID, FACECAM_SOURCE, FACECAM_FRAME and FACECAM_TIME set (FACECAM_ZONE for a --zone's "
             + "events, FACECAM_IDENTITY with --recognize: the name, empty for someone unknown); in the background, never "
             + "holding detection up.",

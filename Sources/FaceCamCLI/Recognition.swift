@@ -71,7 +71,18 @@ struct Recognition {
     /// Everyone enrolled, each once, in order.
     var people: [String] { Set(enrolled.entries.map(\.name)).sorted() }
 
-    /// `detector`, its faces named (and the spared left out): one describer per detector (they are not thread-safe).
+    /// The namer of tracked faces, which describes each track a few times rather than each face at every
+    /// frame (`video` and `live`); a describer that cannot be made is one line and status 64.
+    func namer() throws -> TrackNamer {
+        do throws(RecognitionError) {
+            return TrackNamer(describer: try FaceDescriber(models: models), enrolled: enrolled, keepsDescriptors: keepsDescriptors)
+        } catch {
+            report(error.description)
+            throw Status.usage
+        }
+    }
+
+    /// `detector`, its faces named at every frame (and the spared left out): one describer per detector (they are not thread-safe).
     func wrapping(_ detector: any FrameFaceDetector) throws(RecognitionError) -> any FrameFaceDetector {
         let recognizer = FaceRecognizer(
             detector, describer: try FaceDescriber(models: models), enrolled: enrolled, keepsDescriptors: keepsDescriptors)
@@ -88,7 +99,8 @@ struct RecognitionOptions: ParsableArguments {
 
     @Flag(help: ArgumentHelp(
         "All detectors: name each face after the nearest person enrolled in the gallery (facecam enrol), or unknown, with "
-            + "the distance (docs/reference/recognition.md): dlib's 5-point alignment and face descriptor, about 20 ms a face."))
+            + "the distance (docs/reference/recognition.md): dlib's 5-point alignment and face descriptor, about 20 ms a face; "
+            + "video and live describe each track three times and name its faces after them."))
     var recognize = false
 
     @OptionGroup var galleryOptions: GalleryOptions
@@ -99,8 +111,9 @@ struct RecognitionOptions: ParsableArguments {
     var tolerance: Double?
 
     @Flag(help: ArgumentHelp(
-        "With --recognize, JSON Lines: each face's descriptor too (\"descriptor\", dlib's 128 numbers), for comparing or "
-            + "grouping faces with other tools. It is biometric data: keep the output as you keep the gallery."))
+        "With --recognize, JSON Lines: each face's descriptor too (\"descriptor\", dlib's 128 numbers; in video and live, the "
+            + "faces described at their frame), for comparing or grouping faces with other tools. It is biometric data: keep the "
+            + "output as you keep the gallery."))
     var descriptors = false
 
     func validate() throws {

@@ -24,12 +24,16 @@ struct Session {
         marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
     ) throws {
         let faces = output?.implyingQuality(faces) ?? faces
-        let detectors = try options.makeDetectors(jobs: jobs, fast: fast, zones: zones, faces: faces, recognition: recognition)
+        // Tracked faces are named per track, in the sink; sparing stays per frame, where a doubt hides the face.
+        let perTrack = tracker != nil && recognition?.spared == nil
+        let detectors = try options.makeDetectors(
+            jobs: jobs, fast: fast, zones: zones, faces: faces, recognition: perTrack ? nil : recognition)
+        let namer = perTrack ? try recognition?.namer() : nil
         let (writer, annotator, cropSaver) = try output?.makeSinks(
             resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, faces: faces, video: video))
             ?? (nil, nil, nil)
         let sink = ResultSink(
-            writer: writer, tracker: tracker, events: events, annotator: annotator, cropSaver: cropSaver,
+            writer: writer, tracker: tracker, namer: namer, events: events, annotator: annotator, cropSaver: cropSaver,
             bestShotsOnly: output?.bestShot ?? false, marking: marking, frames: frames,
             minimumFaces: output?.minFaces ?? 0,
             report: { report($0) }, progress: progress)

@@ -69,6 +69,63 @@ struct RecognitionCommandTests {
         #expect(named == 16, "two faces in each of the 8 frames searched")
     }
 
+    /// A track is described a few times, not at every frame (--descriptors marks the faces described at their
+    /// frame): at its first face and then at most twice more, 10 source frames or more apart; every face of a
+    /// track carries the name and distance its descriptions gave, until another description changes them.
+    @Test func aTrackIsDescribedAFewTimesNotAtEveryFrame() throws {
+        let directory = try temporaryDirectory("recognize-tracks")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try Self.enrolledGallery(directory)
+        let found = try facecam("video", "--recognize", "--descriptors", "--gallery", gallery, fixture("video/crossing.avi"))
+        #expect(found.status == 0, "\(found.stderr)")
+        var described: [Int: [Int]] = [:]
+        var faces = 0
+        for record in try found.records() {
+            for face in record["faces"] as? [[String: Any]] ?? [] {
+                faces += 1
+                let id = try #require(face["id"] as? Int)
+                if face["descriptor"] != nil { described[id, default: []].append(record["frame"] as! Int) }
+            }
+        }
+        #expect(described.keys.sorted() == [1, 2] && faces > 60, "\(described), \(faces) faces")
+        for frames in described.values {
+            #expect(frames.count == 3 && frames.first == 0, "\(frames)")
+            #expect(zip(frames, frames.dropFirst()).allSatisfy { $1 - $0 >= 10 }, "\(frames)")
+        }
+    }
+
+    /// A clip where astronaut.png's face is replaced by grace_hopper.jpg's at frame 10, in the same place, so that
+    /// the track goes on: the track enters as Collins, a name event at frame 10 says Hopper, and it leaves as Hopper;
+    /// live --exit-on name ends there.
+    @Test func aTrackWhoseFaceChangesIsRenamed() throws {
+        let directory = try temporaryDirectory("recognize-rename")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try Self.enrolledGallery(directory)
+        let clip = directory.appendingPathComponent("switch.avi").path
+        let made = try run(URL(fileURLWithPath: SharedDataTests.python), [
+            "-c", "import sys; sys.path.insert(0, sys.argv[1]); import opencv_faces as o; o.moving_faces_clip(sys.argv[2], sys.argv[3], 30, "
+                + "{'astronaut': lambda i: (245, 100) if i < 10 else None, 'hopper': lambda i: (245, 100) if i >= 10 else None})",
+            repository.appendingPathComponent("Tests/Reference").path, repository.appendingPathComponent("Fixtures").path, clip])
+        try #require(made.status == 0, "\(made.stderr)")
+        let found = try facecam("video", "--recognize", "--gallery", gallery, "--events", clip)
+        #expect(found.status == 0, "\(found.stderr)")
+        let records = try found.records()
+        let events = records.filter { $0["event"] != nil }.map { "\($0["event"]!) \($0["id"]!) \($0["frame"]!) \($0["identity"]!)" }
+        #expect(events == ["enter 1 0 Collins", "name 1 10 Hopper", "leave 1 29 Hopper"], "\(events)")
+        let names = records.filter { $0["event"] == nil }.map { record in
+            (record["faces"] as? [[String: Any]] ?? []).map { $0["identity"] as? String ?? "-" }.joined()
+        }
+        #expect(names == Array(repeating: "Collins", count: 10) + Array(repeating: "Hopper", count: 20), "\(names)")
+        let text = try facecam("video", "--recognize", "--gallery", gallery, "--events", "--format", "text", clip)
+        #expect(text.lines.contains { $0.range(of: #"frame 10 at 1 s: id 1 renamed; Hopper \(distance 0\.\d\d\)$"#, options: .regularExpression) != nil },
+                "\(text.stdout)")
+        let live = try facecam("live", "--source", clip, "--recognize", "--gallery", gallery, "--exit-on", "name", "--events")
+        #expect(live.status == 0, "\(live.stderr)")
+        // Live drops the frames that come while the detector is busy: the name comes at whichever frame it takes next.
+        #expect(try live.records().filter { $0["event"] != nil }.map { "\($0["event"]!) \($0["identity"]!)" } == ["enter Collins", "name Hopper"])
+        #expect(try reportedUsageError(["live", "--source", clip, "--exit-on", "name"])?.contains("--recognize") == true)
+    }
+
     /// A track's events carry who its face was taken for: in JSON Lines, in text, and to --on-event as FACECAM_IDENTITY.
     @Test func eventsSayWhoEnteredAndLeft() throws {
         let directory = try temporaryDirectory("recognize-events")

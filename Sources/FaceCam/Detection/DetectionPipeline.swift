@@ -41,10 +41,10 @@ public struct FrameJob: Sendable {
 
 /// What became of a submitted frame or failure, delivered in submission order.
 public enum Completion: Sendable {
-    /// A frame's results, and its preview when one was asked for (a preview that
-    /// cannot be drawn fails alone: the results still count), not yet marked; its faces cut out when asked.
+    /// A frame's results and the frame they were found in, and its preview when one was asked for (a
+    /// preview that cannot be drawn fails alone: the results still count), not yet marked; its faces cut out when asked.
     case frame(
-        FrameResult, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>?, annotationName: String?,
+        FrameResult, image: Frame, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>?, annotationName: String?,
         crops: FaceCrops? = nil)
     /// A frame that was shown but not searched (`FrameJob.detect` false): its preview, not yet marked.
     case shownOnly(source: String, index: Int, time: Double, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>)
@@ -150,7 +150,7 @@ public final class DetectionPipeline: Sendable {
                 source: job.source, frame: job.index, time: job.time, size: job.frame.size,
                 previewSize: job.geometry.previewSize, faces: faces, orientation: job.orientation)
             let crops = try job.crops.map { (request) throws(FaceCamError) in try request.cut(faces, from: shown, geometry: job.geometry) }
-            return .frame(result, geometry: job.geometry, preview: preview, annotationName: job.annotationName, crops: crops)
+            return .frame(result, image: job.frame, geometry: job.geometry, preview: preview, annotationName: job.annotationName, crops: crops)
         } catch {
             return .failure(.detection(source: job.source, frame: job.index, error: error))
         }

@@ -13,11 +13,13 @@ public struct TrackerSettings: Hashable, Sendable {
     }
 }
 
-/// A track starting or ending.
+/// A track starting or ending, or its name changing.
 public struct TrackEvent: Hashable, Sendable {
     public enum Kind: String, CaseIterable, Sendable {
         case enter
         case leave
+        /// The track was taken for someone else, or no longer for anyone (`--recognize`), after its enter.
+        case name
     }
 
     public var kind: Kind
@@ -25,7 +27,8 @@ public struct TrackEvent: Hashable, Sendable {
     public var source: String
     /// The frame (and its time) at which the event was decided: for `enter`
     /// the face's first frame; for `leave` the first processed frame past the
-    /// grace, or the source's last frame when it ended with the face in view.
+    /// grace, or the source's last frame when it ended with the face in view;
+    /// for `name` the frame whose description changed the name.
     public var frame: Int
     public var time: Double
     /// The first and last frames (and times) the face was detected in.
@@ -33,12 +36,12 @@ public struct TrackEvent: Hashable, Sendable {
     public var firstTime: Double
     public var lastFrame: Int
     public var lastTime: Double
-    /// The face's box in the preview and its score: as first detected for `enter`, as last detected for `leave`.
+    /// The face's box in the preview and its score: as first detected for `enter`, as last detected for `leave` and `name`.
     public var preview: Rect
     public var score: Double?
     /// For the events of a `--zone`: the face's centre came into it or went out of it (or its track ended there).
     public var zone: String?
-    /// Who the face was taken for (`--recognize`), when it was detected as `preview` says; nil without recognition.
+    /// Who the track was taken for (`--recognize`) when the event was decided; nil without recognition.
     public var identity: FaceIdentity?
 }
 
@@ -98,7 +101,6 @@ public final class FaceTracker {
         /// The last face as written: its box in the preview and its score.
         var preview: Rect
         var score: Double?
-        var identity: FaceIdentity?
         /// The zones its centre was in at its last detection.
         var zones: [String] = []
 
@@ -191,7 +193,7 @@ public final class FaceTracker {
             let track = Track(
                 id: nextID, box: face.box.rect, firstFrame: frame, firstTime: result.time, lastFrame: frame,
                 lastTime: result.time, smoothedBox: face.box.rect, smoothedPreview: face.preview, preview: face.preview,
-                score: face.score, identity: face.identity, zones: face.zones ?? [])
+                score: face.score, zones: face.zones ?? [])
             tracks.append(track)
             events.append(event(.enter, track, frame: frame, time: result.time))
             events += track.zones.map { event(.enter, track, frame: frame, time: result.time, zone: $0) }
@@ -224,6 +226,11 @@ public final class FaceTracker {
         return tracks.flatMap { leaving($0, frame: lastFrame.index, time: lastFrame.time) }
     }
 
+    /// Open track `id`'s `kind` event at `frame` (a `name` event, decided after `track`); nil for no such track.
+    public func event(_ kind: TrackEvent.Kind, ofTrack id: Int, frame: Int, time: Double) -> TrackEvent? {
+        tracks.first { $0.id == id }.map { event(kind, $0, frame: frame, time: time) }
+    }
+
     /// A track's end: it leaves its zones, then it leaves.
     private func leaving(_ track: Track, frame: Int, time: Double) -> [TrackEvent] {
         track.zones.map { event(.leave, track, frame: frame, time: time, zone: $0) } + [event(.leave, track, frame: frame, time: time)]
@@ -233,7 +240,7 @@ public final class FaceTracker {
         TrackEvent(
             kind: kind, id: track.id, source: source ?? "", frame: frame, time: time, firstFrame: track.firstFrame,
             firstTime: track.firstTime, lastFrame: track.lastFrame, lastTime: track.lastTime, preview: track.preview,
-            score: track.score, zone: zone, identity: track.identity)
+            score: track.score, zone: zone)
     }
 
     private func update(_ track: inout Track, with face: inout Face, frame: Int, time: Double) {
@@ -251,7 +258,6 @@ public final class FaceTracker {
         defer {
             track.preview = face.preview
             track.score = face.score
-            track.identity = face.identity
         }
         guard let keep = settings.smoothing else { return }
         // The preview map is affine and keeps axes parallel, so smoothing both is consistent.

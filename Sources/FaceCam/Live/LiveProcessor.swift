@@ -209,7 +209,7 @@ public final class LiveProcessor: @unchecked Sendable {
             let cut = try crops.map { (style) throws(FaceCamError) in
                 try CropRequest(style: style, name: name).cut(faces, from: shown, geometry: geometry)
             }
-            let marks = sink.consume(.frame(result, geometry: geometry, preview: nil, annotationName: nil, crops: cut))
+            let marks = sink.consume(.frame(result, image: live.frame, geometry: geometry, preview: nil, annotationName: nil, crops: cut))
             let latency = monotonicSeconds() - live.capturedAt
             let count = state.withLock { state in
                 state.latencies.append(latency)

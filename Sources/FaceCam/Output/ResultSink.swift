@@ -54,6 +54,8 @@ public final class ResultSink: @unchecked Sendable {
     /// Replaced between sources by `redirect(to:)` (--output-dir); nil writes no results (redact).
     private var writer: ResultWriter?
     private let tracker: FaceTracker?
+    /// Names the tracked faces (`--recognize` with a tracker).
+    private let namer: (any TrackNaming)?
     private let events: EventHandling
     private var annotator: Annotator?
     /// Where faces cut out (`--crops`) are saved.
@@ -80,17 +82,20 @@ public final class ResultSink: @unchecked Sendable {
     /// `report` receives one line per failure (and per warning from the writer); `progress` sees every frame's source after it is
     /// written (or, shown only, output). With a `tracker`, faces get ids (and smoothing) before they are
     /// written, track events are handled as `events` says, and redaction hides tracked faces the
-    /// detector missed. Previews are marked as `marking` says.
+    /// detector missed; with a `namer` too, they are named per track, and a changed name is an event.
+    /// Previews are marked as `marking` says.
     public init(
-        writer: ResultWriter?, tracker: FaceTracker? = nil, events: EventHandling = EventHandling(),
+        writer: ResultWriter?, tracker: FaceTracker? = nil, namer: (any TrackNaming)? = nil, events: EventHandling = EventHandling(),
         annotator: Annotator? = nil, cropSaver: Annotator? = nil, bestShotsOnly: Bool = false, marking: PreviewMarking = .outline,
         frames: FrameOutput? = nil, minimumFaces: Int = 0, report: @escaping @Sendable (String) -> Void,
         progress: (@Sendable (String) -> Void)? = nil
     ) {
         precondition(!bestShotsOnly || tracker != nil, "best shots are per track")
+        precondition(namer == nil || tracker != nil, "names are per track")
         self.bestShotsOnly = bestShotsOnly
         self.writer = writer
         self.tracker = tracker
+        self.namer = namer
         self.events = events
         self.annotator = annotator
         self.cropSaver = cropSaver
@@ -116,8 +121,16 @@ public final class ResultSink: @unchecked Sendable {
         case .failure(let error):
             fail(error)
             return nil
-        case .frame(var result, let geometry, let preview, let annotationName, let crops):
-            let events = tracker?.track(&result) ?? []
+        case .frame(var result, let image, let geometry, let preview, let annotationName, let crops):
+            var events = tracker?.track(&result) ?? []
+            if let namer {
+                do throws(FaceCamError) {
+                    events = try named(&result, in: image, geometry: geometry, events: events, by: namer)
+                } catch {
+                    fail(error)
+                    return nil
+                }
+            }
             do {
                 // The frame that decided an exit event is still written: it holds the face that entered.
                 try handle(events)
@@ -150,6 +163,26 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
+    /// `events`, followed by a `name` event for each track whose name `namer` changed, with the identities it
+    /// gave their tracks once it named `result`'s faces (in `image`).
+    private func named(
+        _ result: inout FrameResult, in image: Frame, geometry: PreviewGeometry, events: [TrackEvent], by namer: any TrackNaming
+    ) throws(FaceCamError) -> [TrackEvent] {
+        let renamed = try namer.name(&result, in: image, geometry: geometry)
+        return identified(events + renamed.compactMap { tracker?.event(.name, ofTrack: $0, frame: result.frame, time: result.time) })
+    }
+
+    /// `events` with the identities the namer gave their tracks (unchanged without a namer); it forgets the tracks that ended.
+    private func identified(_ events: [TrackEvent]) -> [TrackEvent] {
+        guard let namer else { return events }
+        return events.map { event in
+            var event = event
+            event.identity = namer.identity(ofTrack: event.id, source: event.source)
+            if event.kind == .leave, event.zone == nil { namer.end(track: event.id, source: event.source) }
+            return event
+        }
+    }
+
     /// Redacting: where the tracked faces the detector missed at `frame` should be, in preview coordinates.
     private func predicted(at frame: Int, geometry: PreviewGeometry) -> [Rect] {
         guard case .redact = marking, let tracker else { return [] }
@@ -176,7 +209,7 @@ public final class ResultSink: @unchecked Sendable {
         guard !stopped, let tracker else { return }
         do {
             // Faces still in view when the source ends did not leave: these end no wait for --exit-on.
-            try handle(tracker.finish(), mayExit: false)
+            try handle(identified(tracker.finish()), mayExit: false)
         } catch {
             fail(.output(error))
         }

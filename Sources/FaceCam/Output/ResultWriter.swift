@@ -102,6 +102,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
             case (.leave, nil): "id \(event.id) left (seen from frame \(event.firstFrame) to \(event.lastFrame))"
             case (.enter, let zone?): "id \(event.id) entered zone \(zone)"
             case (.leave, let zone?): "id \(event.id) left zone \(zone)"
+            case (.name, _): "id \(event.id) renamed"
             }
             return "\(event.source) frame \(event.frame) at \(decimal(event.time)) s: \(what)" + (event.identity.map(identityText) ?? "") + "\n"
         }

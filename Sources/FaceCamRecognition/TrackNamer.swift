@@ -1,0 +1,81 @@
+import FaceCam
+
+/// What is known of one track's identity: the descriptions of its faces so far and the name they give.
+/// A track is described at its first face, then at most `limit - 1` more times, each `spacing` source
+/// frames or more after the one before, so that the descriptions see the face at different moments; it
+/// is named after the mean of its (unit-length) descriptions, which strays less than any one of them.
+struct TrackIdentity {
+    static let limit = 3
+    static let spacing = 10
+
+    private(set) var descriptions: [FaceDescriptor] = []
+    private(set) var lastDescribed: Int?
+    private(set) var identity: FaceIdentity?
+
+    /// Whether the track's face at `frame` should be described (a camera's counter that wrapped counts as time passed).
+    func wantsDescription(at frame: Int) -> Bool {
+        guard descriptions.count < Self.limit else { return false }
+        guard let lastDescribed else { return true }
+        return frame - lastDescribed >= Self.spacing || frame < lastDescribed
+    }
+
+    /// Adds a description of the track's face at `frame`; true when it changed the name given before.
+    mutating func add(_ descriptor: FaceDescriptor, at frame: Int, enrolled: EnrolledFaces) -> Bool {
+        descriptions.append(descriptor.unitLength)
+        lastDescribed = frame
+        let count = Double(descriptions.count)
+        let mean = (0..<FaceDescriptor.count).map { i in Float(descriptions.reduce(0.0) { $0 + Double($1.values[i]) } / count) }
+        let before = identity
+        identity = enrolled.identify(FaceDescriptor(mean)!)
+        return before != nil && before?.name != identity?.name
+    }
+}
+
+/// Names tracked faces per track (`--recognize` in `video` and `live`): each track is described a few
+/// times (`TrackIdentity`), not at every frame, and every face of it carries the track's name and
+/// distance. With `keepsDescriptors`, a face described at its frame carries its own descriptor.
+/// Not thread-safe: the result sink's thread alone uses it.
+public final class TrackNamer: TrackNaming {
+    private struct Key: Hashable {
+        var source: String
+        var id: Int
+    }
+
+    public let enrolled: EnrolledFaces
+    public let keepsDescriptors: Bool
+    private let describer: FaceDescriber
+    private var tracks: [Key: TrackIdentity] = [:]
+
+    public init(describer: FaceDescriber, enrolled: EnrolledFaces, keepsDescriptors: Bool = false) {
+        self.describer = describer
+        self.enrolled = enrolled
+        self.keepsDescriptors = keepsDescriptors
+    }
+
+    public func name(_ result: inout FrameResult, in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Int] {
+        var renamed: [Int] = []
+        for index in result.faces.indices {
+            guard let id = result.faces[index].id else { continue }
+            let key = Key(source: result.source, id: id)
+            var track = tracks[key] ?? TrackIdentity()
+            var descriptor: FaceDescriptor?
+            if track.wantsDescription(at: result.frame),
+               let described = try FaceRecognizer.describe(result.faces[index], in: frame, geometry: geometry, with: describer) {
+                descriptor = described.descriptor
+                if track.add(described.descriptor, at: result.frame, enrolled: enrolled) { renamed.append(id) }
+            }
+            tracks[key] = track
+            result.faces[index].identity = track.identity
+            if keepsDescriptors, let descriptor { result.faces[index].identity?.descriptor = descriptor.values }
+        }
+        return renamed
+    }
+
+    public func identity(ofTrack id: Int, source: String) -> FaceIdentity? {
+        tracks[Key(source: source, id: id)]?.identity
+    }
+
+    public func end(track id: Int, source: String) {
+        tracks[Key(source: source, id: id)] = nil
+    }
+}
