@@ -288,6 +288,7 @@ bench: bench-deps
 		$(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface))
 	@$(MAKE) --no-print-directory test-deps > /dev/null
 	@$(DLIB_VENV)/bin/python Tests/Bench/recognition_bench.py --facecam .build/release/facecam --faces ../shared/data/faces \
+		--clips $(BENCH)/clip.avi $(BENCH)/clip-720p.avi \
 		> $(BENCH)/report/recognition.md || echo recognition >> $(BENCH)/report/failed
 	@cat $(BENCH)/report/recognition.md
 	$(PYTHON) Tests/Bench/write_benchmarks.py --facecam .build/release/facecam --reports $(BENCH)/report \

@@ -1,5 +1,6 @@
 #include "cfr.h"
 
+#include <dlib/clustering.h>
 #include <dlib/dnn.h>
 #include <dlib/image_processing.h>
 #include <dlib/image_transforms.h>
@@ -141,6 +142,31 @@ cfr_status cfr_describe(cfr_describer *describer, const uint8_t *image, int32_t 
                 landmarks[2 * k + 1] = float(shape.part(k).y());
             }
         }
+        return CFR_OK;
+    });
+}
+
+cfr_status cfr_cluster(const float *descriptors, size_t count, double threshold, uint32_t *labels, cfr_error *error) {
+    return guarded(error, [&]() -> cfr_status {
+        if (count == 0) return CFR_OK;
+        if (descriptors == nullptr || labels == nullptr) return fail(error, CFR_ERROR_INVALID_ARGUMENT, "null argument");
+        if (!(threshold > 0)) return fail(error, CFR_ERROR_INVALID_ARGUMENT, "threshold not positive");
+        std::vector<dlib::matrix<double, 0, 1>> points(count, dlib::matrix<double, 0, 1>(CFR_DESCRIPTOR_LENGTH));
+        for (size_t i = 0; i < count; ++i) {
+            for (long k = 0; k < CFR_DESCRIPTOR_LENGTH; ++k) points[i](k) = descriptors[i * CFR_DESCRIPTOR_LENGTH + k];
+        }
+        // The Python bindings take the threshold as a float.
+        const double limit = float(threshold);
+        std::vector<dlib::sample_pair> edges;
+        for (size_t i = 0; i < count; ++i) {
+            for (size_t j = i; j < count; ++j) {
+                if (dlib::length(points[i] - points[j]) < limit) edges.push_back(dlib::sample_pair(i, j));
+            }
+        }
+        std::vector<unsigned long> found;
+        dlib::chinese_whispers(edges, found);
+        if (found.size() != count) return fail(error, CFR_ERROR_INTERNAL, "chinese_whispers labelled a different number of descriptors");
+        for (size_t i = 0; i < count; ++i) labels[i] = uint32_t(found[i]);
         return CFR_OK;
     });
 }

@@ -142,6 +142,9 @@ struct Live: ParsableCommand {
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),
         ]
+        if faces.recognition.cluster {
+            throw ValidationError("--cluster numbers the faces of a whole run once it ends, and live writes as it goes: use it with detect or video")
+        }
         if exitOn == .name, !faces.recognition.recognize {
             throw ValidationError("--exit-on name waits for a name --recognize gives: add --recognize")
         }

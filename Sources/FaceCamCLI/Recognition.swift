@@ -59,17 +59,18 @@ struct GalleryOptions: ParsableArguments {
     }
 }
 
-/// What --recognize and --spare need at run time: dlib's models and the enrolled descriptors, and for
-/// --spare whose faces are left out and their count.
+/// What --recognize, --cluster and --spare need at run time: dlib's models and the enrolled descriptors
+/// (none with --cluster alone), for --cluster the clusterer, and for --spare whose faces are left out and their count.
 struct Recognition {
     let models: RecognitionModels
-    let enrolled: EnrolledFaces
+    let enrolled: EnrolledFaces?
     var spared: (names: Set<String>, count: SparingDetector.Count)?
-    /// --descriptors: each face's identity carries its descriptor.
+    /// Faces carry their descriptors (--descriptors, and --cluster until clustered).
     var keepsDescriptors = false
+    var clusterer: FaceClusterer?
 
     /// Everyone enrolled, each once, in order.
-    var people: [String] { Set(enrolled.entries.map(\.name)).sorted() }
+    var people: [String] { Set(enrolled?.entries.map(\.name) ?? []).sorted() }
 
     /// The namer of tracked faces, which describes each track a few times rather than each face at every
     /// frame (`video` and `live`); a describer that cannot be made is one line and status 64.
@@ -91,7 +92,7 @@ struct Recognition {
     }
 }
 
-/// --recognize, --tolerance and --gallery: the commands that write face records (detect, video, live).
+/// --recognize, --tolerance, --gallery, --descriptors and --cluster: the commands that write face records (detect, video, live).
 struct RecognitionOptions: ParsableArguments {
     /// The largest distance between unit-length descriptors taken for the same person, chosen on LFW for a
     /// gallery of a hundred people (docs/benchmarks.md): a gallery, unlike a pair, gives each stranger many chances.
@@ -111,17 +112,37 @@ struct RecognitionOptions: ParsableArguments {
     var tolerance: Double?
 
     @Flag(help: ArgumentHelp(
-        "With --recognize, JSON Lines: each face's descriptor too (\"descriptor\", dlib's 128 numbers; in video and live, the "
-            + "faces described at their frame), for comparing or grouping faces with other tools. It is biometric data: keep the "
-            + "output as you keep the gallery."))
+        "With --recognize or --cluster, JSON Lines: each face's descriptor too (\"descriptor\", dlib's 128 numbers; in video "
+            + "and live, the faces described at their frame), for comparing or grouping faces with other tools. It is biometric "
+            + "data: keep the output as you keep the gallery."))
     var descriptors = false
 
+    @Flag(help: ArgumentHelp(
+        "detect and video, JSON Lines: give each face a \"cluster\" number, the same for the faces of one person across the "
+            + "run, enrolled or not (dlib's Chinese whispers over the faces' descriptors; in video, over the tracks); the "
+            + "records are written when the run ends. About 20 ms a face described (docs/reference/recognition.md)."))
+    var cluster = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --cluster: the largest distance, 0 to 2, at which two faces are joined; lower splits one person more "
+            + "often, higher joins two people more often (default: \(decimal(FaceClusterer.defaultThreshold))).", valueName: "F"))
+    var clusterThreshold: Double?
+
     func validate() throws {
-        if !recognize, let option = [("--tolerance", tolerance != nil), ("--gallery", galleryOptions.gallery != nil),
-                                     ("--descriptors", descriptors)].first(where: \.1)?.0 {
+        if !recognize, let option = [("--tolerance", tolerance != nil), ("--gallery", galleryOptions.gallery != nil)]
+            .first(where: \.1)?.0 {
             throw ValidationError("\(option) tunes --recognize: add --recognize, or leave \(option) out")
         }
+        if descriptors, !recognize, !cluster {
+            throw ValidationError("--descriptors are of the faces --recognize or --cluster describes: add one, or leave --descriptors out")
+        }
+        if clusterThreshold != nil, !cluster {
+            throw ValidationError("--cluster-threshold tunes --cluster: add --cluster, or leave --cluster-threshold out")
+        }
         if let tolerance, !(0...2).contains(tolerance) { throw ValidationError("--tolerance must be from 0 to 2") }
+        if let clusterThreshold, !(clusterThreshold > 0 && clusterThreshold <= 2) {
+            throw ValidationError("--cluster-threshold must be more than 0 and at most 2")
+        }
     }
 
     /// Formats with a place for a face's name: the others would drop it silently.
@@ -129,22 +150,26 @@ struct RecognitionOptions: ParsableArguments {
         if recognize, ![.jsonl, .text, .csv].contains(format) {
             throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives yet: use jsonl, csv or text")
         }
-        if descriptors, format != .jsonl {
-            throw ValidationError("--descriptors are written in JSON Lines only: leave --format out, or give --format jsonl")
+        if let option = [("--descriptors", descriptors), ("--cluster", cluster)].first(where: \.1)?.0, format != .jsonl {
+            throw ValidationError("\(option) is written in JSON Lines only: leave --format out, or give --format jsonl")
         }
     }
 
-    /// The gallery's descriptors and dlib's models, loaded; nil without --recognize. A gallery or model
-    /// that cannot be used is one line and status 64: nothing was processed.
+    /// dlib's models, the gallery's descriptors with --recognize and the clusterer with --cluster, loaded;
+    /// nil without either. A gallery or model that cannot be used is one line and status 64: nothing was processed.
     func load() throws -> Recognition? {
-        guard recognize else { return nil }
-        let gallery = try galleryOptions.open(create: false)
+        guard recognize || cluster else { return nil }
+        let gallery = recognize ? try galleryOptions.open(create: false) : nil
         do {
-            let entries = try gallery.descriptors()
-            if entries.isEmpty { report("warning: no one is enrolled in \(FilePath(gallery.path)): every face is unknown (facecam enrol NAME PHOTO)") }
+            let enrolled = try gallery.map { gallery in
+                let entries = try gallery.descriptors()
+                if entries.isEmpty { report("warning: no one is enrolled in \(FilePath(gallery.path)): every face is unknown (facecam enrol NAME PHOTO)") }
+                return EnrolledFaces(entries, tolerance: tolerance ?? Self.defaultTolerance)
+            }
             return Recognition(
-                models: try RecognitionModels(), enrolled: EnrolledFaces(entries, tolerance: tolerance ?? Self.defaultTolerance),
-                keepsDescriptors: descriptors)
+                models: try RecognitionModels(), enrolled: enrolled, keepsDescriptors: descriptors || cluster,
+                clusterer: cluster
+                    ? FaceClusterer(threshold: clusterThreshold ?? FaceClusterer.defaultThreshold, keepsDescriptors: descriptors) : nil)
         } catch {
             report("\(error)")
             throw Status.usage

@@ -33,7 +33,7 @@ struct Session {
             resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, faces: faces, video: video))
             ?? (nil, nil, nil)
         let sink = ResultSink(
-            writer: writer, tracker: tracker, namer: namer, events: events, annotator: annotator, cropSaver: cropSaver,
+            writer: writer, tracker: tracker, namer: namer, clusterer: recognition?.clusterer, events: events, annotator: annotator, cropSaver: cropSaver,
             bestShotsOnly: output?.bestShot ?? false, marking: marking, frames: frames,
             minimumFaces: output?.minFaces ?? 0,
             report: { report($0) }, progress: progress)

@@ -60,6 +60,9 @@ struct Video: ParsableCommand {
         try output.validateFaceOutputs(with: detector, faces: faces)
         try batch.validate(with: output)
         try output.validateFolder(batch.outputDir)
+        if faces.recognition.cluster, batch.outputDir != nil {
+            throw ValidationError("--cluster numbers faces across the whole run, into one file: leave --output-dir out")
+        }
         let previews = [("--annotate", output.annotate != nil), ("--annotate-video", annotateVideo != nil)]
         try redaction.validate(previews: previews)
         try overlay.validate(previews: previews, detector: detector, redacting: redaction.redact != nil)

@@ -27,9 +27,8 @@ public struct EnrolledFaces: Sendable {
     }
 }
 
-/// Any detector whose faces are named against enrolled people (`--recognize`): each face it finds is
-/// described (dlib's 5-point alignment and ResNet) and given the nearest enrolled person within the
-/// tolerance, or unknown. Faces are described upright, in a cut of the upright aperture around them, so
+/// Any detector whose faces are described (dlib's 5-point alignment and ResNet) and, given enrolled
+/// people (`--recognize`), named after the nearest of them within the tolerance, or unknown. Faces are described upright, in a cut of the upright aperture around them, so
 /// a photograph's orientation tag and a turned camera do not matter. Not thread-safe: give each thread its own.
 public final class FaceRecognizer: FrameFaceDetector {
     /// How far around a face's box its cut reaches, in box sizes: beyond what dlib's chip (its
@@ -37,12 +36,13 @@ public final class FaceRecognizer: FrameFaceDetector {
     public static let margin = 1.0
 
     public let detector: any FrameFaceDetector
-    public let enrolled: EnrolledFaces
-    /// Whether each face's identity carries its descriptor.
+    /// Whom faces are named after; nil describes them only (`--cluster`).
+    public let enrolled: EnrolledFaces?
+    /// Whether each face carries its descriptor.
     public let keepsDescriptors: Bool
     private let describer: FaceDescriber
 
-    public init(_ detector: any FrameFaceDetector, describer: FaceDescriber, enrolled: EnrolledFaces, keepsDescriptors: Bool = false) {
+    public init(_ detector: any FrameFaceDetector, describer: FaceDescriber, enrolled: EnrolledFaces?, keepsDescriptors: Bool = false) {
         self.detector = detector
         self.describer = describer
         self.enrolled = enrolled
@@ -53,8 +53,8 @@ public final class FaceRecognizer: FrameFaceDetector {
         var faces = try detector.detect(in: frame, geometry: geometry)
         for index in faces.indices {
             guard let described = try Self.describe(faces[index], in: frame, geometry: geometry, with: describer) else { continue }
-            faces[index].identity = enrolled.identify(described.descriptor)
-            if keepsDescriptors { faces[index].identity?.descriptor = described.descriptor.values }
+            faces[index].identity = enrolled?.identify(described.descriptor)
+            if keepsDescriptors { faces[index].descriptor = described.descriptor.values }
         }
         return faces
     }

@@ -19,12 +19,14 @@ struct TrackIdentity {
         return frame - lastDescribed >= Self.spacing || frame < lastDescribed
     }
 
-    /// Adds a description of the track's face at `frame`; true when it changed the name given before.
-    mutating func add(_ descriptor: FaceDescriptor, at frame: Int, enrolled: EnrolledFaces) -> Bool {
+    /// Adds a description of the track's face at `frame`; true when it changed the name given before
+    /// (never without `enrolled` people: then the track is described only).
+    mutating func add(_ descriptor: FaceDescriptor, at frame: Int, enrolled: EnrolledFaces?) -> Bool {
         descriptions.append(descriptor.unitLength)
         lastDescribed = frame
         let count = Double(descriptions.count)
         let mean = (0..<FaceDescriptor.count).map { i in Float(descriptions.reduce(0.0) { $0 + Double($1.values[i]) } / count) }
+        guard let enrolled else { return false }
         let before = identity
         identity = enrolled.identify(FaceDescriptor(mean)!)
         return before != nil && before?.name != identity?.name
@@ -33,7 +35,8 @@ struct TrackIdentity {
 
 /// Names tracked faces per track (`--recognize` in `video` and `live`): each track is described a few
 /// times (`TrackIdentity`), not at every frame, and every face of it carries the track's name and
-/// distance. With `keepsDescriptors`, a face described at its frame carries its own descriptor.
+/// distance (without `enrolled` people, tracks are described only: `--cluster`). With
+/// `keepsDescriptors`, a face described at its frame carries its own descriptor.
 /// Not thread-safe: the result sink's thread alone uses it.
 public final class TrackNamer: TrackNaming {
     private struct Key: Hashable {
@@ -41,12 +44,12 @@ public final class TrackNamer: TrackNaming {
         var id: Int
     }
 
-    public let enrolled: EnrolledFaces
+    public let enrolled: EnrolledFaces?
     public let keepsDescriptors: Bool
     private let describer: FaceDescriber
     private var tracks: [Key: TrackIdentity] = [:]
 
-    public init(describer: FaceDescriber, enrolled: EnrolledFaces, keepsDescriptors: Bool = false) {
+    public init(describer: FaceDescriber, enrolled: EnrolledFaces?, keepsDescriptors: Bool = false) {
         self.describer = describer
         self.enrolled = enrolled
         self.keepsDescriptors = keepsDescriptors
@@ -66,7 +69,7 @@ public final class TrackNamer: TrackNaming {
             }
             tracks[key] = track
             result.faces[index].identity = track.identity
-            if keepsDescriptors, let descriptor { result.faces[index].identity?.descriptor = descriptor.values }
+            if keepsDescriptors, let descriptor { result.faces[index].descriptor = descriptor.values }
         }
         return renamed
     }

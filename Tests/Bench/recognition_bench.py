@@ -255,17 +255,124 @@ def describe_cost(binary, faces):
             "recognize_seconds": round(min(runs["recognize"]), 2), "ms_per_face": round(1000 * extra / max(count, 1), 1)}
 
 
+CLUSTER_PEOPLE = 100
+CLUSTER_THRESHOLDS = [0.30, 0.32, 0.33, 0.34, 0.35, 0.36, 0.38, 0.40]
+
+
+def unit(values):
+    length = sum(v * v for v in values) ** 0.5
+    return [v / length for v in values]
+
+
+def cluster_scores(truth, labels):
+    """Pairwise precision, recall and F1 (two faces of one person in one cluster is a hit) and BCubed F1."""
+    tp = fp = fn = 0
+    for i in range(len(truth)):
+        for j in range(i + 1, len(truth)):
+            same, joined = truth[i] == truth[j], labels[i] == labels[j]
+            tp += same and joined
+            fp += joined and not same
+            fn += same and not joined
+    precision, recall = tp / max(tp + fp, 1), tp / max(tp + fn, 1)
+    b_precision = b_recall = 0.0
+    for i in range(len(truth)):
+        cluster = [j for j in range(len(truth)) if labels[j] == labels[i]]
+        person = sum(truth[j] == truth[i] for j in range(len(truth)))
+        both = sum(truth[j] == truth[i] for j in cluster)
+        b_precision += both / len(cluster)
+        b_recall += both / person
+    b_precision, b_recall = b_precision / len(truth), b_recall / len(truth)
+    return {"clusters": len(set(labels)), "precision": precision, "recall": recall,
+            "f1": 2 * precision * recall / max(precision + recall, 1e-9), "bcubed_f1": 2 * b_precision * b_recall / (b_precision + b_recall)}
+
+
+def cluster_run(binary, faces, split):
+    """detect --cluster over a half's photographs: up to 4 of each of 100 people with two or more, and 100 people with
+    one. Scores facecam's clusters of each photograph's central face against the names, checks that they split the
+    faces as dlib's own chinese_whispers_clustering does over the same descriptors, and sweeps its threshold."""
+    lfw = os.path.join(faces, "lfw")
+    people = sorted((hashlib.sha256(name.encode()).hexdigest(), name, sorted(os.listdir(os.path.join(lfw, name))))
+                    for name in (line.split("\t")[0] for line in open(os.path.join(lfw, "identities.tsv"))) if half(name) == split)
+    chosen = ([(name, photos[:4]) for _, name, photos in people if len(photos) >= 2][:CLUSTER_PEOPLE]
+              + [(name, photos) for _, name, photos in people if len(photos) == 1][:CLUSTER_PEOPLE])
+    items = [(name, os.path.join(lfw, name, photo)) for name, photos in chosen for photo in photos]
+    result = subprocess.run([binary, "detect", "--cluster", "--descriptors", "--score-threshold", "0.5", "--jobs", "1"]
+                            + [path for _, path in items], capture_output=True, text=True, check=True)
+    records = {r["source"]: r for r in map(json.loads, result.stdout.splitlines())}
+    every = [(r, f) for r in records.values() for f in r["faces"]]
+    reference = dlib.chinese_whispers_clustering([dlib.vector(unit(f["descriptor"])) for _, f in every], 0.34)
+    forward, backward = {}, {}
+    same_as_dlib = all(forward.setdefault(f["cluster"], d) == d and backward.setdefault(d, f["cluster"]) == f["cluster"]
+                       for (_, f), d in zip(every, reference))
+    truth, labels, vectors = [], [], []
+    for name, path in items:
+        record = records.get(path)
+        pick = central([f["box"] for f in record["faces"]], *record["size"]) if record else None
+        if pick is None:
+            continue
+        truth.append(name)
+        labels.append(record["faces"][pick]["cluster"])
+        vectors.append(dlib.vector(unit(record["faces"][pick]["descriptor"])))
+    sweep = {t: cluster_scores(truth, dlib.chinese_whispers_clustering(vectors, t)) for t in CLUSTER_THRESHOLDS}
+    return {"split": split, "photographs": len(items), "faces": len(truth), "people": len(set(truth)),
+            "facecam": cluster_scores(truth, labels), "same_as_dlib": same_as_dlib, "sweep": sweep}
+
+
+# --recognize may add at most this share to `video`'s time on a bench clip: naming per track must stay
+# a small part of detection.
+CLIP_SHARE_LIMIT = 0.10
+
+
+def clip_cost(binary, clip):
+    """What --recognize adds to `video` on `clip` (faces from the fixtures, named per track), side by side,
+    best of 3; the gallery holds astronaut.png's face (Collins)."""
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Fixtures")
+    work = tempfile.mkdtemp(prefix="recognition-clip-")
+    gallery = os.path.join(work, "gallery.sqlite")
+    subprocess.run([binary, "enrol", "--gallery", gallery, "Collins", os.path.join(fixtures, "images", "astronaut.png")],
+                   capture_output=True, check=True)
+    runs = {"video": [], "recognize": []}
+    for _ in range(3):
+        for label, extra in (("video", []), ("recognize", ["--recognize", "--descriptors", "--gallery", gallery])):
+            started = time.time()
+            result = subprocess.run([binary, "video", "--quiet"] + extra + [clip], capture_output=True, text=True, check=True)
+            runs[label].append(time.time() - started)
+            if label == "recognize":
+                faces = [f for line in result.stdout.splitlines() for f in json.loads(line).get("faces", [])]
+                described = sum("descriptor" in f for f in faces)
+                tracks = len({f["id"] for f in faces})
+    share = min(runs["recognize"]) / min(runs["video"]) - 1
+    return {"clip": os.path.basename(clip), "faces": len(faces), "tracks": tracks, "described": described,
+            "video_seconds": round(min(runs["video"]), 2), "recognize_seconds": round(min(runs["recognize"]), 2),
+            "share": share}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--facecam", required=True)
     parser.add_argument("--faces", required=True)
+    parser.add_argument("--clips", nargs="*", default=[], help="bench clips to time video --recognize on")
     parser.add_argument("--json")
     args = parser.parse_args()
+    clips = [clip_cost(args.facecam, clip) for clip in args.clips]
+    over = [c for c in clips if c["share"] > CLIP_SHARE_LIMIT]
+    if clips:
+        print("`video --recognize` on the bench clips (faces named per track), beside `video`, best of 3 runs each, side by side:")
+        print()
+        print("| clip | faces | tracks | faces described | video s | with --recognize s | added |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for c in clips:
+            print(f"| {c['clip']} | {c['faces']} | {c['tracks']} | {c['described']} | {c['video_seconds']} | "
+                  f"{c['recognize_seconds']} | {100 * c['share']:.1f}% |")
+        print()
+        for c in over:
+            print(f"FAIL: --recognize adds {100 * c['share']:.1f}% to video on {c['clip']} (limit {100 * CLIP_SHARE_LIMIT:.0f}%).")
     if not os.path.isdir(os.path.join(args.faces, "lfw")):
         print(f"_Not measured: {args.faces}/lfw is absent._")
-        return
+        sys.exit(1 if over else 0)
     halves = [half_result(args.facecam, args.faces, split) for split in ("tune", "report")]
     pairs = pairs_run(args.facecam, args.faces)
+    clusterings = [cluster_run(args.facecam, args.faces, split) for split in ("tune", "report")]
     cost = describe_cost(args.facecam, args.faces)
     print(f"LFW: in each half of its people, {ENROLLED} enrolled from one photograph and probed with another, and {STRANGERS} "
           "strangers. face_recognition's pipeline is taken at its best tolerance that names no more strangers than facecam's defaults.")
@@ -309,11 +416,28 @@ def main():
         r = pairs[key]
         print(f"| {label} | {r['accuracy']:.3f} | {' / '.join(f'{v:.3f}' for v in r['folds'])} | {r['no_face']} |")
     print()
+    print(f"`detect --cluster` (threshold 0.34) over LFW photographs: in each half, up to 4 photographs of each of {CLUSTER_PEOPLE} "
+          f"people with two or more and one of each of {CLUSTER_PEOPLE} with one; each photograph's central face scored against "
+          "the names (pairwise: two faces of one person in one cluster is a hit):")
+    print()
+    print("| LFW half | faces | people | clusters | pairwise precision | pairwise recall | pairwise F1 | BCubed F1 | same split as dlib's own |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for c in clusterings:
+        f = c["facecam"]
+        label = "tuned on" if c["split"] == "tune" else "kept aside"
+        print(f"| {label} | {c['faces']} | {c['people']} | {f['clusters']} | {f['precision']:.3f} | {f['recall']:.3f} | "
+              f"{f['f1']:.3f} | {f['bcubed_f1']:.3f} | {'yes' if c['same_as_dlib'] else 'NO'} |")
+    print()
+    print("The threshold, swept with dlib's chinese_whispers_clustering over the same central faces (tuned-on half): "
+          + ", ".join(f"{t:.2f}: {r['clusters']} clusters, F1 {r['f1']:.3f}" for t, r in clusterings[0]["sweep"].items()) + ".")
+    print()
     print(f"Cost: `detect --recognize` over {cost['photographs']} LFW photographs ({cost['faces']} faces, one job, one thread) took "
           f"{cost['recognize_seconds']} s against {cost['detect_seconds']} s without it: {cost['ms_per_face']} ms a face "
           f"(best of 3 runs each, side by side).")
     if args.json:
-        json.dump({"halves": halves, "pairs": pairs, "cost": cost}, open(args.json, "w"), indent=1)
+        json.dump({"halves": halves, "pairs": pairs, "cost": cost, "clips": clips, "clusters": clusterings}, open(args.json, "w"), indent=1)
+    if over or not all(c["same_as_dlib"] for c in clusterings):
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -126,6 +126,95 @@ struct RecognitionCommandTests {
         #expect(try reportedUsageError(["live", "--source", clip, "--exit-on", "name"])?.contains("--recognize") == true)
     }
 
+    /// Each face's cluster, in output order, with the cluster dlib's own Chinese whispers gives it over the
+    /// descriptors facecam wrote (Tests/Reference/dlib_clusters.py, dlib's Python bindings).
+    static func clustersBesideDlibs(_ run: Run, in directory: URL) throws -> [(facecam: Int?, dlib: Int?)] {
+        let written = directory.appendingPathComponent("clustered.jsonl")
+        try Data(run.stdout.utf8).write(to: written)
+        let reference = try dlibClusters(written)
+        let records = try run.records().filter { $0["faces"] != nil }
+        try #require(reference.count == records.count)
+        return zip(records, reference).flatMap { record, labels in
+            zip(record["faces"] as! [[String: Any]], labels).map { ($0["cluster"] as? Int, $1) }
+        }
+    }
+
+    static func dlibClusters(_ path: URL) throws -> [[Int?]] {
+        let reference = try run(repository.appendingPathComponent(".build/dlib-venv/bin/python"), [
+            repository.appendingPathComponent("Tests/Reference/dlib_clusters.py").path, path.path, "0.34"])
+        try #require(reference.status == 0, "\(reference.stderr)")
+        return try reference.lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8), options: .fragmentsAllowed) as? [Any]).map { $0 as? Int }
+        }
+    }
+
+    /// Whether two labellings split the faces the same way (labels may differ).
+    static func samePartition(_ pairs: [(facecam: Int?, dlib: Int?)]) -> Bool {
+        var forward: [Int: Int] = [:], backward: [Int: Int] = [:]
+        for pair in pairs {
+            guard let a = pair.facecam, let b = pair.dlib else {
+                if (pair.facecam == nil) != (pair.dlib == nil) { return false }
+                continue
+            }
+            if forward[a, default: b] != b || backward[b, default: a] != a { return false }
+            forward[a] = b
+            backward[b] = a
+        }
+        return true
+    }
+
+    /// --cluster with no one enrolled: the fixtures' photographs of Hopper (grace_hopper.jpg, two-faces.jpg's right face,
+    /// face-1080p.jpg) share a cluster, Collins's (astronaut.png, the left face, face-720p.jpg) another, camera.png's
+    /// photographer a third; in two clips, each patch's tracks share one (tracks.json). Clusters split the faces as dlib's
+    /// own Chinese whispers does over the same descriptors.
+    @Test func clusterGroupsEachPersonsFacesAsDlibDoes() throws {
+        let directory = try temporaryDirectory("cluster")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let photos = ["images/grace_hopper.jpg", "images/two-faces.jpg", "large-faces/face-1080p.jpg", "images/astronaut.png",
+                      "large-faces/face-720p.jpg", "images/camera.png"]
+        let found = try facecam(["detect", "--cluster", "--descriptors"] + photos.map(fixture))
+        #expect(found.status == 0, "\(found.stderr)")
+        let clusters = try found.records().map { ($0["faces"] as! [[String: Any]]).sorted { boxes(["faces": [$0]])[0][0] < boxes(["faces": [$1]])[0][0] }
+            .map { $0["cluster"] as? Int ?? 0 } }
+        // In the photographs' order: Hopper, Collins and Hopper, Hopper, Collins, Collins, the photographer.
+        #expect(clusters.count == 6 && clusters[1].count == 2, "\(clusters)")
+        let (hopper, collins) = (clusters[0][0], clusters[1][0])
+        #expect(clusters == [[hopper], [collins, hopper], [hopper], [collins], [collins], [clusters[5][0]]], "\(clusters)")
+        #expect(Set([hopper, collins, clusters[5][0]]).count == 3 && !Set([hopper, collins]).contains(0))
+        #expect(Self.samePartition(try Self.clustersBesideDlibs(found, in: directory)))
+
+        let video = try facecam("video", "--cluster", "--descriptors", fixture("video/crossing.avi"), fixture("video/leave-enter.avi"))
+        #expect(video.status == 0, "\(video.stderr)")
+        let truth = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: fixture("video/tracks.json")))) as? [String: [[String: [Int]]]])
+        var byPatch: [String: Set<Int>] = [:]
+        for record in try video.records() {
+            let source = (record["source"] as! String).replacingOccurrences(of: repository.appendingPathComponent("Fixtures").path + "/", with: "")
+            let patches = try #require(truth[source])[record["frame"] as! Int]
+            for face in record["faces"] as? [[String: Any]] ?? [] {
+                let box = boxes(["faces": [face]])[0]
+                let (x, y) = (box[0] + box[2] / 2, box[1] + box[3] / 2)
+                guard let holder = patches.first(where: { $0.value[0] <= x && x < $0.value[0] + $0.value[2] && $0.value[1] <= y && y < $0.value[1] + $0.value[3] })
+                else { continue }
+                byPatch[holder.key, default: []].insert(face["cluster"] as? Int ?? 0)
+            }
+        }
+        #expect(byPatch.count == 2 && byPatch.values.allSatisfy { $0.count == 1 } && Set(byPatch.values).count == 2, "\(byPatch)")
+        #expect(Self.samePartition(try Self.clustersBesideDlibs(video, in: directory)))
+
+        // The descriptors stay out unless asked for; clusters need a run's end and JSON Lines.
+        let plain = try facecam("detect", "--cluster", fixture("images/two-faces.jpg"))
+        #expect(plain.status == 0 && !plain.stdout.contains("descriptor") && plain.stdout.contains("\"cluster\":1"), "\(plain.stdout)")
+        for (arguments, says) in [(["detect", "--cluster", "--format", "csv", fixture("images/two-faces.jpg")], "JSON Lines"),
+                                  (["live", "--source", fixture("video/crossing.avi"), "--cluster"], "detect or video"),
+                                  (["detect", "--cluster-threshold", "0.3", fixture("images/two-faces.jpg")], "--cluster"),
+                                  (["detect", "--cluster", "--cluster-threshold", "0", fixture("images/two-faces.jpg")], "more than 0"),
+                                  (["video", "--cluster", "--output-dir", directory.path, fixture("video/crossing.avi")], "--output-dir")] {
+            let line = try reportedUsageError(arguments)
+            #expect(line?.contains(says) == true, "\(arguments): \(line ?? "no usage error")")
+        }
+    }
+
     /// A track's events carry who its face was taken for: in JSON Lines, in text, and to --on-event as FACECAM_IDENTITY.
     @Test func eventsSayWhoEnteredAndLeft() throws {
         let directory = try temporaryDirectory("recognize-events")

@@ -52,6 +52,14 @@ cfr_status cfr_describe(cfr_describer *describer, const uint8_t *image, int32_t 
                         int32_t x, int32_t y, int32_t box_width, int32_t box_height, float *descriptor,
                         float *landmarks, cfr_error *error);
 
+/*
+ * Groups `count` descriptors (CFR_DESCRIPTOR_LENGTH floats each, one after another) by dlib's Chinese
+ * whispers, as its Python bindings' chinese_whispers_clustering does: an edge joins every two whose
+ * Euclidean distance is below `threshold` (each is joined to itself), then dlib's chinese_whispers
+ * with its defaults. `labels` (`count` of them) receives each descriptor's cluster, numbered from 0.
+ */
+cfr_status cfr_cluster(const float *descriptors, size_t count, double threshold, uint32_t *labels, cfr_error *error);
+
 #ifdef __cplusplus
 }
 #endif

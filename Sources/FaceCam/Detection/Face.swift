@@ -29,6 +29,11 @@ public struct Face: Hashable, Sendable {
     public var zones: [String]?
     /// Who the face is, against a gallery of enrolled people (`--recognize`); nil unless asked for.
     public var identity: FaceIdentity?
+    /// The face's own descriptor (dlib's 128 numbers, as computed), when it was described at its frame and
+    /// they were asked for (`--descriptors`), or until its cluster is found (`--cluster`).
+    public var descriptor: [Float]?
+    /// The group of faces of one person it belongs to across the run (`--cluster`), from 1; nil unless asked for.
+    public var cluster: Int?
 
     public init(
         box: PixelRect, preview: Rect, id: Int? = nil, score: Double? = nil,
@@ -134,12 +139,9 @@ public struct FaceIdentity: Hashable, Sendable {
     /// The distance to the nearest enrolled descriptor (between unit-length descriptors, 0 to 2); nil
     /// when the gallery is empty.
     public var distance: Double?
-    /// The face's own descriptor (dlib's 128 numbers, as computed), when asked for (`--descriptors`).
-    public var descriptor: [Float]?
 
-    public init(name: String?, distance: Double?, descriptor: [Float]? = nil) {
+    public init(name: String?, distance: Double?) {
         self.name = name
         self.distance = distance
-        self.descriptor = descriptor
     }
 }

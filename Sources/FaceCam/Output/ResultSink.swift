@@ -56,6 +56,15 @@ public final class ResultSink: @unchecked Sendable {
     private let tracker: FaceTracker?
     /// Names the tracked faces (`--recognize` with a tracker).
     private let namer: (any TrackNaming)?
+    /// Clusters the faces of the whole run (`--cluster`): the records are held back until `close`.
+    private let clusterer: (any FaceClustering)?
+    private var held: [Record] = []
+    /// What the writer is given, in order.
+    private enum Record {
+        case result(FrameResult)
+        case event(TrackEvent)
+        case shot(BestShot)
+    }
     private let events: EventHandling
     private var annotator: Annotator?
     /// Where faces cut out (`--crops`) are saved.
@@ -83,9 +92,11 @@ public final class ResultSink: @unchecked Sendable {
     /// written (or, shown only, output). With a `tracker`, faces get ids (and smoothing) before they are
     /// written, track events are handled as `events` says, and redaction hides tracked faces the
     /// detector missed; with a `namer` too, they are named per track, and a changed name is an event.
+    /// With a `clusterer`, records are written when the run ends, their faces clustered.
     /// Previews are marked as `marking` says.
     public init(
-        writer: ResultWriter?, tracker: FaceTracker? = nil, namer: (any TrackNaming)? = nil, events: EventHandling = EventHandling(),
+        writer: ResultWriter?, tracker: FaceTracker? = nil, namer: (any TrackNaming)? = nil, clusterer: (any FaceClustering)? = nil,
+        events: EventHandling = EventHandling(),
         annotator: Annotator? = nil, cropSaver: Annotator? = nil, bestShotsOnly: Bool = false, marking: PreviewMarking = .outline,
         frames: FrameOutput? = nil, minimumFaces: Int = 0, report: @escaping @Sendable (String) -> Void,
         progress: (@Sendable (String) -> Void)? = nil
@@ -96,6 +107,7 @@ public final class ResultSink: @unchecked Sendable {
         self.writer = writer
         self.tracker = tracker
         self.namer = namer
+        self.clusterer = clusterer
         self.events = events
         self.annotator = annotator
         self.cropSaver = cropSaver
@@ -134,7 +146,7 @@ public final class ResultSink: @unchecked Sendable {
             do {
                 // The frame that decided an exit event is still written: it holds the face that entered.
                 try handle(events)
-                if let warning = try writer?.write(result) { report(warning) }
+                if let warning = try write(.result(result)) { report(warning) }
             } catch {
                 fail(.output(error))
                 return nil
@@ -198,8 +210,9 @@ public final class ResultSink: @unchecked Sendable {
     /// True when the frame output failed (and was dropped) since it was given: stop sending it frames.
     public var frameOutputFailed: Bool { state.withLock { $0.frameOutputFailed } }
 
-    /// Results from here on go to `writer`: call between sources, with no frame in flight.
+    /// Results from here on go to `writer`: call between sources, with no frame in flight (and no clusterer).
     public func redirect(to writer: ResultWriter) {
+        precondition(clusterer == nil, "a clustered run has one writer")
         self.writer = writer
     }
 
@@ -233,6 +246,7 @@ public final class ResultSink: @unchecked Sendable {
         let outputFailed = state.withLock { $0.stopped && !$0.reachedExitEvent }
         guard let writer = writer, !outputFailed else { return }
         do {
+            try writeHeld()
             if !stoppedEarly {
                 try writer.finish()
             } else if let kept = try writer.keepUnfinished() {
@@ -250,7 +264,7 @@ public final class ResultSink: @unchecked Sendable {
         for event in events {
             // After the exit event, only the zones that same face entered with it.
             if let exitedWith, event.id != exitedWith || event.zone == nil { return }
-            if self.events.write { try writer?.write(event) }
+            if self.events.write { try write(.event(event)) }
             let record = ResultFormat.jsonl.render(event)
             self.events.hooks?.run(event, record: record)
             for observer in self.events.observers { observer(event, record) }
@@ -346,7 +360,45 @@ public final class ResultSink: @unchecked Sendable {
         } catch {
             return fail(error)
         }
-        try writer?.write(best.shot)
+        try write(.shot(best.shot))
+    }
+
+    /// Writes `record`, or holds it until the run ends when faces are clustered across it; returns the
+    /// writer's warning about a result, if any.
+    @discardableResult
+    private func write(_ record: Record) throws(SystemError) -> String? {
+        if clusterer != nil {
+            held.append(record)
+            return nil
+        }
+        switch record {
+        case .result(let result): return try writer?.write(result)
+        case .event(let event): try writer?.write(event)
+        case .shot(let shot): try writer?.write(shot)
+        }
+        return nil
+    }
+
+    /// Clusters the faces of the records held back and writes them all, in order; if clustering fails,
+    /// they are written without clusters (and the failure said).
+    private func writeHeld() throws(SystemError) {
+        guard let clusterer, !held.isEmpty else { return }
+        var results = held.compactMap { if case .result(let result) = $0 { result } else { nil } }
+        do {
+            try clusterer.cluster(&results)
+        } catch {
+            fail(error)
+        }
+        var clustered = results.makeIterator()
+        let records = held
+        held = []
+        for record in records {
+            switch record {
+            case .result: if let warning = try writer?.write(clustered.next()!) { report(warning) }
+            case .event(let event): try writer?.write(event)
+            case .shot(let shot): try writer?.write(shot)
+            }
+        }
     }
 
     private func fail(_ error: FaceCamError) {

@@ -134,8 +134,7 @@ public enum ResultFormat: String, CaseIterable, Sendable {
                 + (face.previewPose.map { ",\"preview_pose\":\(angles($0))" } ?? "")
                 + (face.quality.map { ",\"quality\":\(qualityText($0))" } ?? "")
                 + (face.zones.map { ",\"zones\":[" + $0.map(jsonString).joined(separator: ",") + "]" } ?? "")
-                + (face.identity.map(identityJSON) ?? "")
-                + "}"
+                + (face.identity.map(identityJSON) ?? "") + descriptionJSON(face) + "}"
         }
         return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
             + (r.sequence.map { "\"sequence\":\($0)," } ?? "")
@@ -207,13 +206,18 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         return text
     }
 
-    /// ,"identity":NAME|null,"distance":D|null, the distance to three decimals; then ,"descriptor":[...] when
-    /// kept, each number as the shortest decimal that reads back as the same Float.
+    /// A face's ,"descriptor":[...] (each number as the shortest decimal that reads back as the same Float) and
+    /// ,"cluster":N, each when it has one.
+    private func descriptionJSON(_ face: Face) -> String {
+        let descriptor = face.descriptor.map { ",\"descriptor\":[" + $0.map { "\($0)" }.joined(separator: ",") + "]" } ?? ""
+        return descriptor + (face.cluster.map { ",\"cluster\":\($0)" } ?? "")
+    }
+
+    /// ,"identity":NAME|null,"distance":D|null, the distance to three decimals.
     private func identityJSON(_ identity: FaceIdentity) -> String {
         let name = identity.name.map(jsonString) ?? "null"
         let distance = identity.distance.map(distanceText) ?? "null"
-        let descriptor = identity.descriptor.map { ",\"descriptor\":[" + $0.map { "\($0)" }.joined(separator: ",") + "]" } ?? ""
-        return ",\"identity\":\(name),\"distance\":\(distance)" + descriptor
+        return ",\"identity\":\(name),\"distance\":\(distance)"
     }
 
     /// A descriptor distance to three decimals.
