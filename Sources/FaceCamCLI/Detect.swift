@@ -52,7 +52,7 @@ struct Detect: ParsableCommand {
         // The picture is read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? PreviewMarking.outline
         let (zoneSettings, masks) = (zones.settings, maskZones.masks)
-        let session = try Session(detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(), output: output, folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
+        let session = try Session(detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(), recognitionOptions: faces.recognition, output: output, folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
         let settings = geometry.settings
         var last: String?
         for item in StillImageInputs(paths: inputs, recursive: recursive) {

@@ -175,8 +175,8 @@ struct Live: ParsableCommand {
         }
         // One detector on one serial queue: frames are detected one by one, in order.
         let reported = output.implyingQuality(faces.report)
-        let context = output.context(detector: detector, faces: reported, video: true)
         let recognition = try faces.recognition.load()
+        let context = output.context(detector: detector, faces: reported, video: true, recognition: faces.recognition)
         let detector = try detector.makeDetectors(
             jobs: 1, fast: fastMode.settings, live: true, zones: zones.settings, faces: reported)[0]
         let (writer, annotator, cropSaver) = try output.makeSinks(context: context)

@@ -613,10 +613,12 @@ struct OutputOptions: ParsableArguments {
     }
 
     /// How the dataset formats name images and the run, for stills or a `video`.
-    func context(detector: DetectorOptions, faces: FaceReport, video: Bool) -> ExportContext {
+    /// What the dataset formats record beside the frames; `recognition`: whether faces are named and clustered.
+    func context(detector: DetectorOptions, faces: FaceReport, video: Bool, recognition: RecognitionOptions? = nil) -> ExportContext {
         ExportContext(
             imageRoot: imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.id)",
-            faceAttributes: implyingQuality(faces).posesFaces)
+            faceAttributes: implyingQuality(faces).posesFaces, identities: recognition?.recognize ?? false,
+            clusters: recognition?.cluster ?? false)
     }
 
     /// How --crops cuts faces out; nil without it.

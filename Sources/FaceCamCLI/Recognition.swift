@@ -118,7 +118,7 @@ struct RecognitionOptions: ParsableArguments {
     var descriptors = false
 
     @Flag(help: ArgumentHelp(
-        "detect and video, JSON Lines: give each face a \"cluster\" number, the same for the faces of one person across the "
+        "detect and video (JSON Lines, and COCO and CVAT attributes): give each face a \"cluster\" number, the same for the faces of one person across the "
             + "run, enrolled or not (dlib's Chinese whispers over the faces' descriptors; in video, over the tracks); the "
             + "records are written when the run ends. About 20 ms a face described (docs/reference/recognition.md)."))
     var cluster = false
@@ -145,13 +145,16 @@ struct RecognitionOptions: ParsableArguments {
         }
     }
 
-    /// Formats with a place for a face's name: the others would drop it silently.
+    /// Formats with a place for a face's name and cluster (COCO's and CVAT's as attributes): the others would drop them silently.
     func validate(format: ResultFormat) throws {
-        if recognize, ![.jsonl, .text, .csv].contains(format) {
-            throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives yet: use jsonl, csv or text")
+        if recognize, ![.jsonl, .text, .csv, .coco, .cvat].contains(format) {
+            throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives: use jsonl, csv, text, coco or cvat")
         }
-        if let option = [("--descriptors", descriptors), ("--cluster", cluster)].first(where: \.1)?.0, format != .jsonl {
-            throw ValidationError("\(option) is written in JSON Lines only: leave --format out, or give --format jsonl")
+        if cluster, ![.jsonl, .coco, .cvat].contains(format) {
+            throw ValidationError("--format \(format.rawValue) has no place for the clusters --cluster gives: use jsonl, coco or cvat")
+        }
+        if descriptors, format != .jsonl {
+            throw ValidationError("--descriptors are written in JSON Lines only: leave --format out, or give --format jsonl")
         }
     }
 

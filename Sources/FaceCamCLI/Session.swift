@@ -17,6 +17,7 @@ struct Session {
     /// frames instead of ending the process.
     init(
         detector options: DetectorOptions, jobs: Int?, faces: FaceReport = FaceReport(), recognition: Recognition? = nil,
+        recognitionOptions: RecognitionOptions? = nil,
         fast: FastSettings? = nil, output: OutputOptions?,
         resultDirectory: ResultDirectory? = nil, folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil,
         masks: PrivacyMasks = PrivacyMasks(polygons: []),
@@ -30,7 +31,7 @@ struct Session {
             jobs: jobs, fast: fast, zones: zones, faces: faces, recognition: perTrack ? nil : recognition)
         let namer = perTrack ? try recognition?.namer() : nil
         let (writer, annotator, cropSaver) = try output?.makeSinks(
-            resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, faces: faces, video: video))
+            resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, faces: faces, video: video, recognition: recognitionOptions))
             ?? (nil, nil, nil)
         let sink = ResultSink(
             writer: writer, tracker: tracker, namer: namer, clusterer: recognition?.clusterer, events: events, annotator: annotator, cropSaver: cropSaver,

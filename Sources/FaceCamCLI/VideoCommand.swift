@@ -88,7 +88,7 @@ struct Video: ParsableCommand {
         let inputs = batch.part(of: all)
         // Named over the whole batch, so that every shard names an input's files alike.
         let names = InputNames(all)
-        let results = batch.resultDirectory(output: output, names: names, context: output.context(detector: detector, faces: faces.report, video: true))
+        let results = batch.resultDirectory(output: output, names: names, context: output.context(detector: detector, faces: faces.report, video: true, recognition: faces.recognition))
         if output.imageRoot != nil, let stream = inputs.firstIndex(where: { $0.description == "-" || $0.description.contains("://") }) {
             report("--image-root names files, and input \(stream + 1) is a stream (a URL or standard input): leave out the stream, or --image-root")
             throw Status.usage
@@ -111,7 +111,7 @@ struct Video: ParsableCommand {
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(), fast: fastMode.settings, output: output, resultDirectory: results,
+            detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(), recognitionOptions: faces.recognition, fast: fastMode.settings, output: output, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, zones: zones.settings, masks: maskZones.masks,
             tracker: tracking.makeTracker(every: every),
             events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,

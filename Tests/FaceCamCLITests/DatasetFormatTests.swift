@@ -126,6 +126,41 @@ struct DatasetFormatTests {
         #expect(poses == viewpoints.mapValues { $0.sorted() })
     }
 
+    /// With --recognize and --cluster, Datumaro reads each face's name (empty for someone unknown), distance and
+    /// cluster from CVAT's text attributes and COCO's `attributes` as JSON Lines reports them.
+    @Test func datumaroReadsTheNamesAndClusters() throws {
+        let directory = try temporaryDirectory("identities")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = try RecognitionCommandTests.enrolledGallery(directory)
+        let options = ["--recognize", "--cluster", "--gallery", gallery]
+        let lines = try run(facecamBinary, ["detect"] + options + [fixture("images")])
+        #expect(lines.status == 0, "\(lines.stderr)")
+        var expected: [String: [String]] = [:]
+        for record in try lines.records() {
+            let item = URL(fileURLWithPath: record["source"] as! String).deletingPathExtension().lastPathComponent
+            for face in record["faces"] as! [[String: Any]] {
+                expected[item, default: []].append("\(face["identity"] as? String ?? "") \(face["distance"]!) \(face["cluster"]!)")
+            }
+        }
+        #expect(expected.values.joined().count == 5 && expected.values.joined().contains { $0.hasPrefix("Hopper ") })
+        let imported = { (attributes: [String: Any]) -> [String: [String]] in
+            attributes.mapValues { faces in
+                (faces as! [[String: Any]]).map { face in ["identity", "distance", "cluster"].map { "\(face[$0] ?? "missing")" }.joined(separator: " ") }
+                    .sorted()
+            }.filter { !$0.value.isEmpty }
+        }
+        let cvat = directory.appendingPathComponent("cvat")
+        try FileManager.default.createDirectory(at: cvat, withIntermediateDirectories: true)
+        try Self.detect(options + ["--format", "cvat", "--image-root", fixture("images"), "-o", cvat.appendingPathComponent("default.xml").path])
+        try Self.copyPhotographs(to: "images", in: cvat)
+        #expect(imported(try EvalCommandTests.reference(["datumaro-attributes", "cvat", cvat.path])) == expected.mapValues { $0.sorted() })
+        let coco = directory.appendingPathComponent("coco")
+        try FileManager.default.createDirectory(at: coco.appendingPathComponent("annotations"), withIntermediateDirectories: true)
+        try Self.detect(options + ["--format", "coco", "--image-root", fixture("images"), "-o", coco.appendingPathComponent("annotations/instances_default.json").path])
+        try Self.copyPhotographs(to: "images", in: coco)
+        #expect(imported(try EvalCommandTests.reference(["datumaro-attributes", "coco_instances", coco.path])) == expected.mapValues { $0.sorted() })
+    }
+
     /// Datumaro imports detect --format cvat (CVAT for images 1.1) with the images in images/.
     @Test func datumaroImportsTheCVATImages() throws {
         let directory = try temporaryDirectory("cvat")

@@ -34,7 +34,13 @@ struct COCODocument: ResultDocument {
                 let values = landmarks.points.flatMap { [decimal($0.x), decimal($0.y), "2"] }
                 annotation += ",\"keypoints\":[\(values.joined(separator: ","))],\"num_keypoints\":\(landmarks.points.count)"
             }
-            let attributes = face.exportedAttributes.map { "\(jsonString($0.name)):\($0.value)" }
+            let attributes = face.exportedAttributes.map { attribute in
+                let value = switch attribute.value {
+                case .number(let text): text
+                case .text(let text): jsonString(text)
+                }
+                return "\(jsonString(attribute.name)):\(value)"
+            }
             if !attributes.isEmpty { annotation += ",\"attributes\":{\(attributes.joined(separator: ","))}" }
             annotations.append(annotation + "}")
         }
@@ -47,15 +53,27 @@ struct COCODocument: ResultDocument {
     }
 }
 
+/// A dataset attribute's value: a number, as decimal text, or a text.
+enum ExportedValue {
+    case number(String)
+    case text(String)
+}
+
 extension Face {
-    /// What the dataset formats record of a face beside its box, as names and decimal text: its track
-    /// id, then the preview's pose and the quality when they were asked for.
-    var exportedAttributes: [(name: String, value: String)] {
-        var attributes: [(String, String)] = id.map { [("track_id", String($0))] } ?? []
+    /// What the dataset formats record of a face beside its box: its track id, then the preview's pose
+    /// and the quality, the name (empty for someone unknown) and distance, and the cluster, when they
+    /// were asked for.
+    var exportedAttributes: [(name: String, value: ExportedValue)] {
+        var attributes: [(String, ExportedValue)] = id.map { [("track_id", .number(String($0)))] } ?? []
         if let pose = previewPose {
-            attributes += [("roll", pose.roll), ("yaw", pose.yaw), ("pitch", pose.pitch)].map { ($0.0, angleText($0.1)) }
+            attributes += [("roll", pose.roll), ("yaw", pose.yaw), ("pitch", pose.pitch)].map { ($0.0, .number(angleText($0.1))) }
         }
-        if let quality { attributes.append(("quality", qualityText(quality))) }
+        if let quality { attributes.append(("quality", .number(qualityText(quality)))) }
+        if let identity {
+            attributes.append(("identity", .text(identity.name ?? "")))
+            if let distance = identity.distance { attributes.append(("distance", .number(distanceText(distance)))) }
+        }
+        if let cluster { attributes.append(("cluster", .number(String(cluster)))) }
         return attributes
     }
 }

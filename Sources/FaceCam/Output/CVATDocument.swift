@@ -6,8 +6,11 @@
 /// kept in memory until `closing` (the task's size and frame size come first and are known only then).
 struct CVATDocument: ResultDocument {
     private let video: Bool
-    /// Boxes may carry the pose and quality (`ExportContext.faceAttributes`), declared as text attributes.
+    /// Boxes may carry the pose and quality (`ExportContext.faceAttributes`), a name and distance
+    /// (`identities`) and a cluster (`clusters`), declared as text attributes.
     private let faceAttributes: Bool
+    private let identities: Bool
+    private let clusters: Bool
     private var imageCount = 0
     /// Video: its tracks, and what the task's meta needs, from its first frame on.
     private var tracks: VideoTracks?
@@ -15,15 +18,18 @@ struct CVATDocument: ResultDocument {
     /// The attributes beside the score that `faceAttributes` declares.
     static let poseAndQuality = ["roll", "yaw", "pitch", "quality"]
 
-    init(video: Bool, faceAttributes: Bool = false) {
+    init(video: Bool, faceAttributes: Bool = false, identities: Bool = false, clusters: Bool = false) {
         self.video = video
         self.faceAttributes = faceAttributes
+        self.identities = identities
+        self.clusters = clusters
     }
 
-    /// The one label, face, with the score (and the pose and quality) as text attributes: mutable in
-    /// a video, where each of a track's boxes has its own.
+    /// The one label, face, with the score (and the pose and quality, the name and distance, the cluster)
+    /// as text attributes: mutable in a video, where each of a track's boxes has its own.
     private func label(mutable: Bool) -> String {
-        let names = ["score"] + (faceAttributes ? Self.poseAndQuality : [])
+        let names = ["score"] + (faceAttributes ? Self.poseAndQuality : []) + (identities ? ["identity", "distance"] : [])
+            + (clusters ? ["cluster"] : [])
         return "<labels><label><name>face</name><type>rectangle</type><attributes>"
             + names.map { name in
                 "<attribute><name>\(name)</name><mutable>\(mutable ? "True" : "False")</mutable><input_type>text</input_type>"
@@ -85,8 +91,14 @@ struct CVATDocument: ResultDocument {
 }
 
 extension Face {
-    /// A CVAT box's attribute values: the score, then the preview's pose and the quality when asked for.
+    /// A CVAT box's attribute values, escaped: the score, then the preview's pose and the quality, the name
+    /// and distance, and the cluster, when asked for.
     var cvatAttributes: [(name: String, value: String)] {
-        (score.map { [("score", decimal($0))] } ?? []) + exportedAttributes.filter { $0.name != "track_id" }
+        (score.map { [("score", decimal($0))] } ?? []) + exportedAttributes.filter { $0.name != "track_id" }.map { attribute in
+            switch attribute.value {
+            case .number(let text): (attribute.name, text)
+            case .text(let text): (attribute.name, markupEscaped(text))
+            }
+        }
     }
 }

@@ -220,11 +220,6 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         return ",\"identity\":\(name),\"distance\":\(distance)"
     }
 
-    /// A descriptor distance to three decimals.
-    private func distanceText(_ distance: Double) -> String {
-        decimal((distance * 1000).rounded() / 1000)
-    }
-
     /// "; NAME (distance D)" or "; unknown (distance D)".
     private func identityText(_ identity: FaceIdentity) -> String {
         "; " + (identity.name ?? "unknown") + (identity.distance.map { String(format: " (distance %.2f)", $0) } ?? "")
@@ -243,6 +238,11 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     private func pairs(_ landmarks: FaceLandmarks) -> String {
         "[" + landmarks.points.map { "[\(decimal($0.x)),\(decimal($0.y))]" }.joined(separator: ",") + "]"
     }
+}
+
+/// A descriptor distance to three decimals.
+func distanceText(_ distance: Double) -> String {
+    decimal((distance * 1000).rounded() / 1000)
 }
 
 /// A quality to three decimals.
@@ -351,7 +351,9 @@ public final class ResultWriter {
         if folder == nil {
             switch format {
             case .coco: document = COCODocument()
-            case .cvat: document = CVATDocument(video: context.video, faceAttributes: context.faceAttributes)
+            case .cvat:
+                document = CVATDocument(
+                    video: context.video, faceAttributes: context.faceAttributes, identities: context.identities, clusters: context.clusters)
             case .labelstudio: document = LabelStudioDocument(context: context)
             default: break
             }
