@@ -113,7 +113,7 @@ void cfr_describer_destroy(cfr_describer *describer) {
 
 cfr_status cfr_describe(cfr_describer *describer, const uint8_t *image, int32_t width, int32_t height, int32_t stride,
                         int32_t x, int32_t y, int32_t box_width, int32_t box_height, float *descriptor,
-                        float *landmarks, cfr_error *error) {
+                        float *mirrored, float *landmarks, cfr_error *error) {
     return guarded(error, [&]() -> cfr_status {
         if (describer == nullptr || image == nullptr || descriptor == nullptr) {
             return fail(error, CFR_ERROR_INVALID_ARGUMENT, "null argument");
@@ -136,6 +136,13 @@ cfr_status cfr_describe(cfr_describer *describer, const uint8_t *image, int32_t 
         const dlib::matrix<float, 0, 1> values = describer->network(chip);
         if (values.size() != CFR_DESCRIPTOR_LENGTH) return fail(error, CFR_ERROR_INTERNAL, "the network gave no descriptor");
         for (long k = 0; k < values.size(); ++k) descriptor[k] = values(k);
+        if (mirrored != nullptr) {
+            dlib::matrix<dlib::rgb_pixel> flipped;
+            dlib::flip_image_left_right(chip, flipped);
+            const dlib::matrix<float, 0, 1> other = describer->network(flipped);
+            if (other.size() != CFR_DESCRIPTOR_LENGTH) return fail(error, CFR_ERROR_INTERNAL, "the network gave no descriptor");
+            for (long k = 0; k < other.size(); ++k) mirrored[k] = other(k);
+        }
         if (landmarks != nullptr) {
             for (unsigned long k = 0; k < shape.num_parts() && k < 5; ++k) {
                 landmarks[2 * k] = float(shape.part(k).x());

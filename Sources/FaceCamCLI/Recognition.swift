@@ -96,11 +96,11 @@ struct Recognition {
 struct RecognitionOptions: ParsableArguments {
     /// The largest distance between unit-length descriptors taken for the same person, chosen on LFW for a
     /// gallery of a hundred people (docs/benchmarks.md): a gallery, unlike a pair, gives each stranger many chances.
-    static let defaultTolerance = 0.33
+    static let defaultTolerance = 0.32
 
     @Flag(help: ArgumentHelp(
         "All detectors: name each face after the nearest person enrolled in the gallery (facecam enrol), or unknown, with "
-            + "the distance (docs/reference/recognition.md): dlib's 5-point alignment and face descriptor, about 20 ms a face; "
+            + "the distance (docs/reference/recognition.md): dlib's 5-point alignment and face descriptor, about 40 ms a face; "
             + "video and live describe each track three times and name its faces after them."))
     var recognize = false
 
@@ -112,7 +112,7 @@ struct RecognitionOptions: ParsableArguments {
     var tolerance: Double?
 
     @Flag(help: ArgumentHelp(
-        "With --recognize or --cluster, JSON Lines: each face's descriptor too (\"descriptor\", dlib's 128 numbers; in video "
+        "With --recognize or --cluster, JSON Lines: each face's descriptor too (\"descriptor\", 128 numbers: the mean of dlib's for the face and its mirror image; in video "
             + "and live, the faces described at their frame), for comparing or grouping faces with other tools. It is biometric "
             + "data: keep the output as you keep the gallery."))
     var descriptors = false
@@ -120,7 +120,7 @@ struct RecognitionOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(
         "detect and video (JSON Lines, and COCO and CVAT attributes): give each face a \"cluster\" number, the same for the faces of one person across the "
             + "run, enrolled or not (dlib's Chinese whispers over the faces' descriptors; in video, over the tracks); the "
-            + "records are written when the run ends. About 20 ms a face described (docs/reference/recognition.md)."))
+            + "records are written when the run ends. About 40 ms a face described (docs/reference/recognition.md)."))
     var cluster = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -187,7 +187,7 @@ struct SpareOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "Leave these enrolled people (facecam enrol) visible, everyone else hidden: a face is left visible only when its own "
-            + "descriptor, in that frame, lies within --spare-tolerance of theirs and nearer theirs than anyone else's; about 20 ms "
+            + "descriptor, in that frame, lies within --spare-tolerance of theirs and nearer theirs than anyone else's; about 40 ms "
             + "a face. Names separated by commas, or the option repeated.",
         valueName: "name,..."))
     var spare: [String] = []

@@ -8,7 +8,7 @@ import FaceCam
 /// from 1 in the order their first face comes.
 public struct FaceClusterer: FaceClustering {
     /// Chosen on LFW (docs/benchmarks.md): the distance below which two faces are joined.
-    public static let defaultThreshold = 0.34
+    public static let defaultThreshold = 0.33
 
     public let threshold: Double
     /// Whether faces keep their descriptors in the output (`--descriptors`).

@@ -86,9 +86,17 @@ public struct RecognitionModels: Hashable, Sendable {
     }
 }
 
-/// A face's descriptor and the five points dlib's predictor placed to align it.
+/// A face's descriptors and the five points dlib's predictor placed to align it.
 public struct DescribedFace: Sendable {
-    public let descriptor: FaceDescriptor
+    /// What facecam compares, enrols and writes: the mean of the chip's and its mirror image's
+    /// descriptors, which on LFW names more people at as few strangers than either (docs/benchmarks.md).
+    public var descriptor: FaceDescriptor {
+        FaceDescriptor(zip(chip.values, mirrored.values).map { ($0 + $1) / 2 })!
+    }
+    /// dlib's own descriptor of the aligned chip, as its Python bindings' compute_face_descriptor gives it.
+    public let chip: FaceDescriptor
+    /// dlib's descriptor of the chip mirrored left to right.
+    public let mirrored: FaceDescriptor
     /// Right eye's outer and inner corners, left eye's outer and inner corners, the bottom of the nose
     /// (dlib's 5-point order), in the frame's pixels.
     public let points: [Point]
@@ -111,21 +119,27 @@ public final class FaceDescriber {
     /// The descriptor of the face boxed by `box` in `frame` (its buffer's pixels, as `Face.box` is).
     public func describe(_ box: PixelRect, in frame: Frame) throws(RecognitionError) -> DescribedFace {
         var values = [Float](repeating: 0, count: FaceDescriptor.count)
+        var mirroredValues = [Float](repeating: 0, count: FaceDescriptor.count)
         var landmarks = [Float](repeating: 0, count: 10)
         var error = cfr_error()
         let status = frame.pixels.withUnsafeBufferPointer { pixels in
             values.withUnsafeMutableBufferPointer { values in
-                landmarks.withUnsafeMutableBufferPointer { landmarks in
-                    cfr_describe(
-                        handle, pixels.baseAddress, Int32(clamping: frame.width), Int32(clamping: frame.height),
-                        Int32(clamping: frame.bytesPerRow), Int32(clamping: box.x), Int32(clamping: box.y),
-                        Int32(clamping: box.width), Int32(clamping: box.height), values.baseAddress, landmarks.baseAddress, &error)
+                mirroredValues.withUnsafeMutableBufferPointer { mirroredValues in
+                    landmarks.withUnsafeMutableBufferPointer { landmarks in
+                        cfr_describe(
+                            handle, pixels.baseAddress, Int32(clamping: frame.width), Int32(clamping: frame.height),
+                            Int32(clamping: frame.bytesPerRow), Int32(clamping: box.x), Int32(clamping: box.y),
+                            Int32(clamping: box.width), Int32(clamping: box.height), values.baseAddress, mirroredValues.baseAddress,
+                            landmarks.baseAddress, &error)
+                    }
                 }
             }
         }
-        guard status == CFR_OK, let descriptor = FaceDescriptor(values) else { throw .describeFailed(error.text) }
+        guard status == CFR_OK, let chip = FaceDescriptor(values), let mirrored = FaceDescriptor(mirroredValues) else {
+            throw .describeFailed(error.text)
+        }
         let points = stride(from: 0, to: 10, by: 2).map { Point(x: Double(landmarks[$0]), y: Double(landmarks[$0 + 1])) }
-        return DescribedFace(descriptor: descriptor, points: points)
+        return DescribedFace(chip: chip, mirrored: mirrored, points: points)
     }
 }
 

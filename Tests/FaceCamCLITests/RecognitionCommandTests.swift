@@ -141,7 +141,7 @@ struct RecognitionCommandTests {
 
     static func dlibClusters(_ path: URL) throws -> [[Int?]] {
         let reference = try run(repository.appendingPathComponent(".build/dlib-venv/bin/python"), [
-            repository.appendingPathComponent("Tests/Reference/dlib_clusters.py").path, path.path, "0.34"])
+            repository.appendingPathComponent("Tests/Reference/dlib_clusters.py").path, path.path, "0.33"])
         try #require(reference.status == 0, "\(reference.stderr)")
         return try reference.lines.map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8), options: .fragmentsAllowed) as? [Any]).map { $0 as? Int }

@@ -6,8 +6,10 @@ Reads a request from the file named by its one argument (JSON):
 The image is a binary PPM (P6, 8-bit RGB), so that both sides read the same pixels. For each box,
 dlib's Python bindings (PyPI's dlib-bin) place the five points with the shape predictor on
 dlib.rectangle(x, y, x + width - 1, y + height - 1) and compute the descriptor with
-compute_face_descriptor (150x150 chip, padding 0.25, no jitter), as face_recognition does.
-Prints {"faces": [{"descriptor": [128 floats], "points": [[x, y] x 5]}, ...]}.
+compute_face_descriptor (150x150 chip, padding 0.25, no jitter), as face_recognition does; then the
+same chip (dlib.get_face_chip) mirrored left to right through compute_face_descriptor, and the mean of
+the two, which facecam compares.
+Prints {"faces": [{"chip": [128 floats], "mirrored": [...], "descriptor": [their mean], "points": [[x, y] x 5]}, ...]}.
 """
 import json
 import sys
@@ -42,8 +44,10 @@ def main():
     faces = []
     for x, y, width, height in request["boxes"]:
         shape = predictor(image, dlib.rectangle(x, y, x + width - 1, y + height - 1))
-        descriptor = network.compute_face_descriptor(image, shape, 0, 0.25)
-        faces.append({"descriptor": list(descriptor),
+        chip = list(network.compute_face_descriptor(image, shape, 0, 0.25))
+        aligned = dlib.get_face_chip(image, shape, size=150, padding=0.25)
+        mirrored = list(network.compute_face_descriptor(numpy.ascontiguousarray(aligned[:, ::-1])))
+        faces.append({"chip": chip, "mirrored": mirrored, "descriptor": [(a + b) / 2 for a, b in zip(chip, mirrored)],
                       "points": [[shape.part(k).x, shape.part(k).y] for k in range(shape.num_parts)]})
     print(json.dumps({"faces": faces}))
 

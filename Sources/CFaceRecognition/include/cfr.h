@@ -45,12 +45,13 @@ void cfr_describer_destroy(cfr_describer *describer);
 /*
  * The descriptor of the face in the box (`x`, `y`, `width`, `height`, pixels of `image`; dlib's
  * rectangle from left x to right x + width - 1) into `descriptor` (CFR_DESCRIPTOR_LENGTH floats),
- * and the five points the predictor placed into `landmarks` (x, y each; NULL to skip them).
- * Not thread-safe per describer: give each thread its own.
+ * the descriptor of its chip mirrored left to right into `mirrored` (NULL to skip it: it costs a
+ * second pass of the network), and the five points the predictor placed into `landmarks` (x, y
+ * each; NULL to skip them). Not thread-safe per describer: give each thread its own.
  */
 cfr_status cfr_describe(cfr_describer *describer, const uint8_t *image, int32_t width, int32_t height, int32_t stride,
                         int32_t x, int32_t y, int32_t box_width, int32_t box_height, float *descriptor,
-                        float *landmarks, cfr_error *error);
+                        float *mirrored, float *landmarks, cfr_error *error);
 
 /*
  * Groups `count` descriptors (CFR_DESCRIPTOR_LENGTH floats each, one after another) by dlib's Chinese
