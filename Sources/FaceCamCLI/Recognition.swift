@@ -118,11 +118,13 @@ struct RecognitionOptions: ParsableArguments {
     var descriptors = false
 
     @Flag(help: ArgumentHelp(
-        "detect and video (JSON Lines, and COCO and CVAT attributes): give each face a \"cluster\" number, the same for the faces of one person across the "
-            + "run, enrolled or not (dlib's Chinese whispers over the faces' descriptors; in video, over the tracks); the "
-            + "records are written when the run ends. About 40 ms a face described (docs/reference/recognition.md)."))
+        "detect and video (JSON Lines, and COCO and CVAT attributes): give each face a \"cluster\" number, "
+            + "the same for the faces of one person across the run, enrolled or not (dlib's Chinese whispers over "
+            + "the faces' descriptors; in video, over the tracks); the records are written when the run ends. "
+            + "About 40 ms a face described (docs/reference/recognition.md)."))
     var cluster = false
 
+    /// Its default, chosen on LFW for few joins of two people (docs/benchmarks.md), is the clusterer's.
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "With --cluster: the largest distance, 0 to 2, at which two faces are joined; lower splits one person more "
             + "often, higher joins two people more often (default: \(decimal(FaceClusterer.defaultThreshold))).", valueName: "F"))

@@ -360,6 +360,17 @@ def clip_costs(binary, clips):
     return costs
 
 
+HALF_LABELS = {"tune": "tuned on", "report": "kept aside"}
+
+
+def table(header, rows):
+    """Prints a Markdown table: the first column left-aligned, the others right, each cell as text."""
+    print("| " + " | ".join(header) + " |")
+    print("|---|" + "---:|" * (len(header) - 1))
+    for row in rows:
+        print("| " + " | ".join(str(cell) for cell in row) + " |")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--facecam", required=True)
@@ -373,11 +384,9 @@ def main():
         print("`video --recognize` on the bench clips (faces named per track), beside `video`, best of 3 runs each, side by side; "
               f"loading dlib's models takes {clips[0]['load_seconds']} s once per run, and the last column is what is added past it:")
         print()
-        print("| clip | faces | tracks | faces described | video s | with --recognize s | added past loading |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        for c in clips:
-            print(f"| {c['clip']} | {c['faces']} | {c['tracks']} | {c['described']} | {c['video_seconds']} | "
-                  f"{c['recognize_seconds']} | {100 * c['share']:.1f}% |")
+        table(["clip", "faces", "tracks", "faces described", "video s", "with --recognize s", "added past loading"],
+              [[c["clip"], c["faces"], c["tracks"], c["described"], c["video_seconds"], c["recognize_seconds"], f"{100 * c['share']:.1f}%"]
+               for c in clips])
         print()
         for c in over:
             print(f"FAIL: past loading, --recognize adds {100 * c['share']:.1f}% to video on {c['clip']} (limit {100 * CLIP_SHARE_LIMIT:.0f}%).")
@@ -391,13 +400,11 @@ def main():
     print(f"LFW: in each half of its people, {ENROLLED} enrolled from one photograph and probed with another, and {STRANGERS} "
           "strangers. face_recognition's pipeline is taken at its best tolerance that names no more strangers than facecam's defaults.")
     print()
-    print("| LFW half | facecam: named right | named wrong | strangers named | face_recognition's pipeline: named right (tolerance) |")
-    print("|---|---:|---:|---:|---:|")
-    for half in halves:
-        d, r = half["facecam_defaults"], half["face_recognition_at_as_few_strangers"]
-        label = "tuned on" if half["split"] == "tune" else "kept aside"
-        print(f"| {label} | {round(d['named_right'] * ENROLLED)} of {ENROLLED} | {round(d['named_wrong'] * ENROLLED)} | "
-              f"{round(d['strangers_named'] * STRANGERS)} of {STRANGERS} | {round(r['named_right'] * ENROLLED)} ({r['tolerance']:.2f}) |")
+    rows = [(half["split"], half["facecam_defaults"], half["face_recognition_at_as_few_strangers"]) for half in halves]
+    table(["LFW half", "facecam: named right", "named wrong", "strangers named", "face_recognition's pipeline: named right (tolerance)"],
+          [[HALF_LABELS[split], f"{round(d['named_right'] * ENROLLED)} of {ENROLLED}", round(d["named_wrong"] * ENROLLED),
+            f"{round(d['strangers_named'] * STRANGERS)} of {STRANGERS}", f"{round(r['named_right'] * ENROLLED)} ({r['tolerance']:.2f})"]
+           for split, d, r in rows])
     print()
     print("Each at its best tolerance for as many strangers named, kept-aside half: named right of 100 (tolerance)")
     print()
@@ -414,33 +421,26 @@ def main():
     print("`redact --spare` with all 100 enrolled people spared, at its default tolerance, over the same probes (a face is "
           "visible when the middle of the box dlib's HOG detector puts on LFW's subject is unchanged):")
     print()
-    print("| LFW half | strangers left visible (false spares) | enrolled people left visible |")
-    print("|---|---:|---:|")
-    for half in halves:
-        spare = half["spare"]
-        label = "tuned on" if half["split"] == "tune" else "kept aside"
-        print(f"| {label} | {spare['strangers_visible']} of {spare['strangers']} | {spare['enrolled_visible']} of {spare['enrolled']} |")
+    table(["LFW half", "strangers left visible (false spares)", "enrolled people left visible"],
+          [[HALF_LABELS[half["split"]], f"{half['spare']['strangers_visible']} of {half['spare']['strangers']}",
+            f"{half['spare']['enrolled_visible']} of {half['spare']['enrolled']}"] for half in halves])
     print()
     print(f"Verification on LFW's {pairs['pairs']} pairs of folds 1-3 (its protocol: each fold judged at the threshold "
           "that classifies the other two best):")
     print()
-    print("| pipeline | accuracy | per fold | photographs with no face found |")
-    print("|---|---:|---:|---:|")
-    for label, key in (("facecam", "facecam"), ("face_recognition's pipeline", "face_recognition")):
-        r = pairs[key]
-        print(f"| {label} | {r['accuracy']:.3f} | {' / '.join(f'{v:.3f}' for v in r['folds'])} | {r['no_face']} |")
+    table(["pipeline", "accuracy", "per fold", "photographs with no face found"],
+          [[label, f"{pairs[key]['accuracy']:.3f}", " / ".join(f"{v:.3f}" for v in pairs[key]["folds"]), pairs[key]["no_face"]]
+           for label, key in (("facecam", "facecam"), ("face_recognition's pipeline", "face_recognition"))])
     print()
     print(f"`detect --cluster` (threshold {CLUSTER_THRESHOLD}) over LFW photographs: in each half, up to 4 photographs of each of {CLUSTER_PEOPLE} "
           f"people with two or more and one of each of {CLUSTER_PEOPLE} with one; each photograph's central face scored against "
           "the names (pairwise: two faces of one person in one cluster is a hit):")
     print()
-    print("| LFW half | faces | people | clusters | pairwise precision | pairwise recall | pairwise F1 | BCubed F1 | same split as dlib's own |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
-    for c in clusterings:
-        f = c["facecam"]
-        label = "tuned on" if c["split"] == "tune" else "kept aside"
-        print(f"| {label} | {c['faces']} | {c['people']} | {f['clusters']} | {f['precision']:.3f} | {f['recall']:.3f} | "
-              f"{f['f1']:.3f} | {f['bcubed_f1']:.3f} | {'yes' if c['same_as_dlib'] else 'NO'} |")
+    table(["LFW half", "faces", "people", "clusters", "pairwise precision", "pairwise recall", "pairwise F1", "BCubed F1",
+           "same split as dlib's own"],
+          [[HALF_LABELS[c["split"]], c["faces"], c["people"], c["facecam"]["clusters"]]
+           + [f"{c['facecam'][key]:.3f}" for key in ("precision", "recall", "f1", "bcubed_f1")]
+           + ["yes" if c["same_as_dlib"] else "NO"] for c in clusterings])
     print()
     print("The threshold, swept with dlib's chinese_whispers_clustering over the same central faces (tuned-on half): "
           + ", ".join(f"{t:.2f}: {r['clusters']} clusters, F1 {r['f1']:.3f}" for t, r in clusterings[0]["sweep"].items()) + ".")

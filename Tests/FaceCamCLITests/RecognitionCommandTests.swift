@@ -5,6 +5,17 @@ import Testing
 /// astronaut.png's face (Eileen Collins) on the left and grace_hopper.jpg's on the right
 /// (Fixtures/README.md); crossing.avi moves the same two past each other.
 struct RecognitionCommandTests {
+    /// A new temporary folder (the caller removes it) holding `enrolledGallery`, and the gallery's path.
+    static func directoryWithGallery(_ label: String) throws -> (URL, String) {
+        let directory = try temporaryDirectory(label)
+        do {
+            return (directory, try enrolledGallery(directory))
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
     /// A gallery with Collins and Hopper enrolled from their own photographs.
     static func enrolledGallery(_ directory: URL) throws -> String {
         let gallery = directory.appendingPathComponent("gallery.sqlite").path
@@ -17,9 +28,8 @@ struct RecognitionCommandTests {
     }
 
     @Test func detectNamesEachEnrolledFace() throws {
-        let directory = try temporaryDirectory("recognize")
+        let (directory, gallery) = try Self.directoryWithGallery("recognize")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = try Self.enrolledGallery(directory)
         let found = try facecam("detect", "--recognize", "--gallery", gallery, fixture("images/two-faces.jpg"), fixture("images/camera.png"))
         #expect(found.status == 0, "\(found.stderr)")
         let records = try found.records()
@@ -46,9 +56,8 @@ struct RecognitionCommandTests {
     /// crossing.avi moves astronaut.png's and grace_hopper.jpg's faces past each other; tracks.json says
     /// where each is in every frame. Every face found is named after the one whose patch holds it.
     @Test func videoNamesEachFaceAsItCrossesTheOther() throws {
-        let directory = try temporaryDirectory("recognize-video")
+        let (directory, gallery) = try Self.directoryWithGallery("recognize-video")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = try Self.enrolledGallery(directory)
         let found = try facecam("video", "--recognize", "--gallery", gallery, "--every", "5", fixture("video/crossing.avi"))
         #expect(found.status == 0, "\(found.stderr)")
         let truth = try #require(try JSONSerialization.jsonObject(
@@ -73,9 +82,8 @@ struct RecognitionCommandTests {
     /// frame): at its first face and then at most twice more, 10 source frames or more apart; every face of a
     /// track carries the name and distance its descriptions gave, until another description changes them.
     @Test func aTrackIsDescribedAFewTimesNotAtEveryFrame() throws {
-        let directory = try temporaryDirectory("recognize-tracks")
+        let (directory, gallery) = try Self.directoryWithGallery("recognize-tracks")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = try Self.enrolledGallery(directory)
         let found = try facecam("video", "--recognize", "--descriptors", "--gallery", gallery, fixture("video/crossing.avi"))
         #expect(found.status == 0, "\(found.stderr)")
         var described: [Int: [Int]] = [:]
@@ -98,9 +106,8 @@ struct RecognitionCommandTests {
     /// the track goes on: the track enters as Collins, a name event at frame 10 says Hopper, and it leaves as Hopper;
     /// live --exit-on name ends there.
     @Test func aTrackWhoseFaceChangesIsRenamed() throws {
-        let directory = try temporaryDirectory("recognize-rename")
+        let (directory, gallery) = try Self.directoryWithGallery("recognize-rename")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = try Self.enrolledGallery(directory)
         let clip = directory.appendingPathComponent("switch.avi").path
         let made = try run(URL(fileURLWithPath: SharedDataTests.python), [
             "-c", "import sys; sys.path.insert(0, sys.argv[1]); import opencv_faces as o; o.moving_faces_clip(sys.argv[2], sys.argv[3], 30, "
@@ -218,9 +225,8 @@ struct RecognitionCommandTests {
 
     /// A track's events carry who its face was taken for: in JSON Lines, in text, and to --on-event as FACECAM_IDENTITY.
     @Test func eventsSayWhoEnteredAndLeft() throws {
-        let directory = try temporaryDirectory("recognize-events")
+        let (directory, gallery) = try Self.directoryWithGallery("recognize-events")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = try Self.enrolledGallery(directory)
         let log = directory.appendingPathComponent("events.txt").path
         let run = try facecam("video", "--recognize", "--gallery", gallery, "--every", "5", "--events",
                               "--on-event", "echo \"$FACECAM_EVENT $FACECAM_ID $FACECAM_IDENTITY\" >> '\(log)'", fixture("video/crossing.avi"))
@@ -246,11 +252,10 @@ struct RecognitionCommandTests {
     }
 
     /// --descriptors: each face's descriptor in JSON Lines, equal within 1e-4 to dlib's own (its Python bindings,
-    /// Tests/Reference/dlib_descriptors.py) on the same pixels and box; refused without --recognize or in another format.
+    /// Tests/Reference/dlib_descriptors.py) on the same pixels and box; refused without --recognize or --cluster, or in another format.
     @Test func descriptorsAreDlibsOwn() throws {
-        let directory = try temporaryDirectory("descriptors")
+        let (directory, gallery) = try Self.directoryWithGallery("descriptors")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = try Self.enrolledGallery(directory)
         let found = try facecam("detect", "--recognize", "--descriptors", "--gallery", gallery, fixture("images/astronaut.png"))
         #expect(found.status == 0, "\(found.stderr)")
         let face = try #require((try found.records().first?["faces"] as? [[String: Any]])?.first)
@@ -290,9 +295,8 @@ struct RecognitionCommandTests {
     /// in two-faces.jpg Hopper's face (the right one) is still found and Collins's is not; in crossing.avi every
     /// face found is inside Hopper's patch (tracks.json), never Collins's, and hers is found in most frames.
     @Test func spareLeavesOnlyThePeopleNamedVisible() throws {
-        let directory = try temporaryDirectory("spare")
+        let (directory, gallery) = try Self.directoryWithGallery("spare")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = try Self.enrolledGallery(directory)
         let photo = fixture("images/two-faces.jpg")
         let before = try #require(try Self.referenceFaces(photo).first)
         let hopper = try #require(before.first { $0[0] + $0[2] / 2 > 512 })
@@ -343,9 +347,8 @@ struct RecognitionCommandTests {
     }
 
     @Test func spareRefusesNamesNoOneHas() throws {
-        let directory = try temporaryDirectory("spare-unknown")
+        let (directory, gallery) = try Self.directoryWithGallery("spare-unknown")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = try Self.enrolledGallery(directory)
         let output = directory.appendingPathComponent("out.png").path
         let run = try facecam("redact", "--spare", "Hopper,Lovelace", "--gallery", gallery, "-o", output, fixture("images/two-faces.jpg"))
         #expect(run.status == 64)
@@ -388,9 +391,8 @@ struct RecognitionCommandTests {
     }
 
     @Test func peopleRenamesAndForgets() throws {
-        let directory = try temporaryDirectory("people")
+        let (directory, gallery) = try Self.directoryWithGallery("people")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = try Self.enrolledGallery(directory)
         #expect(try facecam("people", "rename", "--gallery", gallery, "Hopper", "Grace Hopper").status == 0)
         #expect(try facecam("people", "--gallery", gallery).stdout == "Collins: 1 photograph\nGrace Hopper: 1 photograph\n")
         let forgot = try facecam("people", "forget", "--gallery", gallery, "Collins")
