@@ -5,6 +5,7 @@
 #include <dlib/image_processing.h>
 #include <dlib/image_transforms.h>
 
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -158,16 +159,16 @@ cfr_status cfr_cluster(const float *descriptors, size_t count, double threshold,
         if (count == 0) return CFR_OK;
         if (descriptors == nullptr || labels == nullptr) return fail(error, CFR_ERROR_INVALID_ARGUMENT, "null argument");
         if (!(threshold > 0)) return fail(error, CFR_ERROR_INVALID_ARGUMENT, "threshold not positive");
-        std::vector<dlib::matrix<double, 0, 1>> points(count, dlib::matrix<double, 0, 1>(CFR_DESCRIPTOR_LENGTH));
-        for (size_t i = 0; i < count; ++i) {
-            for (long k = 0; k < CFR_DESCRIPTOR_LENGTH; ++k) points[i](k) = descriptors[i * CFR_DESCRIPTOR_LENGTH + k];
-        }
-        // The Python bindings take the threshold as a float.
+        // The Python bindings take the threshold as a float, and measure in doubles.
         const double limit = float(threshold);
         std::vector<dlib::sample_pair> edges;
         for (size_t i = 0; i < count; ++i) {
+            const float *a = descriptors + i * CFR_DESCRIPTOR_LENGTH;
             for (size_t j = i; j < count; ++j) {
-                if (dlib::length(points[i] - points[j]) < limit) edges.push_back(dlib::sample_pair(i, j));
+                const float *b = descriptors + j * CFR_DESCRIPTOR_LENGTH;
+                double sum = 0;
+                for (size_t k = 0; k < CFR_DESCRIPTOR_LENGTH; ++k) sum += (double(a[k]) - b[k]) * (double(a[k]) - b[k]);
+                if (std::sqrt(sum) < limit) edges.push_back(dlib::sample_pair(i, j));
             }
         }
         std::vector<unsigned long> found;

@@ -60,8 +60,9 @@ struct Video: ParsableCommand {
         try output.validateFaceOutputs(with: detector, faces: faces)
         try batch.validate(with: output)
         try output.validateFolder(batch.outputDir)
-        if faces.recognition.cluster, batch.outputDir != nil {
-            throw ValidationError("--cluster numbers faces across the whole run, into one file: leave --output-dir out")
+        if faces.recognition.cluster, let option = [("--output-dir", batch.outputDir != nil), ("--shard", batch.shard != nil)]
+            .first(where: \.1)?.0 {
+            throw ValidationError("--cluster numbers faces across the whole run, into one file: leave \(option) out")
         }
         let previews = [("--annotate", output.annotate != nil), ("--annotate-video", annotateVideo != nil)]
         try redaction.validate(previews: previews)
@@ -89,8 +90,14 @@ struct Video: ParsableCommand {
         // Named over the whole batch, so that every shard names an input's files alike.
         let names = InputNames(all)
         let results = batch.resultDirectory(output: output, names: names, context: output.context(detector: detector, faces: faces.report, video: true, recognition: faces.recognition))
-        if output.imageRoot != nil, let stream = inputs.firstIndex(where: { $0.description == "-" || $0.description.contains("://") }) {
+        let stream = inputs.firstIndex(where: { $0.description == "-" || $0.description.contains("://") })
+        if output.imageRoot != nil, let stream {
             report("--image-root names files, and input \(stream + 1) is a stream (a URL or standard input): leave out the stream, or --image-root")
+            throw Status.usage
+        }
+        if faces.recognition.cluster, let stream {
+            report("--cluster writes its records when the run ends, and input \(stream + 1) is a stream (a URL or standard input) that "
+                + "may not end: leave out the stream, or --cluster")
             throw Status.usage
         }
         try output.refuseInputsOutsideImageRoot(inputs)

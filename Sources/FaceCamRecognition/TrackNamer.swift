@@ -24,9 +24,9 @@ struct TrackIdentity {
     mutating func add(_ descriptor: FaceDescriptor, at frame: Int, enrolled: EnrolledFaces?) -> Bool {
         descriptions.append(descriptor.unitLength)
         lastDescribed = frame
+        guard let enrolled else { return false }
         let count = Double(descriptions.count)
         let mean = (0..<FaceDescriptor.count).map { i in Float(descriptions.reduce(0.0) { $0 + Double($1.values[i]) } / count) }
-        guard let enrolled else { return false }
         let before = identity
         identity = enrolled.identify(FaceDescriptor(mean)!)
         return before != nil && before?.name != identity?.name
@@ -55,23 +55,28 @@ public final class TrackNamer: TrackNaming {
         self.keepsDescriptors = keepsDescriptors
     }
 
-    public func name(_ result: inout FrameResult, in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Int] {
-        var renamed: [Int] = []
-        for index in result.faces.indices {
+    public func name(_ result: inout FrameResult, in frame: Frame, geometry: PreviewGeometry, detected: [PixelRect]) -> TrackNamingOutcome {
+        var outcome = TrackNamingOutcome()
+        for (index, box) in zip(result.faces.indices, detected) {
             guard let id = result.faces[index].id else { continue }
             let key = Key(source: result.source, id: id)
             var track = tracks[key] ?? TrackIdentity()
-            var descriptor: FaceDescriptor?
-            if track.wantsDescription(at: result.frame),
-               let described = try FaceRecognizer.describe(result.faces[index], in: frame, geometry: geometry, with: describer) {
-                descriptor = described.descriptor
-                if track.add(described.descriptor, at: result.frame, enrolled: enrolled) { renamed.append(id) }
+            if track.wantsDescription(at: result.frame) {
+                var face = result.faces[index]
+                face.box = box
+                do throws(FaceCamError) {
+                    if let described = try FaceRecognizer.describe(face, in: frame, geometry: geometry, with: describer) {
+                        if track.add(described.descriptor, at: result.frame, enrolled: enrolled) { outcome.renamed.append(id) }
+                        if keepsDescriptors { result.faces[index].descriptor = described.descriptor.values }
+                    }
+                } catch {
+                    if outcome.failure == nil { outcome.failure = error }
+                }
             }
             tracks[key] = track
             result.faces[index].identity = track.identity
-            if keepsDescriptors, let descriptor { result.faces[index].descriptor = descriptor.values }
         }
-        return renamed
+        return outcome
     }
 
     public func identity(ofTrack id: Int, source: String) -> FaceIdentity? {

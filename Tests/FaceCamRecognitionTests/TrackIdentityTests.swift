@@ -27,9 +27,9 @@ struct TrackIdentityTests {
         #expect(!track.wantsDescription(at: 100) && track.descriptions.count == 3)
     }
 
-    /// The name is the mean's: one description of Ben among two of Ada leaves Ada, at the mean's distance from her
-    /// (the mean of (1,0), (1,0) and (0,1) is (2/3, 1/3); made unit length, its distance to (1,0) is
-    /// sqrt((1 - 2/sqrt(5))^2 + (1/sqrt(5))^2) = 0.4595), which is beyond 0.33: unknown, a change of name.
+    /// The name is the mean's: one description of Ben after two of Ada moves the mean away from her (the mean of
+    /// (1,0), (1,0) and (0,1) is (2/3, 1/3); made unit length, its distance to (1,0) is
+    /// sqrt((1 - 2/sqrt(5))^2 + (1/sqrt(5))^2) = 0.4595), beyond 0.33: unknown, a change of name.
     @Test func namedAfterTheMeanOfItsDescriptions() {
         var track = TrackIdentity()
         let first = track.add(Self.descriptor(0, tilt: 0.1), at: 0, enrolled: Self.enrolled)

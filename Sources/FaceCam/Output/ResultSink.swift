@@ -134,15 +134,10 @@ public final class ResultSink: @unchecked Sendable {
             fail(error)
             return nil
         case .frame(var result, let image, let geometry, let preview, let annotationName, let crops):
+            // The boxes as detected: smoothing moves them, and a face is described from where it was found.
+            let detected = result.faces.map(\.box)
             var events = tracker?.track(&result) ?? []
-            if let namer {
-                do throws(FaceCamError) {
-                    events = try named(&result, in: image, geometry: geometry, events: events, by: namer)
-                } catch {
-                    fail(error)
-                    return nil
-                }
-            }
+            if let namer { events = named(&result, in: image, geometry: geometry, detected: detected, events: events, by: namer) }
             do {
                 // The frame that decided an exit event is still written: it holds the face that entered.
                 try handle(events)
@@ -176,12 +171,15 @@ public final class ResultSink: @unchecked Sendable {
     }
 
     /// `events`, followed by a `name` event for each track whose name `namer` changed, with the identities it
-    /// gave their tracks once it named `result`'s faces (in `image`).
+    /// gave their tracks once it named `result`'s faces (in `image`, `detected` their boxes as found). A face
+    /// that could not be described is a failure of its frame, said; the frame's results and events go on.
     private func named(
-        _ result: inout FrameResult, in image: Frame, geometry: PreviewGeometry, events: [TrackEvent], by namer: any TrackNaming
-    ) throws(FaceCamError) -> [TrackEvent] {
-        let renamed = try namer.name(&result, in: image, geometry: geometry)
-        return identified(events + renamed.compactMap { tracker?.event(.name, ofTrack: $0, frame: result.frame, time: result.time) })
+        _ result: inout FrameResult, in image: Frame, geometry: PreviewGeometry, detected: [PixelRect], events: [TrackEvent],
+        by namer: any TrackNaming
+    ) -> [TrackEvent] {
+        let outcome = namer.name(&result, in: image, geometry: geometry, detected: detected)
+        if let failure = outcome.failure { fail(.detection(source: result.source, frame: result.frame, error: failure)) }
+        return identified(events + outcome.renamed.compactMap { tracker?.event(.name, ofTrack: $0, frame: result.frame, time: result.time) })
     }
 
     /// `events` with the identities the namer gave their tracks (unchanged without a namer); it forgets the tracks that ended.
