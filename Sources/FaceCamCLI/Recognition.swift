@@ -100,7 +100,7 @@ struct RecognitionOptions: ParsableArguments {
 
     @Flag(help: ArgumentHelp(
         "All detectors: name each face after the nearest person enrolled in the gallery (facecam enrol), or unknown, with "
-            + "the distance (docs/reference/recognition.md): dlib's 5-point alignment and face descriptor, about 40 ms a face; "
+            + "the distance (docs/reference/recognition.md): dlib's 5-point alignment and face descriptor, about 60 ms a face; "
             + "video and live describe each track three times and name its faces after them."))
     var recognize = false
 
@@ -121,7 +121,7 @@ struct RecognitionOptions: ParsableArguments {
         "detect and video (JSON Lines, and COCO and CVAT attributes): give each face a \"cluster\" number, "
             + "the same for the faces of one person across the run, enrolled or not (dlib's Chinese whispers over "
             + "the faces' descriptors; in video, over the tracks); the records are written when the run ends. "
-            + "About 40 ms a face described (docs/reference/recognition.md)."))
+            + "About 60 ms a face described (docs/reference/recognition.md)."))
     var cluster = false
 
     /// Its default, chosen on LFW for few joins of two people (docs/benchmarks.md), is the clusterer's.
@@ -189,7 +189,7 @@ struct SpareOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "Leave these enrolled people (facecam enrol) visible, everyone else hidden: a face is left visible only when its own "
-            + "descriptor, in that frame, lies within --spare-tolerance of theirs and nearer theirs than anyone else's; about 40 ms "
+            + "descriptor, in that frame, lies within --spare-tolerance of theirs and nearer theirs than anyone else's; about 60 ms "
             + "a face. Names separated by commas, or the option repeated.",
         valueName: "name,..."))
     var spare: [String] = []
