@@ -32,8 +32,7 @@ public struct FaceClusterer: FaceClustering {
             }
         }
         var members: [Member: Int] = [:]
-        var sums: [[Double]] = []
-        var counts: [Int] = []
+        var descriptions: [[FaceDescriptor]] = []
         func member(_ r: Int, _ f: Int) -> Member {
             results[r].faces[f].id.map { .track(source: results[r].source, id: $0) } ?? .face(result: r, index: f)
         }
@@ -42,21 +41,17 @@ public struct FaceClusterer: FaceClustering {
                 guard let values = results[r].faces[f].descriptor, let descriptor = FaceDescriptor(values) else { continue }
                 let key = member(r, f)
                 let index = members[key] ?? {
-                    members[key] = sums.count
-                    sums.append([Double](repeating: 0, count: FaceDescriptor.count))
-                    counts.append(0)
-                    return sums.count - 1
+                    members[key] = descriptions.count
+                    descriptions.append([])
+                    return descriptions.count - 1
                 }()
-                for (k, value) in descriptor.unitLength.values.enumerated() { sums[index][k] += Double(value) }
-                counts[index] += 1
+                descriptions[index].append(descriptor.unitLength)
             }
         }
-        let means = zip(sums, counts).flatMap { sum, count in
-            FaceDescriptor(sum.map { Float($0 / Double(count)) })!.unitLength.values
-        }
-        var labels = [UInt32](repeating: 0, count: sums.count)
+        let means = descriptions.flatMap { FaceDescriptor.mean($0).unitLength.values }
+        var labels = [UInt32](repeating: 0, count: descriptions.count)
         var error = cfr_error()
-        guard cfr_cluster(means, sums.count, threshold, &labels, &error) == CFR_OK else {
+        guard cfr_cluster(means, descriptions.count, threshold, &labels, &error) == CFR_OK else {
             throw .recognition("clustering the faces: \(error.text)")
         }
         var numbers: [UInt32: Int] = [:]

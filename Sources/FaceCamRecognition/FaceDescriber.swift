@@ -26,6 +26,13 @@ public struct FaceDescriptor: Hashable, Sendable {
         }.squareRoot()
     }
 
+    /// The mean of `descriptors` (one or more), value by value, summed in doubles in their order.
+    public static func mean(_ descriptors: [FaceDescriptor]) -> FaceDescriptor {
+        precondition(!descriptors.isEmpty, "a mean needs a descriptor")
+        let count = Double(descriptors.count)
+        return FaceDescriptor((0..<Self.count).map { k in Float(descriptors.reduce(0.0) { $0 + Double($1.values[k]) } / count) })!
+    }
+
     /// The descriptor scaled to length 1 (a zero descriptor stays zero). Identification compares these:
     /// on LFW their distances name more people at as few strangers as the raw ones (docs/benchmarks.md).
     public var unitLength: FaceDescriptor {
@@ -90,9 +97,7 @@ public struct RecognitionModels: Hashable, Sendable {
 public struct DescribedFace: Sendable {
     /// What facecam compares, enrols and writes: the mean of the chip's and its mirror image's
     /// descriptors, which on LFW names more people at as few strangers than either (docs/benchmarks.md).
-    public var descriptor: FaceDescriptor {
-        FaceDescriptor(zip(chip.values, mirrored.values).map { ($0 + $1) / 2 })!
-    }
+    public let descriptor: FaceDescriptor
     /// dlib's own descriptor of the aligned chip, as its Python bindings' compute_face_descriptor gives it.
     public let chip: FaceDescriptor
     /// dlib's descriptor of the chip mirrored left to right.
@@ -100,6 +105,13 @@ public struct DescribedFace: Sendable {
     /// Right eye's outer and inner corners, left eye's outer and inner corners, the bottom of the nose
     /// (dlib's 5-point order), in the frame's pixels.
     public let points: [Point]
+
+    init(chip: FaceDescriptor, mirrored: FaceDescriptor, points: [Point]) {
+        descriptor = .mean([chip, mirrored])
+        self.chip = chip
+        self.mirrored = mirrored
+        self.points = points
+    }
 }
 
 /// Describes faces in frames with dlib's models. Not thread-safe: give each thread its own.

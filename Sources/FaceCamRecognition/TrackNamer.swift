@@ -25,10 +25,8 @@ struct TrackIdentity {
         descriptions.append(descriptor.unitLength)
         lastDescribed = frame
         guard let enrolled else { return false }
-        let count = Double(descriptions.count)
-        let mean = (0..<FaceDescriptor.count).map { i in Float(descriptions.reduce(0.0) { $0 + Double($1.values[i]) } / count) }
         let before = identity
-        identity = enrolled.identify(FaceDescriptor(mean)!)
+        identity = enrolled.identify(.mean(descriptions))
         return before != nil && before?.name != identity?.name
     }
 }

@@ -369,6 +369,11 @@ public final class ResultSink: @unchecked Sendable {
             held.append(record)
             return nil
         }
+        return try deliver(record)
+    }
+
+    /// Gives `record` to the writer; returns its warning about a result, if any.
+    private func deliver(_ record: Record) throws(SystemError) -> String? {
         switch record {
         case .result(let result): return try writer?.write(result)
         case .event(let event): try writer?.write(event)
@@ -391,11 +396,8 @@ public final class ResultSink: @unchecked Sendable {
         let records = held
         held = []
         for record in records {
-            switch record {
-            case .result: if let warning = try writer?.write(clustered.next()!) { report(warning) }
-            case .event(let event): try writer?.write(event)
-            case .shot(let shot): try writer?.write(shot)
-            }
+            let written = if case .result = record { Record.result(clustered.next()!) } else { record }
+            if let warning = try deliver(written) { report(warning) }
         }
     }
 
