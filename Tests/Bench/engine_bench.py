@@ -11,9 +11,9 @@ Rows, each on the 640x480 and the 1280x720 bench clip, in rounds (each row's bes
 Then peak memory of `detect --detector centerface --scales 1,2` over a folder of photographs of different
 sizes (the first 15 of ../shared/data/wider/tune, linked into a scratch folder; skipped, saying so, when absent),
 on each engine, and --precision bf16's speed and agreement with f32.
-Exits 1 when YuNet on OpenVINO runs at under 1.8 times the loop, or any row's boxes differ from its
-reference's by more than a pixel. Two targets of issue 37 that are not met yet are reported against, not
-enforced: CenterFace on OpenVINO at 2 times OpenCV's engine, and 1 GB for the folder of photographs.
+Exits 1 when YuNet on OpenVINO runs at under 1.8 times the loop, CenterFace on OpenVINO at under 2 times
+OpenCV's engine, the folder of photographs peaks over 1 GB on OpenVINO, or any row's boxes differ from its
+reference's by more than a pixel.
 """
 import argparse
 import glob
@@ -101,7 +101,7 @@ def main():
         if best[p + "y"] / best[p + "yv"] < 1.8:
             verdicts.append(f"({p}yv) runs at {best[p + 'y'] / best[p + 'yv']:.2f} of FaceDetectorYN's loop; the target is 1.8")
         if best[p + "co"] / best[p + "cv"] < 2:
-            print(f"\nNot met yet: ({p}cv) runs at {best[p + 'co'] / best[p + 'cv']:.2f} times OpenCV's engine; the target is 2.")
+            verdicts.append(f"({p}cv) runs at {best[p + 'co'] / best[p + 'cv']:.2f} times OpenCV's engine; the target is 2")
 
     photos = sorted(glob.glob(os.path.join(args.photos, "*", "*.jpg")))[:15]
     if len(photos) < 15:
@@ -121,14 +121,15 @@ def main():
                 faces = out.count("\"box\"")
                 print(f"| {engine} | {seconds:.1f} | {rss:.0f} | {faces} |")
                 if engine == "openvino" and rss > MEMORY_TARGET_MIB:
-                    print(f"\nNot met yet: the {MEMORY_TARGET_MIB} MiB target, on OpenVINO ({rss:.0f} MiB).")
+                    verdicts.append(f"OpenVINO peaks at {rss:.0f} MiB over the photographs; the target is {MEMORY_TARGET_MIB} MiB")
     print()
     if verdicts:
         print("FAIL: " + "; ".join(verdicts))
         sys.exit(1)
     print(f"PASS: YuNet on OpenVINO at {best['y'] / best['yv']:.2f} (640x480) and {best['Hy'] / best['Hyv']:.2f} "
           f"(1280x720) times FaceDetectorYN's loop, every frame's boxes within a pixel on both engines; CenterFace on "
-          f"OpenVINO at {best['co'] / best['cv']:.2f} and {best['Hco'] / best['Hcv']:.2f} times OpenCV's engine")
+          f"OpenVINO at {best['co'] / best['cv']:.2f} and {best['Hco'] / best['Hcv']:.2f} times OpenCV's engine"
+          + ("" if len(photos) < 15 else f"; the folder of photographs under {MEMORY_TARGET_MIB} MiB on OpenVINO"))
 
 
 if __name__ == "__main__":

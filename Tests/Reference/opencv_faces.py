@@ -96,19 +96,24 @@ ORIENTATION_FOR_ROTATION = {0: 1, 90: 6, 180: 3, 270: 8}
 
 def video_frames(path):
     """(index, seconds, BGR frame, orientation) for every frame that decodes, as stored. Reading goes
-    on past frames that fail, as far as the container's frame count; each frame's index comes from
-    its timestamp and the frame rate, so frames lost to damage leave gaps."""
+    on past frames that fail, as far as the container's frame count, and past that count while frames
+    decode (Matroska's count is estimated from its duration, a frame short for facecam's H.264 files);
+    each frame's index comes from its timestamp and the frame rate, so frames lost to damage leave gaps."""
     capture = cv2.VideoCapture(path, cv2.CAP_FFMPEG)
     if not capture.isOpened():
         raise SystemExit(f"cannot open {path}")
     capture.set(cv2.CAP_PROP_ORIENTATION_AUTO, 0)
     orientation = ORIENTATION_FOR_ROTATION[clockwise_rotation(capture.get(cv2.CAP_PROP_ORIENTATION_META))]
     fps, count = capture.get(cv2.CAP_PROP_FPS), int(capture.get(cv2.CAP_PROP_FRAME_COUNT))
-    for _ in range(count):
+    read = 0
+    while True:
         ok, frame = capture.read()
+        read += 1
         if ok:
             seconds = capture.get(cv2.CAP_PROP_POS_MSEC) / 1000
             yield int(round(seconds * fps)), seconds, frame, orientation
+        elif read >= count:
+            return
 
 
 def upright_aperture(image, orientation, aperture):

@@ -111,6 +111,25 @@ def masked_away(original_path, redacted_path, hidden_threshold=0.5, grow=2.0, gr
     return sum(shares) / len(shares) if shares else 0.0
 
 
+def unmasked(original_path, redacted_path, score_threshold=0.9, tolerance=48):
+    """(faces left unmasked, faces): the faces FaceDetectorYN finds at `score_threshold` in the original
+    of which under half the box's pixels differ by more than `tolerance` in a channel in a redaction with
+    solid masks. Unlike `measure`, a face blurred into an oval that YuNet still scores is not counted."""
+    before, after = upright_frames(original_path), upright_frames(redacted_path)
+    if len(before) != len(after):
+        raise SystemExit(f"{redacted_path} has {len(after)} frames, {original_path} {len(before)}")
+    left = counted = 0
+    for original, redacted in zip(before, after):
+        changed = np.abs(original.astype(np.int16) - redacted.astype(np.int16)).max(axis=2) > tolerance
+        for face in yunet(original, score_threshold=score_threshold):
+            x, y, w, h = face["box"]
+            x0, y0 = max(0, int(round(x))), max(0, int(round(y)))
+            region = changed[y0:max(y0, int(round(y + h))), x0:max(x0, int(round(x + w)))]
+            counted += 1
+            left += region.size == 0 or region.mean() < 0.5
+    return left, counted
+
+
 def check(args):
     report = measure(args.original, args.redacted, args.score_threshold, args.hidden_threshold, args.allowed_scale,
                      args.grace)
