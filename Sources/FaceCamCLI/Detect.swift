@@ -47,7 +47,7 @@ struct Detect: ParsableCommand {
 
     func run() throws {
         let inputs = paths.map(FilePath.init(argument:))
-        try output.refuseOverwriting(inputs)
+        try output.refuseOverwriting(inputs, gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
         try output.refuseInputsOutsideImageRoot(inputs)
         // The picture is read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? PreviewMarking.outline

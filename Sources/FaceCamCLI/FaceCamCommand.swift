@@ -73,13 +73,25 @@ struct FaceCamCommand: ParsableCommand {
             return oneLine(message(for: error)) + " (see 'facecam --help')"
         }
         var said = oneLine(message(for: error))
+        // A subcommand's options (people rename --gallery) are its own, not its parent's.
+        let path = commandPath(command, in: arguments)
         // ArgumentParser checks arguments and validate() before it finds options it does not know.
-        if !said.hasPrefix("Unknown option"), let options = optionNames(of: command),
+        if !said.hasPrefix("Unknown option"), let options = optionNames(of: path),
            let unknown = unknownOption(in: arguments, options: options) {
             let hint = unknown.hasPrefix("--") ? nearest(to: unknown, among: options.names.filter { $0.hasPrefix("--") }.sorted()) : nil
             said = "Unknown option '\(shown(unknown))'" + (hint.map { ". Did you mean '\($0)'?" } ?? "")
         }
-        return said + " (see 'facecam \(command) --help')"
+        return said + " (see 'facecam \(path) --help')"
+    }
+
+    /// `command` with the subcommand the arguments name after it ("people rename"), or its default one
+    /// when they name none: the command whose options and help a usage error is about.
+    static func commandPath(_ command: String, in arguments: [String]) -> String {
+        guard let type = configuration.subcommands.first(where: { $0._commandName == command }),
+              !type.configuration.subcommands.isEmpty else { return command }
+        let named = arguments.drop { $0 != command }.dropFirst().first { !$0.hasPrefix("-") }
+        let subcommand = type.configuration.subcommands.first { $0._commandName == named } ?? type.configuration.defaultSubcommand
+        return subcommand.map { command + " " + $0._commandName } ?? command
     }
 
     /// The first argument that names no option of the command: a word after `--` is an input, and an
@@ -113,7 +125,7 @@ struct FaceCamCommand: ParsableCommand {
 
     private static func describedOptionNames(of command: String) -> (names: Set<String>, takingValues: Set<String>)? {
         do {
-            _ = try parseAsRoot([command, "--experimental-dump-help"])
+            _ = try parseAsRoot(command.split(separator: " ").map(String.init) + ["--experimental-dump-help"])
             return nil
         } catch {
             struct Description: Decodable {

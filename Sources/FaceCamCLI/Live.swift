@@ -160,7 +160,9 @@ struct Live: ParsableCommand {
             given: mqtt.name, device: devicePath, source: source.map { VideoInput(FilePath(argument: $0)) })
         if mqtt.mqttDiscovery == .remove { return try removeDiscovery(cameraName: cameraName) }
         let stop = StopRequest()
-        try output.refuseOverwriting(source.map { [FilePath(argument: $0)] } ?? [])
+        try output.refuseOverwriting(
+            source.map { [FilePath(argument: $0)] } ?? [],
+            gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
         if show, let problem = PreviewWindow.problem(display: ProcessInfo.processInfo.environment["DISPLAY"]) {
             report("--show cannot open a window: \(problem)")
             throw Status.usage

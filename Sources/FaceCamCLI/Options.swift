@@ -684,11 +684,12 @@ struct OutputOptions: ParsableArguments {
     }
 
     /// Refuses (64) an output file or annotation directory that would overwrite
-    /// one of `inputs`, before anything is opened for writing.
-    func refuseOverwriting(_ inputs: [FilePath], alsoWriting extra: [(option: String, path: String)] = []) throws {
+    /// one of `inputs`, or an output file that would overwrite the `gallery`, before anything is opened for writing.
+    func refuseOverwriting(_ inputs: [FilePath], alsoWriting extra: [(option: String, path: String)] = [], gallery: [FilePath] = []) throws {
         let files = (output.map { [("--output", $0)] } ?? []) + extra
         let directories = (annotate.map { [("--annotate", $0)] } ?? []) + (crops.map { [("--crops", $0)] } ?? [])
-        if let conflict = OutputSafety.conflict(files: files, directories: directories, inputs: inputs) {
+        if let conflict = OutputSafety.conflict(files: files, directories: directories, inputs: inputs)
+            ?? OutputSafety.conflict(files: files, directories: [], inputs: gallery) {
             report(conflict)
             throw Status.usage
         }

@@ -20,6 +20,12 @@ struct GalleryOptions: ParsableArguments {
         return path
     }
 
+    /// The gallery as a file no output may overwrite, when `used` (its path unknown: nothing to guard).
+    func guarded(when used: Bool) -> [FilePath] {
+        guard used, let path = try? path() else { return [] }
+        return [FilePath(argument: path)]
+    }
+
     /// Refuses, in one line and status 64, a gallery that could not be made at `path` (missing): the nearest
     /// folder above it that exists must be one the user may write. Checked before any work, since the
     /// gallery is made only once there is someone to enrol.
@@ -126,7 +132,7 @@ struct RecognitionOptions: ParsableArguments {
 
     /// Its default, chosen on LFW for few joins of two people (docs/benchmarks.md), is the clusterer's.
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "With --cluster: the largest distance, 0 to 2, at which two faces are joined; lower splits one person more "
+        "With --cluster: the largest distance, above 0 and at most 2, at which two faces are joined; lower splits one person more "
             + "often, higher joins two people more often (default: \(decimal(FaceClusterer.defaultThreshold))).", valueName: "F"))
     var clusterThreshold: Double?
 

@@ -109,7 +109,8 @@ struct Video: ParsableCommand {
         try output.refuseOverwriting(
             inputs,
             alsoWriting: (annotateVideo.map { [("--annotate-video", $0)] } ?? [])
-                + (results?.paths(for: inputs).map { ("--output-dir", $0) } ?? []))
+                + (results?.paths(for: inputs).map { ("--output-dir", $0) } ?? []),
+            gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
         guard !inputs.isEmpty else { return }
         // Pictures are read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()

@@ -38,8 +38,8 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
         case .nameTaken(let name, let path):
             "'\(name)' is enrolled in \(FilePath(path)) already (choose another name, or forget them first)"
         case .badName(let name):
-            "'\(FilePath(name))' cannot be a name: give one of at most \(Gallery.longestName) bytes, with no comma or control "
-                + "character and no space at either end"
+            "'\(FilePath(name))' cannot be a name: give one of at most \(Gallery.longestName) bytes, with no comma, control "
+                + "character, line break or direction mark, and no space at either end"
         case .sqlite(let call, let path, let message):
             "\(FilePath(path)): the gallery failed (\(call): \(message))"
         }
@@ -76,12 +76,16 @@ public final class Gallery {
     public init(path: String, create: Bool) throws(GalleryError) {
         self.path = path
         var status = stat()
-        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { throw .isDirectory(path: path) }
-        if create {
-            try Self.makeFile(path)
-        } else if access(path, F_OK) != 0 {
+        if stat(path, &status) == 0 {
+            if status.st_mode & S_IFMT == S_IFDIR { throw .isDirectory(path: path) }
+            // SQLite would open a device or a pipe, fail on it and leave its journal beside it.
+            if status.st_mode & S_IFMT != S_IFREG { throw .cannotOpen(path: path, reason: "not a regular file (a FIFO, socket or device)") }
+        } else if errno != ENOENT {
+            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        } else if !create {
             throw .cannotOpen(path: path, reason: "no such file (facecam enrol makes it)")
         }
+        if create { try Self.makeFile(path) }
         var handle: OpaquePointer?
         let opened = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nil)
         guard opened == SQLITE_OK, let handle else {
@@ -104,6 +108,7 @@ public final class Gallery {
     /// Adds `descriptors` to `name`, enrolling them if new (`adding` false: refused if enrolled already).
     public func enrol(_ name: String, descriptors: [FaceDescriptor], adding: Bool) throws(GalleryError) {
         try Self.checkName(name)
+        let name = Self.stored(name)
         try transaction { () throws(GalleryError) in
             var person = try personID(name)
             if person != nil, !adding { throw .nameTaken(name, path: path) }
@@ -146,6 +151,7 @@ public final class Gallery {
 
     public func rename(_ name: String, to newName: String) throws(GalleryError) {
         try Self.checkName(newName)
+        let (name, newName) = (Self.stored(name), Self.stored(newName))
         try transaction { () throws(GalleryError) in
             guard try personID(name) != nil else { throw .unknownPerson(name, path: path) }
             if try personID(newName) != nil { throw .nameTaken(newName, path: path) }
@@ -155,6 +161,7 @@ public final class Gallery {
 
     /// Deletes `name` and their descriptors, overwriting them in the file and emptying the log.
     public func forget(_ name: String) throws(GalleryError) {
+        let name = Self.stored(name)
         try transaction { () throws(GalleryError) in
             guard let person = try personID(name) else { throw .unknownPerson(name, path: path) }
             try run("DELETE FROM descriptors WHERE person = ?", [.integer(person)])
@@ -192,10 +199,16 @@ public final class Gallery {
     public static func checkName(_ name: String) throws(GalleryError) {
         guard !name.isEmpty, name.utf8.count <= longestName, !name.contains(","),
               name.trimmingCharacters(in: .whitespaces) == name,
-              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+              !name.unicodeScalars.contains(where: {
+                  [.control, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) || $0.properties.isBidiControl
+              }) else {
             throw .badName(name)
         }
     }
+
+    /// A name as the file keeps it: composed (NFC), so that an é typed as one character or as e and an accent
+    /// is one person to SQLite as it is to Swift's comparisons.
+    static func stored(_ name: String) -> String { name.precomposedStringWithCanonicalMapping }
 
     private static func bytes(_ descriptor: FaceDescriptor) -> [UInt8] {
         descriptor.values.flatMap { value in withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } }

@@ -129,6 +129,11 @@ struct CommandLineConventionTests {
          "facecam: The value '0,2' is invalid for '--scales <S,S...>': each scale is a number above 0 and at most 4, separated by commas (1,2) (see 'facecam detect --help')"),
         (["redact", "-o", "out.txt", "Fixtures/images/two-faces.jpg"],
          "facecam: -o out.txt: name a .jpg, .png, .webp, .tiff, .bmp or .pnm image, or a .mp4, .mkv, .mov or .avi video, by its extension (see 'facecam redact --help')"),
+        // A subcommand's own options are no unknown options of its parent's, and its help is the one pointed to.
+        (["people", "rename", "--gallery", "g.sqlite", "Hopper", "a,b"],
+         "facecam: 'a,b' cannot be a name: give one of at most 200 bytes, with no comma, control character, line break or direction mark, and no space at either end (see 'facecam people rename --help')"),
+        (["people", "forget", "--gallery", "g.sqlite"], "facecam: Missing expected argument '<name>' (see 'facecam people forget --help')"),
+        (["people", "--gallry", "g.sqlite"], "facecam: Unknown option '--gallry'. Did you mean '--gallery'? (see 'facecam people list --help')"),
     ])
     func usageErrorsPointToTheirCommandsHelp(arguments: [String], line: String) throws {
         #expect(try reportedUsageError(arguments) == line)

@@ -371,6 +371,21 @@ struct RecognitionCommandTests {
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
+    /// Results written over the gallery --recognize reads would lose everyone enrolled: refused before any work.
+    @Test func anOutputOverTheGalleryIsRefused() throws {
+        let (directory, gallery) = try Self.directoryWithGallery("output-over-gallery")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: gallery))
+        for command in [["detect", "--recognize", "--gallery", gallery, "-o", gallery, fixture("images/two-faces.jpg")],
+                        ["video", "--recognize", "--gallery", gallery, "-o", gallery, fixture("video/crossing.avi")]] {
+            let run = try facecam(command)
+            #expect(run.status == 64, "\(command): \(run.stderr)")
+            #expect(run.errorLines == ["facecam: --output \(gallery) is also an input (\(gallery)): it would be overwritten before it is "
+                + "read; choose another file"], "\(command)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: gallery)) == before)
+    }
+
     /// A photograph with no face or several is refused by name; the others are enrolled (status 1), and none
     /// at all leaves no gallery behind.
     @Test func enrolRefusesPhotographsWithoutOneFaceAndKeepsTheRest() throws {

@@ -37,6 +37,16 @@ struct GalleryTests {
         for name in ["Hopper, Grace", " Grace", "Grace ", String(repeating: "g", count: Gallery.longestName + 1)] {
             #expect(throws: GalleryError.badName(name)) { try again.enrol(name, descriptors: [], adding: false) }
         }
+        // Line breaks and direction marks would garble text output and the terminal.
+        for name in ["a\u{2028}b", "a\u{202E}b"] {
+            #expect(throws: GalleryError.badName(name)) { try again.enrol(name, descriptors: [], adding: false) }
+        }
+        // An é typed as one character and as e with an accent is one person, whichever spelling is used after.
+        try again.enrol("Ren\u{E9}", descriptors: [Self.descriptor(0.7)], adding: false)
+        #expect(throws: GalleryError.nameTaken("Rene\u{301}", path: path)) { try again.enrol("Rene\u{301}", descriptors: [], adding: false) }
+        try again.enrol("Rene\u{301}", descriptors: [Self.descriptor(0.8)], adding: true)
+        #expect(try again.people().filter { $0.name.unicodeScalars.elementsEqual("Ren\u{E9}".unicodeScalars) }.map(\.descriptors) == [2])
+        try again.forget("Rene\u{301}")
         try again.enrol(String(repeating: "g", count: Gallery.longestName), descriptors: [], adding: false)
         try again.forget(String(repeating: "g", count: Gallery.longestName))
         try gallery.forget("Ada")
@@ -98,6 +108,15 @@ struct GalleryTests {
             try Gallery(path: missing, create: false)
         }
         #expect(!FileManager.default.fileExists(atPath: missing))
+        // A device, refused before SQLite opens it (it would leave a journal beside it), and a loop of links.
+        #expect(throws: GalleryError.cannotOpen(path: "/dev/null", reason: "not a regular file (a FIFO, socket or device)")) {
+            try Gallery(path: "/dev/null", create: false)
+        }
+        let loop = folder.appendingPathComponent("loop.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: loop, withDestinationPath: loop)
+        #expect(throws: GalleryError.cannotOpen(path: loop, reason: String(cString: strerror(ELOOP)))) {
+            try Gallery(path: loop, create: false)
+        }
     }
 
     @Test func theDefaultPathFollowsXDG() {
