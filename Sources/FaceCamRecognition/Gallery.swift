@@ -21,6 +21,8 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
     /// A name that cannot be one: empty, longer than `longestName` bytes, with a control character or a comma
     /// (`redact --spare` lists names with commas), or with spaces at either end.
     case badName(String)
+    /// Forgotten, but another process reading the gallery keeps the log that still holds the descriptors.
+    case logKept(String, path: String)
     /// SQLite failed: its call and message.
     case sqlite(call: String, path: String, message: String)
 
@@ -40,6 +42,9 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
         case .badName(let name):
             "'\(FilePath(name))' cannot be a name: give one of at most \(Gallery.longestName) bytes, with no comma, control "
                 + "character, line break or direction mark, and no space at either end"
+        case .logKept(let name, let path):
+            "forgot '\(name)', but another process has \(FilePath(path)) open: their descriptors stay in its log until it "
+                + "closes (then facecam people list empties the log)"
         case .sqlite(let call, let path, let message):
             "\(FilePath(path)): the gallery failed (\(call): \(message))"
         }
@@ -73,7 +78,12 @@ public final class Gallery {
     private let database: OpaquePointer
 
     /// Opens the gallery at `path`; with `create`, makes it (and its folder) when missing.
-    public init(path: String, create: Bool) throws(GalleryError) {
+    public convenience init(path: String, create: Bool) throws(GalleryError) {
+        try self.init(path: path, create: create, busyTimeout: Self.busyTimeout)
+    }
+
+    /// `busyTimeout`: milliseconds, for tests that wait on another process's lock.
+    init(path: String, create: Bool, busyTimeout: Int32) throws(GalleryError) {
         self.path = path
         var status = stat()
         if stat(path, &status) == 0 {
@@ -95,7 +105,7 @@ public final class Gallery {
         }
         database = handle
         do throws(GalleryError) {
-            sqlite3_busy_timeout(database, Self.busyTimeout)
+            sqlite3_busy_timeout(database, busyTimeout)
             try prepareSchema()
         } catch {
             sqlite3_close(database)
@@ -167,7 +177,9 @@ public final class Gallery {
             try run("DELETE FROM descriptors WHERE person = ?", [.integer(person)])
             try run("DELETE FROM people WHERE id = ?", [.integer(person)])
         }
-        try run("PRAGMA wal_checkpoint(TRUNCATE)", [])
+        // The checkpoint says busy (1) when a reader kept it from emptying the log.
+        let busy = try query("PRAGMA wal_checkpoint(TRUNCATE)", []) { sqlite3_column_int($0, 0) }
+        if busy.first != 0 { throw .logKept(name, path: path) }
     }
 
     // MARK: SQLite

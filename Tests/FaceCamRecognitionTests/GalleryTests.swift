@@ -119,6 +119,34 @@ struct GalleryTests {
         }
     }
 
+    /// A process reading the gallery keeps the log from being emptied: forgetting says so rather than that it is done.
+    @Test func aLogAReaderKeepsIsReported() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("gallery.sqlite").path
+        let gallery = try Gallery(path: path, create: true, busyTimeout: 100)
+        try gallery.enrol("Kept", descriptors: [Self.descriptor(1)], adding: false)
+        try gallery.enrol("Forgotten", descriptors: [Self.descriptor(2)], adding: false)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        reader.arguments = ["-c", """
+            import sqlite3, sys, time
+            c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN'); c.execute('SELECT count(*) FROM people').fetchall()
+            print('reading', flush=True); sys.stdin.read()
+            """, path]
+        let (toReader, fromReader) = (Pipe(), Pipe())
+        reader.standardInput = toReader
+        reader.standardOutput = fromReader
+        try reader.run()
+        defer { try? toReader.fileHandleForWriting.close(); reader.waitUntilExit() }
+        // Its snapshot is taken once it says so.
+        #expect(String(decoding: fromReader.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("reading"))
+        #expect(throws: GalleryError.logKept("Forgotten", path: path)) { try gallery.forget("Forgotten") }
+        try toReader.fileHandleForWriting.close()
+        reader.waitUntilExit()
+        #expect(try gallery.people().map(\.name) == ["Kept"])
+    }
+
     @Test func theDefaultPathFollowsXDG() {
         #expect(Gallery.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.local/share/facecam/gallery.sqlite")
         #expect(Gallery.defaultPath(environment: ["HOME": "/home/u", "XDG_DATA_HOME": "/data"]) == "/data/facecam/gallery.sqlite")
