@@ -53,11 +53,17 @@ struct GalleryOptions: ParsableArguments {
         }
     }
 
-    /// The gallery, opened (`create`: made when missing); an unusable one is one line and status 64.
+    /// The gallery, opened (`create`: made when missing); an unusable one is one line and status 64. One that
+    /// others may read (made by hand, or copied) is warned about: it holds biometric data.
     func open(create: Bool) throws -> Gallery {
         let path = try path()
         do throws(GalleryError) {
-            return try Gallery(path: path, create: create)
+            let gallery = try Gallery(path: path, create: create)
+            if let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
+                report("warning: \(FilePath(path)) may be read by others (mode \(String(mode, radix: 8))): chmod 600 \(FilePath(path)) "
+                    + "keeps it its owner's")
+            }
+            return gallery
         } catch {
             report(error.description)
             throw Status.usage

@@ -431,6 +431,11 @@ struct RecognitionCommandTests {
         #expect(unknown.stderr == "facecam: no one called 'Collins' is enrolled in \(gallery) (facecam people lists who is)\n")
         let found = try facecam("detect", "--recognize", "--gallery", gallery, fixture("images/astronaut.png"))
         #expect((try found.records().first?["faces"] as? [[String: Any]])?.first?["identity"] is NSNull)
+        // A gallery others may read (copied, or made by hand) is warned about; the command goes on.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: gallery)
+        let shared = try facecam("people", "--gallery", gallery)
+        #expect(shared.status == 0 && shared.stdout == "Grace Hopper: 1 photograph\n")
+        #expect(shared.errorLines == ["facecam: warning: \(gallery) may be read by others (mode 644): chmod 600 \(gallery) keeps it its owner's"])
     }
 
     /// A gallery that is not one, or is missing, is one line and 64, and the file is left as it was.
