@@ -58,6 +58,7 @@ DETECTION = [
 REDACTION = [
     ("redact defaults", []),
     ("redact --no-focus --no-plus-yunet (the former defaults)", ["--no-focus", "--no-plus-yunet"]),
+    ("redact --scales 1,2,3 (a third scale)", ["--scales", "1,2,3"]),
     ("yunet 0.5, scales 1", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1"]),
     ("yunet 0.5, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1,2"]),
     ("yunet 0.3, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.3", "--scales", "1,2"]),
