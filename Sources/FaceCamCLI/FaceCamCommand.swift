@@ -75,6 +75,14 @@ struct FaceCamCommand: ParsableCommand {
         var said = oneLine(message(for: error))
         // A subcommand's options (people rename --gallery) are its own, not its parent's.
         let path = commandPath(command, in: arguments)
+        if path == command, let word = arguments.drop(while: { $0 != command }).dropFirst().first,
+           let subcommands = configuration.subcommands.first(where: { $0._commandName == command })?.configuration.subcommands,
+           !subcommands.isEmpty {
+            let names = subcommands.map { $0._commandName }
+            return "unknown subcommand '\(shown(word))' of \(command): "
+                + (nearest(to: word, among: names).map { "did you mean '\($0)'?" } ?? "the subcommands are \(names.joined(separator: ", "))")
+                + " (see 'facecam \(command) --help')"
+        }
         // ArgumentParser checks arguments and validate() before it finds options it does not know.
         if !said.hasPrefix("Unknown option"), let options = optionNames(of: path),
            let unknown = unknownOption(in: arguments, options: options) {
@@ -86,12 +94,16 @@ struct FaceCamCommand: ParsableCommand {
 
     /// `command` with the subcommand the arguments name after it ("people rename"), or its default one
     /// when they name none: the command whose options and help a usage error is about.
+    /// A word there that names no subcommand leaves the command itself, whose help lists them.
     static func commandPath(_ command: String, in arguments: [String]) -> String {
         guard let type = configuration.subcommands.first(where: { $0._commandName == command }),
               !type.configuration.subcommands.isEmpty else { return command }
-        let named = arguments.drop { $0 != command }.dropFirst().first { !$0.hasPrefix("-") }
-        let subcommand = type.configuration.subcommands.first { $0._commandName == named } ?? type.configuration.defaultSubcommand
-        return subcommand.map { command + " " + $0._commandName } ?? command
+        // As ArgumentParser routes: only the argument right after the command can name a subcommand.
+        let next = arguments.drop { $0 != command }.dropFirst().first
+        if let next, !next.hasPrefix("-") {
+            return type.configuration.subcommands.first { $0._commandName == next }.map { command + " " + $0._commandName } ?? command
+        }
+        return type.configuration.defaultSubcommand.map { command + " " + $0._commandName } ?? command
     }
 
     /// The first argument that names no option of the command: a word after `--` is an input, and an

@@ -688,8 +688,8 @@ struct OutputOptions: ParsableArguments {
     func refuseOverwriting(_ inputs: [FilePath], alsoWriting extra: [(option: String, path: String)] = [], gallery: [FilePath] = []) throws {
         let files = (output.map { [("--output", $0)] } ?? []) + extra
         let directories = (annotate.map { [("--annotate", $0)] } ?? []) + (crops.map { [("--crops", $0)] } ?? [])
-        if let conflict = OutputSafety.conflict(files: files, directories: directories, inputs: inputs)
-            ?? OutputSafety.conflict(files: files, directories: [], inputs: gallery) {
+        try GalleryOptions.refuseOverwriting(gallery, by: files)
+        if let conflict = OutputSafety.conflict(files: files, directories: directories, inputs: inputs) {
             report(conflict)
             throw Status.usage
         }

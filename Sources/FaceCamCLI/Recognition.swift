@@ -20,10 +20,20 @@ struct GalleryOptions: ParsableArguments {
         return path
     }
 
-    /// The gallery as a file no output may overwrite, when `used` (its path unknown: nothing to guard).
+    /// The gallery's files (the database and its log) as files no output may overwrite, when `used`
+    /// (its path unknown: nothing to guard).
     func guarded(when used: Bool) -> [FilePath] {
         guard used, let path = try? path() else { return [] }
-        return [FilePath(argument: path)]
+        return ["", "-wal", "-shm"].map { FilePath(argument: path + $0) }
+    }
+
+    /// Refuses (64) an output file that is one of the gallery's `files` (`guarded`): results written
+    /// there would erase everyone enrolled.
+    static func refuseOverwriting(_ files: [FilePath], by outputs: [(option: String, path: String)]) throws {
+        for (option, path) in outputs where OutputSafety.conflict(files: [(option, path)], directories: [], inputs: files) != nil {
+            report("\(option) \(path) is the gallery of enrolled people: results written there would erase them; choose another file")
+            throw Status.usage
+        }
     }
 
     /// Refuses, in one line and status 64, a gallery that could not be made at `path` (missing): the nearest
@@ -59,9 +69,9 @@ struct GalleryOptions: ParsableArguments {
         let path = try path()
         do throws(GalleryError) {
             let gallery = try Gallery(path: path, create: create)
-            if let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
-                report("warning: \(FilePath(path)) may be read by others (mode \(String(mode, radix: 8))): chmod 600 \(FilePath(path)) "
-                    + "keeps it its owner's")
+            if gallery.othersMayRead {
+                report("warning: \(FilePath(path)) may be read by others (mode \(String(gallery.permissions, radix: 8))): "
+                    + "chmod 600 \(FilePath(path)) keeps it its owner's")
             }
             return gallery
         } catch {

@@ -174,8 +174,8 @@ struct Redact: ParsableCommand {
     /// An output that is also an input would be truncated before it is read: refused (64).
     private func refuseOverwriting(_ jobs: [Job]) throws {
         let outputs = jobs.map { ("the redacted file", $0.output) }
-        let gallery = sparing.galleryOptions.guarded(when: !sparing.spare.isEmpty)
-        if let conflict = OutputSafety.conflict(files: outputs, directories: [], inputs: jobs.map(\.input) + gallery) {
+        try GalleryOptions.refuseOverwriting(sparing.galleryOptions.guarded(when: !sparing.spare.isEmpty), by: outputs)
+        if let conflict = OutputSafety.conflict(files: outputs, directories: [], inputs: jobs.map(\.input)) {
             report(conflict)
             throw Status.usage
         }

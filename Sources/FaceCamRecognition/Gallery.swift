@@ -41,10 +41,10 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
             "'\(name)' is enrolled in \(FilePath(path)) already (choose another name, or forget them first)"
         case .badName(let name):
             "'\(FilePath(name))' cannot be a name: give one of at most \(Gallery.longestName) bytes, with no comma, control "
-                + "character, line break or direction mark, and no space at either end"
+                + "character, line break or invisible mark (zero-width space, direction mark), and no space at either end"
         case .logKept(let name, let path):
-            "forgot '\(name)', but another process has \(FilePath(path)) open: their descriptors stay in its log until it "
-                + "closes (then facecam people list empties the log)"
+            "forgot '\(name)', but another process reading \(FilePath(path)) kept it busy for \(Gallery.busyTimeout / 1000) s: "
+                + "their descriptors stay in the gallery's files until it closes (a facecam people list then clears them)"
         case .sqlite(let call, let path, let message):
             "\(FilePath(path)): the gallery failed (\(call): \(message))"
         }
@@ -75,7 +75,12 @@ public final class Gallery {
     private static let applicationID: Int32 = 0x6663_6731 // "fcg1"
 
     public let path: String
+    /// The file's permission bits (of the file a link leads to), as opened.
+    public let permissions: Int
     private let database: OpaquePointer
+
+    /// Others than its owner may read the file (made by hand, or copied): it holds biometric data.
+    public var othersMayRead: Bool { permissions & Int(S_IRGRP | S_IROTH) != 0 }
 
     /// Opens the gallery at `path`; with `create`, makes it (and its folder) when missing.
     public convenience init(path: String, create: Bool) throws(GalleryError) {
@@ -96,6 +101,7 @@ public final class Gallery {
             throw .cannotOpen(path: path, reason: "no such file (facecam enrol makes it)")
         }
         if create { try Self.makeFile(path) }
+        permissions = stat(path, &status) == 0 ? Int(status.st_mode) & 0o777 : 0
         var handle: OpaquePointer?
         let opened = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nil)
         guard opened == SQLITE_OK, let handle else {
@@ -208,13 +214,18 @@ public final class Gallery {
     public static let longestName = 200
 
     /// Refuses a name that cannot be one (`GalleryError.badName`), so that a command can say so before any work.
-    public static func checkName(_ name: String) throws(GalleryError) {
+    public static func checkName(_ given: String) throws(GalleryError) {
+        // Checked as stored: composing can lengthen a name or shorten it.
+        let name = stored(given)
         guard !name.isEmpty, name.utf8.count <= longestName, !name.contains(","),
               name.trimmingCharacters(in: .whitespaces) == name,
               !name.unicodeScalars.contains(where: {
-                  [.control, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) || $0.properties.isBidiControl
+                  [.control, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory)
+                      // Invisible format characters (zero-width space, direction marks) would make one name look like
+                      // another; the joiners some scripts and emoji need stay.
+                      || ($0.properties.generalCategory == .format && $0 != "\u{200C}" && $0 != "\u{200D}")
               }) else {
-            throw .badName(name)
+            throw .badName(given)
         }
     }
 

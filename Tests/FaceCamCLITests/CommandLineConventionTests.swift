@@ -131,9 +131,11 @@ struct CommandLineConventionTests {
          "facecam: -o out.txt: name a .jpg, .png, .webp, .tiff, .bmp or .pnm image, or a .mp4, .mkv, .mov or .avi video, by its extension (see 'facecam redact --help')"),
         // A subcommand's own options are no unknown options of its parent's, and its help is the one pointed to.
         (["people", "rename", "--gallery", "g.sqlite", "Hopper", "a,b"],
-         "facecam: 'a,b' cannot be a name: give one of at most 200 bytes, with no comma, control character, line break or direction mark, and no space at either end (see 'facecam people rename --help')"),
+         "facecam: 'a,b' cannot be a name: give one of at most 200 bytes, with no comma, control character, line break or invisible mark (zero-width space, direction mark), and no space at either end (see 'facecam people rename --help')"),
         (["people", "forget", "--gallery", "g.sqlite"], "facecam: Missing expected argument '<name>' (see 'facecam people forget --help')"),
         (["people", "--gallry", "g.sqlite"], "facecam: Unknown option '--gallry'. Did you mean '--gallery'? (see 'facecam people list --help')"),
+        (["people", "--gallery", "forget"], "facecam: forget: cannot open the gallery: no such file (facecam enrol makes it) (give --gallery a file in a folder you may write)"),
+        (["people", "froget", "Bob"], "facecam: unknown subcommand 'froget' of people: did you mean 'forget'? (see 'facecam people --help')"),
     ])
     func usageErrorsPointToTheirCommandsHelp(arguments: [String], line: String) throws {
         #expect(try reportedUsageError(arguments) == line)

@@ -380,8 +380,8 @@ struct RecognitionCommandTests {
                         ["video", "--recognize", "--gallery", gallery, "-o", gallery, fixture("video/crossing.avi")]] {
             let run = try facecam(command)
             #expect(run.status == 64, "\(command): \(run.stderr)")
-            #expect(run.errorLines == ["facecam: --output \(gallery) is also an input (\(gallery)): it would be overwritten before it is "
-                + "read; choose another file"], "\(command)")
+            #expect(run.errorLines == ["facecam: --output \(gallery) is the gallery of enrolled people: results written there would "
+                + "erase them; choose another file"], "\(command)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: gallery)) == before)
     }

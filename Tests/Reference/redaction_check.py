@@ -114,12 +114,16 @@ def masked_away(original_path, redacted_path, hidden_threshold=0.5, grow=2.0, gr
 def unmasked(original_path, redacted_path, score_threshold=0.9, tolerance=48):
     """(faces left unmasked, faces): the faces FaceDetectorYN finds at `score_threshold` in the original
     of which under half the box's pixels differ by more than `tolerance` in a channel in a redaction with
-    solid masks. Unlike `measure`, a face blurred into an oval that YuNet still scores is not counted."""
+    solid masks. Unlike `measure`, a face blurred into an oval that YuNet still scores is not counted.
+    As in `masked_away`, a mask over pixels within `tolerance` of black is not seen: a face mostly that
+    dark would count as left (none of the bench clips' is)."""
     before, after = upright_frames(original_path), upright_frames(redacted_path)
     if len(before) != len(after):
         raise SystemExit(f"{redacted_path} has {len(after)} frames, {original_path} {len(before)}")
     left = counted = 0
     for original, redacted in zip(before, after):
+        if original.shape != redacted.shape:
+            raise SystemExit(f"frame sizes differ: {original.shape} and {redacted.shape}")
         changed = np.abs(original.astype(np.int16) - redacted.astype(np.int16)).max(axis=2) > tolerance
         for face in yunet(original, score_threshold=score_threshold):
             x, y, w, h = face["box"]
