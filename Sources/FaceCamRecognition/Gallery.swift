@@ -18,10 +18,11 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
     case unknownPerson(String, path: String)
     /// Someone of that name is enrolled already.
     case nameTaken(String, path: String)
-    /// A name that cannot be one: empty, longer than `longestName` bytes, with a control character or a comma
-    /// (`redact --spare` lists names with commas), or with spaces at either end.
+    /// A name that cannot be one: empty, longer than `longestName` bytes as stored, with a control character,
+    /// a line break, an invisible format character or a comma (`redact --spare` lists names with commas), or with
+    /// spaces at either end.
     case badName(String)
-    /// Forgotten, but another process reading the gallery keeps the log that still holds the descriptors.
+    /// Forgotten, but another process's read keeps the old pages, descriptors and all, in the gallery's files.
     case logKept(String, path: String)
     /// SQLite failed: its call and message.
     case sqlite(call: String, path: String, message: String)
@@ -185,7 +186,7 @@ public final class Gallery {
         }
         // The checkpoint says busy (1) when a reader kept it from emptying the log.
         let busy = try query("PRAGMA wal_checkpoint(TRUNCATE)", []) { sqlite3_column_int($0, 0) }
-        if busy.first != 0 { throw .logKept(name, path: path) }
+        if busy.first == 1 { throw .logKept(name, path: path) }
     }
 
     // MARK: SQLite
