@@ -117,6 +117,7 @@ def unmasked(original_path, redacted_path, score_threshold=0.9, tolerance=48):
     solid masks. Unlike `measure`, a face blurred into an oval that YuNet still scores is not counted.
     As in `masked_away`, a mask over pixels within `tolerance` of black is not seen: a face mostly that
     dark would count as left (none of the bench clips' is)."""
+    from wider_eval import untouched  # here: wider_eval imports this module's iou
     before, after = upright_frames(original_path), upright_frames(redacted_path)
     if len(before) != len(after):
         raise SystemExit(f"{redacted_path} has {len(after)} frames, {original_path} {len(before)}")
@@ -124,13 +125,9 @@ def unmasked(original_path, redacted_path, score_threshold=0.9, tolerance=48):
     for original, redacted in zip(before, after):
         if original.shape != redacted.shape:
             raise SystemExit(f"frame sizes differ: {original.shape} and {redacted.shape}")
-        changed = np.abs(original.astype(np.int16) - redacted.astype(np.int16)).max(axis=2) > tolerance
-        for face in yunet(original, score_threshold=score_threshold):
-            x, y, w, h = face["box"]
-            x0, y0 = max(0, int(round(x))), max(0, int(round(y)))
-            region = changed[y0:max(y0, int(round(y + h))), x0:max(x0, int(round(x + w)))]
-            counted += 1
-            left += region.size == 0 or region.mean() < 0.5
+        boxes = [face["box"] for face in yunet(original, score_threshold=score_threshold)]
+        a, b = untouched(original, redacted, boxes, tall=0, tolerance=tolerance)
+        left, counted = left + a, counted + b
     return left, counted
 
 

@@ -62,9 +62,10 @@ def evaluate(detections, labels):
             "hits": int(hits[-1]), "false": int(false[-1]), "faces": faces}
 
 
-def untouched(original, redacted, boxes, tall=12):
-    """(faces left untouched, faces counted): labelled boxes `tall` or more high of which under half the pixels changed."""
-    changed = np.any(original != redacted, axis=2)
+def untouched(original, redacted, boxes, tall=12, tolerance=0):
+    """(faces left untouched, faces counted): labelled boxes `tall` or more high of which under half the pixels changed
+    by more than `tolerance` in a channel."""
+    changed = np.abs(original.astype(np.int16) - redacted.astype(np.int16)).max(axis=2) > tolerance
     left = counted = 0
     for x, y, w, h in boxes:
         if h < tall:
