@@ -124,8 +124,7 @@ public final class Gallery {
 
     /// Adds `descriptors` to `name`, enrolling them if new (`adding` false: refused if enrolled already).
     public func enrol(_ name: String, descriptors: [FaceDescriptor], adding: Bool) throws(GalleryError) {
-        try Self.checkName(name)
-        let name = Self.stored(name)
+        let name = try Self.checkName(name)
         try transaction { () throws(GalleryError) in
             var person = try personID(name)
             if person != nil, !adding { throw .nameTaken(name, path: path) }
@@ -167,8 +166,7 @@ public final class Gallery {
     }
 
     public func rename(_ name: String, to newName: String) throws(GalleryError) {
-        try Self.checkName(newName)
-        let (name, newName) = (Self.stored(name), Self.stored(newName))
+        let (name, newName) = (Self.stored(name), try Self.checkName(newName))
         try transaction { () throws(GalleryError) in
             guard try personID(name) != nil else { throw .unknownPerson(name, path: path) }
             if try personID(newName) != nil { throw .nameTaken(newName, path: path) }
@@ -214,8 +212,10 @@ public final class Gallery {
     /// The most UTF-8 bytes a name may have: names become MQTT topics and Home Assistant ids.
     public static let longestName = 200
 
-    /// Refuses a name that cannot be one (`GalleryError.badName`), so that a command can say so before any work.
-    public static func checkName(_ given: String) throws(GalleryError) {
+    /// Refuses a name that cannot be one (`GalleryError.badName`), so that a command can say so before any work;
+    /// returns the name as stored.
+    @discardableResult
+    public static func checkName(_ given: String) throws(GalleryError) -> String {
         // Checked as stored: composing can lengthen a name or shorten it.
         let name = stored(given)
         guard !name.isEmpty, name.utf8.count <= longestName, !name.contains(","),
@@ -228,6 +228,7 @@ public final class Gallery {
               }) else {
             throw .badName(given)
         }
+        return name
     }
 
     /// A name as the file keeps it: composed (NFC), so that an é typed as one character or as e and an accent
