@@ -168,7 +168,8 @@ struct Scales {
 enum RedactionDefaults {
     static let detector = DetectorKind.centerface
     static let scoreThreshold = 0.1
-    static let scales = [1.0, 2.0]
+    /// The third scale finds the faces 12 to 25 pixels tall that two leave (crowds: 3 of 158 left against 5).
+    static let scales = [1.0, 2.0, 3.0]
     /// The enlarged scale searched around the faint and small faces only, everywhere in a crowd: deface's speed.
     static let focus = true
     /// YuNet's faces too, at its own threshold: close-ups CenterFace scores under 0.1.

@@ -6,7 +6,7 @@ Rows, each on the 640x480 and the 1280x720 bench clip, in rounds (each row's bes
   - facecam video --detector yunet, on each engine: frames/s against the loop, boxes within a pixel of its;
   - facecam video --detector centerface (one scale; the 1280x720 clip is searched at 1280x736, CenterFace's
     stride), on each engine: OpenVINO against OpenCV on the same frames, boxes within a pixel;
-  - facecam video with redact's detector (CenterFace at 0.1, scales 1,2 with focus, plus YuNet), on each engine, on the
+  - facecam video with redact's detector (CenterFace at 0.1, scales 1,2,3 with focus, plus YuNet), on each engine, on the
     640x480 clip.
 Then peak memory of `detect --detector centerface --scales 1,2` over a folder of photographs of different
 sizes (the first 15 of ../shared/data/wider/tune, linked into a scratch folder; skipped, saying so, when absent),
@@ -40,7 +40,7 @@ def main():
     args = parser.parse_args()
 
     video = [args.facecam, "video", "--quiet"]
-    redact = ["--detector", "centerface", "--score-threshold", "0.1", "--scales", "1,2", "--focus", "--plus-yunet"]
+    redact = ["--detector", "centerface", "--score-threshold", "0.1", "--scales", "1,2,3", "--focus", "--plus-yunet"]
     # (key, label, command, the row it is compared with, whether its boxes must be within a pixel of that row's)
     rows = []
     for size, clip in (("640x480", args.clip), ("1280x720", args.clip_720p)):

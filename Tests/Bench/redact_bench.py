@@ -42,7 +42,7 @@ root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 shared = os.path.join(root, "..", "shared", "data")
 VIDEO = (".avi", ".mp4", ".mkv", ".mov")
 # redact's default detector, as `facecam video` options (Sources/FaceCamCLI/Options.swift, RedactionDefaults).
-REDACT_DETECTOR = ["--detector", "centerface", "--score-threshold", "0.1", "--scales", "1,2", "--focus", "--plus-yunet"]
+REDACT_DETECTOR = ["--detector", "centerface", "--score-threshold", "0.1", "--scales", "1,2,3", "--focus", "--plus-yunet"]
 # The faster choice the README and redact --help offer.
 FASTER = ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1"]
 failed = []
@@ -93,7 +93,7 @@ with tempfile.TemporaryDirectory(prefix="facecam-redact-") as work:
     fixtures = os.path.join(root, "Fixtures")
     tuned = sorted(glob.glob(os.path.join(fixtures, "images", "*.*")) + glob.glob(os.path.join(fixtures, "large-faces", "*.jpg"))
                    + [os.path.join(fixtures, "video", name) for name in ("pan-zoom.avi", "rotated.mp4", "crossing.avi", "leave-enter.avi")])
-    print("\n| redact (defaults: blur, CenterFace at 0.1, scales 1,2 with focus, plus YuNet) | files | faces YuNet finds at 0.9 | found again at 0.9 | at 0.5 | PSNR outside the masks |")
+    print("\n| redact (defaults: blur, CenterFace at 0.1, scales 1,2,3 with focus, plus YuNet) | files | faces YuNet finds at 0.9 | found again at 0.9 | at 0.5 | PSNR outside the masks |")
     print("|---|---:|---:|---:|---:|---|")
     quality("fixtures (tuned on)", tuned, work)
     if os.path.isdir(shared):

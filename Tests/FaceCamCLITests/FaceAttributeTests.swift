@@ -283,10 +283,10 @@ struct FaceAttributeTests {
             "redact", "--mode", "image", "--image", fixture("overlay/mustache.png"), "--shape", "box", "-o", output,
             fixture("images/grace_hopper.jpg"))
         #expect(redacted.status == 0, "\(redacted.stderr)")
-        // redact's own detector (CenterFace over two scales, focused, plus YuNet) found the face: its box, read back from detect
+        // redact's own detector (CenterFace over three scales, focused, plus YuNet) found the face: its box, read back from detect
         // with the same settings.
         let detected = try facecam(
-            "detect", "--detector", "centerface", "--scales", "1,2", "--score-threshold", "0.1", "--focus", "--plus-yunet",
+            "detect", "--detector", "centerface", "--scales", "1,2,3", "--score-threshold", "0.1", "--focus", "--plus-yunet",
             fixture("images/grace_hopper.jpg"))
         let box = try #require((try detected.records().first?["faces"] as? [[String: Any]])?.first?["box"] as? [Int]).map(Double.init)
         let (w, h) = (box[2] * 1.3, box[3] * 1.3)
