@@ -102,7 +102,7 @@ struct Video: ParsableCommand {
         }
         try output.refuseInputsOutsideImageRoot(inputs)
         // MOT's lines name no video, and a CVAT task is one: frames and ids of several would run together in one file.
-        if output.format == .mot || output.format == .cvat, all.count > 1, batch.outputDir == nil {
+        if output.format.isOneVideo, all.count > 1, batch.outputDir == nil {
             report("--format \(output.format.rawValue) holds one video: give one, or --output-dir for a file per video")
             throw Status.usage
         }

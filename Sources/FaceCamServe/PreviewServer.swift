@@ -126,7 +126,7 @@ public final class PreviewServer: LiveObserver, Sendable {
 
     public func processed(_ result: FrameResult, latency: Double) {
         metrics.record(faces: result.faces.count, latency: latency)
-        hub.publish(record: String(ResultFormat.jsonl.render(result).dropLast()))
+        hub.publish(record: String(JSONLinesFormat().render(result).dropLast()))
     }
 
     public func preview(_ preview: Frame, of result: FrameResult) {

@@ -85,7 +85,7 @@ import Testing
         #expect(directory.isFinished(input))
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["a.csv"])
         // The CSV header was written, and nothing else.
-        #expect(try String(contentsOfFile: directory.finishedPath(for: input), encoding: .utf8) == ResultFormat.csv.header)
+        #expect(try String(contentsOfFile: directory.finishedPath(for: input), encoding: .utf8) == CSVFormat(context: ExportContext()).opening)
     }
 }
 

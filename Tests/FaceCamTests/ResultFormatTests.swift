@@ -18,7 +18,7 @@ struct ResultFormatTests {
         ])
 
     @Test func jsonLines() {
-        #expect(ResultFormat.jsonl.render(Self.result) == """
+        #expect(JSONLinesFormat().render(Self.result) == """
             {"source":"dir/a \\"b\\",c.jpg","frame":3,"time":0.125,"size":[640,480],"preview_size":[320,240],\
             "faces":[{"box":[10,20,30,30],"preview":[5,10,15,15]},{"id":7,"box":[100,21,33,33],"preview":[50,10.5,16.5,0.333333]},\
             {"id":8,"box":[200,40,40,50],"preview":[100,20,20,25],"score":0.9876,\
@@ -26,14 +26,14 @@ struct ResultFormatTests {
             "preview_landmarks":[[105,27.5],[115,27.75],[110,32.5],[106,39],[114.125,39]]}]}
 
             """)
-        #expect(ResultFormat.jsonl.header == nil)
+        #expect(JSONLinesFormat().opening.isEmpty)
     }
 
     @Test func csvQuotesFieldsAndHasAHeader() {
-        #expect(ResultFormat.csv.header == "source,frame,time,face,box_x,box_y,box_width,box_height,"
+        #expect(CSVFormat(context: ExportContext()).opening == "source,frame,time,face,box_x,box_y,box_width,box_height,"
             + "preview_x,preview_y,preview_width,preview_height,id,score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,"
             + "nose_x,nose_y,mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y,roll,yaw,pitch,preview_roll,preview_yaw,preview_pitch,quality,identity,distance\n")
-        #expect(ResultFormat.csv.render(Self.result) == """
+        #expect(CSVFormat(context: ExportContext()).render(Self.result) == """
             "dir/a ""b"",c.jpg",3,0.125,0,10,20,30,30,5,10,15,15,,,,,,,,,,,,,,,,,,,,,
             "dir/a ""b"",c.jpg",3,0.125,1,100,21,33,33,50,10.5,16.5,0.333333,7,,,,,,,,,,,,,,,,,,,,
             "dir/a ""b"",c.jpg",3,0.125,2,200,40,40,50,100,20,20,25,8,0.9876,210,55,230,55.5,220,65,212,78,228.25,78,,,,,,,,,
@@ -41,13 +41,13 @@ struct ResultFormatTests {
             """)
         var empty = Self.result
         empty.faces = []
-        #expect(ResultFormat.csv.render(empty) == "")
+        #expect(CSVFormat(context: ExportContext()).render(empty) == "")
     }
 
     /// WIDER's ground-truth layout (a video frame named SOURCE#FRAME, six zero attributes) and
     /// MOTChallenge's lines (frame from 1, -1 for no id, 1 for no score), from the preview boxes.
     @Test func widerAndMOT() {
-        #expect(ResultFormat.wider.render(Self.result) == """
+        #expect(WiderFormat(context: ExportContext()).render(Self.result) == """
             dir/a "b",c.jpg#3
             3
             5 10 15 15 0 0 0 0 0 0
@@ -55,7 +55,7 @@ struct ResultFormatTests {
             100 20 20 25 0 0 0 0 0 0
 
             """)
-        #expect(ResultFormat.mot.render(Self.result) == """
+        #expect(MOTFormat(context: ExportContext()).render(Self.result) == """
             4,-1,5,10,15,15,1,-1,-1,-1
             4,7,50,10.5,16.5,0.333333,1,-1,-1,-1
             4,8,100,20,20,25,0.9876,-1,-1,-1
@@ -63,17 +63,31 @@ struct ResultFormatTests {
             """)
         var still = Self.result
         (still.frame, still.time, still.faces) = (0, 0, [])
-        #expect(ResultFormat.wider.render(still) == "dir/a \"b\",c.jpg\n0\n0 0 0 0 0 0 0 0 0 0\n")
+        #expect(WiderFormat(context: ExportContext()).render(still) == "dir/a \"b\",c.jpg\n0\n0 0 0 0 0 0 0 0 0 0\n")
     }
 
     @Test func text() {
-        #expect(ResultFormat.text.render(Self.result) == """
+        #expect(TextFormat(context: ExportContext()).render(Self.result) == """
             dir/a "b",c.jpg frame 3 at 0.125 s: 640x480, 3 faces
               face 1: box 30x30 at 10,20; preview 15x15 at 5,10
               face 2 (id 7): box 33x33 at 100,21; preview 16.5x0.333333 at 50,10.5
               face 3 (id 8), score 0.99: box 40x50 at 200,40; preview 20x25 at 100,20
 
             """)
+    }
+
+    /// What each format says it is, which the commands' refusals follow: as the formats' own specifications have it.
+    @Test func eachFormatDeclaresWhatItIs() {
+        let declared = ResultFormat.allCases.map { format in
+            [format.rawValue, format.fileExtension, format.isFolder ? "folder" : format.makesFolders ? "file or folder" : "file",
+             format.isDocument ? "document" : "", format.hasEvents ? "events" : "", format.isOneVideo ? "one video" : "",
+             format.isVideoOnly ? "video only" : ""].joined(separator: " ")
+        }
+        #expect(declared == [
+            "jsonl jsonl file  events  ", "csv csv file    ", "text txt file  events  ", "coco json file document   ",
+            "wider txt file or folder    ", "mot txt file   one video video only", "yolo txt folder    ",
+            "voc xml folder    ", "cvat xml file document  one video ", "labelstudio json file document   ",
+        ])
     }
 
     @Test func jsonEscapesControlCharacters() {

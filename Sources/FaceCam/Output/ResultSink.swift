@@ -263,7 +263,7 @@ public final class ResultSink: @unchecked Sendable {
             // After the exit event, only the zones that same face entered with it.
             if let exitedWith, event.id != exitedWith || event.zone == nil { return }
             if self.events.write { try write(.event(event)) }
-            let record = ResultFormat.jsonl.render(event)
+            let record = JSONLinesFormat().render(event)
             self.events.hooks?.run(event, record: record)
             for observer in self.events.observers { observer(event, record) }
             // A zone's events are the face's moves within the picture: the track goes on.

@@ -6,9 +6,12 @@
 /// (relative to the image root, `ResultWriter` sees to that); a video's frames add `frame_index` and `time`. Landmarks are COCO keypoints (x, y, 2)
 /// in YuNet's order; a tracked face's id is `attributes.track_id`, its pose (the preview's) and
 /// quality `attributes.roll`, `yaw`, `pitch` and `quality`.
-struct COCODocument: ResultDocument {
+struct COCODocument: DocumentFormat {
+    static let traits = FormatTraits(fileExtension: "json", isWrittenWhole: true)
     private var images = 0
     private var annotations: [String] = []
+
+    init(context: ExportContext) {}
 
     static let keypoints = ["right_eye", "left_eye", "nose", "mouth_right", "mouth_left"]
 

@@ -4,7 +4,8 @@
 /// `<box>` with its score as a text attribute. A video makes "CVAT for video": one task, each
 /// track a `<track>` (with facecam's id) of keyframe boxes, each with its score, ending with an `outside` box on the frame after its last,
 /// kept in memory until `closing` (the task's size and frame size come first and are known only then).
-struct CVATDocument: ResultDocument {
+struct CVATDocument: DocumentFormat {
+    static let traits = FormatTraits(fileExtension: "xml", isWrittenWhole: true, isOneVideo: true)
     private let video: Bool
     /// Boxes may carry the pose and quality (`ExportContext.faceAttributes`), a name and distance
     /// (`identities`) and a cluster (`clusters`), declared as text attributes.
@@ -18,11 +19,11 @@ struct CVATDocument: ResultDocument {
     /// The attributes beside the score that `faceAttributes` declares.
     static let poseAndQuality = ["roll", "yaw", "pitch", "quality"]
 
-    init(video: Bool, faceAttributes: Bool = false, identities: Bool = false, clusters: Bool = false) {
-        self.video = video
-        self.faceAttributes = faceAttributes
-        self.identities = identities
-        self.clusters = clusters
+    init(context: ExportContext) {
+        video = context.video
+        faceAttributes = context.faceAttributes
+        identities = context.identities
+        clusters = context.clusters
     }
 
     /// The one label, face, with the score (and the pose and quality, the name and distance, the cluster)

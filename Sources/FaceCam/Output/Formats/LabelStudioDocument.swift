@@ -9,7 +9,8 @@ import Foundation
 /// Studio counts), the last keyframe disabled so that the box ends there. Tasks name their file as
 /// Label Studio's local-files storage serves it: `/data/local-files/?d=PATH`, PATH relative to
 /// `--image-root` (Label Studio's LOCAL_FILES_DOCUMENT_ROOT); without a root, the path as given.
-struct LabelStudioDocument: ResultDocument {
+struct LabelStudioDocument: DocumentFormat {
+    static let traits = FormatTraits(fileExtension: "json", isWrittenWhole: true)
     private let context: ExportContext
     private var tasks = 0
     /// The video being gathered.
