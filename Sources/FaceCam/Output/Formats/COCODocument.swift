@@ -1,3 +1,5 @@
+import Foundation
+
 /// A COCO instances document written as frames come: its images stream out, one line each,
 /// and its annotations, which follow them in the document, wait in memory until `closing`.
 ///
@@ -78,5 +80,80 @@ extension Face {
         }
         if let cluster { attributes.append(("cluster", .number(String(cluster)))) }
         return attributes
+    }
+}
+
+// MARK: - Reading (eval)
+
+extension FaceList {
+    static func loadCOCO(_ path: String, _ object: JSONValue) throws(EvaluationInputError) -> FaceList {
+        guard let images = object["images"]?.array else {
+            throw EvaluationInputError(path: path, place: "images", reason: "missing or not a list: check that it is a COCO instances file")
+        }
+        var names: [Int: String] = [:]
+        var order: [Int] = []
+        for (index, entry) in images.enumerated() {
+            guard let id = integer(entry["id"]), var name = entry["file_name"]?.string else {
+                throw EvaluationInputError(path: path, place: "images[\(index)]", reason: "needs an integer id and a file_name")
+            }
+            // A video's frame, as facecam's COCO output names it, and as its JSON Lines do.
+            if let frame = integer(entry["frame_index"]) { name += "#\(frame)" }
+            guard names.updateValue(name, forKey: id) == nil else {
+                throw EvaluationInputError(path: path, place: "images[\(index)]", reason: "id \(id) is used twice")
+            }
+            order.append(id)
+        }
+        // In id order, as pycocotools takes them: detections with equal scores then fall alike.
+        order.sort()
+        guard let annotations = object["annotations"]?.array else {
+            throw EvaluationInputError(path: path, place: "annotations", reason: "missing or not a list: check that it is a COCO instances file")
+        }
+        let faceCategories = try faceCategories(object["categories"], in: path)
+        let faces = try cocoAnnotations(annotations, in: path, key: "annotations", categories: faceCategories)
+        if let stray = faces.keys.first(where: { names[$0] == nil }) {
+            throw EvaluationInputError(path: path, place: "annotations", reason: "image_id \(stray) is not among the images")
+        }
+        var list = FaceList(
+            path: path, format: .coco, images: order.map { ListedImage(name: names[$0]!, faces: faces[$0] ?? []) },
+            listsEveryImage: true)
+        list.imageIDs = names
+        return list
+    }
+
+    /// The ids of a COCO file's face category: all (nil) when it has one category or none, else
+    /// those named "face"; a file of several categories without one is refused.
+    static func faceCategories(_ value: JSONValue?, in path: String) throws(EvaluationInputError) -> Set<Int>? {
+        let categories = (value?.array ?? []).filter { $0.members != nil }
+        guard categories.count > 1 else { return nil }
+        let faces = categories.filter { $0["name"]?.string?.lowercased() == "face" }.compactMap { integer($0["id"]) }
+        guard !faces.isEmpty else {
+            throw EvaluationInputError(path: path, place: "categories", reason: "several categories, none named face: eval scores faces")
+        }
+        return Set(faces)
+    }
+
+    /// COCO annotations by image id: `bbox` [x, y, w, h], `score` (1 when absent), ignored when
+    /// `iscrowd` or `ignore` is set; only those of `categories`, when given.
+    static func cocoAnnotations(
+        _ entries: [JSONValue], in path: String, key: String, categories: Set<Int>?
+    ) throws(EvaluationInputError) -> [Int: [ListedFace]] {
+        var faces: [Int: [ListedFace]] = [:]
+        for (index, entry) in entries.enumerated() {
+            let place = "\(key)[\(index)]"
+            guard let image = integer(entry["image_id"]) else {
+                throw EvaluationInputError(path: path, place: place, reason: "needs an integer image_id")
+            }
+            if let categories, let category = integer(entry["category_id"]), !categories.contains(category) { continue }
+            guard let box = rect(entry["bbox"]) else {
+                throw EvaluationInputError(path: path, place: place, reason: "bbox must be [x, y, width, height], sizes 0 or more")
+            }
+            let score = entry["score"] == nil ? 1 : entry["score"]?.number
+            guard let score, score.isFinite else {
+                throw EvaluationInputError(path: path, place: place, reason: "score must be a number")
+            }
+            let ignored = integer(entry["iscrowd"]) == 1 || integer(entry["ignore"]) == 1
+            faces[image, default: []].append(ListedFace(box: box, score: score, ignored: ignored))
+        }
+        return faces
     }
 }

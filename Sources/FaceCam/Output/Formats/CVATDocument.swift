@@ -1,3 +1,5 @@
+import Foundation
+
 /// A CVAT 1.1 XML document, in the preview's coordinates (the upright image, as CVAT shows it).
 ///
 /// Still images make "CVAT for images": an `<image>` element per image, streamed, each face a
@@ -101,5 +103,77 @@ extension Face {
             case .text(let text): (attribute.name, markupEscaped(text))
             }
         }
+    }
+}
+
+// MARK: - Reading (eval)
+
+extension FaceList {
+    /// CVAT 1.1: an `<image>`'s boxes (with a `score` attribute, 1 without), or a video's tracks,
+    /// each keyframe box on frame N of the task's `<source>` (or name) named `SOURCE#N`, as eval names
+    /// a video's frames; `outside` boxes end tracks and are no faces. Only boxes labelled face, when any is.
+    /// A CVAT task's frames beyond this are refused rather than listed (eleven hours at 25 frames a second).
+    static let maximumFrames = 1_000_000
+
+    static func loadCVAT(_ path: String, text: String) throws(EvaluationInputError) -> FaceList {
+        let root: XMLElementNode
+        do {
+            root = try XMLElementNode.parse(text)
+        } catch {
+            throw EvaluationInputError(path: path, place: "line \(error.line)", reason: error.reason + ": check that it is CVAT XML")
+        }
+        guard root.name == "annotations" else {
+            throw EvaluationInputError(path: path, reason: "an XML file that is not CVAT's (<annotations>): give a CVAT 1.1 file, or a VOC folder")
+        }
+        // A track's boxes take its label.
+        let labels = root.children.flatMap { element in
+            element.name == "image" ? element.children.compactMap { $0.attributes["label"] } : element.name == "track" ? [element.attributes["label"] ?? ""] : []
+        }
+        let anyFace = labels.contains { $0.lowercased() == "face" }
+        func face(_ box: XMLElementNode, in place: String) throws(EvaluationInputError) -> ListedFace {
+            let corners = ["xtl", "ytl", "xbr", "ybr"].map { box.attributes[$0].flatMap(Double.init) }
+            guard let x0 = corners[0], let y0 = corners[1], let x1 = corners[2], let y1 = corners[3],
+                  [x0, y0, x1, y1].allSatisfy(\.isFinite), x1 >= x0, y1 >= y0 else {
+                throw EvaluationInputError(path: path, place: place, reason: "a box needs numbers xtl <= xbr, ytl <= ybr")
+            }
+            let score = try Self.score(
+                box.children.first { $0.name == "attribute" && $0.attributes["name"] == "score" }?.text, path: path, place: place)
+            return ListedFace(box: Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0), score: score)
+        }
+        func counts(_ box: XMLElementNode) -> Bool {
+            box.name == "box" && (!anyFace || box.attributes["label"]?.lowercased() == "face")
+        }
+        var images: [ListedImage] = []
+        var frames: [Int: [ListedFace]] = [:]
+        for element in root.children {
+            if element.name == "image" {
+                guard let name = element.attributes["name"] else {
+                    throw EvaluationInputError(path: path, place: "image \(images.count + 1)", reason: "has no name")
+                }
+                var faces: [ListedFace] = []
+                for box in element.children where counts(box) { faces.append(try face(box, in: "image \(name)")) }
+                images.append(ListedImage(name: name, faces: faces))
+            } else if element.name == "track", !anyFace || element.attributes["label"]?.lowercased() == "face" {
+                for box in element.children where box.name == "box" && box.attributes["outside"] != "1" {
+                    guard let frame = box.attributes["frame"].flatMap({ Int($0) }), (0..<maximumFrames).contains(frame) else {
+                        throw EvaluationInputError(
+                            path: path, place: "track \(element.attributes["id"] ?? "")",
+                            reason: "a box's frame must be a whole number from 0 to \(maximumFrames - 1)")
+                    }
+                    frames[frame, default: []].append(try face(box, in: "track \(element.attributes["id"] ?? "") frame \(frame)"))
+                }
+            }
+        }
+        if !frames.isEmpty || root.children.contains(where: { $0.name == "track" }) {
+            let task = root.child("meta")?.child("task")
+            let source = root.child("meta")?.value("source") ?? task?.value("source") ?? task?.value("name") ?? path
+            let seen = (frames.keys.max() ?? -1) + 1
+            let size = task?.value("size").flatMap { Int($0) }.map { min(max($0, seen), maximumFrames) } ?? seen
+            // Every frame of the task, those without a face too (frame 0 is named by its source alone).
+            images += (0..<size).map { frame in
+                ListedImage(name: FrameResult.imageName(source: source, frame: frame, time: 0), faces: frames[frame] ?? [])
+            }
+        }
+        return FaceList(path: path, format: .cvat, images: images, listsEveryImage: true)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// JSON Lines: a JSON object per frame, track event and best shot, a line each. It is also the record
 /// that `--on-event`, MQTT and the preview server pass on.
 public struct JSONLinesFormat: EventFormat {
@@ -71,5 +73,39 @@ public struct JSONLinesFormat: EventFormat {
     /// [[x,y],...] in YuNet's order.
     private func pairs(_ landmarks: FaceLandmarks) -> String {
         "[" + landmarks.points.map { "[\(decimal($0.x)),\(decimal($0.y))]" }.joined(separator: ",") + "]"
+    }
+}
+
+// MARK: - Reading (eval)
+
+extension FaceList {
+    /// facecam's records: a still image is named by its source, a video's frame by `SOURCE#FRAME`;
+    /// faces by their preview boxes. Event records are skipped.
+    static func loadJSONLines(_ path: String, text: String) throws(EvaluationInputError) -> FaceList {
+        var images: [ListedImage] = []
+        for (index, line) in Self.lines(of: text).enumerated() {
+            if line.allSatisfy(\.isWhitespace) { continue }
+            let place = "line \(index + 1)"
+            guard let record = try? JSONValue.parse(line), record.members != nil else {
+                throw EvaluationInputError(path: path, place: place, reason: "not a JSON object: check that the file is facecam's JSON Lines")
+            }
+            if record["event"] != nil { continue }
+            guard let source = record["source"]?.string, let faces = record["faces"]?.array else {
+                throw EvaluationInputError(path: path, place: place, reason: "needs source and faces, as facecam's records have")
+            }
+            let frame = integer(record["frame"]) ?? 0
+            var listed: [ListedFace] = []
+            for (position, entry) in faces.enumerated() {
+                // The preview box: with detect's default geometry, the upright image's pixels, as labelling tools show it.
+                guard let box = rect(entry["preview"] ?? entry["box"]) else {
+                    throw EvaluationInputError(
+                        path: path, place: "\(place) face \(position)", reason: "preview or box must be [x, y, width, height]")
+                }
+                listed.append(ListedFace(box: box, score: entry["score"]?.number ?? 1))
+            }
+            let name = FrameResult.imageName(source: source, frame: frame, time: record["time"]?.number ?? 0)
+            images.append(ListedImage(name: name, faces: listed))
+        }
+        return FaceList(path: path, format: .jsonl, images: images, listsEveryImage: true)
     }
 }

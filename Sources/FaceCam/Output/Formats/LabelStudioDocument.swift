@@ -98,3 +98,55 @@ struct LabelStudioDocument: DocumentFormat {
             + "\"width\":\(decimal(box.width / w * 100)),\"height\":\(decimal(box.height / h * 100))"
     }
 }
+
+// MARK: - Reading (eval)
+
+extension FaceList {
+    /// Label Studio image tasks: the image named by `data.image` (a local-files URL's path, decoded),
+    /// faces from the first annotation's rectangles (a ground truth) or else the first prediction's,
+    /// in percent of `original_width` and `original_height`; scores from the result or the prediction.
+    static func loadLabelStudio(_ path: String, _ tasks: [JSONValue]) throws(EvaluationInputError) -> FaceList {
+        // Only rectangles labelled face, when any is (as VOC's and CVAT's readers take them).
+        func labels(_ result: JSONValue) -> [String] {
+            (result["value"]?["rectanglelabels"]?.array ?? []).compactMap { $0.string?.lowercased() }
+        }
+        func resultSets(_ task: JSONValue) -> [JSONValue] {
+            (task["annotations"]?.array ?? []) + (task["predictions"]?.array ?? [])
+        }
+        func results(_ task: JSONValue) -> [JSONValue] {
+            (resultSets(task).first?["result"]?.array ?? []).filter { $0.members != nil }
+        }
+        let anyFace = tasks.contains { results($0).contains { labels($0).contains("face") } }
+        var images: [ListedImage] = []
+        for (index, entry) in tasks.enumerated() {
+            let place = "task \(index + 1)"
+            guard entry.members != nil, let data = entry["data"], data.members != nil else {
+                throw EvaluationInputError(path: path, place: place, reason: "needs data: check that it is Label Studio's tasks")
+            }
+            guard var name = data["image"]?.string else {
+                throw EvaluationInputError(path: path, place: place, reason: "needs data.image: eval reads image tasks, not video ones")
+            }
+            if let query = name.range(of: "?d=") { name = String(name[query.upperBound...]).removingPercentEncoding ?? name }
+            let chosen = resultSets(entry).first
+            let rectangles = results(entry).filter { $0["type"]?.string == "rectanglelabels" }
+            var faces: [ListedFace] = []
+            for (position, result) in rectangles.enumerated() where !anyFace || labels(result).contains("face") {
+                let box = result["value"]
+                let numbers = ["x", "y", "width", "height"].map { box?[$0]?.number } + [result["original_width"]?.number, result["original_height"]?.number]
+                guard numbers.allSatisfy({ $0?.isFinite == true }), let width = numbers[4], let height = numbers[5], width > 0, height > 0,
+                      numbers[2]! >= 0, numbers[3]! >= 0 else {
+                    throw EvaluationInputError(
+                        path: path, place: "\(place) result \(position + 1)",
+                        reason: "needs x, y, width, height, original_width and original_height as numbers, the sizes not negative")
+                }
+                let score = result["score"]?.number ?? chosen?["score"]?.number ?? 1
+                faces.append(ListedFace(
+                    box: Rect(x: numbers[0]! * width / 100, y: numbers[1]! * height / 100, width: numbers[2]! * width / 100,
+                              height: numbers[3]! * height / 100),
+                    score: score))
+            }
+            images.append(ListedImage(name: name, faces: faces))
+        }
+        return FaceList(path: path, format: .labelStudio, images: images, listsEveryImage: true)
+    }
+}

@@ -37,3 +37,50 @@ struct WiderFormat: LineFormat, FolderFormat {
 
     func index(items: [String], folder: String) -> [(path: String, text: String)] { [] }
 }
+
+// MARK: - Reading (eval)
+
+extension FaceList {
+    /// WIDER's layout: the image's name, the number of faces, then a line per face (one line of
+    /// zeros for none): x y w h and, in the ground truth, blur expression illumination invalid
+    /// occlusion pose, or, in detection results, the score. `invalid` faces are ignored.
+    static func parseWider(_ path: String, text: String) throws(EvaluationInputError) -> [ListedImage] {
+        let lines = Self.lines(of: text).map { $0.trimmingCharacters(in: .whitespaces) }
+        var images: [ListedImage] = []
+        var index = 0
+        func fail(_ reason: String) -> EvaluationInputError {
+            EvaluationInputError(path: path, place: "line \(index + 1)", reason: reason + ": check that it is WIDER FACE's format")
+        }
+        while index < lines.count {
+            let name = String(lines[index].prefix(200))
+            index += 1
+            if name.isEmpty { continue }
+            guard index < lines.count, let count = Int(lines[index]), count >= 0 else {
+                throw fail("expected the number of faces of \(name)")
+            }
+            index += 1
+            var faces: [ListedFace] = []
+            // The ground truth follows a count of 0 with a line of zeros; detection files do not.
+            let placeholder = count == 0 && index < lines.count
+                && lines[index].split(whereSeparator: { $0 == " " || $0 == "\t" }).count >= 4
+                && lines[index].split(whereSeparator: { $0 == " " || $0 == "\t" }).allSatisfy { Double($0) != nil }
+            for _ in 0..<(count == 0 ? (placeholder ? 1 : 0) : count) {
+                guard index < lines.count else { throw fail("\(name) has fewer face lines than its count, \(count)") }
+                let fields = lines[index].split(whereSeparator: { $0 == " " || $0 == "\t" }).map { Double($0) }
+                guard fields.count >= 4, fields.allSatisfy({ $0?.isFinite == true }) else {
+                    throw fail("expected a face of \(name) as numbers: x y w h and its flags or score")
+                }
+                let numbers = fields.map { $0! }
+                if count > 0 {
+                    let box = Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+                    guard box.width >= 0, box.height >= 0 else { throw fail("a face of \(name) has a negative size") }
+                    let invalid = numbers.count >= 10 && numbers[7] == 1
+                    faces.append(ListedFace(box: box, score: numbers.count == 5 ? numbers[4] : 1, ignored: invalid))
+                }
+                index += 1
+            }
+            images.append(ListedImage(name: name, faces: faces))
+        }
+        return images
+    }
+}
