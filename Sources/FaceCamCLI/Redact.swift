@@ -17,10 +17,10 @@ struct Redact: ParsableCommand {
             finished output goes to standard output: source, output, frames, faces detected, masks \
             drawn, the share of pixels hidden, and with --spare the faces left visible (not among those \
             detected). An input that fails is reported and the others are still done; the exit status is then 1. \
-            Cost, on two cores with OpenVINO: the defaults redact about 13 frames/s of 640x480 video and 4.6 \
-            of 1280x720 (an hour for 10 minutes of 1280x720 at 30 frames/s); --detector yunet \
-            --score-threshold 0.5 --scales 1 about twice as fast, leaving more small faces untouched \
-            (crowds: 16 of 42 against 4).
+            Cost, on two cores with OpenVINO: the defaults redact about 14 frames/s of 640x480 video and 5 \
+            of 1280x720 (an hour for 10 minutes of 1280x720 at 30 frames/s); --scales 1,2 about 1.3 \
+            times as fast, leaving more small faces untouched (crowds: 4 of 42 against 3); --detector yunet \
+            --score-threshold 0.5 --scales 1 about twice as fast (16 of 42).
             """ + guidePointer("docs/redaction.md", manual: "facecam-redact"))
 
     @Argument(help: ArgumentHelp(

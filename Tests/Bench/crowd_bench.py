@@ -57,7 +57,7 @@ DETECTION = [
 
 REDACTION = [
     ("redact defaults", []),
-    ("redact --no-focus --no-plus-yunet (the former defaults)", ["--no-focus", "--no-plus-yunet"]),
+    ("redact --scales 1,2 --no-focus --no-plus-yunet (the defaults before focus)", ["--scales", "1,2", "--no-focus", "--no-plus-yunet"]),
     ("redact --scales 1,2 (two scales: faster, more small faces left)", ["--scales", "1,2"]),
     ("yunet 0.5, scales 1", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1"]),
     ("yunet 0.5, scales 1,2", ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1,2"]),
