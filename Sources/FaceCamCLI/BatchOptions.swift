@@ -78,7 +78,7 @@ struct BatchOptions: ParsableArguments {
 
     /// --output-dir is a dataset folder (yolo, voc, wider's detection results), not a file per input.
     func writesDatasetFolder(_ output: OutputOptions) -> Bool {
-        outputDir != nil && output.format.makesFolders
+        outputDir != nil && output.format.canWriteFolder
     }
 
     /// The directory of a results file per input for the batch `names` names, or nil.

@@ -35,12 +35,14 @@ struct Detect: ParsableCommand {
         try output.validateFaceOutputs(with: detector, faces: faces)
         try overlay.validate(previews: [("--annotate", output.annotate != nil)], detector: detector, redacting: false)
         if output.bestShot { throw ValidationError("--best-shot keeps the best crop of each track, and detect does not track faces: use video") }
-        if output.format.isVideoOnly { throw ValidationError("--format mot is for videos (video, live): its lines number frames and follow ids") }
+        if output.format.isVideoOnly {
+            throw ValidationError("--format \(output.format.rawValue) is for videos (video, live): its lines number frames and follow ids")
+        }
         try output.validateFolder(outputDir)
         if outputDir != nil, output.output != nil {
             throw ValidationError("--output-dir and --output both say where results go: choose one")
         }
-        if outputDir != nil, !output.format.makesFolders {
+        if outputDir != nil, !output.format.canWriteFolder {
             throw ValidationError("--output-dir is for the folder formats (yolo, voc, wider): give --output FILE for \(output.format.rawValue)")
         }
     }

@@ -116,9 +116,9 @@ struct Live: ParsableCommand {
 
     func validate() throws {
         if device != nil, source != nil { throw ValidationError("--device and --source exclude each other") }
-        if output.format.isDocument || output.format.isFolder {
+        if output.format.isDocument || output.format.isFolderOnly {
             throw ValidationError("--format \(output.format.rawValue) is a dataset written whole when a run ends, which live does not: "
-                + "use jsonl, csv, text, wider or mot")
+                + "use \(ResultFormat.names { !$0.isDocument && !$0.isFolderOnly })")
         }
         if output.imageRoot != nil { throw ValidationError("--image-root names image files; live reads a camera or a stream") }
         if source != nil, size != nil || fps != nil || pixelFormat != .auto {

@@ -607,8 +607,8 @@ struct OutputOptions: ParsableArguments {
         }
         if let cropMargin, !(0...2).contains(cropMargin) { throw ValidationError("--crop-margin must be from 0 to 2") }
         if let cropSize, !(16...1024).contains(cropSize) { throw ValidationError("--crop-size must be from 16 to 1024") }
-        if imageRoot != nil, [.jsonl, .csv, .text, .mot].contains(format) {
-            throw ValidationError("--image-root names images in the dataset formats (coco, cvat, labelstudio, yolo, voc, wider): "
+        if imageRoot != nil, !format.namesImages {
+            throw ValidationError("--image-root names images in the dataset formats (\(ResultFormat.names { $0.namesImages })): "
                 + "add one, or leave --image-root out")
         }
     }
@@ -645,10 +645,9 @@ struct OutputOptions: ParsableArguments {
     /// needs a format with a place for it.
     func validateFaceOutputs(with detector: DetectorOptions, faces: FaceReportOptions) throws {
         try faces.recognition.validate(format: format)
-        if let option = [("--pose", faces.pose), ("--quality", faces.quality)].first(where: \.1)?.0,
-            [.yolo, .wider, .mot, .labelstudio].contains(format) {
-            throw ValidationError(
-                "--format \(format.rawValue) has no place for what \(option) reports: use jsonl, csv, text, coco, cvat or voc, or leave \(option) out")
+        if let option = [("--pose", faces.pose), ("--quality", faces.quality)].first(where: \.1)?.0, !format.holds(.poseAndQuality) {
+            throw ValidationError("--format \(format.rawValue) has no place for what \(option) reports: use "
+                + "\(ResultFormat.names { $0.holds(.poseAndQuality) }), or leave \(option) out")
         }
         if bestShot, !detector.kind.givesScoresAndLandmarks {
             throw ValidationError(
@@ -662,10 +661,10 @@ struct OutputOptions: ParsableArguments {
 
     /// Refuses a folder format without `folder` (an --output-dir), and --output with one: usage errors.
     func validateFolder(_ folder: String?) throws {
-        if format.isFolder, folder == nil {
+        if format.isFolderOnly, folder == nil {
             throw ValidationError("--format \(format.rawValue) writes a folder of files: give --output-dir DIR")
         }
-        if format.isFolder, output != nil {
+        if format.isFolderOnly, output != nil {
             throw ValidationError("--format \(format.rawValue) writes a folder: give --output-dir DIR instead of --output")
         }
     }

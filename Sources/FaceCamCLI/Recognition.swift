@@ -171,13 +171,15 @@ struct RecognitionOptions: ParsableArguments {
 
     /// Formats with a place for a face's name and cluster (COCO's and CVAT's as attributes): the others would drop them silently.
     func validate(format: ResultFormat) throws {
-        if recognize, ![.jsonl, .text, .csv, .coco, .cvat].contains(format) {
-            throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives: use jsonl, csv, text, coco or cvat")
+        if recognize, !format.holds(.identity) {
+            throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives: use "
+                + ResultFormat.names { $0.holds(.identity) })
         }
-        if cluster, ![.jsonl, .coco, .cvat].contains(format) {
-            throw ValidationError("--format \(format.rawValue) has no place for the clusters --cluster gives: use jsonl, coco or cvat")
+        if cluster, !format.holds(.cluster) {
+            throw ValidationError("--format \(format.rawValue) has no place for the clusters --cluster gives: use "
+                + ResultFormat.names { $0.holds(.cluster) })
         }
-        if descriptors, format != .jsonl {
+        if descriptors, !format.holds(.descriptor) {
             throw ValidationError("--descriptors are written in JSON Lines only: leave --format out, or give --format jsonl")
         }
     }

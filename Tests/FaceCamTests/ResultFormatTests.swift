@@ -76,18 +76,30 @@ struct ResultFormatTests {
             """)
     }
 
-    /// What each format says it is, which the commands' refusals follow: as the formats' own specifications have it.
+    /// What each format says it is, which the commands' refusals follow: as the formats' own specifications have them.
     @Test func eachFormatDeclaresWhatItIs() {
+        let details: [(FaceDetail, String)] = [(.poseAndQuality, "pose"), (.identity, "identity"), (.cluster, "cluster"), (.descriptor, "descriptor")]
         let declared = ResultFormat.allCases.map { format in
-            [format.rawValue, format.fileExtension, format.isFolder ? "folder" : format.makesFolders ? "file or folder" : "file",
-             format.isDocument ? "document" : "", format.hasEvents ? "events" : "", format.isOneVideo ? "one video" : "",
-             format.isVideoOnly ? "video only" : ""].joined(separator: " ")
+            ([format.rawValue, format.fileExtension, format.isFolderOnly ? "folder" : format.canWriteFolder ? "file or folder" : "file",
+              format.isDocument ? "document" : "", format.hasEvents ? "events" : "", format.isOneVideo ? "one video" : "",
+              format.isVideoOnly ? "video only" : "", format.namesImages ? "names images" : ""]
+                + details.filter { format.holds($0.0) }.map(\.1)).filter { !$0.isEmpty }.joined(separator: " ")
         }
         #expect(declared == [
-            "jsonl jsonl file  events  ", "csv csv file    ", "text txt file  events  ", "coco json file document   ",
-            "wider txt file or folder    ", "mot txt file   one video video only", "yolo txt folder    ",
-            "voc xml folder    ", "cvat xml file document  one video ", "labelstudio json file document   ",
+            "jsonl jsonl file events pose identity cluster descriptor", "csv csv file pose identity", "text txt file events pose identity",
+            "coco json file document names images pose identity cluster", "wider txt file or folder names images",
+            "mot txt file one video video only", "yolo txt folder names images", "voc xml folder names images pose",
+            "cvat xml file document one video names images pose identity cluster", "labelstudio json file document names images",
         ])
+        // Each writes a stream or a folder (else ResultWriter could not write it).
+        let writable = ResultFormat.allCases.filter { $0.type is any StreamFormat.Type || $0.type is any FolderFormat.Type }
+        #expect(writable == ResultFormat.allCases)
+        // A document holds text back until the end, so a file of it is only whole then.
+        let documents = ResultFormat.allCases.filter(\.isDocument)
+        #expect(documents.filter(\.isWrittenWhole) == documents)
+        let (withEvents, withIdentities) = (ResultFormat.names { $0.hasEvents }, ResultFormat.names { $0.holds(.identity) })
+        #expect(withEvents == "jsonl or text")
+        #expect(withIdentities == "jsonl, csv, text, coco or cvat")
     }
 
     @Test func jsonEscapesControlCharacters() {

@@ -29,33 +29,3 @@ public struct ExportContext: Sendable {
         imageRoot?.relative(source) ?? source
     }
 }
-
-/// A results format written as one document: an opening, text as frames come, and a closing that
-/// may hold what had to wait for the end (COCO's annotations, CVAT's tracks).
-protocol ResultDocument {
-    var opening: String { get }
-    /// The text to write now for `result` (possibly empty).
-    mutating func add(_ result: FrameResult) -> String
-    /// The rest of the document; the writer ends with it once.
-    mutating func closing() -> String
-}
-
-/// `text` with XML's (and HTML's) five special characters escaped, for element text and attribute
-/// values; line breaks and tabs as character references (kept in attributes), other control
-/// characters, which XML 1.0 cannot hold, as U+FFFD.
-public func markupEscaped(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&apos;"
-        case "\n", "\r", "\t": out += "&#\(scalar.value);"
-        case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF: out += "\u{FFFD}"
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
-}

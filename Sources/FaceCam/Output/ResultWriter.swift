@@ -5,46 +5,6 @@ import Musl
 #endif
 import Foundation
 
-/// A rectangle's x, y, width and height, separated by commas.
-func numbers(_ r: Rect) -> String {
-    [r.x, r.y, r.width, r.height].map(decimal).joined(separator: ",")
-}
-
-/// A descriptor distance to three decimals.
-func distanceText(_ distance: Double) -> String {
-    decimal((distance * 1000).rounded() / 1000)
-}
-
-/// A quality to three decimals.
-func qualityText(_ quality: Double) -> String {
-    decimal((quality * 1000).rounded() / 1000)
-}
-
-/// An angle in degrees to a hundredth, finer than any estimate of it.
-func angleText(_ degrees: Double) -> String {
-    decimal((degrees * 100).rounded() / 100)
-}
-
-/// A JSON string literal for `text`.
-public func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        // Controls, and what YAML (data.yaml) and line-splitting readers take for a line break or refuse.
-        case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || [0x2028, 0x2029, 0xFFFE, 0xFFFF].contains(scalar.value):
-            out += String(format: "\\u%04x", scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
-}
-
-
 /// Writes results to standard output, a file or a dataset folder, flushing after every frame
 /// so that a crash or Ctrl-C loses nothing already processed.
 public final class ResultWriter {
@@ -69,10 +29,11 @@ public final class ResultWriter {
     public convenience init(format: ResultFormat, path: String?, folder: Bool = false, context: ExportContext = ExportContext())
         throws(SystemError)
     {
-        precondition(path != nil || !(format.isFolder || folder), "a folder format needs the folder's path")
+        precondition(path != nil || !(format.isFolderOnly || folder), "a folder format needs the folder's path")
+        precondition(!folder || format.canWriteFolder, "--format \(format.rawValue) writes no folder")
         let kind = path.flatMap { try? fileKind($0) }
-        if let path, format.isFolder || folder {
-            let folderFormat = format.type as! any FolderFormat.Type  // A folder format, or `wider`, given a folder.
+        if let path, format.isFolderOnly || folder {
+            let folderFormat = format.type as! any FolderFormat.Type  // As the preconditions say.
             try self.init(format: format, folder: DatasetFolder(path: path, format: folderFormat, context: context), context: context)
         } else if let path, kind == .directory {
             throw SystemError(call: "open", path: path, errno: EISDIR)
@@ -115,6 +76,7 @@ public final class ResultWriter {
         self.folder = folder
         self.context = context
         if folder == nil {
+            precondition(!format.isFolderOnly, "--format \(format.rawValue) writes a folder: it needs the folder's path")
             stream = (format.type as! any StreamFormat.Type).init(context: context)
             try emit(stream!.opening)
         }

@@ -9,7 +9,9 @@ import Foundation
 /// in YuNet's order; a tracked face's id is `attributes.track_id`, its pose (the preview's) and
 /// quality `attributes.roll`, `yaw`, `pitch` and `quality`.
 struct COCODocument: DocumentFormat {
-    static let traits = FormatTraits(fileExtension: "json", isWrittenWhole: true)
+    static let traits = FormatTraits(
+        fileExtension: "json", isWrittenWhole: true, isOneVideo: false, isVideoOnly: false, namesImages: true,
+        holds: [.poseAndQuality, .identity, .cluster])
     private var images = 0
     private var annotations: [String] = []
 

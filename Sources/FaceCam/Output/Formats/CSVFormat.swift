@@ -2,7 +2,9 @@ import Foundation
 
 /// CSV: a row per face, after a header row (RFC 4180 quoting).
 struct CSVFormat: LineFormat {
-    static let traits = FormatTraits(fileExtension: "csv")
+    static let traits = FormatTraits(
+        fileExtension: "csv", isWrittenWhole: false, isOneVideo: false, isVideoOnly: false, namesImages: false,
+        holds: [.poseAndQuality, .identity])
 
     let opening = "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id,"
         + "score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,nose_x,nose_y,"

@@ -7,7 +7,9 @@ import Foundation
 /// track a `<track>` (with facecam's id) of keyframe boxes, each with its score, ending with an `outside` box on the frame after its last,
 /// kept in memory until `closing` (the task's size and frame size come first and are known only then).
 struct CVATDocument: DocumentFormat {
-    static let traits = FormatTraits(fileExtension: "xml", isWrittenWhole: true, isOneVideo: true)
+    static let traits = FormatTraits(
+        fileExtension: "xml", isWrittenWhole: true, isOneVideo: true, isVideoOnly: false, namesImages: true,
+        holds: [.poseAndQuality, .identity, .cluster])
     private let video: Bool
     /// Boxes may carry the pose and quality (`ExportContext.faceAttributes`), a name and distance
     /// (`identities`) and a cluster (`clusters`), declared as text attributes.

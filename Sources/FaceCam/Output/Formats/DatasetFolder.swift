@@ -82,6 +82,12 @@ final class DatasetFolder {
         }
     }
 
+    /// The item of a format with a file per image (YOLO, VOC): the image's path relative to the image root, or its
+    /// name when there is none, without its extension, then `frame`.
+    static func imageItem(source: String, frame: String, context: ExportContext) -> String {
+        removingExtension(context.imageRoot == nil ? lastComponent(source) : source) + frame
+    }
+
     static func removingExtension(_ name: String) -> String {
         let file = lastComponent(name)
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return name }
@@ -96,15 +102,4 @@ func lastComponent(_ path: String) -> String {
 func directoryOf(_ path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
-}
-
-
-
-extension Face {
-    /// VOC's viewpoint from the preview's yaw (`--pose`): Frontal within 30 degrees of the camera,
-    /// else Left or Right, the way the face looks as the picture shows it; Unspecified without a pose.
-    var vocPose: String {
-        guard let yaw = previewPose?.yaw else { return "Unspecified" }
-        return abs(yaw) < 30 ? "Frontal" : yaw > 0 ? "Right" : "Left"
-    }
 }

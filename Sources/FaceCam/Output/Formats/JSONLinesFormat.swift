@@ -3,7 +3,9 @@ import Foundation
 /// JSON Lines: a JSON object per frame, track event and best shot, a line each. It is also the record
 /// that `--on-event`, MQTT and the preview server pass on.
 public struct JSONLinesFormat: EventFormat {
-    static let traits = FormatTraits(fileExtension: "jsonl")
+    static let traits = FormatTraits(
+        fileExtension: "jsonl", isWrittenWhole: false, isOneVideo: false, isVideoOnly: false, namesImages: false,
+        holds: [.poseAndQuality, .identity, .cluster, .descriptor])
     let opening = ""
 
     public init() {}
@@ -16,7 +18,7 @@ public struct JSONLinesFormat: EventFormat {
         let faces = r.faces.map { face in
             "{" + (face.id.map { "\"id\":\($0)," } ?? "")
                 + "\"box\":[\(face.box.x),\(face.box.y),\(face.box.width),\(face.box.height)],"
-                + "\"preview\":[\(numbers(face.preview))]"
+                + "\"preview\":[\(commaSeparated(face.preview))]"
                 + (face.score.map { ",\"score\":\(decimal($0))" } ?? "")
                 + (face.landmarks.map { ",\"landmarks\":\(pairs($0))" } ?? "")
                 + (face.previewLandmarks.map { ",\"preview_landmarks\":\(pairs($0))" } ?? "")
@@ -42,7 +44,7 @@ public struct JSONLinesFormat: EventFormat {
             : ""
         return "{\"event\":\"\(event.kind.rawValue)\"" + (event.zone.map { ",\"zone\":\(jsonString($0))" } ?? "")
             + ",\"id\":\(event.id),\"source\":\(jsonString(event.source)),"
-            + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span),\"preview\":[\(numbers(event.preview))]"
+            + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span),\"preview\":[\(commaSeparated(event.preview))]"
             + (event.score.map { ",\"score\":\(decimal($0))" } ?? "") + (event.identity.map(identityJSON) ?? "") + "}\n"
     }
 

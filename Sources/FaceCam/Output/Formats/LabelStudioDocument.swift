@@ -10,7 +10,8 @@ import Foundation
 /// Label Studio's local-files storage serves it: `/data/local-files/?d=PATH`, PATH relative to
 /// `--image-root` (Label Studio's LOCAL_FILES_DOCUMENT_ROOT); without a root, the path as given.
 struct LabelStudioDocument: DocumentFormat {
-    static let traits = FormatTraits(fileExtension: "json", isWrittenWhole: true)
+    static let traits = FormatTraits(
+        fileExtension: "json", isWrittenWhole: true, isOneVideo: false, isVideoOnly: false, namesImages: true, holds: [])
     private let context: ExportContext
     private var tasks = 0
     /// The video being gathered.

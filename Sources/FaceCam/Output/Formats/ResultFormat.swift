@@ -39,11 +39,11 @@ public enum ResultFormat: String, CaseIterable, Sendable {
         }
     }
 
-    /// Always a folder of files (`--output-dir`); `wider` is one in a folder, one file elsewhere.
-    public var isFolder: Bool { !(type is any StreamFormat.Type) }
+    /// Only ever a folder of files (`--output-dir`): YOLO and VOC.
+    public var isFolderOnly: Bool { type is any FolderFormat.Type && !(type is any StreamFormat.Type) }
 
-    /// Also a folder of files, with `--output-dir`.
-    public var makesFolders: Bool { type is any FolderFormat.Type }
+    /// Writes a folder of files given `--output-dir`: the folder formats, and WIDER (one file elsewhere).
+    public var canWriteFolder: Bool { type is any FolderFormat.Type }
 
     /// A document whose end is written when the run ends.
     public var isDocument: Bool { type is any DocumentFormat.Type }
@@ -61,20 +61,50 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     /// It has no place for a still image: its lines number frames and follow ids.
     public var isVideoOnly: Bool { type.traits.isVideoOnly }
 
+    /// A dataset that names its images, relative to `--image-root` when given.
+    public var namesImages: Bool { type.traits.namesImages }
+
+    /// It has a place for what `detail` adds to a face.
+    public func holds(_ detail: FaceDetail) -> Bool { type.traits.holds.contains(detail) }
+
     /// The extension of a results file in this format (`--output-dir`).
     public var fileExtension: String { type.traits.fileExtension }
+
+    /// The names of the formats `included` takes, "jsonl, csv or text", for messages that say which to use.
+    public static func names(where included: (ResultFormat) -> Bool) -> String {
+        let names = allCases.filter(included).map(\.rawValue)
+        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
 }
 
-/// What a format's files are, beyond how it writes them.
+/// What a face may carry beyond its box, score and landmarks, which a format has a place for or not.
+public struct FaceDetail: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// `--pose` and `--quality`.
+    public static let poseAndQuality = FaceDetail(rawValue: 1)
+    /// `--recognize`'s name and distance.
+    public static let identity = FaceDetail(rawValue: 2)
+    /// `--cluster`'s number.
+    public static let cluster = FaceDetail(rawValue: 4)
+    /// `--descriptors`' 128 numbers.
+    public static let descriptor = FaceDetail(rawValue: 8)
+}
+
+/// What a format's files are, beyond how it writes them; every format states each.
 struct FormatTraits {
     /// The extension of a results file in this format.
     var fileExtension: String
     /// A dataset file, which must not pass for a whole one unless the run finished.
-    var isWrittenWhole = false
+    var isWrittenWhole: Bool
     /// Its entries are a video's numbered frames and tracks (MOTChallenge, CVAT's tracks): one video a file.
-    var isOneVideo = false
+    var isOneVideo: Bool
     /// It has no place for a still image (MOTChallenge).
-    var isVideoOnly = false
+    var isVideoOnly: Bool
+    /// A dataset that names its images (so `--image-root` applies).
+    var namesImages: Bool
+    /// What it has a place for besides boxes, scores and landmarks.
+    var holds: FaceDetail
 }
 
 /// One results format: what it is (`traits`), and how it writes, by the protocols below it conforms to.

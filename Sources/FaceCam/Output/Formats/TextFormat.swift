@@ -2,7 +2,9 @@ import Foundation
 
 /// Readable lines for people: a line per frame and one per face under it, and a line per event and best shot.
 struct TextFormat: EventFormat {
-    static let traits = FormatTraits(fileExtension: "txt")
+    static let traits = FormatTraits(
+        fileExtension: "txt", isWrittenWhole: false, isOneVideo: false, isVideoOnly: false, namesImages: false,
+        holds: [.poseAndQuality, .identity])
     let opening = ""
 
     init(context: ExportContext) {}

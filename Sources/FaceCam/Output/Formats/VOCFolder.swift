@@ -2,7 +2,9 @@ import Foundation
 
 /// Pascal VOC: `Annotations/ITEM.xml`, the list of items `ImageSets/Main/train.txt` and `labelmap.txt`.
 struct VOCFolder: FolderFormat {
-    static let traits = FormatTraits(fileExtension: "xml")
+    static let traits = FormatTraits(
+        fileExtension: "xml", isWrittenWhole: false, isOneVideo: false, isVideoOnly: false, namesImages: true,
+        holds: [.poseAndQuality])
     static let indexFiles = ["ImageSets/Main/train.txt", "labelmap.txt"]
     private let context: ExportContext
 
@@ -11,7 +13,7 @@ struct VOCFolder: FolderFormat {
     }
 
     func item(for result: FrameResult, source: String, frame: String) -> String {
-        DatasetFolder.removingExtension(context.imageRoot == nil ? lastComponent(source) : source) + frame
+        DatasetFolder.imageItem(source: source, frame: frame, context: context)
     }
 
     /// VOC's corners are the box's inside the image, unrounded (VOC's own files hold whole pixels,
@@ -35,7 +37,17 @@ struct VOCFolder: FolderFormat {
 
     /// The list of items, and the label list of Datumaro and CVAT (VOC's own tools know only its twenty classes).
     func index(items: [String], folder: String) -> [(path: String, text: String)] {
-        [("ImageSets/Main/train.txt", items.map { $0 + "\n" }.joined()), ("labelmap.txt", "# label:color_rgb:parts:actions\nface:::\n")]
+        [(Self.indexFiles[0], items.map { $0 + "\n" }.joined()), (Self.indexFiles[1], "# label:color_rgb:parts:actions\nface:::\n")]
+    }
+}
+
+
+extension Face {
+    /// VOC's viewpoint from the preview's yaw (`--pose`): Frontal within 30 degrees of the camera,
+    /// else Left or Right, the way the face looks as the picture shows it; Unspecified without a pose.
+    var vocPose: String {
+        guard let yaw = previewPose?.yaw else { return "Unspecified" }
+        return abs(yaw) < 30 ? "Frontal" : yaw > 0 ? "Right" : "Left"
     }
 }
 

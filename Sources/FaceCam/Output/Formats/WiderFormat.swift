@@ -7,7 +7,8 @@ import Foundation
 /// As a folder (`--output-dir`): its detection results, `EVENT/NAME.txt` (the image's folder, its
 /// name), the image's name, the number of faces, and `x y w h score` a face, as WIDER's evaluation reads them.
 struct WiderFormat: LineFormat, FolderFormat {
-    static let traits = FormatTraits(fileExtension: "txt", isWrittenWhole: true)
+    static let traits = FormatTraits(
+        fileExtension: "txt", isWrittenWhole: true, isOneVideo: false, isVideoOnly: false, namesImages: true, holds: [])
     static let indexFiles: [String] = []
     let opening = ""
     private let video: Bool
@@ -17,7 +18,7 @@ struct WiderFormat: LineFormat, FolderFormat {
     }
 
     func render(_ r: FrameResult) -> String {
-        let lines = r.faces.map { numbers($0.preview).replacingOccurrences(of: ",", with: " ") + " 0 0 0 0 0 0" }
+        let lines = r.faces.map { commaSeparated($0.preview).replacingOccurrences(of: ",", with: " ") + " 0 0 0 0 0 0" }
         return "\(r.imageName)\n\(r.faces.count)\n" + (lines.isEmpty ? ["0 0 0 0 0 0 0 0 0 0"] : lines).joined(separator: "\n") + "\n"
     }
 

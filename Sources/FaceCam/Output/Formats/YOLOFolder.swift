@@ -1,7 +1,8 @@
 /// YOLO: `labels/train/ITEM.txt`, a line per face (class 0, then centre x, centre y, width and height
 /// as fractions of the image, then, with landmarks, YOLO-pose keypoints x y 2), and `data.yaml`.
 struct YOLOFolder: FolderFormat {
-    static let traits = FormatTraits(fileExtension: "txt")
+    static let traits = FormatTraits(
+        fileExtension: "txt", isWrittenWhole: false, isOneVideo: false, isVideoOnly: false, namesImages: true, holds: [])
     static let indexFiles = ["data.yaml"]
     private let context: ExportContext
     /// Some face had landmarks: `data.yaml` declares the keypoints.
@@ -12,7 +13,7 @@ struct YOLOFolder: FolderFormat {
     }
 
     func item(for result: FrameResult, source: String, frame: String) -> String {
-        DatasetFolder.removingExtension(context.imageRoot == nil ? lastComponent(source) : source) + frame
+        DatasetFolder.imageItem(source: source, frame: frame, context: context)
     }
 
     /// Boxes are clipped to the image and keypoints outside it are `0 0 0`, as YOLO's loaders require
@@ -38,6 +39,6 @@ struct YOLOFolder: FolderFormat {
         var yaml = "# Faces found by \(context.model): labels/train has a file per image; put the images in images/train\n"
             + "# under the same names.\npath: \(jsonString(ImageRoot.absolute(folder)))\ntrain: images/train\nval: images/train\nnames:\n  0: face\n"
         if landmarks { yaml += "kpt_shape: [5, 3]\nflip_idx: [1, 0, 2, 4, 3]\n" }
-        return [("data.yaml", yaml)]
+        return [(Self.indexFiles[0], yaml)]
     }
 }
