@@ -94,6 +94,13 @@ func listed(_ names: [String], _ conjunction: String) -> String {
     names.count > 1 ? names.dropLast().joined(separator: ", ") + " \(conjunction) " + names.last! : names.joined()
 }
 
+extension ResultFormat {
+    /// The formats `included` takes, "jsonl, csv or text", for messages that say which to use.
+    static func names(where included: (ResultFormat) -> Bool) -> String {
+        listed(allCases.filter(included).map(\.rawValue), "or")
+    }
+}
+
 extension FaceOverlay.Anchor: ExpressibleByArgument {}
 
 /// --overlay: a picture laid on each face of the frames written or shown (detect, video, live).

@@ -97,9 +97,9 @@ struct ResultFormatTests {
         // A document holds text back until the end, so a file of it is only whole then.
         let documents = ResultFormat.allCases.filter(\.isDocument)
         #expect(documents.filter(\.isWrittenWhole) == documents)
-        let (withEvents, withIdentities) = (ResultFormat.names { $0.hasEvents }, ResultFormat.names { $0.holds(.identity) })
-        #expect(withEvents == "jsonl or text")
-        #expect(withIdentities == "jsonl, csv, text, coco or cvat")
+        let (withEvents, withIdentities) = (ResultFormat.allCases.filter(\.hasEvents), ResultFormat.allCases.filter { $0.holds(.identity) })
+        #expect(withEvents == [.jsonl, .text])
+        #expect(withIdentities == [.jsonl, .csv, .text, .coco, .cvat])
     }
 
     @Test func jsonEscapesControlCharacters() {

@@ -69,12 +69,6 @@ public enum ResultFormat: String, CaseIterable, Sendable {
 
     /// The extension of a results file in this format (`--output-dir`).
     public var fileExtension: String { type.traits.fileExtension }
-
-    /// The names of the formats `included` takes, "jsonl, csv or text", for messages that say which to use.
-    public static func names(where included: (ResultFormat) -> Bool) -> String {
-        let names = allCases.filter(included).map(\.rawValue)
-        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
-    }
 }
 
 /// What a face may carry beyond its box, score and landmarks, which a format has a place for or not.
