@@ -64,41 +64,17 @@ public final class MQTTConnection: @unchecked Sendable {
     /// facecam's commands are a word, and anyone on the broker may send hundreds of megabytes.
     public static let longestMessage = 1024
 
-    private struct Message {
-        var topic: String
-        var payload: [UInt8]
-        var retain: Bool
-    }
-
     private let settings: Settings
     private let report: @Sendable (String) -> Void
     private let onMessage: @Sendable (String, [UInt8]?) -> Void
     /// What the callers' threads and the connection's thread share.
     private struct Shared {
-        /// Replaced only on the connection's thread, while `connected` is false.
+        /// Replaced only on the connection's thread, while the outbox is not connected.
         var client: Client?
-        var connected = false
         var stopping = false
-        /// Handed to libmosquitto and not yet acknowledged, in the order they were handed over.
-        var inFlight: [(id: Int32, message: Message)] = []
-        var retained: [String: [UInt8]] = [:]
-        /// Retained topics in the order they were first set: republished in it after a reconnection.
-        var retainedOrder: [String] = []
-        /// Retained topics whose newest payload the broker does not have yet, oldest change first.
-        var unsent: [String] = []
-        var queue: [Message] = []
-        /// The last message of a stop (availability `offline`), sent once everything else was handed over.
-        var farewell: Message?
-        var farewellID: Int32?
-        var farewellAcknowledged = false
         /// How long a stop waits for the broker's acknowledgements; set by `close`, before `stopping`.
         var grace = 2.0
-        var counts = Counts()
-
-        /// Everything handed over and acknowledged (the farewell's acknowledgement, when there is one).
-        var delivered: Bool { farewell == nil ? unsent.isEmpty && queue.isEmpty && inFlight.isEmpty : farewellAcknowledged }
-        /// Events still waiting: what a stop counts as dropped.
-        var waitingEvents: Int { queue.count + inFlight.filter { !$0.message.retain }.count }
+        var outbox: MQTTOutbox
     }
 
     /// A libmosquitto client, which its threaded API lets any thread publish on.
@@ -106,7 +82,7 @@ public final class MQTTConnection: @unchecked Sendable {
         let pointer: OpaquePointer
     }
 
-    private let shared = Mutex(Shared())
+    private let shared: Mutex<Shared>
     // Used on the connection's thread only.
     private var refusal: String?
     private var backoffDelay = MQTTConnection.backoff.first
@@ -123,6 +99,7 @@ public final class MQTTConnection: @unchecked Sendable {
         self.settings = settings
         self.report = report
         self.onMessage = onMessage
+        shared = Mutex(Shared(outbox: MQTTOutbox(queueCapacity: settings.queueCapacity, inFlightLimit: Self.inFlightLimit)))
         let client = try makeClient()
         shared.withLock { $0.client = client }
     }
@@ -170,9 +147,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// newest payload of each topic, in the order of their latest changes.
     public func retain(_ payload: [UInt8], on topic: String) {
         shared.withLock { state in
-            if state.retained.updateValue(payload, forKey: topic) == nil { state.retainedOrder.append(topic) }
-            state.unsent.removeAll { $0 == topic }
-            state.unsent.append(topic)
+            state.outbox.retain(payload, on: topic)
             pump(&state)
         }
     }
@@ -180,28 +155,20 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Queues a message; dropped (and counted) when the settings' `queueCapacity` are waiting.
     public func send(_ payload: [UInt8], on topic: String) {
         shared.withLock { state in
-            guard state.queue.count < settings.queueCapacity else {
-                state.counts.dropped += 1
-                return
-            }
-            state.queue.append(Message(topic: topic, payload: payload, retain: false))
+            state.outbox.send(payload, on: topic)
             pump(&state)
         }
     }
 
     public var currentCounts: Counts {
-        shared.withLock { state in
-            var now = state.counts
-            now.connected = state.connected
-            return now
-        }
+        shared.withLock { $0.outbox.counts }
     }
 
     /// Waits until the broker acknowledged everything queued so far, for up to `timeout` seconds; false when it did not.
     public func waitUntilDelivered(timeout: Double) -> Bool {
         let deadline = monotonicSeconds() + timeout
         while monotonicSeconds() < deadline {
-            if shared.withLock({ $0.connected && $0.unsent.isEmpty && $0.queue.isEmpty && $0.inFlight.isEmpty }) { return true }
+            if shared.withLock({ $0.outbox.isIdle }) { return true }
             Thread.sleep(forTimeInterval: 0.02)
         }
         return false
@@ -213,7 +180,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// broker is counted as dropped.
     public func close(farewell message: (payload: [UInt8], topic: String)? = nil, grace: Double = 2) -> Counts {
         shared.withLock { state in
-            state.farewell = message.map { Message(topic: $0.topic, payload: $0.payload, retain: true) }
+            state.outbox.farewell(message)
             state.grace = grace
             state.stopping = true
             pump(&state)
@@ -223,49 +190,29 @@ public final class MQTTConnection: @unchecked Sendable {
         // thread stuck in a name lookup is left to the end of the process, its messages counted lost.
         guard finished.wait(timeout: .now() + grace + 3) == .success else {
             var lost = currentCounts
-            lost.dropped += shared.withLock { $0.waitingEvents }
+            lost.dropped += shared.withLock { $0.outbox.waitingEvents }
             return lost
         }
         return currentCounts
     }
 
-    /// Hands queued messages to libmosquitto while fewer than `inFlightLimit` wait for
-    /// acknowledgement: retained payloads first, then the queue, then the farewell.
+    /// Hands libmosquitto what the outbox says is due, until it says nothing more is.
     private func pump(_ state: inout Shared) {
-        guard state.connected, let client = state.client else { return }
-        while state.inFlight.count < Self.inFlightLimit {
-            let message: Message
-            if let topic = state.unsent.first {
-                message = Message(topic: topic, payload: state.retained[topic] ?? [], retain: true)
-            } else if let first = state.queue.first {
-                message = first
-            } else if let farewell = state.farewell, state.farewellID == nil {
-                message = farewell
-            } else {
-                return
-            }
+        guard let client = state.client else { return }
+        while let handover = state.outbox.next() {
+            let message = handover.message
             var id: Int32 = 0
             let status = message.payload.withUnsafeBufferPointer { bytes in
                 cmqtt_publish(client.pointer, message.topic, bytes.baseAddress, Int32(bytes.count), 1, message.retain, &id)
             }
             // The connection is going: what was not handed over is sent on the next one.
             if status != 0, cmqtt_status_is_disconnected(status) { return }
-            if !state.unsent.isEmpty {
-                state.unsent.removeFirst()
-            } else if !state.queue.isEmpty {
-                state.queue.removeFirst()
-            } else if status == 0 {
-                state.farewellID = id
-            } else {
-                state.farewell = nil
-            }
             guard status == 0 else {
-                // Refused for good: dropped, so that the messages behind it still go.
-                if !message.retain { state.counts.dropped += 1 }
+                state.outbox.refused(handover)
                 report("warning: MQTT: cannot publish to \(message.topic) (\(String(cString: cmqtt_describe(status)))); dropped it")
                 continue
             }
-            state.inFlight.append((id, message))
+            state.outbox.handedOver(handover, as: id)
         }
     }
 
@@ -280,7 +227,7 @@ public final class MQTTConnection: @unchecked Sendable {
             var status = endpoint.host.withCString { cmqtt_connect(client.pointer, $0, Int32(endpoint.port)) }
             while status == 0, !shared.withLock({ $0.stopping }) {
                 status = cmqtt_loop(client.pointer, 100)
-                if status == 0, shared.withLock({ $0.connected }) {
+                if status == 0, shared.withLock({ $0.outbox.connected }) {
                     everConnected = true
                     if outage != nil {
                         report("MQTT: connected to \(endpoint)")
@@ -324,13 +271,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// (events) or are republished with the newest payloads (retained ones).
     private func endSession() {
         let old = shared.withLock { state in
-            state.connected = false
-            let events = state.inFlight.filter { !$0.message.retain }.map(\.message)
-            let room = max(0, settings.queueCapacity - state.queue.count)
-            state.counts.dropped += max(0, events.count - room)
-            state.queue.insert(contentsOf: events.suffix(room), at: 0)
-            state.inFlight.removeAll()
-            state.farewellID = nil
+            state.outbox.sessionEnded()
             defer { state.client = nil }
             return state.client
         }
@@ -341,9 +282,9 @@ public final class MQTTConnection: @unchecked Sendable {
     /// message's), then disconnects cleanly; or, when it did not come, leaves without a goodbye, so
     /// that the broker publishes the last will.
     private func goodbye(_ client: Client, status: Int32) {
-        let (connected, grace) = shared.withLock { ($0.connected, $0.grace) }
+        let (connected, grace) = shared.withLock { ($0.outbox.connected, $0.grace) }
         if status == 0, connected {
-            let delivered = { self.shared.withLock { $0.delivered } }
+            let delivered = { self.shared.withLock { $0.outbox.delivered } }
             let deadline = monotonicSeconds() + grace
             while monotonicSeconds() < deadline, !delivered(), cmqtt_loop(client.pointer, 50) == 0 {}
             if delivered(), cmqtt_disconnect(client.pointer) == 0 {
@@ -351,11 +292,7 @@ public final class MQTTConnection: @unchecked Sendable {
                 while monotonicSeconds() < end, cmqtt_loop(client.pointer, 50) == 0 {}
             }
         }
-        shared.withLock { state in
-            state.counts.dropped += state.waitingEvents
-            state.queue.removeAll()
-            state.inFlight.removeAll()
-        }
+        shared.withLock { $0.outbox.abandon() }
         endSession()
     }
 
@@ -384,19 +321,14 @@ public final class MQTTConnection: @unchecked Sendable {
                 if let client = state.client {
                     for topic in settings.subscriptions { _ = cmqtt_subscribe(client.pointer, topic, 1) }
                 }
-                state.connected = true
-                // A new session: every retained payload again, the newest of each.
-                state.unsent = state.retainedOrder
+                state.outbox.sessionBegan()
                 pump(&state)
             }
         case CMQTT_EVENT_DISCONNECTED:
-            shared.withLock { $0.connected = false }
+            shared.withLock { $0.outbox.connectionLost() }
         case CMQTT_EVENT_PUBLISHED:
             shared.withLock { state in
-                guard let index = state.inFlight.firstIndex(where: { $0.id == code }) else { return }
-                state.inFlight.remove(at: index)
-                state.counts.acknowledged += 1
-                if code == state.farewellID { state.farewellAcknowledged = true }
+                state.outbox.acknowledged(code)
                 pump(&state)
             }
         case CMQTT_EVENT_MESSAGE:
