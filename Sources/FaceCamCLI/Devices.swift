@@ -33,14 +33,16 @@ struct Devices: ParsableCommand {
 
 extension CaptureDevice {
     var json: String {
-        let formats = formats.map { format in
-            let sizes = format.sizes.map { size in
-                "{\"width\":\(size.width),\"height\":\(size.height),\"fps\":[\(size.framesPerSecond.map(decimal).joined(separator: ","))]}"
+        let formats = formats.map { format -> JSONOutput in
+            let sizes = format.sizes.map { size -> JSONOutput in
+                .members(["width": .integer(size.width), "height": .integer(size.height), "fps": .array(size.framesPerSecond.map(JSONOutput.decimal))])
             }
-            return "{\"fourcc\":\(jsonString(format.fourcc)),\"description\":\(jsonString(format.description)),\"sizes\":[\(sizes.joined(separator: ","))]}"
+            return .members(["fourcc": .string(format.fourcc), "description": .string(format.description), "sizes": .array(sizes)])
         }
-        return "{\"path\":\(jsonString(path)),\"card\":\(jsonString(card)),\"driver\":\(jsonString(driver)),\"bus\":\(jsonString(bus)),"
-            + "\"aliases\":[\(aliases.map(jsonString).joined(separator: ","))],\"formats\":[\(formats.joined(separator: ","))]}\n"
+        return JSONOutput.members([
+            "path": .string(path), "card": .string(card), "driver": .string(driver), "bus": .string(bus),
+            "aliases": .array(aliases.map(JSONOutput.string)), "formats": .array(formats),
+        ]).text + "\n"
     }
 
     var text: String {

@@ -182,17 +182,23 @@ struct Eval: ParsableCommand {
     }
 
     private func json(_ truth: FaceList, _ runs: [(name: String, evaluation: Evaluation)]) -> String {
-        let entries = runs.map { run in
-            let bands = run.evaluation.bands.map { band in
-                "{\"band\":\(jsonString(band.band.name)),\"faces\":\(band.faces),\"ap\":\(number(band.averagePrecision)),"
-                    + "\"recall\":\(number(band.recall)),\"precision\":\(number(band.precision)),\"hits\":\(band.hits),"
-                    + "\"false_positives\":\(band.falsePositives),\"false_positives_per_image\":\(number(band.falsePositivesPerImage))}"
+        let entries = runs.map { run -> JSONOutput in
+            let bands = run.evaluation.bands.map { band -> JSONOutput in
+                .members([
+                    "band": .string(band.band.name), "faces": .integer(band.faces), "ap": number(band.averagePrecision),
+                    "recall": number(band.recall), "precision": number(band.precision), "hits": .integer(band.hits),
+                    "false_positives": .integer(band.falsePositives), "false_positives_per_image": number(band.falsePositivesPerImage),
+                ])
             }
-            return "{\"detections\":\(jsonString(run.name)),\"operating_score\":\(run.evaluation.operatingScore.map(decimal) ?? "null"),"
-                + "\"bands\":[\(bands.joined(separator: ","))]}"
+            return .members([
+                "detections": .string(run.name), "operating_score": run.evaluation.operatingScore.map(JSONOutput.decimal) ?? .null,
+                "bands": .array(bands),
+            ])
         }
-        return "{\"ground_truth\":\(jsonString(truth.path)),\"format\":\(jsonString(truth.format.rawValue)),"
-            + "\"images\":\(truth.images.count),\"runs\":[\(entries.joined(separator: ","))]}\n"
+        return JSONOutput.members([
+            "ground_truth": .string(truth.path), "format": .string(truth.format.rawValue),
+            "images": .integer(truth.images.count), "runs": .array(entries),
+        ]).text + "\n"
     }
 
     /// "-" for a figure that does not exist (a band without faces, no detection), else three decimals.
@@ -204,8 +210,9 @@ struct Eval: ParsableCommand {
         String(repeating: " ", count: max(0, width - text.count)) + text
     }
 
-    private func number(_ value: Double) -> String {
-        value.isNaN ? "null" : decimal(value)
+    /// null for a figure that does not exist (a band without faces, no detection).
+    private func number(_ value: Double) -> JSONOutput {
+        value.isNaN ? .null : .decimal(value)
     }
 }
 

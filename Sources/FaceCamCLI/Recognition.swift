@@ -392,7 +392,7 @@ struct People: ParsableCommand {
         func run() throws {
             for person in try galleryOptions.using({ (gallery) throws(GalleryError) in try gallery.people() }) {
                 print(format == .jsonl
-                    ? "{\"name\":\(jsonString(person.name)),\"photographs\":\(person.descriptors)}"
+                    ? JSONOutput.members(["name": .string(person.name), "photographs": .integer(person.descriptors)]).text
                     : "\(person.name): \(person.descriptors) photograph\(person.descriptors == 1 ? "" : "s")")
             }
         }

@@ -266,8 +266,10 @@ struct Redact: ParsableCommand {
 
     /// `spared`: with --spare, the faces left visible (not among `faces`).
     private func summaryLine(source: String, output: String, frames: Int, faces: Int, masks: Int, hidden: String, spared: Int?) -> String {
-        "{\"source\":\(jsonString(source)),\"output\":\(jsonString(output)),\"frames\":\(frames),\"faces\":\(faces),"
-            + "\"masks\":\(masks),\"hidden\":\(hidden)\(spared.map { ",\"spared\":\($0)" } ?? "")}"
+        JSONOutput.members([
+            "source": .string(source), "output": .string(output), "frames": .integer(frames), "faces": .integer(faces),
+            "masks": .integer(masks), "hidden": .number(hidden), "spared": spared.map(JSONOutput.integer),
+        ]).text
     }
 
     /// `part` of `whole` as a JSON number with 4 decimals (0 of nothing).

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The retained configs that make a facecam camera appear in Home Assistant (MQTT discovery):
 /// a device with a binary sensor (a face present), a sensor (the face count), a switch (detection
 /// on or off), a binary sensor per zone and per enrolled person and, with snapshots, a camera and a
@@ -12,60 +10,64 @@ struct HomeAssistantDiscovery {
     var configs: [(topic: String, payload: [UInt8])] {
         guard let prefix = settings.discoveryPrefix else { return [] }
         let node = "facecam_" + Self.identifier(settings.cameraName)
-        let device: [String: Any] = [
-            "identifiers": [node], "name": "facecam \(settings.cameraName)", "manufacturer": "facecam",
-            "model": "facecam live", "sw_version": settings.version,
+        let device: [String: JSONOutput] = [
+            "identifiers": .array([.string(node)]), "name": "facecam \(settings.cameraName)", "manufacturer": "facecam",
+            "model": "facecam live", "sw_version": .string(settings.version),
         ]
-        let origin: [String: Any] = ["name": "facecam", "sw_version": settings.version]
-        let online: [String: Any] = ["topic": settings.availability]
+        let origin: [String: JSONOutput] = ["name": "facecam", "sw_version": .string(settings.version)]
+        let online = Self.object(["topic": .string(settings.availability)])
         // The face sensors are unavailable while detection is switched off: they would only tell the last count.
-        let detecting: [String: Any] = ["topic": settings.detection, "payload_available": "ON", "payload_not_available": "OFF"]
-        var entities: [(component: String, object: String, config: [String: Any])] = [
+        let detecting = Self.object(["topic": .string(settings.detection), "payload_available": "ON", "payload_not_available": "OFF"])
+        var entities: [(component: String, object: String, config: [String: JSONOutput])] = [
             ("binary_sensor", "present", [
-                "name": "Face present", "device_class": "occupancy", "state_topic": settings.present,
-                "payload_on": "ON", "payload_off": "OFF", "availability": [online, detecting], "availability_mode": "all", "qos": 1,
+                "name": "Face present", "device_class": "occupancy", "state_topic": .string(settings.present),
+                "payload_on": "ON", "payload_off": "OFF", "availability": .array([online, detecting]), "availability_mode": "all", "qos": 1,
             ]),
             ("sensor", "faces", [
-                "name": "Faces", "state_topic": settings.faces, "state_class": "measurement", "unit_of_measurement": "faces",
-                "icon": "mdi:face-recognition", "availability": [online, detecting], "availability_mode": "all", "qos": 1,
+                "name": "Faces", "state_topic": .string(settings.faces), "state_class": "measurement", "unit_of_measurement": "faces",
+                "icon": "mdi:face-recognition", "availability": .array([online, detecting]), "availability_mode": "all", "qos": 1,
             ]),
             ("switch", "detection", [
-                "name": "Face detection", "command_topic": settings.detectionCommand, "state_topic": settings.detection,
-                "payload_on": "ON", "payload_off": "OFF", "icon": "mdi:face-recognition", "availability": [online], "qos": 1,
+                "name": "Face detection", "command_topic": .string(settings.detectionCommand), "state_topic": .string(settings.detection),
+                "payload_on": "ON", "payload_off": "OFF", "icon": "mdi:face-recognition", "availability": .array([online]), "qos": 1,
             ]),
         ]
         for zone in settings.zones {
             entities.append(("binary_sensor", "present_\(zone)", [
-                "name": "Face present in \(zone)", "device_class": "occupancy", "state_topic": settings.present(in: zone),
-                "payload_on": "ON", "payload_off": "OFF", "availability": [online, detecting], "availability_mode": "all", "qos": 1,
+                "name": "Face present in \(zone)", "device_class": "occupancy", "state_topic": .string(settings.present(in: zone)),
+                "payload_on": "ON", "payload_off": "OFF", "availability": .array([online, detecting]), "availability_mode": "all", "qos": 1,
             ]))
             entities.append(("sensor", "faces_\(zone)", [
-                "name": "Faces in \(zone)", "state_topic": settings.faces(in: zone), "state_class": "measurement",
-                "unit_of_measurement": "faces", "icon": "mdi:face-recognition", "availability": [online, detecting],
+                "name": "Faces in \(zone)", "state_topic": .string(settings.faces(in: zone)), "state_class": "measurement",
+                "unit_of_measurement": "faces", "icon": "mdi:face-recognition", "availability": .array([online, detecting]),
                 "availability_mode": "all", "qos": 1,
             ]))
         }
         for person in settings.people {
             entities.append(("binary_sensor", "person_\(Self.identifier(person))", [
-                "name": "\(person) present", "device_class": "presence", "state_topic": settings.presence(of: person),
-                "payload_on": "ON", "payload_off": "OFF", "availability": [online, detecting], "availability_mode": "all", "qos": 1,
+                "name": "\(person) present", "device_class": "presence", "state_topic": .string(settings.presence(of: person)),
+                "payload_on": "ON", "payload_off": "OFF", "availability": .array([online, detecting]), "availability_mode": "all", "qos": 1,
             ]))
         }
         if settings.snapshots {
-            entities.append(("camera", "snapshot", ["name": "Snapshot", "topic": settings.snapshot, "availability": [online]]))
+            entities.append(("camera", "snapshot", ["name": "Snapshot", "topic": .string(settings.snapshot), "availability": .array([online])]))
             entities.append(("button", "take_snapshot", [
-                "name": "Take snapshot", "command_topic": settings.snapshotCommand, "payload_press": "PRESS",
-                "icon": "mdi:camera", "availability": [online], "qos": 1,
+                "name": "Take snapshot", "command_topic": .string(settings.snapshotCommand), "payload_press": "PRESS",
+                "icon": "mdi:camera", "availability": .array([online]), "qos": 1,
             ]))
         }
         return entities.map { entity in
             var config = entity.config
-            config["unique_id"] = "\(node)_\(entity.object)"
-            config["device"] = device
-            config["origin"] = origin
-            let json = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            return ("\(prefix)/\(entity.component)/\(node)/\(entity.object)/config", Array(json))
+            config["unique_id"] = .string("\(node)_\(entity.object)")
+            config["device"] = Self.object(device)
+            config["origin"] = Self.object(origin)
+            return ("\(prefix)/\(entity.component)/\(node)/\(entity.object)/config", Array(Self.object(config).text.utf8))
         }
+    }
+
+    /// An object of `members`, in the order of their keys.
+    private static func object(_ members: [String: JSONOutput]) -> JSONOutput {
+        .object(members.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) })
     }
 
     /// A name as Home Assistant's node and object ids allow: letters, digits, _ and -. A name with

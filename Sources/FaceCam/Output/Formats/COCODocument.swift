@@ -19,39 +19,44 @@ struct COCODocument: DocumentFormat {
 
     static let keypoints = ["right_eye", "left_eye", "nose", "mouth_right", "mouth_left"]
 
-    let opening = "{\"info\":{\"description\":\"faces found by facecam\"},\"licenses\":[],"
-        + "\"categories\":[{\"id\":1,\"name\":\"face\",\"supercategory\":\"face\","
-        + "\"keypoints\":[\(keypoints.map(jsonString).joined(separator: ","))],\"skeleton\":[]}],\n\"images\":["
+    let opening = {
+        let info: JSONOutput = .members(["description": "faces found by facecam"])
+        let category: JSONOutput = .members([
+            "id": 1, "name": "face", "supercategory": "face", "keypoints": .array(keypoints.map(JSONOutput.string)), "skeleton": .array([]),
+        ])
+        // The document's members, its images and annotations after them, one entry a line.
+        return "{\"info\":\(info.text),\"licenses\":[],\"categories\":[\(category.text)],\n\"images\":["
+    }()
 
     /// The frame's image entry; its faces are kept for `closing`.
     mutating func add(_ result: FrameResult) -> String {
         images += 1
-        var image = "{\"id\":\(images),\"file_name\":\(jsonString(result.source)),"
-            + "\"width\":\(result.previewSize.width),\"height\":\(result.previewSize.height)"
-        if FrameResult.isLaterFrame(frame: result.frame, time: result.time) {
-            image += ",\"frame_index\":\(result.frame),\"time\":\(decimal(result.time))"
-        }
+        let later = FrameResult.isLaterFrame(frame: result.frame, time: result.time)
+        let image: JSONOutput = .members([
+            "id": .integer(images), "file_name": .string(result.source),
+            "width": .integer(result.previewSize.width), "height": .integer(result.previewSize.height),
+            "frame_index": later ? .integer(result.frame) : nil, "time": later ? .decimal(result.time) : nil,
+        ])
         for face in result.faces {
             let box = face.preview
-            var annotation = "{\"id\":\(annotations.count + 1),\"image_id\":\(images),\"category_id\":1,"
-                + "\"bbox\":[\([box.x, box.y, box.width, box.height].map(decimal).joined(separator: ","))],"
-                + "\"area\":\(decimal(box.area)),\"segmentation\":[],\"iscrowd\":0"
-            if let score = face.score { annotation += ",\"score\":\(decimal(score))" }
-            if let landmarks = face.previewLandmarks {
-                let values = landmarks.points.flatMap { [decimal($0.x), decimal($0.y), "2"] }
-                annotation += ",\"keypoints\":[\(values.joined(separator: ","))],\"num_keypoints\":\(landmarks.points.count)"
-            }
-            let attributes = face.exportedAttributes.map { attribute in
-                let value = switch attribute.value {
-                case .number(let text): text
-                case .text(let text): jsonString(text)
+            let attributes = face.exportedAttributes.map { attribute -> (key: String, value: JSONOutput) in
+                switch attribute.value {
+                case .number(let text): (attribute.name, .number(text))
+                case .text(let text): (attribute.name, .string(text))
                 }
-                return "\(jsonString(attribute.name)):\(value)"
             }
-            if !attributes.isEmpty { annotation += ",\"attributes\":{\(attributes.joined(separator: ","))}" }
-            annotations.append(annotation + "}")
+            let annotation: JSONOutput = .members([
+                "id": .integer(annotations.count + 1), "image_id": .integer(images), "category_id": 1,
+                "bbox": .array([box.x, box.y, box.width, box.height].map(JSONOutput.decimal)),
+                "area": .decimal(box.area), "segmentation": .array([]), "iscrowd": 0,
+                "score": face.score.map(JSONOutput.decimal),
+                "keypoints": face.previewLandmarks.map { .array($0.points.flatMap { [.decimal($0.x), .decimal($0.y), 2] }) },
+                "num_keypoints": face.previewLandmarks.map { .integer($0.points.count) },
+                "attributes": attributes.isEmpty ? nil : .object(attributes),
+            ])
+            annotations.append(annotation.text)
         }
-        return (images > 1 ? ",\n" : "\n") + image + "}"
+        return (images > 1 ? ",\n" : "\n") + image.text
     }
 
     /// The end of the document: the annotations, one line each.

@@ -23,7 +23,7 @@ func angleText(_ degrees: Double) -> String {
 }
 
 /// A JSON string literal for `text`.
-public func jsonString(_ text: String) -> String {
+func jsonString(_ text: String) -> String {
     "\"" + replacing(text) { scalar in
         switch scalar {
         case "\"": "\\\""

@@ -15,66 +15,74 @@ public struct JSONLinesFormat: EventFormat {
     }
 
     public func render(_ r: FrameResult) -> String {
-        let faces = r.faces.map { face in
-            "{" + (face.id.map { "\"id\":\($0)," } ?? "")
-                + "\"box\":[\(face.box.x),\(face.box.y),\(face.box.width),\(face.box.height)],"
-                + "\"preview\":[\(commaSeparated(face.preview))]"
-                + (face.score.map { ",\"score\":\(decimal($0))" } ?? "")
-                + (face.landmarks.map { ",\"landmarks\":\(pairs($0))" } ?? "")
-                + (face.previewLandmarks.map { ",\"preview_landmarks\":\(pairs($0))" } ?? "")
-                + (face.pose.map { ",\"pose\":\(angles($0))" } ?? "")
-                + (face.previewPose.map { ",\"preview_pose\":\(angles($0))" } ?? "")
-                + (face.quality.map { ",\"quality\":\(qualityText($0))" } ?? "")
-                + (face.zones.map { ",\"zones\":[" + $0.map(jsonString).joined(separator: ",") + "]" } ?? "")
-                + (face.identity.map(identityJSON) ?? "") + descriptionJSON(face) + "}"
-        }
-        return "{\"source\":\(jsonString(r.source)),\"frame\":\(r.frame),\"time\":\(decimal(r.time)),"
-            + (r.sequence.map { "\"sequence\":\($0)," } ?? "")
-            + (r.orientation.map { "\"orientation\":\($0.rawValue)," } ?? "")
-            + "\"size\":[\(r.size.width),\(r.size.height)],"
-            + "\"preview_size\":[\(r.previewSize.width),\(r.previewSize.height)],"
-            + "\"faces\":[\(faces.joined(separator: ","))]}\n"
+        JSONOutput.members([
+            "source": .string(r.source), "frame": .integer(r.frame), "time": .decimal(r.time),
+            "sequence": r.sequence.map(JSONOutput.integer), "orientation": r.orientation.map { .integer($0.rawValue) },
+            "size": .array([.integer(r.size.width), .integer(r.size.height)]),
+            "preview_size": .array([.integer(r.previewSize.width), .integer(r.previewSize.height)]),
+            "faces": .array(r.faces.map(record)),
+        ]).text + "\n"
+    }
+
+    private func record(_ face: Face) -> JSONOutput {
+        JSONOutput.members([
+            "id": face.id.map(JSONOutput.integer),
+            "box": .array([face.box.x, face.box.y, face.box.width, face.box.height].map(JSONOutput.integer)),
+            "preview": Self.box(face.preview),
+            "score": face.score.map(JSONOutput.decimal),
+            "landmarks": face.landmarks.map(Self.pairs), "preview_landmarks": face.previewLandmarks.map(Self.pairs),
+            "pose": face.pose.map(Self.angles), "preview_pose": face.previewPose.map(Self.angles),
+            "quality": face.quality.map { .number(qualityText($0)) },
+            "zones": face.zones.map { .array($0.map(JSONOutput.string)) },
+        ]).appending(identityMembers(face.identity) + descriptionMembers(face))
     }
 
     public func render(_ event: TrackEvent) -> String {
         // A track's span: a zone's leave is no track's end.
         let span = event.kind == .leave && event.zone == nil
-            ? ",\"first_frame\":\(event.firstFrame),\"first_time\":\(decimal(event.firstTime)),"
-                + "\"last_frame\":\(event.lastFrame),\"last_time\":\(decimal(event.lastTime))"
-            : ""
-        return "{\"event\":\"\(event.kind.rawValue)\"" + (event.zone.map { ",\"zone\":\(jsonString($0))" } ?? "")
-            + ",\"id\":\(event.id),\"source\":\(jsonString(event.source)),"
-            + "\"frame\":\(event.frame),\"time\":\(decimal(event.time))\(span),\"preview\":[\(commaSeparated(event.preview))]"
-            + (event.score.map { ",\"score\":\(decimal($0))" } ?? "") + (event.identity.map(identityJSON) ?? "") + "}\n"
+        return JSONOutput.members([
+            "event": .string(event.kind.rawValue), "zone": event.zone.map(JSONOutput.string), "id": .integer(event.id),
+            "source": .string(event.source), "frame": .integer(event.frame), "time": .decimal(event.time),
+            "first_frame": span ? .integer(event.firstFrame) : nil, "first_time": span ? .decimal(event.firstTime) : nil,
+            "last_frame": span ? .integer(event.lastFrame) : nil, "last_time": span ? .decimal(event.lastTime) : nil,
+            "preview": Self.box(event.preview), "score": event.score.map(JSONOutput.decimal),
+        ]).appending(identityMembers(event.identity)).text + "\n"
     }
 
     public func render(_ shot: BestShot) -> String {
-        "{\"event\":\"best_shot\",\"id\":\(shot.id),\"source\":\(jsonString(shot.source)),\"frame\":\(shot.frame),"
-            + "\"time\":\(decimal(shot.time)),\"quality\":\(qualityText(shot.quality)),\"file\":\(jsonString(shot.path))}\n"
+        JSONOutput.members([
+            "event": "best_shot", "id": .integer(shot.id), "source": .string(shot.source), "frame": .integer(shot.frame),
+            "time": .decimal(shot.time), "quality": .number(qualityText(shot.quality)), "file": .string(shot.path),
+        ]).text + "\n"
     }
 
-    /// A face's ,"descriptor":[...] (each number as the shortest decimal that reads back as the same Float) and
-    /// ,"cluster":N, each when it has one.
-    private func descriptionJSON(_ face: Face) -> String {
-        let descriptor = face.descriptor.map { ",\"descriptor\":[" + $0.map { "\($0)" }.joined(separator: ",") + "]" } ?? ""
-        return descriptor + (face.cluster.map { ",\"cluster\":\($0)" } ?? "")
+    /// A face's "descriptor" (each number as the shortest decimal that reads back as the same Float) and
+    /// "cluster", each when it has one.
+    private func descriptionMembers(_ face: Face) -> [(key: String, value: JSONOutput)] {
+        (face.descriptor.map { [("descriptor", .array($0.map { .number("\($0)") }))] } ?? [])
+            + (face.cluster.map { [("cluster", .integer($0))] } ?? [])
     }
 
-    /// ,"identity":NAME|null,"distance":D|null, the distance to three decimals.
-    private func identityJSON(_ identity: FaceIdentity) -> String {
-        let name = identity.name.map(jsonString) ?? "null"
-        let distance = identity.distance.map(distanceText) ?? "null"
-        return ",\"identity\":\(name),\"distance\":\(distance)"
+    /// "identity": NAME or null and "distance": D or null (to three decimals), when the face was looked up.
+    private func identityMembers(_ identity: FaceIdentity?) -> [(key: String, value: JSONOutput)] {
+        guard let identity else { return [] }
+        return [("identity", identity.name.map(JSONOutput.string) ?? .null),
+                ("distance", identity.distance.map { .number(distanceText($0)) } ?? .null)]
+    }
+
+    /// [x, y, width, height].
+    private static func box(_ r: Rect) -> JSONOutput {
+        .array([r.x, r.y, r.width, r.height].map(JSONOutput.decimal))
     }
 
     /// {"roll":R,"yaw":Y,"pitch":P} in degrees.
-    private func angles(_ pose: FacePose) -> String {
-        "{\"roll\":\(angleText(pose.roll)),\"yaw\":\(angleText(pose.yaw)),\"pitch\":\(angleText(pose.pitch))}"
+    private static func angles(_ pose: FacePose) -> JSONOutput {
+        .members(["roll": .number(angleText(pose.roll)), "yaw": .number(angleText(pose.yaw)), "pitch": .number(angleText(pose.pitch))])
     }
 
     /// [[x,y],...] in YuNet's order.
-    private func pairs(_ landmarks: FaceLandmarks) -> String {
-        "[" + landmarks.points.map { "[\(decimal($0.x)),\(decimal($0.y))]" }.joined(separator: ",") + "]"
+    private static func pairs(_ landmarks: FaceLandmarks) -> JSONOutput {
+        .array(landmarks.points.map { .array([.decimal($0.x), .decimal($0.y)]) })
     }
 }
 

@@ -50,23 +50,28 @@ struct LabelStudioDocument: DocumentFormat {
         return "/data/local-files/?d=" + (source.addingPercentEncoding(withAllowedCharacters: allowed) ?? source)
     }
 
-    private func prediction(_ results: [String], score: Double?) -> String {
-        "\"predictions\":[{\"model_version\":\(jsonString(context.model))"
-            + (score.map { ",\"score\":\(decimal($0))" } ?? "")
-            + ",\"result\":[\(results.joined(separator: ","))]}]"
+    private func task(_ kind: String, _ source: String, _ results: [JSONOutput], score: Double?) -> String {
+        JSONOutput.members([
+            "data": .members([kind: .string(reference(source))]),
+            "predictions": .array([.members([
+                "model_version": .string(context.model), "score": score.map(JSONOutput.decimal), "result": .array(results),
+            ])]),
+        ]).text
     }
 
     private func imageTask(_ result: FrameResult) -> String {
         let size = result.previewSize
-        let results = result.faces.enumerated().compactMap { index, face -> String? in
+        let results = result.faces.enumerated().compactMap { index, face -> JSONOutput? in
             guard let box = face.preview.clipped(to: size) else { return nil }
-            return "{\"id\":\"face\(index + 1)\",\"type\":\"rectanglelabels\",\"from_name\":\"label\",\"to_name\":\"image\","
-                + "\"original_width\":\(size.width),\"original_height\":\(size.height),\"image_rotation\":0,"
-                + "\"value\":{\(Self.percent(box, of: size)),\"rotation\":0,\"rectanglelabels\":[\"face\"]}"
-                + (face.score.map { ",\"score\":\(decimal($0))" } ?? "") + "}"
+            return .members([
+                "id": .string("face\(index + 1)"), "type": "rectanglelabels", "from_name": "label", "to_name": "image",
+                "original_width": .integer(size.width), "original_height": .integer(size.height), "image_rotation": 0,
+                "value": .object(Self.percent(box, of: size) + [("rotation", 0), ("rectanglelabels", .array(["face"]))]),
+                "score": face.score.map(JSONOutput.decimal),
+            ])
         }
         let lowest = result.faces.compactMap(\.score).min()
-        return "{\"data\":{\"image\":\(jsonString(reference(result.source)))},\(prediction(results, score: lowest))}"
+        return task("image", result.source, results, score: lowest)
     }
 
     private func videoTask() -> String {
@@ -75,15 +80,20 @@ struct LabelStudioDocument: DocumentFormat {
         let duration = video.lastFrame > 0 ? video.lastTime * Double(video.lastFrame + 1) / Double(video.lastFrame) : video.lastTime
         let results = video.tracks.map { id, boxes in
             // A box wholly outside the frame (`--gravity fill`) is kept as an empty one at the edge.
-            let sequence = boxes.enumerated().map { index, entry in
-                "{\"frame\":\(entry.frame + 1),\"time\":\(decimal(entry.time)),\"enabled\":\(index < boxes.count - 1),"
-                    + "\(Self.percent(entry.box.clipped(to: video.size) ?? Self.edge(entry.box, of: video.size), of: video.size)),\"rotation\":0}"
+            let sequence = boxes.enumerated().map { index, entry -> JSONOutput in
+                let shown = entry.box.clipped(to: video.size) ?? Self.edge(entry.box, of: video.size)
+                return .object([("frame", .integer(entry.frame + 1)), ("time", .decimal(entry.time)), ("enabled", .bool(index < boxes.count - 1))]
+                    + Self.percent(shown, of: video.size) + [("rotation", 0)])
             }
-            return "{\"id\":\"track\(id)\",\"type\":\"videorectangle\",\"from_name\":\"box\",\"to_name\":\"video\","
-                + "\"value\":{\"framesCount\":\(video.lastFrame + 1),\"duration\":\(decimal(duration)),"
-                + "\"sequence\":[\(sequence.joined(separator: ","))],\"labels\":[\"face\"]}}"
+            return JSONOutput.members([
+                "id": .string("track\(id)"), "type": "videorectangle", "from_name": "box", "to_name": "video",
+                "value": .members([
+                    "framesCount": .integer(video.lastFrame + 1), "duration": .decimal(duration), "sequence": .array(sequence),
+                    "labels": .array(["face"]),
+                ]),
+            ])
         }
-        return "{\"data\":{\"video\":\(jsonString(reference(video.source)))},\(prediction(results, score: nil))}"
+        return task("video", video.source, results, score: nil)
     }
 
     /// `box` pressed against the frame's nearest edges, with no size.
@@ -92,11 +102,11 @@ struct LabelStudioDocument: DocumentFormat {
     }
 
     /// x, y, width and height in percent of `size`.
-    private static func percent(_ box: Rect, of size: PixelSize) -> String {
+    private static func percent(_ box: Rect, of size: PixelSize) -> [(key: String, value: JSONOutput)] {
         let w = Double(max(size.width, 1))
         let h = Double(max(size.height, 1))
-        return "\"x\":\(decimal(box.x / w * 100)),\"y\":\(decimal(box.y / h * 100)),"
-            + "\"width\":\(decimal(box.width / w * 100)),\"height\":\(decimal(box.height / h * 100))"
+        return [("x", .decimal(box.x / w * 100)), ("y", .decimal(box.y / h * 100)),
+                ("width", .decimal(box.width / w * 100)), ("height", .decimal(box.height / h * 100))]
     }
 }
 
