@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import FaceCam
 
@@ -104,6 +105,18 @@ struct ResultFormatTests {
 
     @Test func jsonEscapesControlCharacters() {
         #expect(jsonString("a\u{1}b\n\t\\") == "\"a\\u0001b\\n\\t\\\\\"")
+    }
+
+    /// The JSON writer: members in the order given, a nil member left out where .null writes null, keys and
+    /// strings escaped, numbers as given; the expected text is written by hand, and Foundation's parser reads it back.
+    @Test func jsonOutputWritesCompactJSONInTheOrderGiven() throws {
+        let value = JSONOutput.members([
+            "b": .integer(2), "a": .decimal(0.25), "skipped": nil, "none": .null,
+            "list": .array([true, "x\"y", .array([]), .members([:])]), "k\u{1}": .number("1.500"),
+        ])
+        #expect(value.text == #"{"b":2,"a":0.25,"none":null,"list":[true,"x\"y",[],{}],"k\u0001":1.500}"#)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(value.text.utf8)) as? [String: Any])
+        #expect(parsed.keys.sorted() == ["a", "b", "k\u{1}", "list", "none"])
     }
 
     @Test func decimalsArePlain() {
