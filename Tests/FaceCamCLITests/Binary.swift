@@ -120,8 +120,12 @@ final class BackgroundProcess {
     }
 }
 
-/// The built facecam, beside this test bundle.
+/// The facecam the end-to-end tests run: FACECAM_BINARY's when set (make test gives the release binary,
+/// the one that is installed), else the debug build beside this test bundle.
 let facecamBinary: URL = {
+    if let given = ProcessInfo.processInfo.environment["FACECAM_BINARY"], !given.isEmpty {
+        return URL(fileURLWithPath: given, relativeTo: repository).standardizedFileURL
+    }
     let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     var directory = bundle.deletingLastPathComponent()
     // The bundle is either the test executable itself or a directory holding it.

@@ -1,8 +1,9 @@
 #!/bin/bash
-# make test-v4l2: boots Debian's kernel under QEMU (virtme-ng, no KVM), loads vivid, runs
+# make test-v4l2 (run.sh FACECAM): boots Debian's kernel under QEMU (virtme-ng, no KVM), loads vivid, runs
 # facecam against it (in-vm.sh), then judges the results here (check.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+facecam=$(realpath "${1:?usage: run.sh FACECAM}")
 kernel=$(ls /boot/vmlinuz-* | sort -V | tail -n 1)
 out=$(mktemp -d /tmp/facecam-v4l2.XXXXXX)
 /usr/bin/python3 Tests/V4L2/check.py frame Fixtures "$out"
@@ -13,6 +14,6 @@ vng=$(command -v vng || echo "python3 -m virtme_ng.run")
 # instruction at a time, and OpenCV's and OpenVINO's AVX2 kernels ran YuNet 5-7 times slower in the
 # VM than their SSE ones (the last -cpu given is the one QEMU takes).
 timeout 900 $vng --run "$kernel" --disable-kvm --memory 2G --qemu-opts="-cpu Nehalem" --rwdir "$out" \
-    --exec "bash $PWD/Tests/V4L2/in-vm.sh $PWD/.build/debug/facecam $out" > "$out/vng.log" 2>&1 \
+    --exec "bash $PWD/Tests/V4L2/in-vm.sh $facecam $out" > "$out/vng.log" 2>&1 \
     || echo "test-v4l2: the VM exited with status $? (see $out/vng.log)"
 /usr/bin/python3 Tests/V4L2/check.py judge "$out"
