@@ -175,7 +175,7 @@ def judge(out):
           f"expected {[round(v) for v in expected_yunet or []]}, found {found}")
     check("loop-yunet: each face has a score and five landmarks", bool(found) and all(
         0 <= f.get("score", -1) <= 1 and len(f.get("landmarks", [])) == 5 for r in yunet for f in r["faces"]))
-    fast = live_run("loop-fast", 30, [720, 480])
+    fast = live_run("loop-fast", 300, [720, 480])
     check("loop-fast: the looped face is found", any(
         any(iou(f["box"], expected) >= 0.5 for f in r["faces"]) for r in fast) if expected else False)
     summary = SUMMARY.search(read("loop-fast.err"))
