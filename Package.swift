@@ -50,7 +50,7 @@ let package = Package(
         ),
         .target(
             name: "FaceCam",
-            dependencies: ["CFaceDetect", "CJPEG", "CV4L2", "CMQTT"],
+            dependencies: ["CFaceDetect", "CJPEG", "CV4L2"],
             // The YuNet and CenterFace models, their licences and provenance; found at run time by FaceModelFile.
             // CenterFace's model file is fetched by `make models`. OpenVINO's runtime, fetched by `make openvino`,
             // is loaded at run time (OpenVINORuntime), so that facecam runs on OpenCV without it.
@@ -62,6 +62,9 @@ let package = Package(
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(
             name: "FaceCamRecognition", dependencies: ["FaceCam", "CFaceRecognition", "CSQLite"], resources: [.copy("Resources/Dlib")]),
+        // live --mqtt: the broker connection, the topics and Home Assistant's discovery; a target of its own so that
+        // only what publishes links libmosquitto (not the library, nor its fuzz build).
+        .target(name: "FaceCamMQTT", dependencies: ["FaceCam", "CMQTT"]),
         // The live preview served over HTTP; a target of its own so that the library (and its fuzz build) needs no NIO.
         .target(
             name: "FaceCamServe",
@@ -78,6 +81,7 @@ let package = Package(
             name: "FaceCamCLI",
             dependencies: [
                 "FaceCam",
+                "FaceCamMQTT",
                 "FaceCamServe",
                 "FaceCamRecognition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -90,6 +94,7 @@ let package = Package(
         .testTarget(name: "CV4L2Tests", dependencies: ["CV4L2"]),
         .testTarget(name: "FaceCamTests", dependencies: ["FaceCam"]),
         .testTarget(name: "FaceCamRecognitionTests", dependencies: ["FaceCamRecognition"]),
+        .testTarget(name: "FaceCamMQTTTests", dependencies: ["FaceCamMQTT"]),
         .testTarget(
             name: "FaceCamServeTests",
             dependencies: [

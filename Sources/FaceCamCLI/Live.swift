@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import FaceCam
+import FaceCamMQTT
 import FaceCamServe
 import Foundation
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FaceCam
+import FaceCamMQTT
 import Foundation
 
 extension MQTTOptions.Discovery: ExpressibleByArgument {}

@@ -1,3 +1,5 @@
+import FaceCam
+
 /// The retained configs that make a facecam camera appear in Home Assistant (MQTT discovery):
 /// a device with a binary sensor (a face present), a sensor (the face count), a switch (detection
 /// on or off), a binary sensor per zone and per enrolled person and, with snapshots, a camera and a

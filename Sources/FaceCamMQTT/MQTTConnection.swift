@@ -1,5 +1,6 @@
 import CMQTT
 import Dispatch
+import FaceCam
 import Foundation
 import Synchronization
 
@@ -41,16 +42,6 @@ public final class MQTTConnection: @unchecked Sendable {
             self.willPayload = willPayload
             self.subscriptions = subscriptions
         }
-    }
-
-    public struct Counts: Sendable, Equatable {
-        /// Messages the broker acknowledged.
-        public var acknowledged = 0
-        /// Messages dropped: the queue was full, or they were still waiting when the run stopped.
-        public var dropped = 0
-        public var connected = false
-
-        public init() {}
     }
 
     public static let inFlightLimit = 16
@@ -160,7 +151,7 @@ public final class MQTTConnection: @unchecked Sendable {
         }
     }
 
-    public var currentCounts: Counts {
+    public var currentCounts: BrokerCounts {
         shared.withLock { $0.outbox.counts }
     }
 
@@ -178,7 +169,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// `grace` seconds. When the broker acknowledged the farewell, says goodbye; else leaves without
     /// one, so that the broker publishes the last will. Stops the thread; what never reached the
     /// broker is counted as dropped.
-    public func close(farewell message: (payload: [UInt8], topic: String)? = nil, grace: Double = 2) -> Counts {
+    public func close(farewell message: (payload: [UInt8], topic: String)? = nil, grace: Double = 2) -> BrokerCounts {
         shared.withLock { state in
             state.outbox.farewell(message)
             state.grace = grace

@@ -1,3 +1,5 @@
+import FaceCam
+
 /// Where `live --mqtt` publishes: `mqtt://[USER@]HOST[:PORT]` or `mqtts://...` (TLS).
 /// A password has no place in it: the command line shows in `ps` to every user.
 public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import FaceCam
+
 /// What an MQTT connection owes the broker, apart from the network: the retained topics' newest
 /// payloads, the queue of events, the farewell of a stop, and what was handed to the client and not
 /// yet acknowledged. `MQTTConnection` feeds it what happens (a message to send, a session begun or
@@ -25,7 +27,7 @@ struct MQTTOutbox {
     let queueCapacity: Int
     let inFlightLimit: Int
     private(set) var connected = false
-    private var tally = MQTTConnection.Counts()
+    private var tally = BrokerCounts()
     /// Handed to the client and not yet acknowledged, in the order they were handed over.
     private var inFlight: [(id: Int32, message: Message)] = []
     private var retained: [String: [UInt8]] = [:]
@@ -137,7 +139,7 @@ struct MQTTOutbox {
     }
 
     /// Messages acknowledged and dropped so far, and whether a session is on.
-    var counts: MQTTConnection.Counts {
+    var counts: BrokerCounts {
         var now = tally
         now.connected = connected
         return now

@@ -1,3 +1,4 @@
+import FaceCam
 import Foundation
 import Synchronization
 
@@ -156,7 +157,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     }
 
     /// The connection's counts so far (for /metrics).
-    public var counts: MQTTConnection.Counts { connection.currentCounts }
+    public var counts: BrokerCounts { connection.currentCounts }
 
     /// Publishes `offline` and waits briefly for the broker to have everything; the summary line.
     public func close() -> String {

@@ -57,7 +57,7 @@ final class PreviewMetrics: Sendable {
         latency.recordNanoseconds(Int64((max(0, seconds) * 1e9).rounded()))
     }
 
-    private func record(mqtt now: MQTTConnection.Counts, since before: MQTTConnection.Counts, in state: inout State) {
+    private func record(mqtt now: BrokerCounts, since before: BrokerCounts, in state: inout State) {
         let metrics = state.mqtt ?? {
             func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
                 MetricNameDescriptor(namespace: "facecam", subsystem: "mqtt", metricName: metric, unitName: unit, helpText: help)
@@ -93,7 +93,7 @@ final class PreviewMetrics: Sendable {
                 dropped: max(counts.dropped, counted.dropped), missed: max(counts.missed, counted.missed))
             clients.set(Double(streams))
             if let now = counts.mqtt {
-                record(mqtt: now, since: counted.mqtt ?? MQTTConnection.Counts(), in: &state)
+                record(mqtt: now, since: counted.mqtt ?? BrokerCounts(), in: &state)
                 state.counted.mqtt = now
             }
             return registry.emitToString()

@@ -1,5 +1,5 @@
 import Testing
-@testable import FaceCam
+@testable import FaceCamMQTT
 
 /// Home Assistant's ids for camera names: one camera, one id.
 struct HomeAssistantDiscoveryTests {

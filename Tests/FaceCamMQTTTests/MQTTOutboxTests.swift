@@ -1,11 +1,16 @@
 import Testing
-@testable import FaceCam
+@testable import FaceCamMQTT
 
 /// The MQTT connection's rules for what it owes the broker, driven without a broker: each test plays
 /// a session as libmosquitto would report it and checks what is handed over, in which order, and what
 /// is counted. (MQTTTests runs the same connection against a real mosquitto.)
 struct MQTTOutboxTests {
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    /// Sends each of `payloads` as an event on the topic "events".
+    private func sendEvents(_ payloads: String..., to outbox: inout MQTTOutbox) {
+        for payload in payloads { outbox.send(bytes(payload), on: "events") }
+    }
 
     /// Hands over everything due, as ids 1, 2, ... from `firstID`; returns the messages as "topic=payload".
     private func handOverAll(_ outbox: inout MQTTOutbox, firstID: Int32 = 1) -> [String] {
@@ -53,7 +58,7 @@ struct MQTTOutboxTests {
 
     @Test func atMostTheInFlightLimitWaitForAcknowledgement() {
         var outbox = MQTTOutbox(queueCapacity: 10, inFlightLimit: 2)
-        for index in 1...5 { outbox.send(bytes("e\(index)"), on: "events") }
+        sendEvents("e1", "e2", "e3", "e4", "e5", to: &outbox)
         outbox.sessionBegan()
         #expect(handOverAll(&outbox) == ["events=e1", "events=e2"])
         outbox.acknowledged(1)
@@ -67,7 +72,7 @@ struct MQTTOutboxTests {
 
     @Test func eventsBeyondTheQueuesCapacityAreDroppedAndCounted() {
         var outbox = MQTTOutbox(queueCapacity: 3, inFlightLimit: 16)
-        for index in 1...5 { outbox.send(bytes("e\(index)"), on: "events") }
+        sendEvents("e1", "e2", "e3", "e4", "e5", to: &outbox)
         // Retained payloads are not events: they never fill the queue.
         outbox.retain(bytes("on"), on: "state")
         #expect(outbox.counts.dropped == 2)
@@ -81,25 +86,21 @@ struct MQTTOutboxTests {
     @Test func aNewSessionResendsWhatTheLastOneLeftUnacknowledged() {
         var outbox = MQTTOutbox(queueCapacity: 3, inFlightLimit: 16)
         outbox.retain(bytes("on"), on: "state")
-        outbox.send(bytes("e1"), on: "events")
-        outbox.send(bytes("e2"), on: "events")
+        sendEvents("e1", "e2", to: &outbox)
         outbox.sessionBegan()
         #expect(handOverAll(&outbox) == ["state=on", "events=e1", "events=e2"])
         outbox.acknowledged(1)
         outbox.acknowledged(2)
         outbox.connectionLost()
         #expect(outbox.next() == nil)
-        outbox.send(bytes("e3"), on: "events")
-        outbox.send(bytes("e4"), on: "events")
+        sendEvents("e3", "e4", to: &outbox)
         outbox.retain(bytes("off"), on: "state")
         outbox.sessionEnded()
         // e2 was in flight: with e3 and e4 queued, one place is left, and e2 takes it.
         #expect(outbox.counts.dropped == 0)
         outbox.sessionBegan()
         #expect(handOverAll(&outbox, firstID: 10) == ["state=off", "events=e2", "events=e3", "events=e4"])
-        outbox.send(bytes("e5"), on: "events")
-        outbox.send(bytes("e6"), on: "events")
-        outbox.send(bytes("e7"), on: "events")
+        sendEvents("e5", "e6", "e7", to: &outbox)
         outbox.sessionEnded()
         // e2, e3, e4 were in flight and e5..e7 fill the queue: those three are dropped.
         #expect(outbox.counts.dropped == 3)
@@ -145,7 +146,7 @@ struct MQTTOutboxTests {
     @Test func abandoningCountsTheEventsNotAcknowledged() {
         var outbox = MQTTOutbox(queueCapacity: 10, inFlightLimit: 2)
         outbox.retain(bytes("on"), on: "state")
-        for index in 1...3 { outbox.send(bytes("e\(index)"), on: "events") }
+        sendEvents("e1", "e2", "e3", to: &outbox)
         outbox.sessionBegan()
         #expect(handOverAll(&outbox) == ["state=on", "events=e1"])
         outbox.acknowledged(1)

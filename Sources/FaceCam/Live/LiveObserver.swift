@@ -14,6 +14,17 @@ public protocol LiveObserver: AnyObject, Sendable {
     func preview(_ preview: Frame, of result: FrameResult)
 }
 
+/// What a connection to a message broker (live --mqtt) did so far.
+public struct BrokerCounts: Sendable, Equatable {
+    /// Messages the broker acknowledged.
+    public var acknowledged = 0
+    /// Messages dropped: the queue was full, or they were still waiting when the run stopped.
+    public var dropped = 0
+    public var connected = false
+
+    public init() {}
+}
+
 /// The counts of a live run so far.
 public struct LiveCounts: Sendable, Equatable {
     public var captured = 0
@@ -25,7 +36,7 @@ public struct LiveCounts: Sendable, Equatable {
     /// Frames let go undetected while detection was switched off.
     public var skippedWhileOff = 0
     /// What live --mqtt's connection did; nil without it.
-    public var mqtt: MQTTConnection.Counts?
+    public var mqtt: BrokerCounts?
 
     public init(captured: Int = 0, processed: Int = 0, dropped: Int = 0, missed: Int = 0, skippedWhileOff: Int = 0) {
         self.captured = captured
