@@ -14,17 +14,6 @@ public protocol LiveObserver: AnyObject, Sendable {
     func preview(_ preview: Frame, of result: FrameResult)
 }
 
-/// What a connection to a message broker (live --mqtt) did so far.
-public struct BrokerCounts: Sendable, Equatable {
-    /// Messages the broker acknowledged.
-    public var acknowledged = 0
-    /// Messages dropped: the queue was full, or they were still waiting when the run stopped.
-    public var dropped = 0
-    public var connected = false
-
-    public init() {}
-}
-
 /// The counts of a live run so far.
 public struct LiveCounts: Sendable, Equatable {
     public var captured = 0
