@@ -29,9 +29,14 @@ struct MQTTOutboxTests {
         outbox.retain(bytes("online"), on: "a/availability")
         outbox.send(bytes("e1"), on: "a/event")
         #expect(outbox.next() == nil)
-        #expect(!outbox.isIdle)
+        #expect(outbox.waitingEvents == 1)
         outbox.sessionBegan()
+        #expect(!outbox.isIdle)
         #expect(handOverAll(&outbox) == ["a/availability=online", "a/event=e1"])
+        #expect(!outbox.isIdle)
+        outbox.acknowledged(1)
+        outbox.acknowledged(2)
+        #expect(outbox.isIdle)
     }
 
     /// Retained topics go first, each with its newest payload: on a new session in the order they were
