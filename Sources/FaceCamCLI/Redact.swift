@@ -128,15 +128,12 @@ struct Redact: ParsableCommand {
         var position = "before the first input"
         for job in jobs where !session.stopping {
             position = "in \(VideoInput(job.input).description)"
-            let before = session.sink.summary
             let sparedBefore = sparedCount?.total ?? 0
-            guard let written = job.isImage ? redactImage(job, session: session) : redactVideo(job, session: session, progress: progress)
+            guard let (written, counts) = job.isImage ? redactImage(job, session: session) : redactVideo(job, session: session, progress: progress)
             else { continue }
-            let after = session.sink.summary
             print(summaryLine(
-                source: VideoInput(job.input).description, output: written, frames: after.outputFrames - before.outputFrames,
-                faces: after.faces - before.faces, masks: after.masks - before.masks,
-                hidden: Self.share(after.hiddenPixels - before.hiddenPixels, of: after.redactedPixels - before.redactedPixels),
+                source: VideoInput(job.input).description, output: written, frames: counts.outputFrames,
+                faces: counts.faces, masks: counts.masks, hidden: Self.share(counts.hiddenPixels, of: counts.redactedPixels),
                 spared: sparedCount.map { $0.total - sparedBefore }))
             // A line per finished output, even if the run is killed before it ends.
             fflush(nil)
@@ -181,8 +178,8 @@ struct Redact: ParsableCommand {
         }
     }
 
-    /// Redacts one image; the output's path when it was written.
-    private func redactImage(_ job: Job, session: Session) -> String? {
+    /// Redacts one image; the output's path and the image's counts when it was written.
+    private func redactImage(_ job: Job, session: Session) -> (String, ResultSink.Summary)? {
         let source = job.input.description
         do throws(FaceCamError) {
             guard ImageFile.extensions.contains(FilePath(job.output).fileExtension ?? "") else {
@@ -204,8 +201,8 @@ struct Redact: ParsableCommand {
         }
     }
 
-    /// Redacts one video; the output's path when it was written whole.
-    private func redactVideo(_ job: Job, session: Session, progress: ProgressBar?) -> String? {
+    /// Redacts one video; the output's path and the video's counts when it was written whole.
+    private func redactVideo(_ job: Job, session: Session, progress: ProgressBar?) -> (String, ResultSink.Summary)? {
         let videoInput = VideoInput(job.input)
         do throws(FaceCamError) {
             let reader = try stream.open(job.input, limits: input)
@@ -244,19 +241,14 @@ struct Redact: ParsableCommand {
     }
 
     /// Sends the frames `submit` submits to `output`, and finishes it unless the run is stopping, the
-    /// output failed or no frame reached it (each already reported); its path when it was finished.
-    private func write(to output: FrameOutput, session: Session, submit: () -> Void) -> String? {
-        let framesBefore = session.sink.summary.outputFrames
-        session.sink.redirect(frames: output)
-        submit()
-        session.pipeline.finish()
-        session.sink.endSource()
-        let failed = session.sink.frameOutputFailed
-        session.sink.redirect(frames: nil)
-        guard !session.stopping, !failed, session.sink.summary.outputFrames > framesBefore else { return nil }
+    /// output failed or no frame reached it (each already reported); its path and the input's counts
+    /// when it was finished.
+    private func write(to output: FrameOutput, session: Session, submit: () -> Void) -> (String, ResultSink.Summary)? {
+        let outcome = session.input(frames: output, submit)
+        guard !session.stopping, !outcome.frameOutputFailed, outcome.counts.outputFrames > 0 else { return nil }
         do throws(FaceCamError) {
             try output.finish()
-            return output.path
+            return (output.path, outcome.counts)
         } catch {
             session.pipeline.submit(failure: error)
             session.pipeline.finish()

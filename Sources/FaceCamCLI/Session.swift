@@ -46,6 +46,30 @@ struct Session {
     /// True when no more frames should be submitted: a signal came, or results can no longer be written.
     var stopping: Bool { stop.requested || sink.stopped }
 
+    /// What one input came to (`input(results:frames:_:)`).
+    struct InputOutcome {
+        /// The sink's counts for this input alone: frames, faces, masks, pixels hidden.
+        var counts: ResultSink.Summary
+        /// Its frame output failed (already reported).
+        var frameOutputFailed: Bool
+    }
+
+    /// One input's run: its results go to `writer` (else where the run's go) and its marked frames to
+    /// `frames` (else none); once `submit` has submitted its frames, waits for every one, ends the
+    /// input's tracks, and takes the frame output away again. The one place the sink is switched
+    /// between inputs.
+    func input(results writer: ResultWriter? = nil, frames: FrameOutput? = nil, _ submit: () -> Void) -> InputOutcome {
+        let before = sink.summary
+        if let writer { sink.redirect(to: writer) }
+        if let frames { sink.redirect(frames: frames) }
+        submit()
+        pipeline.finish()
+        sink.endSource()
+        let failed = sink.frameOutputFailed
+        if frames != nil { sink.redirect(frames: nil) }
+        return InputOutcome(counts: sink.summary.since(before), frameOutputFailed: failed)
+    }
+
     /// Writes the results of the frames `submit` submits to `input`'s own file
     /// in `directory`, and gives the file its finished name once they are all
     /// written, unless the run is stopping (that input is redone by --resume)
@@ -66,10 +90,8 @@ struct Session {
         } catch {
             return fail(error)
         }
-        sink.redirect(to: writer)
-        let readable = submit()
-        pipeline.finish()
-        sink.endSource()
+        var readable = false
+        _ = self.input(results: writer) { readable = submit() }
         guard readable, !stopping else { return directory.discard(writer) }
         do {
             try directory.finish(writer)
@@ -97,6 +119,7 @@ struct Session {
 }
 
 extension ResultSink.Summary {
+
     /// Exits 1 if anything failed, else 2 if a frame had fewer faces than --min-faces, or if
     /// --min-faces was given and no frame was read (a check of nothing must not pass), saying which.
     func exitStatus() throws {

@@ -27,6 +27,22 @@ public final class ResultSink: @unchecked Sendable {
         public var redactedPixels = 0
         /// Previews written to the frame output.
         public var outputFrames = 0
+
+        /// The counts added since `before`, one input's share of the run's (not the minimum, nor the
+        /// first frame below it).
+        public func since(_ before: Self) -> Self {
+            var added = Self()
+            added.frames = frames - before.frames
+            added.faces = faces - before.faces
+            added.failures = failures - before.failures
+            added.polygonsOutside = polygonsOutside - before.polygonsOutside
+            added.framesBelowMinimum = framesBelowMinimum - before.framesBelowMinimum
+            added.masks = masks - before.masks
+            added.hiddenPixels = hiddenPixels - before.hiddenPixels
+            added.redactedPixels = redactedPixels - before.redactedPixels
+            added.outputFrames = outputFrames - before.outputFrames
+            return added
+        }
     }
 
     /// What the sink does with track events.
