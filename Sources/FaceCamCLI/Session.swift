@@ -119,7 +119,6 @@ struct Session {
 }
 
 extension ResultSink.Summary {
-
     /// Exits 1 if anything failed, else 2 if a frame had fewer faces than --min-faces, or if
     /// --min-faces was given and no frame was read (a check of nothing must not pass), saying which.
     func exitStatus() throws {

@@ -47,7 +47,7 @@ struct COCODocument: DocumentFormat {
             }
             let annotation: JSONOutput = .members([
                 "id": .integer(annotations.count + 1), "image_id": .integer(images), "category_id": 1,
-                "bbox": .array([box.x, box.y, box.width, box.height].map(JSONOutput.decimal)),
+                "bbox": .rect(box),
                 "area": .decimal(box.area), "segmentation": .array([]), "iscrowd": 0,
                 "score": face.score.map(JSONOutput.decimal),
                 "keypoints": face.previewLandmarks.map { .array($0.points.flatMap { [.decimal($0.x), .decimal($0.y), 2] }) },

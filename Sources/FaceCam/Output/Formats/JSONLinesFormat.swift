@@ -28,7 +28,7 @@ public struct JSONLinesFormat: EventFormat {
         JSONOutput.members([
             "id": face.id.map(JSONOutput.integer),
             "box": .array([face.box.x, face.box.y, face.box.width, face.box.height].map(JSONOutput.integer)),
-            "preview": Self.box(face.preview),
+            "preview": .rect(face.preview),
             "score": face.score.map(JSONOutput.decimal),
             "landmarks": face.landmarks.map(Self.pairs), "preview_landmarks": face.previewLandmarks.map(Self.pairs),
             "pose": face.pose.map(Self.angles), "preview_pose": face.previewPose.map(Self.angles),
@@ -45,7 +45,7 @@ public struct JSONLinesFormat: EventFormat {
             "source": .string(event.source), "frame": .integer(event.frame), "time": .decimal(event.time),
             "first_frame": span ? .integer(event.firstFrame) : nil, "first_time": span ? .decimal(event.firstTime) : nil,
             "last_frame": span ? .integer(event.lastFrame) : nil, "last_time": span ? .decimal(event.lastTime) : nil,
-            "preview": Self.box(event.preview), "score": event.score.map(JSONOutput.decimal),
+            "preview": .rect(event.preview), "score": event.score.map(JSONOutput.decimal),
         ]).appending(identityMembers(event.identity)).text + "\n"
     }
 
@@ -68,11 +68,6 @@ public struct JSONLinesFormat: EventFormat {
         guard let identity else { return [] }
         return [("identity", identity.name.map(JSONOutput.string) ?? .null),
                 ("distance", identity.distance.map { .number(distanceText($0)) } ?? .null)]
-    }
-
-    /// [x, y, width, height].
-    private static func box(_ r: Rect) -> JSONOutput {
-        .array([r.x, r.y, r.width, r.height].map(JSONOutput.decimal))
     }
 
     /// {"roll":R,"yaw":Y,"pitch":P} in degrees.

@@ -15,6 +15,11 @@ public indirect enum JSONOutput: Sendable, ExpressibleByStringInterpolation, Exp
     /// A number as `decimal` writes it: whole numbers without a point, others to at most six decimals.
     public static func decimal(_ value: Double) -> JSONOutput { .number(FaceCam.decimal(value)) }
 
+    /// A rectangle as [x, y, width, height], each as `decimal` writes it (`commaSeparated`'s in JSON).
+    static func rect(_ r: Rect) -> JSONOutput {
+        .array([r.x, r.y, r.width, r.height].map(JSONOutput.decimal))
+    }
+
     public static func integer<Integer: BinaryInteger>(_ value: Integer) -> JSONOutput { .number(String(value)) }
 
     /// The object of the members that have a value, in their order: a nil value leaves its member
