@@ -187,19 +187,20 @@ struct Live: ParsableCommand {
         let publisher = try startPublisher(cameraName: cameraName, detection: detection, people: recognition?.people ?? [])
         var events = tracking.eventHandling(exitOn: exitOn)
         if let publisher { events.observers.append(publisher.event) }
-        let sink = ResultSink(
-            writer: writer, tracker: tracking.makeTracker(), namer: try recognition?.namer(),
-            events: events, cropSaver: cropSaver, bestShotsOnly: output.bestShot,
-            minimumFaces: output.minFaces ?? 0,
-            report: { report($0) })
         let device = try openOutputDevice(size: input.source.frameSize)
         let server = try startServer(source: input.name)
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
+        let outputs = LiveOutputs(
+            source: input.name, marking: marking, annotator: annotator, annotateEvery: annotateEvery ?? 1, outputDevice: device,
+            observers: [server as (any LiveObserver)?, window, publisher].compactMap { $0 })
+        let sink = ResultSink(
+            writer: writer, tracker: tracking.makeTracker(), namer: try recognition?.namer(),
+            events: events, cropSaver: cropSaver, bestShotsOnly: output.bestShot, consumers: [outputs],
+            minimumFaces: output.minFaces ?? 0,
+            report: { report($0) })
         let processor = LiveProcessor(
-            detector: detector, settings: geometry.settings, sink: sink, source: input.name,
-            annotator: annotator, marking: marking, annotateEvery: annotateEvery ?? 1, crops: output.cropStyleChosen, outputDevice: device,
-            observers: [server as (any LiveObserver)?, window, publisher].compactMap { $0 }, detection: detection,
-            masks: maskZones.masks)
+            detector: detector, settings: geometry.settings, sink: sink, source: input.name, crops: output.cropStyleChosen,
+            pictured: outputs.makesPictures, detection: detection, masks: maskZones.masks)
         server?.attach(counts: {
             var counts = processor.counts()
             counts.mqtt = publisher?.counts

@@ -2,55 +2,6 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// One frame to find faces in, with everything needed to report it.
-public struct FrameJob: Sendable {
-    public var source: String
-    public var index: Int
-    public var time: Double
-    public var frame: Frame
-    public var geometry: PreviewGeometry
-    /// Render the preview image too (for annotated JPEGs or video).
-    public var renderPreview: Bool
-    /// False for a frame that is only shown (rendered, and its tracked faces masked), not searched:
-    /// the frames between detections when a redacted video keeps every frame.
-    public var detect: Bool
-    /// The annotated JPEG's file name without extension; nil for no JPEG.
-    public var annotationName: String?
-    /// The orientation to report in the result (still images).
-    public var orientation: Orientation?
-    /// Cut each face found out of the frame (`--crops`); nil for no crops.
-    public var crops: CropRequest?
-
-    public init(
-        source: String, index: Int, time: Double, frame: Frame, geometry: PreviewGeometry,
-        renderPreview: Bool = false, annotationName: String? = nil, orientation: Orientation? = nil, detect: Bool = true,
-        crops: CropRequest? = nil
-    ) {
-        self.source = source
-        self.index = index
-        self.time = time
-        self.frame = frame
-        self.geometry = geometry
-        self.renderPreview = renderPreview || annotationName != nil || !detect
-        self.detect = detect
-        self.annotationName = annotationName
-        self.orientation = orientation
-        self.crops = crops
-    }
-}
-
-/// What became of a submitted frame or failure, delivered in submission order.
-public enum Completion: Sendable {
-    /// A frame's results and the frame they were found in, and its preview when one was asked for (a
-    /// preview that cannot be drawn fails alone: the results still count), not yet marked; its faces cut out when asked.
-    case frame(
-        FrameResult, image: Frame, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>?, annotationName: String?,
-        crops: FaceCrops? = nil)
-    /// A frame that was shown but not searched (`FrameJob.detect` false): its preview, not yet marked.
-    case shownOnly(source: String, index: Int, time: Double, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>)
-    case failure(FaceCamError)
-}
-
 /// Detects faces on `jobs` threads, each with its own detector, and hands
 /// completions to `deliver` one at a time on a serial queue, in the order
 /// they were submitted, whatever order the threads finish in. At most
@@ -108,7 +59,7 @@ public final class DetectionPipeline: Sendable {
             let (lent, lastSource) = state.withLock { $0.detectors.removeLast() }
             let detector = lent.detector
             if lastSource != job.source { detector.beginSource() }
-            let completion = Self.process(job, with: detector, masks: masks)
+            let completion = job.run(with: detector, masks: masks)
             state.withLock { $0.detectors.append((lent, job.source)) }
             freeDetectors.signal()
             complete(sequence, completion)
@@ -132,27 +83,6 @@ public final class DetectionPipeline: Sendable {
         return state.withLock { state in
             defer { state.nextSequence += 1 }
             return state.nextSequence
-        }
-    }
-
-    private static func process(_ job: FrameJob, with detector: any FrameFaceDetector, masks: PrivacyMasks) -> Completion {
-        // Painted only when a picture is made from the frame.
-        let shown = job.renderPreview || job.crops != nil ? masks.applied(to: job.frame, geometry: job.geometry) : job.frame
-        let preview = job.renderPreview
-            ? Result { () throws(FaceCamError) in try Annotator.render(shown, geometry: job.geometry, source: job.source) }
-            : nil
-        if !job.detect, let preview {
-            return .shownOnly(source: job.source, index: job.index, time: job.time, geometry: job.geometry, preview: preview)
-        }
-        do {
-            let faces = try detector.detect(in: job.frame, geometry: job.geometry)
-            let result = FrameResult(
-                source: job.source, frame: job.index, time: job.time, size: job.frame.size,
-                previewSize: job.geometry.previewSize, faces: faces, orientation: job.orientation)
-            let crops = try job.crops.map { (request) throws(FaceCamError) in try request.cut(faces, from: shown, geometry: job.geometry) }
-            return .frame(result, image: job.frame, geometry: job.geometry, preview: preview, annotationName: job.annotationName, crops: crops)
-        } catch {
-            return .failure(.detection(source: job.source, frame: job.index, error: error))
         }
     }
 

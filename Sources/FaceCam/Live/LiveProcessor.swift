@@ -56,23 +56,19 @@ public struct LiveSummary: Sendable, CustomStringConvertible {
 
 /// Detects faces in live frames on one serial queue, newest frame first:
 /// while the detector is busy a newer frame replaces the waiting one.
-/// Results are written as soon as each frame is done; annotated JPEGs, the
-/// frames for an output device (a virtual camera) and the previews observers
-/// show are marked on queues of their own, which drop in the same way, so
-/// they never slow detection.
+/// Each frame goes through the frame stage, as a file's do, to the sink
+/// as soon as it is done; what is shown of it (`LiveOutputs`) is the sink's
+/// consumers', on queues of their own that never slow detection.
 public final class LiveProcessor: @unchecked Sendable {
     private let detector: any FrameFaceDetector
     private let settings: GeometrySettings
     private let sink: ResultSink
     private let source: String
-    private let annotateEvery: Int
     /// How faces are cut out for the sink's crops (`--crops`); nil for none.
     private let crops: FaceCropStyle?
+    /// Whether the sink's consumers make pictures of the frames, so that the masks must be painted.
+    private let pictured: Bool
     private var frames: LatestFrameQueue<LiveFrame>!
-    private let annotations: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, String)>?
-    private let deviceFrames: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry)>?
-    private let observers: [any LiveObserver]
-    private let previews: LatestFrameQueue<(Frame, PreviewMarks, PreviewGeometry, FrameResult, [any LiveObserver])>?
     private let detection: DetectionSwitch?
     /// Painted on every picture written or shown, after detection.
     private let masks: PrivacyMasks
@@ -86,74 +82,19 @@ public final class LiveProcessor: @unchecked Sendable {
         var skippedWhileOff = 0
     }
 
+    /// `pictured` says whether the sink's consumers make pictures of the frames.
     public init(
-        detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String,
-        annotator: Annotator?, marking: PreviewMarking = .outline, annotateEvery: Int = 1, crops: FaceCropStyle? = nil,
-        outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = [], detection: DetectionSwitch? = nil,
-        masks: PrivacyMasks = PrivacyMasks(polygons: [])
+        detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String, crops: FaceCropStyle? = nil,
+        pictured: Bool = false, detection: DetectionSwitch? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: [])
     ) {
         self.detection = detection
         self.masks = masks
         self.detector = detector
         self.crops = crops
+        self.pictured = pictured
         self.settings = settings
         self.sink = sink
         self.source = source
-        self.annotateEvery = annotateEvery
-        if let annotator {
-            // Used on the annotation queue only.
-            final class Saver: @unchecked Sendable {
-                var annotator: Annotator
-                init(_ annotator: Annotator) { self.annotator = annotator }
-            }
-            let saver = Saver(annotator)
-            annotations = LatestFrameQueue(label: "facecam.annotate") { frame, marks, geometry, name in
-                do throws(FaceCamError) {
-                    let preview = try Annotator.marked(frame, with: marks, geometry: geometry, source: source, as: marking)
-                    try saver.annotator.save(preview, name: name)
-                } catch {
-                    sink.consume(.failure(error))
-                }
-            }
-        } else {
-            annotations = nil
-        }
-        if let outputDevice {
-            // Used on the device's queue only; dropped after its first failure.
-            final class Writer: @unchecked Sendable {
-                var device: V4L2OutputDevice?
-                init(_ device: V4L2OutputDevice) { self.device = device }
-            }
-            let writer = Writer(outputDevice)
-            deviceFrames = LatestFrameQueue(label: "facecam.output-device") { frame, marks, geometry in
-                guard let device = writer.device else { return }
-                var frame = frame
-                do {
-                    try Annotator.mark(&frame, with: marks.inBufferCoordinates(of: geometry), as: marking)
-                    try device.write(frame)
-                } catch let error as CaptureError {
-                    writer.device = nil
-                    sink.consume(.failure(.outputDevice(path: device.path, reason: error.description)))
-                } catch {
-                    sink.consume(.failure(.outputDevice(path: device.path, reason: "\(error)")))
-                }
-            }
-        } else {
-            deviceFrames = nil
-        }
-        self.observers = observers
-        if observers.isEmpty {
-            previews = nil
-        } else {
-            previews = LatestFrameQueue(label: "facecam.preview") { frame, marks, geometry, result, showing in
-                do throws(FaceCamError) {
-                    let preview = try Annotator.marked(frame, with: marks, geometry: geometry, source: source, as: marking)
-                    for observer in showing { observer.preview(preview, of: result) }
-                } catch {
-                    sink.consume(.failure(error))
-                }
-            }
-        }
         frames = LatestFrameQueue(label: "facecam.live") { [unowned self] in process($0) }
     }
 
@@ -175,12 +116,10 @@ public final class LiveProcessor: @unchecked Sendable {
         frames.offer(frame)
     }
 
-    /// Waits for the frames still queued, then tells what happened.
+    /// Waits for the frames still queued, and for what the sink's consumers queued, then tells what happened.
     public func finish(skipped: Int) -> LiveSummary {
         frames.drain()
-        annotations?.drain()
-        deviceFrames?.drain()
-        previews?.drain()
+        sink.drain()
         let counts = counts()
         return state.withLock { state in
             let sorted = state.latencies.sorted()
@@ -196,39 +135,20 @@ public final class LiveProcessor: @unchecked Sendable {
             state.withLock { $0.skippedWhileOff += 1 }
             return
         }
+        let geometry: PreviewGeometry
         do throws(FaceCamError) {
-            let geometry = try settings.geometry(for: live.frame.size, source: source)
-            let faces = try detector.detect(in: live.frame, geometry: geometry)
-            let result = FrameResult(
-                source: source, frame: live.sequence, time: live.time, size: live.frame.size,
-                previewSize: geometry.previewSize, faces: faces, sequence: live.sequence)
-            // Crops are named as annotated frames are, by the capture's frame counter.
-            let name = String(format: "frame-%08d", live.sequence)
-            // Painted once, and only when a picture is made from the frame.
-            lazy var shown = masks.applied(to: live.frame, geometry: geometry)
-            let cut = try crops.map { (style) throws(FaceCamError) in
-                try CropRequest(style: style, name: name).cut(faces, from: shown, geometry: geometry)
-            }
-            let marks = sink.consume(.frame(result, image: live.frame, geometry: geometry, preview: nil, annotationName: nil, crops: cut))
-            let latency = monotonicSeconds() - live.capturedAt
-            let count = state.withLock { state in
-                state.latencies.append(latency)
-                return state.latencies.count
-            }
-            if let marks, !observers.isEmpty {
-                // The record as written: the faces with their track ids.
-                var written = result
-                written.faces = marks.faces
-                for observer in observers { observer.processed(written, latency: latency) }
-                let showing = observers.filter(\.wantsPreviews)
-                if !showing.isEmpty { previews?.offer((shown, marks, geometry, written, showing)) }
-            }
-            if let deviceFrames, let marks { deviceFrames.offer((shown, marks, geometry)) }
-            if let annotations, let marks, (count - 1) % annotateEvery == 0 {
-                annotations.offer((shown, marks, geometry, name))
-            }
+            geometry = try settings.geometry(for: live.frame.size, source: source)
         } catch {
-            sink.consume(.failure(error))
+            return sink.consume(.failure(error))
         }
+        let job = FrameJob(
+            source: source, index: live.sequence, time: live.time, frame: live.frame, geometry: geometry, paintMasks: pictured,
+            crops: crops.map { CropRequest(style: $0, name: LiveOutputs.name(ofFrame: live.sequence)) },
+            capture: (live.sequence, live.capturedAt))
+        let completion = job.run(with: detector, masks: masks)
+        sink.consume(completion)
+        guard case .frame = completion else { return }
+        let latency = monotonicSeconds() - live.capturedAt
+        state.withLock { $0.latencies.append(latency) }
     }
 }

@@ -93,6 +93,8 @@ public final class ResultSink: @unchecked Sendable {
     /// The annotated or redacted video (or image), replaced between sources by
     /// `redirect(frames:)`; dropped after its first failure.
     private var frames: FrameOutput?
+    /// Given each frame once tracked and written.
+    private let consumers: [any FrameConsumer]
     private let report: @Sendable (String) -> Void
     private let progress: (@Sendable (String) -> Void)?
     /// What other threads read (`stopped`, `summary`...) and failures from any thread change.
@@ -109,13 +111,13 @@ public final class ResultSink: @unchecked Sendable {
     /// written, track events are handled as `events` says, and redaction hides tracked faces the
     /// detector missed; with a `namer` too, they are named per track, and a changed name is an event.
     /// With a `clusterer`, records are written when the run ends, their faces clustered.
-    /// Previews are marked as `marking` says.
+    /// Previews are marked as `marking` says. Each frame then goes to the `consumers`.
     public init(
         writer: ResultWriter?, tracker: FaceTracker? = nil, namer: (any TrackNaming)? = nil, clusterer: (any FaceClustering)? = nil,
         events: EventHandling = EventHandling(),
         annotator: Annotator? = nil, cropSaver: Annotator? = nil, bestShotsOnly: Bool = false, marking: PreviewMarking = .outline,
-        frames: FrameOutput? = nil, minimumFaces: Int = 0, report: @escaping @Sendable (String) -> Void,
-        progress: (@Sendable (String) -> Void)? = nil
+        frames: FrameOutput? = nil, consumers: [any FrameConsumer] = [], minimumFaces: Int = 0,
+        report: @escaping @Sendable (String) -> Void, progress: (@Sendable (String) -> Void)? = nil
     ) {
         precondition(!bestShotsOnly || tracker != nil, "best shots are per track")
         precondition(namer == nil || tracker != nil, "names are per track")
@@ -129,6 +131,7 @@ public final class ResultSink: @unchecked Sendable {
         self.cropSaver = cropSaver
         self.marking = marking
         self.frames = frames
+        self.consumers = consumers
         state = Mutex(State(summary: Summary(minimumFaces: minimumFaces)))
         self.report = report
         self.progress = progress
@@ -140,27 +143,26 @@ public final class ResultSink: @unchecked Sendable {
     public var reachedExitEvent: Bool { state.withLock { $0.reachedExitEvent } }
     public var summary: Summary { state.withLock { $0.summary } }
 
-    /// Handles one completion; for a frame, returns its faces as tracked, to be marked on a
-    /// preview drawn elsewhere (live's annotations).
-    @discardableResult
-    public func consume(_ completion: Completion) -> PreviewMarks? {
-        if stopped { return nil }
+    /// Handles one completion: a frame is tracked, its results written and its pictures saved, then
+    /// it goes to the consumers.
+    public func consume(_ completion: Completion) {
+        if stopped { return }
         switch completion {
         case .failure(let error):
             fail(error)
-            return nil
-        case .frame(var result, let image, let geometry, let preview, let annotationName, let crops):
+        case .frame(var frame):
             // The boxes as detected: smoothing moves them, and a face is described from where it was found.
-            let detected = result.faces.map(\.box)
-            var events = tracker?.track(&result) ?? []
-            if let namer { events = named(&result, in: image, geometry: geometry, detected: detected, events: events, by: namer) }
+            let detected = frame.result.faces.map(\.box)
+            var events = tracker?.track(&frame.result) ?? []
+            if let namer { events = named(&frame, detected: detected, events: events, by: namer) }
+            let result = frame.result
             do {
                 // The frame that decided an exit event is still written: it holds the face that entered.
                 try handle(events)
                 if let warning = try write(.result(result)) { report(warning) }
             } catch {
                 fail(.output(error))
-                return nil
+                return
             }
             state.withLock { state in
                 state.summary.frames += 1
@@ -172,28 +174,27 @@ public final class ResultSink: @unchecked Sendable {
                     state.summary.framesBelowMinimum += 1
                 }
             }
-            if let crops {
+            if let crops = frame.crops {
                 if bestShotsOnly { keepBest(crops, of: result) } else { save(crops, of: result.faces) }
             }
-            let marks = PreviewMarks(faces: result.faces, predicted: predicted(at: result.frame, geometry: geometry))
-            if let preview { show(preview, at: result.time, marks: marks, annotationName: annotationName) }
+            let marks = PreviewMarks(faces: result.faces, predicted: predicted(at: result.frame, geometry: frame.geometry))
+            if let preview = frame.preview { show(preview, at: result.time, marks: marks, annotationName: frame.annotationName) }
+            for consumer in consumers {
+                consumer.consume(TrackedFrame(frame: frame, marks: marks)) { [weak self] in self?.fail($0) }
+            }
             progress?(result.source)
-            return marks
         case .shownOnly(let source, let index, let time, let geometry, let preview):
             show(preview, at: time, marks: PreviewMarks(faces: [], predicted: predicted(at: index, geometry: geometry)), annotationName: nil)
             progress?(source)
-            return nil
         }
     }
 
     /// `events`, followed by a `name` event for each track whose name `namer` changed, with the identities it
-    /// gave their tracks once it named `result`'s faces (in `image`, `detected` their boxes as found). A face
+    /// gave their tracks once it named `frame`'s faces (`detected` their boxes as found). A face
     /// that could not be described is a failure of its frame, said; the frame's results and events go on.
-    private func named(
-        _ result: inout FrameResult, in image: Frame, geometry: PreviewGeometry, detected: [PixelRect], events: [TrackEvent],
-        by namer: any TrackNaming
-    ) -> [TrackEvent] {
-        let outcome = namer.name(&result, in: image, geometry: geometry, detected: detected)
+    private func named(_ frame: inout DetectedFrame, detected: [PixelRect], events: [TrackEvent], by namer: any TrackNaming) -> [TrackEvent] {
+        let outcome = namer.name(&frame.result, in: frame.image, geometry: frame.geometry, detected: detected)
+        let result = frame.result
         if let failure = outcome.failure { fail(.detection(source: result.source, frame: result.frame, error: failure)) }
         return identified(events + outcome.renamed.compactMap { tracker?.event(.name, ofTrack: $0, frame: result.frame, time: result.time) })
     }
@@ -213,6 +214,11 @@ public final class ResultSink: @unchecked Sendable {
     private func predicted(at frame: Int, geometry: PreviewGeometry) -> [Rect] {
         guard case .redact = marking, let tracker else { return [] }
         return tracker.predictedBoxes(at: frame).map(geometry.bufferToPreview.apply)
+    }
+
+    /// Waits for the work the consumers queued: call once the last frame is in, before `close`.
+    public func drain() {
+        for consumer in consumers { consumer.drain() }
     }
 
     /// Frames from here on go to `output`: call between sources, with no frame in flight.

@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+
+/// What `live` shows of its frames once they are tracked and written: each observer is told of
+/// every frame; the previews observers want, the virtual camera's frames and the annotated JPEGs
+/// are each marked on a queue of their own, which drops to the newest frame, so none slows detection.
+public final class LiveOutputs: FrameConsumer {
+    /// A tracked frame for one of the queues, with where its failures go.
+    private struct Picture: Sendable {
+        var tracked: TrackedFrame
+        var fail: @Sendable (FaceCamError) -> Void
+    }
+
+    private let observers: [any LiveObserver]
+    private let annotateEvery: Int
+    private let annotations: LatestFrameQueue<Picture>?
+    private let deviceFrames: LatestFrameQueue<Picture>?
+    private let previews: LatestFrameQueue<(Picture, [any LiveObserver])>?
+    /// Frames consumed so far: every `annotateEvery`-th is annotated.
+    private let consumed = Mutex(0)
+
+    /// `annotator` saves every `annotateEvery`-th frame, `outputDevice` (a virtual camera) gets every
+    /// frame it has room for, `observers` are told of each; pictures are marked as `marking` says.
+    /// `source` names the input in what fails.
+    public init(
+        source: String, marking: PreviewMarking = .outline, annotator: Annotator? = nil, annotateEvery: Int = 1,
+        outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = []
+    ) {
+        self.observers = observers
+        self.annotateEvery = annotateEvery
+        if let annotator {
+            // Used on the annotation queue only.
+            final class Saver: @unchecked Sendable {
+                var annotator: Annotator
+                init(_ annotator: Annotator) { self.annotator = annotator }
+            }
+            let saver = Saver(annotator)
+            annotations = LatestFrameQueue(label: "facecam.annotate") { picture in
+                let frame = picture.tracked.frame
+                do throws(FaceCamError) {
+                    let preview = try Annotator.marked(
+                        frame.shown, with: picture.tracked.marks, geometry: frame.geometry, source: source, as: marking)
+                    try saver.annotator.save(preview, name: Self.name(ofFrame: frame.result.frame))
+                } catch {
+                    picture.fail(error)
+                }
+            }
+        } else {
+            annotations = nil
+        }
+        if let outputDevice {
+            // Used on the device's queue only; dropped after its first failure.
+            final class Writer: @unchecked Sendable {
+                var device: V4L2OutputDevice?
+                init(_ device: V4L2OutputDevice) { self.device = device }
+            }
+            let writer = Writer(outputDevice)
+            deviceFrames = LatestFrameQueue(label: "facecam.output-device") { picture in
+                guard let device = writer.device else { return }
+                var frame = picture.tracked.frame.shown
+                do {
+                    try Annotator.mark(&frame, with: picture.tracked.marks.inBufferCoordinates(of: picture.tracked.frame.geometry), as: marking)
+                    try device.write(frame)
+                } catch let error as CaptureError {
+                    writer.device = nil
+                    picture.fail(.outputDevice(path: device.path, reason: error.description))
+                } catch {
+                    picture.fail(.outputDevice(path: device.path, reason: "\(error)"))
+                }
+            }
+        } else {
+            deviceFrames = nil
+        }
+        if observers.isEmpty {
+            previews = nil
+        } else {
+            previews = LatestFrameQueue(label: "facecam.preview") { picture, showing in
+                let frame = picture.tracked.frame
+                do throws(FaceCamError) {
+                    let preview = try Annotator.marked(
+                        frame.shown, with: picture.tracked.marks, geometry: frame.geometry, source: source, as: marking)
+                    for observer in showing { observer.preview(preview, of: frame.result) }
+                } catch {
+                    picture.fail(error)
+                }
+            }
+        }
+    }
+
+    /// Whether anything here makes a picture of the frames (the privacy masks must then be painted on them).
+    public var makesPictures: Bool { annotations != nil || deviceFrames != nil || !observers.isEmpty }
+
+    /// Annotated frames and crops are named by the capture's frame counter.
+    public static func name(ofFrame sequence: Int) -> String {
+        String(format: "frame-%08d", sequence)
+    }
+
+    public func consume(_ tracked: TrackedFrame, fail: @escaping @Sendable (FaceCamError) -> Void) {
+        let count = consumed.withLock { count in
+            count += 1
+            return count
+        }
+        let picture = Picture(tracked: tracked, fail: fail)
+        if !observers.isEmpty {
+            let latency = tracked.frame.capturedAt.map { monotonicSeconds() - $0 } ?? 0
+            for observer in observers { observer.processed(tracked.frame.result, latency: latency) }
+            let showing = observers.filter(\.wantsPreviews)
+            if !showing.isEmpty { previews?.offer((picture, showing)) }
+        }
+        deviceFrames?.offer(picture)
+        if let annotations, (count - 1) % annotateEvery == 0 { annotations.offer(picture) }
+    }
+
+    public func drain() {
+        annotations?.drain()
+        deviceFrames?.drain()
+        previews?.drain()
+    }
+}

@@ -1,0 +1,97 @@
+/// One frame to find faces in, with everything needed to report it: what every command's frames
+/// become, a camera's as a file's.
+public struct FrameJob: Sendable {
+    public var source: String
+    public var index: Int
+    public var time: Double
+    public var frame: Frame
+    public var geometry: PreviewGeometry
+    /// Render the preview image too (for annotated JPEGs or video).
+    public var renderPreview: Bool
+    /// Paint the privacy masks on the frame handed on (`DetectedFrame.shown`): a picture is made of it
+    /// downstream (live's previews), or here (a preview, crops).
+    public var paintMasks: Bool
+    /// False for a frame that is only shown (rendered, and its tracked faces masked), not searched:
+    /// the frames between detections when a redacted video keeps every frame.
+    public var detect: Bool
+    /// The annotated JPEG's file name without extension; nil for no JPEG.
+    public var annotationName: String?
+    /// The orientation to report in the result (still images).
+    public var orientation: Orientation?
+    /// Cut each face found out of the frame (`--crops`); nil for no crops.
+    public var crops: CropRequest?
+    /// A live frame's capture counter (reported as the result's sequence) and when it was taken
+    /// (CLOCK_MONOTONIC, the start of its latency); nil for files.
+    public var capture: (sequence: Int, at: Double)?
+
+    public init(
+        source: String, index: Int, time: Double, frame: Frame, geometry: PreviewGeometry,
+        renderPreview: Bool = false, paintMasks: Bool = false, annotationName: String? = nil, orientation: Orientation? = nil,
+        detect: Bool = true, crops: CropRequest? = nil, capture: (sequence: Int, at: Double)? = nil
+    ) {
+        self.source = source
+        self.index = index
+        self.time = time
+        self.frame = frame
+        self.geometry = geometry
+        self.renderPreview = renderPreview || annotationName != nil || !detect
+        self.paintMasks = paintMasks || self.renderPreview || crops != nil
+        self.detect = detect
+        self.annotationName = annotationName
+        self.orientation = orientation
+        self.crops = crops
+        self.capture = capture
+    }
+
+    /// The frame's stage: paints `masks` when a picture is made, renders the preview, searches with
+    /// `detector` and cuts the faces out. A failure is the frame's, said with its source and index.
+    public func run(with detector: any FrameFaceDetector, masks: PrivacyMasks) -> Completion {
+        let shown = paintMasks ? masks.applied(to: frame, geometry: geometry) : frame
+        let preview = renderPreview
+            ? Result { () throws(FaceCamError) in try Annotator.render(shown, geometry: geometry, source: source) }
+            : nil
+        if !detect, let preview {
+            return .shownOnly(source: source, index: index, time: time, geometry: geometry, preview: preview)
+        }
+        do {
+            let faces = try detector.detect(in: frame, geometry: geometry)
+            let result = FrameResult(
+                source: source, frame: index, time: time, size: frame.size, previewSize: geometry.previewSize, faces: faces,
+                sequence: capture?.sequence, orientation: orientation)
+            let crops = try crops.map { (request) throws(FaceCamError) in try request.cut(faces, from: shown, geometry: geometry) }
+            return .frame(DetectedFrame(
+                result: result, image: frame, shown: shown, geometry: geometry, preview: preview, annotationName: annotationName,
+                crops: crops, capturedAt: capture?.at))
+        } catch {
+            return .failure(.detection(source: source, frame: index, error: error))
+        }
+    }
+}
+
+/// A frame searched: its result (the faces not yet tracked), the frame, and what was asked with it.
+public struct DetectedFrame: Sendable {
+    public var result: FrameResult
+    /// The frame as decoded: faces are described (recognised) from it.
+    public var image: Frame
+    /// The frame with the privacy masks painted when `FrameJob.paintMasks` asked, else `image`: what
+    /// pictures are made from.
+    public var shown: Frame
+    public var geometry: PreviewGeometry
+    /// Its preview when one was asked for, not yet marked (a preview that cannot be drawn fails alone:
+    /// the results still count).
+    public var preview: Result<Frame, FaceCamError>?
+    /// The annotated JPEG's file name without extension; nil for no JPEG.
+    public var annotationName: String?
+    /// Its faces cut out, when asked.
+    public var crops: FaceCrops?
+    /// When a live frame was taken (CLOCK_MONOTONIC); nil for files.
+    public var capturedAt: Double?
+}
+
+/// What became of a submitted frame or failure, delivered in submission order.
+public enum Completion: Sendable {
+    case frame(DetectedFrame)
+    /// A frame that was shown but not searched (`FrameJob.detect` false): its preview, not yet marked.
+    case shownOnly(source: String, index: Int, time: Double, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>)
+    case failure(FaceCamError)
+}
