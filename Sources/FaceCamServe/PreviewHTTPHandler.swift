@@ -15,24 +15,24 @@ struct PreviewRoutes: Sendable {
 /// nothing is read from disk. A streaming client has at most one part being
 /// written and one waiting: a newer part replaces the waiting one, so a slow
 /// client misses frames instead of growing a queue, and a client that takes
-/// nothing for `stallLimit` seconds is disconnected.
+/// nothing for `PreviewServer.Timeouts.stall` seconds is disconnected.
 final class PreviewHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    static let stallLimit = 30.0
-
     private let routes: PreviewRoutes
+    private let timeouts: PreviewServer.Timeouts
     private var request: HTTPRequestHead?
     private var subscription: Int?
     /// When the part being written was handed to the channel; nil when none is.
     private var writingSince: Double?
     private var waiting: ByteBuffer?
-    /// Closes the connection unless a whole request arrives first (`PreviewServer.requestTimeout`).
+    /// Closes the connection unless a whole request arrives first (`timeouts.request`).
     private var requestDeadline: Scheduled<Void>?
 
-    init(routes: PreviewRoutes) {
+    init(routes: PreviewRoutes, timeouts: PreviewServer.Timeouts) {
         self.routes = routes
+        self.timeouts = timeouts
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -40,11 +40,11 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
         context.fireChannelActive()
     }
 
-    /// Gives the client `PreviewServer.requestTimeout` to send its next whole request.
+    /// Gives the client `timeouts.request` seconds to send its next whole request.
     private func awaitRequest(context: ChannelHandlerContext) {
         requestDeadline?.cancel()
         let channel = context.channel
-        requestDeadline = context.eventLoop.scheduleTask(in: PreviewServer.requestTimeout) { channel.close(promise: nil) }
+        requestDeadline = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeouts.request * 1e9))) { channel.close(promise: nil) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -173,7 +173,7 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
     private func offer(_ part: ByteBuffer, context: ChannelHandlerContext) {
         guard subscription != nil else { return }
         if let since = writingSince {
-            if monotonicSeconds() - since > Self.stallLimit { return context.close(promise: nil) }
+            if monotonicSeconds() - since > timeouts.stall { return context.close(promise: nil) }
         } else if context.channel.isWritable {
             return send(part, context: context)
         }

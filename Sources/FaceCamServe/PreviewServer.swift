@@ -28,10 +28,20 @@ public final class PreviewServer: LiveObserver, Sendable {
     public static let maximumConnections = 64
     /// Connections from one address beyond this are closed at once, so one client cannot take them all.
     public static let maximumConnectionsPerAddress = 32
-    /// A connection that has not sent a whole request this long after it opened or after its last
-    /// answer (a header sent slowly, byte by byte; an idle keep-alive) is closed; streams, which
-    /// send nothing after their request, are not.
-    public static let requestTimeout: TimeAmount = .seconds(10)
+    /// How long the server waits on a client.
+    public struct Timeouts: Sendable {
+        /// A connection that has not sent a whole request this many seconds after it opened or after
+        /// its last answer (a header sent slowly, byte by byte; an idle keep-alive) is closed; streams,
+        /// which send nothing after their request, are not.
+        public var request: Double
+        /// A streaming client that takes nothing for this many seconds is disconnected.
+        public var stall: Double
+
+        public init(request: Double = 10, stall: Double = 30) {
+            self.request = request
+            self.stall = stall
+        }
+    }
     public static let jpegQuality = 80
     static let sendBufferBytes = 256 * 1024
 
@@ -45,7 +55,7 @@ public final class PreviewServer: LiveObserver, Sendable {
     private let closed = Mutex(false)
 
     /// Binds `address` and starts serving; `source` names what the page shows.
-    public init(address: ServeAddress, source: String) throws(ServeError) {
+    public init(address: ServeAddress, source: String, timeouts: Timeouts = Timeouts()) throws(ServeError) {
         let hub = PreviewHub(maximumStreams: Self.maximumStreams)
         let metrics = PreviewMetrics()
         let counts = CountsSource()
@@ -64,7 +74,7 @@ public final class PreviewServer: LiveObserver, Sendable {
                     }
                     channel.closeFuture.whenComplete { _ in connections.leave(from: host) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes))
+                    try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes, timeouts: timeouts))
                 }
             }
             // A fixed send buffer (no autotuning to megabytes): a stalled viewer is noticed within a

@@ -62,7 +62,7 @@ struct PreviewHTTPHandlerTests {
     private func connection() throws -> EmbeddedChannel {
         let routes = PreviewRoutes(hub: hub, metrics: metrics, page: "<p>page</p>", counts: { LiveCounts() })
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes))
+        try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes, timeouts: PreviewServer.Timeouts()))
         return channel
     }
 
@@ -155,5 +155,28 @@ struct PreviewHTTPHandlerTests {
         let head = try #require(try responseHead(channel))
         #expect(head.status == .ok && head.headers["Content-Length"] == ["4"])
         #expect(try bodies(channel).isEmpty)
+    }
+}
+
+/// The server on a real socket, its request timeout shortened to 3 s.
+struct PreviewServerConnectionTests {
+    /// Connections that send nothing: one address gets at most 32 of the 64, so a viewer from another
+    /// still gets in, and each is closed after the request timeout; so is one that sends its header a
+    /// byte a second.
+    @Test func idleConnectionsCannotLockViewersOut() throws {
+        let server = try PreviewServer(address: ServeAddress(port: 0), source: "camera", timeouts: .init(request: 3))
+        defer { server.close() }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Preview/idle_clients.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        // 40 idle connections; those beyond the limit must be closed within 1.5 s, the rest within 7 s.
+        process.arguments = [script, "127.0.0.1", String(server.address.port), "40", "7", "1.5"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(printed.contains(#"{"refused": 8, "held": 32, "viewer": 200, "closed_after_idle": 32, "trickle_closed": true}"#), "\(printed)")
     }
 }

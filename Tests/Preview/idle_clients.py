@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Idle clients against facecam's preview server: COUNT connections from 127.0.0.2 that send nothing.
 
-Prints one JSON object: how many the server closed at once (beyond its per-address limit), the
-status a viewer from 127.0.0.1 gets for / while the idle ones are held, how many idle ones the
-server had closed WAIT seconds later (its request timeout), and whether it closed, within WAIT
-seconds, a connection from 127.0.0.3 sending its header a byte a second.
+Prints one JSON object: how many the server closed within REFUSED seconds (those beyond its
+per-address limit, closed at once; REFUSED must be shorter than its request timeout), the status a
+viewer from 127.0.0.1 gets for / while the idle ones are held, how many idle ones the server had
+closed WAIT seconds later (its request timeout), and whether it closed, within WAIT seconds, a
+connection from 127.0.0.3 sending its header a byte a second.
 
-usage: idle_clients.py HOST PORT COUNT WAIT
+usage: idle_clients.py HOST PORT COUNT WAIT REFUSED
 """
 import http.client
 import json
@@ -15,7 +16,7 @@ import socket
 import sys
 import time
 
-host, port, count, wait = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+host, port, count, wait, refusing = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
 
 
 def closed(connection, timeout):
@@ -48,8 +49,8 @@ for _ in range(count):
     connection.bind(("127.0.0.2", 0))
     connection.connect((host, port))
     idle.append(connection)
-# Those beyond the limit are closed as soon as the server accepts them; 3 s is ample on a loaded machine.
-refused = closed_within(idle, 3)
+# Those beyond the limit are closed as soon as the server accepts them.
+refused = closed_within(idle, refusing)
 held = [c for c in idle if c not in refused]
 viewer = http.client.HTTPConnection(host, port, timeout=5)
 viewer.request("GET", "/")
