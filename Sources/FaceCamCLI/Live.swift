@@ -194,10 +194,10 @@ struct Live: ParsableCommand {
             source: input.name, marking: marking, annotator: annotator, annotateEvery: annotateEvery ?? 1, outputDevice: device,
             observers: [server as (any LiveObserver)?, window, publisher].compactMap { $0 })
         let sink = ResultSink(
-            writer: writer, tracker: tracking.makeTracker(), namer: try recognition?.namer(),
-            events: events, cropSaver: cropSaver, bestShotsOnly: output.bestShot, consumers: [outputs],
-            minimumFaces: output.minFaces ?? 0,
-            report: { report($0) })
+            records: writer.map { RecordOutput(writer: $0) },
+            tracking: FrameTracking(tracker: tracking.makeTracker(), namer: try recognition?.namer()), events: events,
+            crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: output.bestShot) }, consumers: [outputs],
+            minimumFaces: output.minFaces ?? 0, report: { report($0) })
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name, crops: output.cropStyleChosen,
             pictured: outputs.makesPictures, detection: detection, masks: maskZones.masks)

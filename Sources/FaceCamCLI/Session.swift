@@ -34,10 +34,11 @@ struct Session {
             resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, faces: faces, video: video, recognition: recognitionOptions))
             ?? (nil, nil, nil)
         let sink = ResultSink(
-            writer: writer, tracker: tracker, namer: namer, clusterer: recognition?.clusterer, events: events, annotator: annotator, cropSaver: cropSaver,
-            bestShotsOnly: output?.bestShot ?? false, marking: marking, frames: frames,
-            minimumFaces: output?.minFaces ?? 0,
-            report: { report($0) }, progress: progress)
+            records: output.map { _ in RecordOutput(writer: writer, clusterer: recognition?.clusterer) },
+            tracking: tracker.map { FrameTracking(tracker: $0, namer: namer) }, events: events,
+            crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: output?.bestShot ?? false) },
+            previews: PreviewOutput(marking: marking, annotator: annotator, frames: frames),
+            minimumFaces: output?.minFaces ?? 0, report: { report($0) }, progress: progress)
         self.sink = sink
         self.pipeline = DetectionPipeline(detectors: detectors, masks: masks) { sink.consume($0) }
         self.stop = StopRequest()

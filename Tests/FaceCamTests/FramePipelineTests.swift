@@ -62,7 +62,7 @@ struct FramePipelineTests {
     @Test func theSinkHandsTrackedFramesToItsConsumers() throws {
         let recorder = Recorder(failing: .openCV("out of memory"))
         let lines = Mutex<[String]>([])
-        let sink = ResultSink(writer: nil, tracker: FaceTracker(), consumers: [recorder], report: { line in lines.withLock { $0.append(line) } })
+        let sink = ResultSink(records: nil, tracking: FrameTracking(tracker: FaceTracker()), consumers: [recorder], report: { line in lines.withLock { $0.append(line) } })
         for index in 0..<2 { sink.consume(try job(index).run(with: OneFace(), masks: PrivacyMasks(polygons: []))) }
         let frames = recorder.frames.withLock { $0 }
         #expect(frames.map(\.frame.result.frame) == [0, 1])
@@ -75,7 +75,7 @@ struct FramePipelineTests {
     /// A sink that stopped (its results could not be written) hands nothing on.
     @Test func aStoppedSinkHandsNothingOn() throws {
         let recorder = Recorder()
-        let sink = ResultSink(writer: nil, consumers: [recorder], report: { _ in })
+        let sink = ResultSink(records: nil, consumers: [recorder], report: { _ in })
         sink.consume(.failure(.output(SystemError(call: "write", path: "out.jsonl", errno: ENOSPC))))
         sink.consume(try job(0).run(with: OneFace(), masks: PrivacyMasks(polygons: [])))
         #expect(sink.stopped && recorder.frames.withLock { $0.isEmpty })
@@ -98,7 +98,7 @@ struct FramePipelineTests {
         let watcher = Watcher()
         let outputs = LiveOutputs(source: "camera", annotator: try Annotator(directory: directory), annotateEvery: 2, observers: [watcher])
         #expect(outputs.makesPictures)
-        let sink = ResultSink(writer: nil, tracker: FaceTracker(), consumers: [outputs], report: { Issue.record("\($0)") })
+        let sink = ResultSink(records: nil, tracking: FrameTracking(tracker: FaceTracker()), consumers: [outputs], report: { Issue.record("\($0)") })
         for sequence in 10..<15 {
             sink.consume(try job(sequence, capture: (sequence, monotonicSeconds())).run(with: OneFace(), masks: PrivacyMasks(polygons: [])))
             // One at a time, so that the queues drop nothing.
@@ -110,5 +110,99 @@ struct FramePipelineTests {
         #expect(seen.processed == [1, 1, 1, 1, 1])
         #expect(seen.previews == Array(repeating: PixelSize(width: 64, height: 48), count: 5))
         #expect(sink.summary.failures == 0)
+    }
+
+    private func temporaryDirectory() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-pipeline-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    private func result(_ frame: Int, faces: [Face]) -> FrameResult {
+        FrameResult(
+            source: "clip", frame: frame, time: Double(frame) / 10, size: PixelSize(width: 64, height: 48),
+            previewSize: PixelSize(width: 64, height: 48), faces: faces)
+    }
+
+    private func face(id: Int?, quality: Double? = nil) -> Face {
+        var face = Face(box: PixelRect(x: 8, y: 8, width: 16, height: 16), preview: Rect(x: 8, y: 8, width: 16, height: 16), id: id)
+        face.quality = quality
+        return face
+    }
+
+    /// Puts every face in cluster 7, or fails.
+    private final class Clusterer: FaceClustering {
+        let fails: Bool
+        init(fails: Bool) { self.fails = fails }
+        func cluster(_ results: inout [FrameResult]) throws(FaceCamError) {
+            if fails { throw .openCV("no memory for clustering") }
+            for index in results.indices { results[index].faces = results[index].faces.map { var face = $0; face.cluster = 7; return face } }
+        }
+    }
+
+    /// Clustered records are held until the run ends, then written in the order they came, the
+    /// results' faces clustered; if clustering fails, they are written without clusters, the failure said.
+    @Test(arguments: [false, true])
+    func clusteredRecordsWaitForTheEndOfTheRun(clusteringFails: Bool) throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/results.jsonl"
+        let records = RecordOutput(writer: try ResultWriter(format: .jsonl, path: path), clusterer: Clusterer(fails: clusteringFails))
+        try records.write(.result(result(0, faces: [face(id: 1)])))
+        try records.write(.shot(BestShot(id: 1, source: "clip", frame: 0, time: 0, quality: 0.5, path: "shot.jpg")))
+        try records.write(.result(result(1, faces: [face(id: 1)])))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).isEmpty)
+        var failures: [String] = []
+        let kept = try records.finish(stoppedEarly: false, report: { Issue.record("\($0)") }, fail: { failures.append($0.description) })
+        #expect(kept == nil)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(lines.map { $0["frame"] as? Int } == [0, 0, 1])
+        #expect(lines.map { $0["event"] as? String } == [nil, "best_shot", nil])
+        let clusters = [lines[0], lines[2]].map { (($0["faces"] as? [[String: Any]])?.first?["cluster"] as? Int) }
+        #expect(clusters == (clusteringFails ? [nil, nil] : [7, 7]))
+        #expect(failures == (clusteringFails ? ["OpenCV failed: no memory for clustering"] : []))
+    }
+
+    /// Best shots: a track's crop is kept while its quality beats the best so far, saved once, named
+    /// after the frame it was best in.
+    @Test func aTracksBestShotIsItsBestCropSavedOnce() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let crops = CropOutput(saver: try Annotator(directory: directory), bestShotsOnly: true)
+        for (frame, quality) in [(0, 0.5), (1, 0.8), (2, 0.6)] {
+            let cut = FaceCrops(name: "clip-\(frame)", images: [Frame(width: 16, height: 16)])
+            crops.take(cut, of: result(frame, faces: [face(id: 1, quality: quality)]), fail: { Issue.record("\($0)") })
+        }
+        #expect(crops.tracksWithBestShots == [1])
+        let shot = try #require(crops.bestShot(ofTrack: 1, fail: { Issue.record("\($0)") }))
+        #expect(shot.frame == 1 && shot.quality == 0.8 && shot.path == directory + "/clip-1-id1.jpg")
+        #expect(crops.bestShot(ofTrack: 1, fail: { Issue.record("\($0)") }) == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["clip-1-id1.jpg"])
+    }
+
+    /// Fails at its second frame.
+    private final class BrokenVideo: FrameOutput {
+        var path: String { "out.mkv" }
+        var appended = 0
+        func append(_ frame: Frame, time: Double) throws(FaceCamError) {
+            appended += 1
+            if appended == 2 { throw .openCV("disk full") }
+        }
+        func finish() throws(FaceCamError) {}
+    }
+
+    /// A frame output that fails is said once and given up; the previews go on.
+    @Test func aFailedFrameOutputIsGivenUpAfterOneLine() throws {
+        let video = BrokenVideo()
+        let previews = PreviewOutput(frames: video)
+        var failures: [String] = []
+        let shown = (0..<3).map { frame in
+            previews.show(.success(Frame(width: 64, height: 48)), at: Double(frame), marks: PreviewMarks(faces: [face(id: nil)]),
+                          annotationName: nil, fail: { failures.append($0.description) })
+        }
+        #expect(shown.map(\.written) == [true, false, false] && shown.map(\.outputFailed) == [false, true, false])
+        #expect(failures == ["OpenCV failed: disk full"] && video.appended == 2)
     }
 }
