@@ -226,7 +226,7 @@ options-doc: build
 # minute once built; make test runs these and everything else.
 check: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.'
+	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamCoreTests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.'
 
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
 test-v4l2: release

@@ -48,9 +48,11 @@ let package = Package(
             name: "CFaceRecognition",
             linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("blas"), .linkedLibrary("lapack")]
         ),
+        // What needs no C library: geometry, faces, tracking, zones, the formats, evaluation, batches.
+        .target(name: "FaceCamCore"),
         .target(
             name: "FaceCam",
-            dependencies: ["CFaceDetect", "CJPEG", "CV4L2"],
+            dependencies: ["FaceCamCore", "CFaceDetect", "CJPEG", "CV4L2"],
             // The YuNet and CenterFace models, their licences and provenance; found at run time by FaceModelFile.
             // CenterFace's model file is fetched by `make models`. OpenVINO's runtime, fetched by `make openvino`,
             // is loaded at run time (OpenVINORuntime), so that facecam runs on OpenCV without it.
@@ -92,6 +94,7 @@ let package = Package(
         .testTarget(name: "CFaceDetectTests", dependencies: ["CFaceDetect"]),
         .testTarget(name: "CJPEGTests", dependencies: ["CJPEG"]),
         .testTarget(name: "CV4L2Tests", dependencies: ["CV4L2"]),
+        .testTarget(name: "FaceCamCoreTests", dependencies: ["FaceCamCore"]),
         .testTarget(name: "FaceCamTests", dependencies: ["FaceCam"]),
         .testTarget(name: "FaceCamRecognitionTests", dependencies: ["FaceCamRecognition"]),
         .testTarget(name: "FaceCamMQTTTests", dependencies: ["FaceCamMQTT"]),

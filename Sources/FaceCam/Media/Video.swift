@@ -212,25 +212,3 @@ public enum OpenCVThreads {
     /// cgroup limits OpenCV reads, not merely the machine's cores; what --jobs defaults to.
     public static var usableCores: Int { Int(cfd_usable_cpus()) }
 }
-
-extension Orientation {
-    /// The orientation for a player's clockwise turn of 0, 90, 180 or 270 degrees.
-    public init?(clockwiseRotation degrees: Int) {
-        switch degrees {
-        case 0: self = .up
-        case 90: self = .right
-        case 180: self = .down
-        case 270: self = .left
-        default: return nil
-        }
-    }
-
-    /// The single orientation that does `self`, then `next` to the result.
-    public func followed(by next: Orientation) -> Orientation {
-        // A 2x1 buffer tells all eight apart.
-        let buffer = Size(width: 2, height: 1)
-        let upright = swapsAxes ? Size(width: 1, height: 2) : buffer
-        let combined = transform(for: buffer).followed(by: next.transform(for: upright))
-        return Orientation.allCases.first { $0.transform(for: buffer) == combined }!
-    }
-}

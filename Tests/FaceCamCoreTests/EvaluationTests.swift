@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import FaceCam
+@testable import FaceCamCore
 
 /// facecam eval's parts on hand-computed cases; EvalCommandTests checks the command against pycocotools.
 struct EvaluationTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import FaceCam
+@testable import FaceCamCore
 
 @Suite struct ShardTests {
     /// Paths such as an archive's, some sharing a name in different folders, one given twice.
@@ -173,19 +173,5 @@ import Testing
     @Test func eachNameOnceWithCountersAfterTheFirst() {
         var names = FileNames()
         #expect(["a", "a", "a/b", "", "a", "a-2"].map { names.claim($0) } == ["a", "a-2", "a_b", "frame", "a-3", "a-2-2"])
-    }
-}
-
-@Suite struct UsableCoresTests {
-    /// The kernel's own account: the CPUs in this process's affinity mask (/proc/self/status).
-    static func allowedCPUs() throws -> Int {
-        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed:") })
-        let mask = line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")
-        return mask.compactMap { $0.hexDigitValue?.nonzeroBitCount }.reduce(0, +)
-    }
-
-    @Test func followTheAffinityMask() throws {
-        #expect(OpenCVThreads.usableCores == (try Self.allowedCPUs()))
     }
 }

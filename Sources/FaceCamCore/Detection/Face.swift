@@ -54,7 +54,7 @@ public struct Face: Hashable, Sendable {
 
 extension Array where Element == Face {
     /// The order facecam reports faces in: by box y, then x, then width, then height.
-    func inReportingOrder() -> [Face] {
+    package func inReportingOrder() -> [Face] {
         sorted { ($0.box.y, $0.box.x, $0.box.width, $0.box.height) < ($1.box.y, $1.box.x, $1.box.width, $1.box.height) }
     }
 }

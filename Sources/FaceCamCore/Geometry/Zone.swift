@@ -41,7 +41,7 @@ public struct Zone: Hashable, Sendable {
         Self.contains(points, point)
     }
 
-    static func contains(_ points: [Point], _ point: Point) -> Bool {
+    package static func contains(_ points: [Point], _ point: Point) -> Bool {
         var inside = false
         var j = points.count - 1
         for i in points.indices {

@@ -32,7 +32,7 @@ public enum VideoInput: Hashable, Sendable, CustomStringConvertible {
 
     /// The local file FFmpeg would open: a file's path, or a `file:` URL's (FFmpeg opens what follows
     /// "file:" as it is); nil for other URLs and standard input.
-    var localPath: FilePath? {
+    package var localPath: FilePath? {
         switch self {
         case .file(let path): return path
         case .url(let url):
@@ -50,7 +50,7 @@ public enum VideoInput: Hashable, Sendable, CustomStringConvertible {
     /// Runs `body` with what FFmpeg is given to open, as a C string: "file:" and a file's path as
     /// its bytes (which need not be UTF-8), so that a name with a colon (`10:00.avi`, `pipe:0`,
     /// `concat:a|b`) is the file it names and no protocol; the URL; or "pipe:0".
-    func withFFmpegName<Value>(_ body: (UnsafePointer<CChar>) -> Value) -> Value {
+    package func withFFmpegName<Value>(_ body: (UnsafePointer<CChar>) -> Value) -> Value {
         switch self {
         case .file(let path): FilePath(bytes: Array("file:".utf8) + path.bytes).withCString(body)
         case .url(let url): url.withCString(body)

@@ -70,7 +70,7 @@ extension Rect {
 
     /// The part of the rect inside an image of `size` (a preview's box may reach past its edges, with
     /// `--gravity fill` wholly, and a model's box past the frame's); nil when nothing is inside.
-    func clipped(to size: PixelSize) -> Rect? {
+    package func clipped(to size: PixelSize) -> Rect? {
         let x0 = min(max(x, 0), Double(size.width)), x1 = min(max(x + width, 0), Double(size.width))
         let y0 = min(max(y, 0), Double(size.height)), y1 = min(max(y + height, 0), Double(size.height))
         return x1 > x0 && y1 > y0 ? Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
@@ -394,5 +394,27 @@ public struct PreviewGeometry: Hashable, Sendable {
     /// Where a buffer rect appears in the preview (not clipped to it).
     public func previewRect(of box: PixelRect) -> Rect {
         bufferToPreview.apply(box.rect)
+    }
+}
+
+extension Orientation {
+    /// The orientation for a player's clockwise turn of 0, 90, 180 or 270 degrees.
+    public init?(clockwiseRotation degrees: Int) {
+        switch degrees {
+        case 0: self = .up
+        case 90: self = .right
+        case 180: self = .down
+        case 270: self = .left
+        default: return nil
+        }
+    }
+
+    /// The single orientation that does `self`, then `next` to the result.
+    public func followed(by next: Orientation) -> Orientation {
+        // A 2x1 buffer tells all eight apart.
+        let buffer = Size(width: 2, height: 1)
+        let upright = swapsAxes ? Size(width: 1, height: 2) : buffer
+        let combined = transform(for: buffer).followed(by: next.transform(for: upright))
+        return Orientation.allCases.first { $0.transform(for: buffer) == combined }!
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-@testable import FaceCam
+@testable import FaceCamCore
 
 /// Hand-computed cases for a 40x20 frame, the rect (4, 2, 6, 4) (corners
 /// (4, 2) and (10, 6)) and a 100x100 preview.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import FaceCam
+@testable import FaceCamCore
 
 struct ResultFormatTests {
     static let result = FrameResult(

@@ -13,7 +13,7 @@ public indirect enum JSONOutput: Sendable, ExpressibleByStringInterpolation, Exp
     case object([(key: String, value: JSONOutput)])
 
     /// A number as `decimal` writes it: whole numbers without a point, others to at most six decimals.
-    public static func decimal(_ value: Double) -> JSONOutput { .number(FaceCam.decimal(value)) }
+    public static func decimal(_ value: Double) -> JSONOutput { .number(FaceCamCore.decimal(value)) }
 
     /// A rectangle as [x, y, width, height], each as `decimal` writes it (`commaSeparated`'s in JSON).
     static func rect(_ r: Rect) -> JSONOutput {

@@ -50,7 +50,7 @@ public func syscall<Value: FixedWidthInteger>(
 
 /// `syscall` for blocking descriptors, where EAGAIN cannot happen and is a failure if it does.
 @discardableResult
-func blockingSyscall<Value: FixedWidthInteger>(
+package func blockingSyscall<Value: FixedWidthInteger>(
     _ call: String, path: String? = nil, _ body: () -> Value
 ) throws(SystemError) -> Value {
     switch try syscall(call, path: path, body) {
@@ -60,13 +60,13 @@ func blockingSyscall<Value: FixedWidthInteger>(
 }
 
 /// An open file descriptor with a single owner, closed when the owner goes away.
-struct FileDescriptor: ~Copyable {
-    let rawValue: Int32
+package struct FileDescriptor: ~Copyable {
+    package let rawValue: Int32
     /// For messages.
-    let path: String
+    package let path: String
 
     /// Files that `flags` create get mode 0644 (less the umask).
-    init(opening path: FilePath, flags: Int32) throws(SystemError) {
+    package init(opening path: FilePath, flags: Int32) throws(SystemError) {
         let name = path.description
         self.rawValue = try path.withCString { raw throws(SystemError) in
             try blockingSyscall("open", path: name) { open(raw, flags | O_CLOEXEC, 0o644) }
@@ -74,12 +74,12 @@ struct FileDescriptor: ~Copyable {
         self.path = name
     }
 
-    init(opening path: String, flags: Int32) throws(SystemError) {
+    package init(opening path: String, flags: Int32) throws(SystemError) {
         try self.init(opening: FilePath(path), flags: flags)
     }
 
     /// A descriptor of its own for what `descriptor` has open (standard input, say).
-    init(duplicating descriptor: Int32, path: String) throws(SystemError) {
+    package init(duplicating descriptor: Int32, path: String) throws(SystemError) {
         rawValue = try blockingSyscall("dup", path: path) { fcntl(descriptor, F_DUPFD_CLOEXEC, 0) }
         self.path = path
     }
@@ -87,18 +87,18 @@ struct FileDescriptor: ~Copyable {
     deinit { close(rawValue) }
 
     /// Writes every byte of `bytes`.
-    func write(_ bytes: [UInt8]) throws(SystemError) {
+    package func write(_ bytes: [UInt8]) throws(SystemError) {
         try writeAll(bytes, to: rawValue, path: path)
     }
 
-    func status() throws(SystemError) -> stat {
+    package func status() throws(SystemError) -> stat {
         var info = stat()
         try blockingSyscall("fstat", path: path) { fstat(rawValue, &info) }
         return info
     }
 
     /// Reads until end of file, at most `limit` bytes.
-    func readAll(limit: Int) throws(SystemError) -> [UInt8] {
+    package func readAll(limit: Int) throws(SystemError) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -135,7 +135,7 @@ public func firstLine(ofFile path: String, limit: Int) throws(SystemError) -> [U
 }
 
 /// Writes every byte, however many calls that takes.
-func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(SystemError) {
+package func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(SystemError) {
     var offset = 0
     while offset < bytes.count {
         offset += try bytes.withUnsafeBytes { buffer in
@@ -147,7 +147,7 @@ func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(Syste
 }
 
 /// Creates `path` and any missing parents, as `mkdir -p` does.
-func makeDirectories(_ path: String) throws(SystemError) {
+package func makeDirectories(_ path: String) throws(SystemError) {
     if (try? fileKind(path)) == .directory { return }
     let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
     if !parent.isEmpty { try makeDirectories(parent) }
@@ -160,7 +160,7 @@ public enum FileKind: Sendable {
     /// FIFOs, sockets and devices are `other`: reading one may block for ever.
     case regular, directory, other
 
-    init(_ info: stat) {
+    package init(_ info: stat) {
         switch info.st_mode & S_IFMT {
         case S_IFREG: self = .regular
         case S_IFDIR: self = .directory
@@ -170,7 +170,7 @@ public enum FileKind: Sendable {
 }
 
 /// `stat(2)` of `path`, following symbolic links.
-func fileInfo(_ path: FilePath) throws(SystemError) -> stat {
+package func fileInfo(_ path: FilePath) throws(SystemError) -> stat {
     var info = stat()
     _ = try path.withCString { raw throws(SystemError) in
         try blockingSyscall("stat", path: path.description) { stat(raw, &info) }
@@ -179,17 +179,17 @@ func fileInfo(_ path: FilePath) throws(SystemError) -> stat {
 }
 
 /// What `path` names, and which file it is, following symbolic links.
-func fileStatus(_ path: FilePath) throws(SystemError) -> (kind: FileKind, identity: FileIdentity) {
+package func fileStatus(_ path: FilePath) throws(SystemError) -> (kind: FileKind, identity: FileIdentity) {
     let info = try fileInfo(path)
     return (FileKind(info), FileIdentity(info))
 }
 
-func fileKind(_ path: String) throws(SystemError) -> FileKind {
+package func fileKind(_ path: String) throws(SystemError) -> FileKind {
     try fileStatus(FilePath(path)).kind
 }
 
 /// The names in a directory, as bytes, without "." and "..", in no particular order.
-func directoryEntries(_ path: FilePath) throws(SystemError) -> [[UInt8]] {
+package func directoryEntries(_ path: FilePath) throws(SystemError) -> [[UInt8]] {
     guard let stream = path.withCString({ opendir($0) }) else {
         throw SystemError(call: "opendir", path: path.description, errno: errno)
     }

@@ -1,5 +1,5 @@
 import Testing
-@testable import FaceCam
+@testable import FaceCamCore
 
 struct FaceTrackerTests {
     static func frame(_ boxes: [PixelRect], source: String = "clip", index: Int) -> FrameResult {
