@@ -86,7 +86,7 @@ struct Eval: ParsableCommand {
                 runs.append((found.path, try Evaluation(detections: found, truth: truth, operatingScore: detector.scoreThreshold)))
             }
         } catch {
-            report(error.description)
+            report(advised(error))
             throw Status.usage
         }
         let text = format == .json ? json(truth, runs) : table(truth, runs)
@@ -116,7 +116,7 @@ struct Eval: ParsableCommand {
             }
             return list
         } catch {
-            report(error.description)
+            report(advised(error))
             throw Status.usage
         }
     }

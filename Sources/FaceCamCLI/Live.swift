@@ -165,7 +165,7 @@ struct Live: ParsableCommand {
             source.map { [FilePath(argument: $0)] } ?? [],
             gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
         if show, let problem = PreviewWindow.problem(display: ProcessInfo.processInfo.environment["DISPLAY"]) {
-            report("--show cannot open a window: \(problem)")
+            report("--show cannot open a window: \(problem), or watch in a browser with --serve")
             throw Status.usage
         }
         // Pictures are read before any work: one that cannot be used is a usage error.
@@ -241,7 +241,7 @@ struct Live: ParsableCommand {
         if let publisher { report(publisher.close()) }
         if sink.reachedExitEvent { return }
         if let failure {
-            report("\(failure)")
+            report(advised(failure))
             throw (failure as? CaptureError)?.exitCode ?? (failure as? FaceCamError)?.liveExitCode ?? Status.failure
         }
         // A file played to its end says what it lost, as `video` does.
@@ -273,7 +273,7 @@ struct Live: ParsableCommand {
                 + (publishing.discoveryPrefix.map { ", Home Assistant discovery under \($0)/" } ?? ""))
             return publisher
         } catch {
-            report(error.description)
+            report(advised(error))
             throw Status.failure
         }
     }
@@ -296,7 +296,7 @@ struct Live: ParsableCommand {
             }
             report("removed the Home Assistant configs and the retained state of \(publishing.topicPrefix) from \(settings.endpoint)")
         } catch let error as MQTTError {
-            report(error.description)
+            report(advised(error))
             throw Status.failure
         }
     }
@@ -313,7 +313,7 @@ struct Live: ParsableCommand {
             }
             return server
         } catch {
-            report(error.description)
+            report(advised(error))
             throw Status.failure
         }
     }
@@ -331,7 +331,7 @@ struct Live: ParsableCommand {
         do {
             return try V4L2OutputDevice(path: Self.devicePath(outputDevice), size: size)
         } catch {
-            report(error.description)
+            report(advised(error))
             throw error.exitCode
         }
     }
@@ -350,7 +350,7 @@ struct Live: ParsableCommand {
                     : nil
                 return (FileSource(reader: reader, realtime: realtime, reopen: again), reader.path)
             } catch {
-                report(error.description)
+                report(error)
                 throw error.liveExitCode
             }
         }
@@ -361,7 +361,7 @@ struct Live: ParsableCommand {
             for adjustment in capture.adjustments { report("warning: \(adjustment)") }
             return (CameraSource(capture: capture, timeout: timeout), path)
         } catch {
-            report(error.description)
+            report(advised(error))
             throw error.exitCode
         }
     }

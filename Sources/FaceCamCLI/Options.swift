@@ -436,7 +436,7 @@ struct DetectorOptions: ParsableArguments {
             wrapped = try detectors.map { (detector) throws(FaceCamError) in try faces.wrapping(detector, zones: zones, engine: engine) }
         } catch {
             // A cascade or model that cannot be loaded is a usage error: nothing was processed.
-            report(error.description)
+            report(error)
             throw Status.usage
         }
         // Named last: only the faces kept are described.
@@ -444,7 +444,7 @@ struct DetectorOptions: ParsableArguments {
         do throws(RecognitionError) {
             return try wrapped.map { (detector) throws(RecognitionError) in try recognition.wrapping(detector) }
         } catch {
-            report(error.description)
+            report(advised(error))
             throw Status.usage
         }
     }
@@ -788,7 +788,7 @@ struct TrackingOptions: ParsableArguments {
     /// What the sink does with events: written with --events, run with --on-event, and ending the run at `exitOn`.
     func eventHandling(exitOn: TrackEvent.Kind? = nil) -> ResultSink.EventHandling {
         let hooks = onEvent.map { command in
-            EventHooks(command: command, concurrency: onEventJobs ?? 4, timeout: onEventTimeout ?? 10, report: { report($0) })
+            EventHooks(command: command, concurrency: onEventJobs ?? 4, timeout: onEventTimeout ?? 10, report: { report("--on-event: \($0)") })
         }
         return ResultSink.EventHandling(write: events, exitOn: exitOn, hooks: hooks)
     }

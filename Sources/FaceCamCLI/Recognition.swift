@@ -58,7 +58,7 @@ struct GalleryOptions: ParsableArguments {
         do throws(GalleryError) {
             return try body(gallery)
         } catch {
-            report(error.description)
+            report(advised(error))
             throw Status.failure
         }
     }
@@ -75,7 +75,7 @@ struct GalleryOptions: ParsableArguments {
             }
             return gallery
         } catch {
-            report(error.description)
+            report(advised(error))
             throw Status.usage
         }
     }
@@ -100,7 +100,7 @@ struct Recognition {
         do throws(RecognitionError) {
             return TrackNamer(describer: try FaceDescriber(models: models), enrolled: enrolled, keepsDescriptors: keepsDescriptors)
         } catch {
-            report(error.description)
+            report(advised(error))
             throw Status.usage
         }
     }
@@ -357,7 +357,7 @@ struct Enrol: ParsableCommand {
             do throws(GalleryError) {
                 try gallery.enrol(name, descriptors: descriptors, adding: add)
             } catch {
-                report(error.description)
+                report(advised(error))
                 throw Status.failure
             }
             report("enrolled \(name) from \(descriptors.count) photograph\(descriptors.count == 1 ? "" : "s") in \(FilePath(gallery.path))")

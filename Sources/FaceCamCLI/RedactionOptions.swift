@@ -45,7 +45,7 @@ struct MaskOptions: ParsableArguments {
             do {
                 replacement = try OverlayImage(path: image, requiringAlpha: false)
             } catch {
-                report("--image \(error.description)")
+                report("--image \(advised(error))")
                 throw Status.usage
             }
         }
@@ -161,7 +161,7 @@ struct OverlayOptions: ParsableArguments {
             let image = try OverlayImage(path: overlay, requiringAlpha: true)
             return FaceOverlay(image: image, anchor: overlayAnchor ?? .eyes, points: try points())
         } catch let error as FaceCamError {
-            report("--overlay \(error.description)")
+            report("--overlay \(advised(error))")
             throw Status.usage
         }
     }

@@ -154,7 +154,7 @@ struct Video: ParsableCommand {
                 path: annotateVideo, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond / Double(every))
             return (writer, reader)
         } catch {
-            report(error.description)
+            report(error)
             throw Status.failure
         }
     }

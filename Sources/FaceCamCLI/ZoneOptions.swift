@@ -83,8 +83,8 @@ struct MaskZoneOptions: ParsableArguments {
 
 /// When a polygon does not fit `geometry`'s preview (`problem`), one line naming the source and the
 /// polygon, and a usage error (live, whose one source is known before the first frame).
-private func refusePolygonsOutside(_ problem: String?, geometry: PreviewGeometry, source: String) throws {
+private func refusePolygonsOutside(_ problem: PolygonOutside?, geometry: PreviewGeometry, source: String) throws {
     guard let problem else { return }
-    report("\(source): \(problem): give corners inside the preview, 0,0 to \(geometry.previewSize.width),\(geometry.previewSize.height)")
+    report("\(source): \(problem.advised): give corners inside the preview, 0,0 to \(geometry.previewSize.width),\(geometry.previewSize.height)")
     throw Status.usage
 }

@@ -30,12 +30,11 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason):
-            "\(FilePath(path)): cannot open the gallery: \(reason) (give --gallery a file in a folder you may write)"
+            "\(FilePath(path)): cannot open the gallery: \(reason)"
         case .isDirectory(let path):
-            "\(FilePath(path)): a directory, not a gallery (give --gallery a file in it, such as "
-                + "\(FilePath(path).appending(Array("gallery.sqlite".utf8))))"
+            "\(FilePath(path)): a directory, not a gallery"
         case .notAGallery(let path):
-            "\(FilePath(path)): not a facecam gallery (give --gallery a new file, or one facecam enrol made)"
+            "\(FilePath(path)): not a facecam gallery"
         case .unknownPerson(let name, let path):
             "no one called '\(name)' is enrolled in \(FilePath(path)) (facecam people lists who is)"
         case .nameTaken(let name, let path):

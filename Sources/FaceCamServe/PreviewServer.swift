@@ -11,7 +11,7 @@ public struct ServeError: Error, Sendable, CustomStringConvertible {
     public var reason: String
 
     public var description: String {
-        "cannot serve the preview on \(address): \(reason); name another [HOST:]PORT with --serve (port 0 takes a free one)"
+        "cannot serve the preview on \(address): \(reason)"
     }
 }
 

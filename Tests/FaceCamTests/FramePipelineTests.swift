@@ -62,7 +62,7 @@ struct FramePipelineTests {
     @Test func theSinkHandsTrackedFramesToItsConsumers() throws {
         let recorder = Recorder(failing: .openCV("out of memory"))
         let lines = Mutex<[String]>([])
-        let sink = ResultSink(records: nil, tracking: FrameTracking(tracker: FaceTracker()), consumers: [recorder], report: { line in lines.withLock { $0.append(line) } })
+        let sink = ResultSink(records: nil, tracking: FrameTracking(tracker: FaceTracker()), consumers: [recorder], report: { line in lines.withLock { $0.append(line.description) } })
         for index in 0..<2 { sink.consume(try job(index).run(with: OneFace(), masks: PrivacyMasks(polygons: []))) }
         let frames = recorder.frames.withLock { $0 }
         #expect(frames.map(\.frame.result.frame) == [0, 1])

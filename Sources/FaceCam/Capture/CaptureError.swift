@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 
-/// Why a camera cannot be used or stopped delivering; each says what to do.
+/// Why a camera cannot be used or stopped delivering; each says what to do (the command line adds its options).
 public enum CaptureError: Error, Sendable, CustomStringConvertible {
     /// Another program holds the camera (EBUSY).
     case busy(path: String)
@@ -36,14 +36,14 @@ public enum CaptureError: Error, Sendable, CustomStringConvertible {
         case .deviceGone(let path):
             "\(path) went away while capturing (unplugged?); every frame processed before is in the output"
         case .timeout(let path, let seconds):
-            "\(path) sent no frame for \(decimal(seconds)) s: check the camera works (`facecam devices`), or raise --timeout"
+            "\(path) sent no frame for \(decimal(seconds)) s: check the camera works (`facecam devices`)"
         case .notACaptureDevice(let path, let reason):
             "\(path) is not a V4L2 capture device (\(reason)): pick one that `facecam devices` lists"
         case .notAnOutputDevice(let path, let reason):
             "\(path) is not a V4L2 output device facecam can write to (\(reason)): give a v4l2loopback device "
                 + "(modprobe v4l2loopback; v4l2-ctl --list-devices names it)"
         case .unsupportedFormat(let path, let requested, let offered):
-            "\(path) does not offer \(requested) (it offers \(offered.joined(separator: ", "))): use --pixel-format auto"
+            "\(path) does not offer \(requested) (it offers \(offered.joined(separator: ", ")))"
         case .system(let error):
             "\(error.call) on \(error.path ?? "the device") failed: \(error.reason)"
         }

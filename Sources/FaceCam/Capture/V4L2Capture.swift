@@ -159,7 +159,7 @@ public final class V4L2Capture {
         var parameters = v4l2_streamparm()
         parameters.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
         guard (try? call("VIDIOC_G_PARM", CV4L2_VIDIOC_G_PARM, &parameters)) != nil else {
-            if let requested { adjustments.append("\(path) cannot report its frame rate; --fps \(requested) not set") }
+            if let requested { adjustments.append("\(path) cannot report its frame rate; the \(requested) frames/s asked for are not set") }
             return
         }
         if let requested {
@@ -168,7 +168,7 @@ public final class V4L2Capture {
                 try call("VIDIOC_S_PARM", CV4L2_VIDIOC_S_PARM, &parameters)
                 try call("VIDIOC_G_PARM", CV4L2_VIDIOC_G_PARM, &parameters)
             } else {
-                adjustments.append("\(path) does not let its frame rate be set; --fps \(requested) ignored")
+                adjustments.append("\(path) does not let its frame rate be set; the \(requested) frames/s asked for are ignored")
             }
         }
         let period = parameters.parm.capture.timeperframe

@@ -12,9 +12,9 @@ public final class ZoneFilter: FrameFaceDetector {
         }
 
         /// Says which polygon has a corner outside a preview of `size`, if one has.
-        public func problem(previewSize size: PixelSize) -> String? {
+        public func problem(previewSize size: PixelSize) -> PolygonOutside? {
             Zone.problem(
-                zones.map { ("--zone \($0.name)", $0.points) } + ignored.enumerated().map { ("--ignore-zone \($0.offset + 1)", $0.element) },
+                zones.map { (.zone($0.name), $0.points) } + ignored.enumerated().map { (.ignored($0.offset + 1), $0.element) },
                 previewSize: size)
         }
     }

@@ -111,8 +111,8 @@ extension PreviewWindow {
     /// load (it is not linked, so that facecam needs no Qt) and an X server must answer at `display`.
     public static func problem(display: String?) -> String? {
         var error = cfd_error()
-        guard cfd_window_available(&error) == CFD_OK else { return error.text + ", or watch in a browser with --serve" }
-        return Display.problem(display: display).map { $0 + ": run it in a desktop session, or watch in a browser with --serve" }
+        guard cfd_window_available(&error) == CFD_OK else { return error.text }
+        return Display.problem(display: display).map { $0 + ": run it in a desktop session" }
     }
 }
 

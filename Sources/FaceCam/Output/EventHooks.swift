@@ -77,7 +77,7 @@ public final class EventHooks: Sendable {
                     if failure != nil { state.summary.failed += 1 }
                 }
             }
-            if let failure { report("--on-event: \(failure) for id \(event.id)'s \(event.kind.rawValue) at \(event.source) frame \(event.frame)") }
+            if let failure { report("\(failure) for id \(event.id)'s \(event.kind.rawValue) at \(event.source) frame \(event.frame)") }
             pending.leave()
         }
     }
@@ -180,8 +180,10 @@ public final class EventHooks: Sendable {
 }
 
 extension EventHooks.Summary: CustomStringConvertible {
+    /// The runs and their failures: "4 runs, 1 failed".
+    public var runsAndFailures: String { "\(runs) run\(runs == 1 ? "" : "s"), \(failed) failed" }
+
     public var description: String {
-        "--on-event: \(runs) run\(runs == 1 ? "" : "s"), \(failed) failed"
-            + (dropped > 0 ? ", \(dropped) dropped (more events than --on-event-jobs could run in time)" : "")
+        runsAndFailures + (dropped > 0 ? ", \(dropped) dropped (more events than could run at once in time)" : "")
     }
 }

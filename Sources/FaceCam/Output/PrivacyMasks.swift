@@ -9,8 +9,8 @@ public struct PrivacyMasks: PreviewPolygons, Sendable, Equatable {
     }
 
     /// Says which polygon has a corner outside a preview of `size`, if one has.
-    public func problem(previewSize size: PixelSize) -> String? {
-        Zone.problem(polygons.enumerated().map { ("--mask-zone \($0.offset + 1)", $0.element) }, previewSize: size)
+    public func problem(previewSize size: PixelSize) -> PolygonOutside? {
+        Zone.problem(polygons.enumerated().map { (.mask($0.offset + 1), $0.element) }, previewSize: size)
     }
 
     /// `frame` with the polygons painted over, mapped from the preview into its buffer by `geometry`.

@@ -19,9 +19,9 @@ public final class RecordOutput {
         self.clusterer = clusterer
     }
 
-    /// Writes `record`, or holds it; returns the writer's warning about a result, if any.
+    /// Writes `record`, or holds it; says when the writer had to rename a result's dataset item.
     @discardableResult
-    func write(_ record: Record) throws(SystemError) -> String? {
+    func write(_ record: Record) throws(SystemError) -> ItemRenamed? {
         if clusterer != nil {
             held.append(record)
             return nil
@@ -36,11 +36,11 @@ public final class RecordOutput {
     }
 
     /// Writes the records held back, their faces clustered (if clustering fails, `fail` is told and
-    /// they are written without clusters; the writer's warnings go to `report`), then ends the
+    /// they are written without clusters; items renamed go to `report`), then ends the
     /// results: gives them their finished name, or, for a run that `stoppedEarly`, keeps an unfinished
     /// document under its partial name and returns that.
     func finish(
-        stoppedEarly: Bool, report: (String) -> Void, fail: (FaceCamError) -> Void
+        stoppedEarly: Bool, report: (ItemRenamed) -> Void, fail: (FaceCamError) -> Void
     ) throws(SystemError) -> String? {
         guard let writer else { return nil }
         try writeHeld(report: report, fail: fail)
@@ -49,7 +49,7 @@ public final class RecordOutput {
         return nil
     }
 
-    private func deliver(_ record: Record) throws(SystemError) -> String? {
+    private func deliver(_ record: Record) throws(SystemError) -> ItemRenamed? {
         switch record {
         case .result(let result): return try writer?.write(result)
         case .event(let event): try writer?.write(event)
@@ -58,7 +58,7 @@ public final class RecordOutput {
         return nil
     }
 
-    private func writeHeld(report: (String) -> Void, fail: (FaceCamError) -> Void) throws(SystemError) {
+    private func writeHeld(report: (ItemRenamed) -> Void, fail: (FaceCamError) -> Void) throws(SystemError) {
         guard let clusterer, !held.isEmpty else { return }
         var results = held.compactMap { if case .result(let result) = $0 { result } else { nil } }
         do {
@@ -71,7 +71,7 @@ public final class RecordOutput {
         held = []
         for record in records {
             let written = if case .result = record { Record.result(clustered.next()!) } else { record }
-            if let warning = try deliver(written) { report(warning) }
+            if let renamed = try deliver(written) { report(renamed) }
         }
     }
 }

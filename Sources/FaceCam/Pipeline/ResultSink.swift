@@ -44,6 +44,27 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
+    /// What the sink says, a line each.
+    public enum Message: Sendable, CustomStringConvertible {
+        /// Something failed (and is counted).
+        case failure(FaceCamError)
+        /// A run that stopped early kept its unfinished results under this (partial) name.
+        case keptUnfinished(String)
+        /// A dataset item the writer had to rename.
+        case renamed(ItemRenamed)
+        /// How the event commands went, once they are all done.
+        case hooks(EventHooks.Summary)
+
+        public var description: String {
+            switch self {
+            case .failure(let error): error.description
+            case .keptUnfinished(let path): "the results so far are in \(path), which keeps that name since the run stopped early"
+            case .renamed(let renamed): renamed.description
+            case .hooks(let summary): "event commands: \(summary)"
+            }
+        }
+    }
+
     /// What the sink does with track events.
     public struct EventHandling: Sendable {
         /// Write them among the frames (before the frame that decided them).
@@ -74,7 +95,7 @@ public final class ResultSink: @unchecked Sendable {
     private let previews: PreviewOutput?
     /// Given each frame once tracked and written.
     private let consumers: [any FrameConsumer]
-    private let report: @Sendable (String) -> Void
+    private let report: @Sendable (Message) -> Void
     private let progress: (@Sendable (String) -> Void)?
     /// What other threads read (`stopped`, `summary`...) and failures from any thread change.
     private struct State {
@@ -88,12 +109,12 @@ public final class ResultSink: @unchecked Sendable {
     /// A frame is tracked (`tracking`: ids, smoothing, names, events handled as `events` says), its
     /// result written to `records`, its faces cut out saved by `crops`, its rendered preview marked and
     /// saved by `previews` (redaction also hides the tracked faces the detector missed), then it goes
-    /// to the `consumers`, in that order. `report` receives one line per failure (and per warning from
+    /// to the `consumers`, in that order. `report` receives each failure (and each warning from
     /// the writer); `progress` sees every frame's source after it is written (or, shown only, output).
     public init(
         records: RecordOutput?, tracking: FrameTracking? = nil, events: EventHandling = EventHandling(), crops: CropOutput? = nil,
         previews: PreviewOutput? = nil, consumers: [any FrameConsumer] = [], minimumFaces: Int = 0,
-        report: @escaping @Sendable (String) -> Void, progress: (@Sendable (String) -> Void)? = nil
+        report: @escaping @Sendable (Message) -> Void, progress: (@Sendable (String) -> Void)? = nil
     ) {
         precondition(crops?.bestShotsOnly != true || tracking != nil, "best shots are per track")
         self.records = records
@@ -131,7 +152,7 @@ public final class ResultSink: @unchecked Sendable {
             do {
                 // The frame that decided an exit event is still written: it holds the face that entered.
                 try handle(events)
-                if let warning = try records?.write(.result(result)) { report(warning) }
+                if let renamed = try records?.write(.result(result)) { report(.renamed(renamed)) }
             } catch {
                 fail(.output(error))
                 return
@@ -209,12 +230,12 @@ public final class ResultSink: @unchecked Sendable {
         }
         endSource()
         saveRemainingBestShots()
-        if let hooks = events.hooks { report(hooks.finish().description) }
+        if let hooks = events.hooks { report(.hooks(hooks.finish())) }
         let outputFailed = state.withLock { $0.stopped && !$0.reachedExitEvent }
         guard let records, !outputFailed else { return }
         do {
-            if let kept = try records.finish(stoppedEarly: stoppedEarly, report: report, fail: fail) {
-                report("the results so far are in \(kept), which keeps that name since the run stopped early")
+            if let kept = try records.finish(stoppedEarly: stoppedEarly, report: { report(.renamed($0)) }, fail: fail) {
+                report(.keptUnfinished(kept))
             }
         } catch {
             fail(.output(error))
@@ -273,7 +294,7 @@ public final class ResultSink: @unchecked Sendable {
     }
 
     private func fail(_ error: FaceCamError) {
-        report(error.description)
+        report(.failure(error))
         state.withLock { state in
             state.summary.failures += 1
             if case .zone = error { state.summary.polygonsOutside += 1 }

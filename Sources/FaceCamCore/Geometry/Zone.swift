@@ -61,13 +61,10 @@ public struct Zone: Hashable, Sendable {
         points.first { !(0...Double(size.width)).contains($0.x) || !(0...Double(size.height)).contains($0.y) }
     }
 
-    /// Says which of the `labelled` polygons (`--zone door`, `--ignore-zone 2`) has a corner outside
-    /// a preview of `size`, and where; nil when all fit.
-    public static func problem(_ labelled: [(label: String, points: [Point])], previewSize size: PixelSize) -> String? {
-        for (label, points) in labelled {
-            if let corner = cornerOutside(points, of: size) {
-                return "\(label): the corner \(decimal(corner.x)),\(decimal(corner.y)) lies outside the \(size) preview"
-            }
+    /// Says which of the `named` polygons has a corner outside a preview of `size`, and where; nil when all fit.
+    public static func problem(_ named: [(name: PolygonName, points: [Point])], previewSize size: PixelSize) -> PolygonOutside? {
+        for (name, points) in named {
+            if let corner = cornerOutside(points, of: size) { return PolygonOutside(name: name, corner: corner, previewSize: size) }
         }
         return nil
     }
@@ -108,16 +105,54 @@ public struct ZoneError: Error, CustomStringConvertible, Sendable {
     init(_ description: String) { self.description = description }
 }
 
-/// Polygons given in the preview's pixels (`--zone`, `--ignore-zone`, `--mask-zone`), which must fit
+/// Which of a run's polygons a message is about.
+public enum PolygonName: Sendable, Equatable, CustomStringConvertible {
+    /// A named zone (`--zone`).
+    case zone(String)
+    /// The `n`th ignored polygon, from 1 (`--ignore-zone`).
+    case ignored(Int)
+    /// The `n`th privacy mask, from 1 (`--mask-zone`).
+    case mask(Int)
+
+    public var description: String {
+        switch self {
+        case .zone(let name): "zone \(name)"
+        case .ignored(let index): "ignored zone \(index)"
+        case .mask(let index): "mask \(index)"
+        }
+    }
+}
+
+/// A polygon with a corner outside the preview it is drawn on.
+public struct PolygonOutside: Sendable, Equatable, CustomStringConvertible {
+    public var name: PolygonName
+    public var corner: Point
+    public var previewSize: PixelSize
+
+    public init(name: PolygonName, corner: Point, previewSize: PixelSize) {
+        self.name = name
+        self.corner = corner
+        self.previewSize = previewSize
+    }
+
+    public var description: String { described(naming: name.description) }
+
+    /// What is wrong, the polygon called `naming`.
+    public func described(naming: String) -> String {
+        "\(naming): the corner \(decimal(corner.x)),\(decimal(corner.y)) lies outside the \(previewSize) preview"
+    }
+}
+
+/// Polygons given in the preview's pixels (zones, ignored zones, privacy masks), which must fit
 /// each source's preview.
 public protocol PreviewPolygons {
     /// Says which polygon has a corner outside a preview of `size`, if one has.
-    func problem(previewSize size: PixelSize) -> String?
+    func problem(previewSize size: PixelSize) -> PolygonOutside?
 }
 
 extension PreviewPolygons {
     /// Throws when a polygon has a corner outside `geometry`'s preview, naming it and `source`.
     public func check(_ geometry: PreviewGeometry, source: String) throws(FaceCamError) {
-        if let problem = problem(previewSize: geometry.previewSize) { throw .zone(source: source, reason: problem) }
+        if let problem = problem(previewSize: geometry.previewSize) { throw .zone(source: source, problem) }
     }
 }

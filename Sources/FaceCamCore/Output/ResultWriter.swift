@@ -30,7 +30,7 @@ public final class ResultWriter {
         throws(SystemError)
     {
         precondition(path != nil || !(format.isFolderOnly || folder), "a folder format needs the folder's path")
-        precondition(!folder || format.canWriteFolder, "--format \(format.rawValue) writes no folder")
+        precondition(!folder || format.canWriteFolder, "the \(format.rawValue) format writes no folder")
         let kind = path.flatMap { try? fileKind($0) }
         if let path, format.isFolderOnly || folder {
             let folderFormat = format.type as! any FolderFormat.Type  // As the preconditions say.
@@ -76,7 +76,7 @@ public final class ResultWriter {
         self.folder = folder
         self.context = context
         if folder == nil {
-            precondition(!format.isFolderOnly, "--format \(format.rawValue) writes a folder: it needs the folder's path")
+            precondition(!format.isFolderOnly, "the \(format.rawValue) format writes a folder: it needs the folder's path")
             stream = (format.type as! any StreamFormat.Type).init(context: context)
             try emit(stream!.opening)
         }
@@ -115,9 +115,9 @@ public final class ResultWriter {
         if ownsDescriptor { close(descriptor) }
     }
 
-    /// Writes the frame's results; returns a warning for the user (a dataset item that had to be renamed), if any.
+    /// Writes the frame's results; says so when a dataset item had to be renamed.
     @discardableResult
-    public func write(_ result: FrameResult) throws(SystemError) -> String? {
+    public func write(_ result: FrameResult) throws(SystemError) -> ItemRenamed? {
         if let folder { return try folder.write(result) }
         var named = result
         named.source = context.name(of: result.source)

@@ -1,5 +1,5 @@
-/// What can go wrong while processing inputs; each description is one line
-/// that says what happened and, where it helps, what to do.
+/// What can go wrong while processing inputs; each description is one line that says what happened
+/// (the command line adds what to do, in its options).
 public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     /// No cascade file was found under any of the paths tried.
     case cascadeNotFound(name: String, tried: [String])
@@ -35,8 +35,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case videoFrame(path: String, frame: Int, reason: String)
     /// The geometry does not fit this frame (for example the aperture is larger than the image).
     case geometry(source: String, GeometryError)
-    /// A --zone or --ignore-zone polygon does not fit the source's preview.
-    case zone(source: String, reason: String)
+    /// A polygon (a zone, an ignored zone, a mask) does not fit the source's preview.
+    case zone(source: String, PolygonOutside)
     /// OpenCV failed while detecting or rendering.
     case openCV(String)
     /// dlib failed while describing a face to recognise it.
@@ -62,18 +62,15 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cascadeNotFound(let name, let tried):
-            return "cascade '\(name)' not found; tried \(tried.joined(separator: ", ")) "
-                + "(install opencv-data, or pass --cascade a path to a cascade XML file)"
+            return "cascade '\(name)' not found; tried \(tried.joined(separator: ", "))"
         case .cascadeUnloadable(let path, let reason):
-            return "cannot load cascade \(path): \(reason) (pass --cascade a valid cascade XML file)"
+            return "cannot load cascade \(path): \(reason)"
         case .modelNotFound(let model, let tried):
-            return "\(model) model not found; tried \(tried.joined(separator: ", ")) "
-                + "(reinstall facecam, run make models in a source tree, or pass --model the model's path)"
+            return "\(model) model not found; tried \(tried.joined(separator: ", "))"
         case .modelUnloadable(let model, let path, let reason):
-            return "cannot load \(model) model \(path): \(reason) (pass --model a valid \(model) ONNX file)"
+            return "cannot load \(model) model \(path): \(reason)"
         case .engineUnavailable(let engine, let tried, let reason):
-            return "\(engine) is not available: \(reason); tried \(tried.joined(separator: ", ")) "
-                + "(run make openvino in a source tree, reinstall facecam, or use --engine opencv)"
+            return "\(engine) is not available: \(reason); tried \(tried.joined(separator: ", "))"
         case .unreadable(let error):
             return "\(error.path ?? ""): cannot read (\(error.call): \(error.reason))"
         case .notARegularFile(let path):
@@ -83,7 +80,7 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
         case .tooLarge(let path, let size, let limit):
             let megapixels = Double(size.width) * Double(size.height) / 1e6
             return "\(path): \(size) is \(megapixels < 10_000 ? String(format: "%.1f", megapixels) : "over 10000") megapixels, "
-                + "more than the limit of \(decimal(Double(limit) / 1e6)) (raise --max-megapixels for a file you trust)"
+                + "more than the limit of \(decimal(Double(limit) / 1e6))"
         case .undecodableVideo(let path, let reason):
             return "\(path): not a video facecam can read: \(reason)"
         case .unusablePicture(let path, let reason):
@@ -100,16 +97,15 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             case -1: "before the first frame"
             case let frame?: "after frame \(frame)"
             }
-            return "\(source): the stream stalled \(when): no frame arrived for \(decimal(seconds)) s "
-                + "(raise --timeout for a slow source)"
+            return "\(source): the stream stalled \(when): no frame arrived for \(decimal(seconds)) s"
         case .videoDamaged(let path, let reason):
             return "\(path): \(reason)"
         case .videoFrame(let path, let frame, let reason):
             return "\(path): frame \(frame): \(reason)"
         case .geometry(let source, let error):
-            return "\(source): --\(error.option.rawValue) does not fit: \(error.description)"
-        case .zone(let source, let reason):
-            return "\(source): \(reason)"
+            return "\(source): the \(error.option.rawValue) does not fit: \(error.description)"
+        case .zone(let source, let problem):
+            return "\(source): \(problem)"
         case .openCV(let message):
             return "OpenCV failed: \(message)"
         case .recognition(let message):
@@ -117,8 +113,7 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
         case .detection(let source, let frame, let error):
             return "\(source) frame \(frame): no faces reported, detection failed: \(error.description)"
         case .previewTooLarge(let source, let size, let limit):
-            return "\(source): the preview would be \(size), more than the \(limit / 1_000_000) megapixels facecam draws; "
-                + "give --preview a smaller size"
+            return "\(source): the preview would be \(size), more than the \(limit / 1_000_000) megapixels facecam draws"
         case .annotatedVideo(let path, let reason):
             return "cannot write annotated video \(path): \(reason)"
         case .outputDevice(let path, let reason):

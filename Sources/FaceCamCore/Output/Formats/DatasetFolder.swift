@@ -29,16 +29,15 @@ final class DatasetFolder {
         }
     }
 
-    /// Writes the frame's file; returns a warning when its name was taken by another image's.
-    func write(_ result: FrameResult) throws(SystemError) -> String? {
+    /// Writes the frame's file; says so when its name was taken by another image's.
+    func write(_ result: FrameResult) throws(SystemError) -> ItemRenamed? {
         let frame = context.video ? String(format: "_%06d", result.frame) : ""
         let name = safeItem(format.item(for: result, source: context.name(of: result.source), frame: frame))
         let item = names.claim(name)
-        var warning: String?
+        var warning: ItemRenamed?
         // Once per input: a video's frames would all say it.
         if item != name, renamedSources.insert(result.source).inserted {
-            warning = "warning: \(result.imageName): its file is \(item), as another image's took \(name), so it no longer "
-                + "matches the image's name: rename one of them (images in different folders: give --image-root)"
+            warning = ItemRenamed(image: result.imageName, file: item, taken: name)
         }
         items.append(item)
         let file = format.file(for: result, item: item)
@@ -102,4 +101,17 @@ func lastComponent(_ path: String) -> String {
 func directoryOf(_ path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
     return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+/// A dataset item that could not be named after its image, whose name another image's item took.
+public struct ItemRenamed: Sendable, Equatable, CustomStringConvertible {
+    public var image: String
+    /// The item's file name, and the name it should have had.
+    public var file: String
+    public var taken: String
+
+    public var description: String {
+        "warning: \(image): its file is \(file), as another image's took \(taken), so it no longer "
+            + "matches the image's name: rename one of them"
+    }
 }
