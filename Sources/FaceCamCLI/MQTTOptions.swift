@@ -78,7 +78,8 @@ struct MQTTOptions: ParsableArguments {
         do {
             endpoint = try MQTTEndpoint(parsing: mqtt)
         } catch {
-            throw ValidationError("--mqtt: \(error.description)")
+            throw ValidationError("--mqtt: \(error.description)"
+                + (error.holdsPassword ? ": put it in a file named by --mqtt-password-file, or in FACECAM_MQTT_PASSWORD" : ""))
         }
         if let mqttQueue, !(1...100_000).contains(mqttQueue) { throw ValidationError("--mqtt-queue must be from 1 to 100000") }
         if let mqttPersonHold, !(0...86_400).contains(mqttPersonHold) {

@@ -13,8 +13,7 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
         // Checked first, so that no message repeats a password: whatever is before the last @ and holds a colon.
         let afterScheme = text.range(of: "://").map { text[$0.upperBound...] } ?? text[...]
         if let at = afterScheme.lastIndex(of: "@"), afterScheme[..<at].contains(":") {
-            throw .init("the broker URL holds a password, which ps shows to every user of this machine: "
-                + "put it in a file named by --mqtt-password-file, or in FACECAM_MQTT_PASSWORD")
+            throw MQTTEndpointError("the broker URL holds a password, which ps shows to every user of this machine", holdsPassword: true)
         }
         let scheme: Substring
         let rest: Substring
@@ -80,5 +79,10 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
 
 public struct MQTTEndpointError: Error, CustomStringConvertible, Sendable {
     public var description: String
-    init(_ description: String) { self.description = description }
+    /// The URL holds a password: it belongs elsewhere.
+    public var holdsPassword: Bool
+    init(_ description: String, holdsPassword: Bool = false) {
+        self.description = description
+        self.holdsPassword = holdsPassword
+    }
 }
