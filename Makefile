@@ -393,7 +393,8 @@ deb: stage
 		" preview's coordinates (clean aperture, orientation, mirroring, gravity); results as JSON Lines," \
 		" CSV or text, or drawn onto JPEGs; hides faces in photographs and videos (redact); names enrolled people (dlib)." \
 		> $(STAGE)/deb/DEBIAN/control
-	dpkg-deb --root-owner-group --build $(STAGE)/deb $(DEB)
+	# zstd (level 9), which dpkg reads since Debian 12: 2 s and 80 MB, where dpkg-deb's default xz took 48 s for 70 MB.
+	dpkg-deb -Zzstd -z9 --root-owner-group --build $(STAGE)/deb $(DEB)
 	@echo "deb: $(DEB)"
 
 # make install, make uninstall and make deb, tested: Tests/Install/check.sh installs into throwaway
