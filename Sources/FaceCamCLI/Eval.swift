@@ -153,7 +153,7 @@ struct Eval: ParsableCommand {
                 }))
             } catch {
                 throw EvaluationInputError(
-                    path: truth.path, reason: "\(error.description): eval looks up its images under --image-root \(root)")
+                    path: truth.path, reason: "\(error.advised): eval looks up its images under --image-root \(root)")
             }
         }
         return (FaceList(path: truth.path, format: .jsonl, images: images, listsEveryImage: true), operating)

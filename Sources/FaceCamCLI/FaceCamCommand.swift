@@ -180,7 +180,7 @@ struct FaceCamCommand: ParsableCommand {
             let openVINO = try OpenVINORuntime.load()
             return "inference: \(InferenceEngine.openvino.name) \(openVINO.version) from \(openVINO.directory), OpenCV \(InferenceEngine.openCVVersion)"
         } catch {
-            return "inference: OpenCV \(InferenceEngine.openCVVersion) (\(error.description))"
+            return "inference: OpenCV \(InferenceEngine.openCVVersion) (\(error.advised))"
         }
     }
 

@@ -187,20 +187,22 @@ struct Live: ParsableCommand {
         let publisher = try startPublisher(cameraName: cameraName, detection: detection, people: recognition?.people ?? [])
         var events = tracking.eventHandling(exitOn: exitOn)
         if let publisher { events.observers.append(publisher.event) }
+        // Before the outputs open: a namer that cannot be made ends the run with nothing opened.
+        let trackingStage = FrameTracking(tracker: tracking.makeTracker(), namer: try recognition?.namer())
         let device = try openOutputDevice(size: input.source.frameSize)
         let server = try startServer(source: input.name)
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
         let outputs = LiveOutputs(
-            source: input.name, marking: marking, annotator: annotator, annotateEvery: annotateEvery ?? 1, outputDevice: device,
+            source: input.name, masks: maskZones.masks, marking: marking, annotator: annotator, annotateEvery: annotateEvery ?? 1, outputDevice: device,
             observers: [server as (any LiveObserver)?, window, publisher].compactMap { $0 })
         let sink = ResultSink(
             records: writer.map { RecordOutput(writer: $0) },
-            tracking: FrameTracking(tracker: tracking.makeTracker(), namer: try recognition?.namer()), events: events,
+            tracking: trackingStage, events: events,
             crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: output.bestShot) }, consumers: [outputs],
             minimumFaces: output.minFaces ?? 0, report: { report($0) })
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name, crops: output.cropStyleChosen,
-            pictured: outputs.makesPictures, detection: detection, masks: maskZones.masks)
+            detection: detection, masks: maskZones.masks)
         server?.attach(counts: {
             var counts = processor.counts()
             counts.mqtt = publisher?.counts
@@ -246,7 +248,7 @@ struct Live: ParsableCommand {
         }
         // A file played to its end says what it lost, as `video` does.
         if ended, let damage = input.source.damage {
-            report(damage.description)
+            report(damage)
             throw Status.failure
         }
         // The window failed (the results are whole): the run did not do all it was asked.

@@ -295,7 +295,7 @@ struct DetectorOptions: ParsableArguments {
                 try OpenVINORuntime.load()
                 return EngineSettings(engine: .openvino, precision: precision, threads: threads)
             } catch {
-                report("\(error.description); running on OpenCV's dnn, at about half the speed")
+                report("\(error.advised); running on OpenCV's dnn, at about half the speed")
                 return EngineSettings(engine: .opencv, precision: precision, threads: threads)
             }
         }

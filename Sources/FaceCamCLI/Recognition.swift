@@ -200,7 +200,7 @@ struct RecognitionOptions: ParsableArguments {
                 clusterer: cluster
                     ? FaceClusterer(threshold: clusterThreshold ?? FaceClusterer.defaultThreshold, keepsDescriptors: descriptors) : nil)
         } catch {
-            report("\(error)")
+            report(advised(error))
             throw Status.usage
         }
     }
@@ -251,7 +251,7 @@ struct SpareOptions: ParsableArguments {
                 enrolled: EnrolledFaces(try gallery.descriptors(), tolerance: spareTolerance ?? Self.defaultTolerance),
                 spared: (names, SparingDetector.Count()))
         } catch {
-            report("\(error)")
+            report(advised(error))
             throw Status.usage
         }
         let enrolled = Set(recognition.people)
@@ -323,7 +323,7 @@ struct Enrol: ParsableCommand {
             detector = try ModelFaceDetector(model: FaceModelFile(shipped: .yunet), parameters: ModelParameters(scoreThreshold: scoreThreshold))
             describer = try FaceDescriber(models: RecognitionModels())
         } catch {
-            report("\(error)")
+            report(advised(error))
             throw Status.usage
         }
         var descriptors: [FaceDescriptor] = []
@@ -348,7 +348,7 @@ struct Enrol: ParsableCommand {
                 }
                 descriptors.append(described.descriptor)
             } catch {
-                report("\(error)")
+                report(advised(error))
                 refused += 1
             }
         }

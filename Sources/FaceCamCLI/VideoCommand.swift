@@ -79,7 +79,7 @@ struct Video: ParsableCommand {
             given, recursive: recursive, extensions: VideoInput.fileExtensions, keepingOthers: true)
         for directory in empty where !all.isEmpty { warn(directory, recursion: recursive ? nil : "--recursive") }
         if all.isEmpty {
-            for failure in expansionFailures { report(failure.description) }
+            for failure in expansionFailures { report(advised(failure)) }
             if expansionFailures.isEmpty {
                 report("no video files in \(given.map(\.description).joined(separator: ", ")): give video files, or directories "
                     + "holding some (by extension: \(VideoInput.fileExtensions.sorted().joined(separator: ", ")))")

@@ -81,26 +81,37 @@ struct FramePipelineTests {
         #expect(sink.stopped && recorder.frames.withLock { $0.isEmpty })
     }
 
-    /// Observes like a preview server: each frame processed, and the previews.
+    /// Observes like a preview server: each frame processed, and the previews (their size, and the
+    /// blue value of a pixel on the left and one on the right, away from the face).
     private final class Watcher: LiveObserver {
-        let seen = Mutex<(processed: [Int?], previews: [PixelSize])>(([], []))
+        let seen = Mutex<(processed: [Int?], previews: [PixelSize], leftAndRight: [[UInt8]])>(([], [], []))
         var wantsPreviews: Bool { true }
         func processed(_ result: FrameResult, latency: Double) { seen.withLock { $0.processed.append(result.faces.first?.id) } }
-        func preview(_ preview: Frame, of result: FrameResult) { seen.withLock { $0.previews.append(preview.size) } }
+        func preview(_ preview: Frame, of result: FrameResult) {
+            let pixels = [preview.pixels[40 * preview.bytesPerRow + 5 * 4], preview.pixels[40 * preview.bytesPerRow + 60 * 4]]
+            seen.withLock { seen in
+                seen.previews.append(preview.size)
+                seen.leftAndRight.append(pixels)
+            }
+        }
     }
 
-    /// live's outputs: observers are told of every frame with its track ids and handed its preview; every
-    /// second frame is annotated, named by the capture's counter.
+    /// live's outputs: observers are told of every frame with its track ids and handed its preview, the
+    /// privacy mask painted on it; every second frame is annotated, named by the capture's counter.
     @Test func liveOutputsAnnotateEveryNthFrameAndTellTheObservers() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-live-outputs-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let watcher = Watcher()
-        let outputs = LiveOutputs(source: "camera", annotator: try Annotator(directory: directory), annotateEvery: 2, observers: [watcher])
-        #expect(outputs.makesPictures)
+        // The left half of the 64x48 preview.
+        let mask = PrivacyMasks(polygons: [[Point(x: 0, y: 0), Point(x: 32, y: 0), Point(x: 32, y: 48), Point(x: 0, y: 48)]])
+        let outputs = LiveOutputs(
+            source: "camera", masks: mask, annotator: try Annotator(directory: directory), annotateEvery: 2, observers: [watcher])
+        var grey = Frame(width: 64, height: 48)
+        grey.pixels = [UInt8](repeating: 200, count: grey.pixels.count)
         let sink = ResultSink(records: nil, tracking: FrameTracking(tracker: FaceTracker()), consumers: [outputs], report: { Issue.record("\($0)") })
         for sequence in 10..<15 {
-            sink.consume(try job(sequence, capture: (sequence, monotonicSeconds())).run(with: OneFace(), masks: PrivacyMasks(polygons: [])))
+            sink.consume(try job(sequence, frame: grey, capture: (sequence, monotonicSeconds())).run(with: OneFace(), masks: mask))
             // One at a time, so that the queues drop nothing.
             sink.drain()
         }
@@ -109,6 +120,7 @@ struct FramePipelineTests {
         let seen = watcher.seen.withLock { $0 }
         #expect(seen.processed == [1, 1, 1, 1, 1])
         #expect(seen.previews == Array(repeating: PixelSize(width: 64, height: 48), count: 5))
+        #expect(seen.leftAndRight == Array(repeating: [0, 200], count: 5))
         #expect(sink.summary.failures == 0)
     }
 

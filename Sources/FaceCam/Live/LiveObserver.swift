@@ -1,7 +1,7 @@
 /// What a live run shows while it runs (live --serve, --show): told of every
 /// processed frame and, when it wants them, handed each preview marked as
-/// the annotations are. Calls come from the processor's queues, never from
-/// capture, and must return quickly.
+/// the annotations are. Calls come from the sink's thread and `LiveOutputs`'
+/// queues, never from capture, and must return quickly.
 public protocol LiveObserver: AnyObject, Sendable {
     /// Whether `preview(_:of:)` is called for the frame just processed (asked after `processed`):
     /// a preview costs a render and a mark.

@@ -3,7 +3,8 @@ import Synchronization
 
 /// What `live` shows of its frames once they are tracked and written: each observer is told of
 /// every frame; the previews observers want, the virtual camera's frames and the annotated JPEGs
-/// are each marked on a queue of their own, which drops to the newest frame, so none slows detection.
+/// are each made (the privacy masks painted, the faces marked) on a queue of their own, which drops
+/// to the newest frame, so none slows detection.
 public final class LiveOutputs: FrameConsumer {
     /// A tracked frame for one of the queues, with where its failures go.
     private struct Picture: Sendable {
@@ -16,18 +17,20 @@ public final class LiveOutputs: FrameConsumer {
     private let annotations: LatestFrameQueue<Picture>?
     private let deviceFrames: LatestFrameQueue<Picture>?
     private let previews: LatestFrameQueue<(Picture, [any LiveObserver])>?
+    private let masks: PrivacyMasks
     /// Frames consumed so far: every `annotateEvery`-th is annotated.
     private let consumed = Mutex(0)
 
     /// `annotator` saves every `annotateEvery`-th frame, `outputDevice` (a virtual camera) gets every
-    /// frame it has room for, `observers` are told of each; pictures are marked as `marking` says.
-    /// `source` names the input in what fails.
+    /// frame it has room for, `observers` are told of each; every picture has `masks` painted on it and
+    /// is marked as `marking` says. `source` names the input in what fails.
     public init(
-        source: String, marking: PreviewMarking = .outline, annotator: Annotator? = nil, annotateEvery: Int = 1,
+        source: String, masks: PrivacyMasks, marking: PreviewMarking = .outline, annotator: Annotator? = nil, annotateEvery: Int = 1,
         outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = []
     ) {
         self.observers = observers
         self.annotateEvery = annotateEvery
+        self.masks = masks
         if let annotator {
             // Used on the annotation queue only.
             final class Saver: @unchecked Sendable {
@@ -39,7 +42,8 @@ public final class LiveOutputs: FrameConsumer {
                 let frame = picture.tracked.frame
                 do throws(FaceCamError) {
                     let preview = try Annotator.marked(
-                        frame.shown, with: picture.tracked.marks, geometry: frame.geometry, source: source, as: marking)
+                        masks.applied(to: frame.image, geometry: frame.geometry), with: picture.tracked.marks, geometry: frame.geometry,
+                        source: source, as: marking)
                     try saver.annotator.save(preview, name: Self.name(ofFrame: frame.result.frame))
                 } catch {
                     picture.fail(error)
@@ -57,7 +61,7 @@ public final class LiveOutputs: FrameConsumer {
             let writer = Writer(outputDevice)
             deviceFrames = LatestFrameQueue(label: "facecam.output-device") { picture in
                 guard let device = writer.device else { return }
-                var frame = picture.tracked.frame.shown
+                var frame = masks.applied(to: picture.tracked.frame.image, geometry: picture.tracked.frame.geometry)
                 do {
                     try Annotator.mark(&frame, with: picture.tracked.marks.inBufferCoordinates(of: picture.tracked.frame.geometry), as: marking)
                     try device.write(frame)
@@ -78,7 +82,8 @@ public final class LiveOutputs: FrameConsumer {
                 let frame = picture.tracked.frame
                 do throws(FaceCamError) {
                     let preview = try Annotator.marked(
-                        frame.shown, with: picture.tracked.marks, geometry: frame.geometry, source: source, as: marking)
+                        masks.applied(to: frame.image, geometry: frame.geometry), with: picture.tracked.marks, geometry: frame.geometry,
+                        source: source, as: marking)
                     for observer in showing { observer.preview(preview, of: frame.result) }
                 } catch {
                     picture.fail(error)
@@ -86,9 +91,6 @@ public final class LiveOutputs: FrameConsumer {
             }
         }
     }
-
-    /// Whether anything here makes a picture of the frames (the privacy masks must then be painted on them).
-    public var makesPictures: Bool { annotations != nil || deviceFrames != nil || !observers.isEmpty }
 
     /// Annotated frames and crops are named by the capture's frame counter.
     public static func name(ofFrame sequence: Int) -> String {

@@ -107,7 +107,7 @@ public final class PreviewWindow: LiveObserver, @unchecked Sendable {
 }
 
 extension PreviewWindow {
-    /// Why no window can be shown here and what to do, or nil when one can: OpenCV's highgui must
+    /// Why no window can be shown here, or nil when one can: OpenCV's highgui must
     /// load (it is not linked, so that facecam needs no Qt) and an X server must answer at `display`.
     public static func problem(display: String?) -> String? {
         var error = cfd_error()

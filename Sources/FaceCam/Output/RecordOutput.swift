@@ -9,7 +9,8 @@ public final class RecordOutput {
         case shot(BestShot)
     }
 
-    /// Nil until the first input's own writer is given (`--output-dir`).
+    /// Nil while there is none: before the first input's own writer is given (`--output-dir`), or
+    /// in a run whose results are its folder's files alone.
     private var writer: ResultWriter?
     private let clusterer: (any FaceClustering)?
     private var held: [Record] = []

@@ -1,6 +1,7 @@
 /// A frame once tracked: what each consumer after the sink's own outputs is given.
 public struct TrackedFrame: Sendable {
-    /// The frame as searched, its result's faces with their track ids (and names), as written.
+    /// The frame as searched, its result's faces with their track ids (and names), as written (but
+    /// for clusters, which `--cluster` gives when the run ends).
     public var frame: DetectedFrame
     /// What its pictures mark: the faces, and where tracked faces the detector missed should be (redaction).
     public var marks: PreviewMarks

@@ -66,11 +66,9 @@ public final class LiveProcessor: @unchecked Sendable {
     private let source: String
     /// How faces are cut out for the sink's crops (`--crops`); nil for none.
     private let crops: FaceCropStyle?
-    /// Whether the sink's consumers make pictures of the frames, so that the masks must be painted.
-    private let pictured: Bool
     private var frames: LatestFrameQueue<LiveFrame>!
     private let detection: DetectionSwitch?
-    /// Painted on every picture written or shown, after detection.
+    /// Painted on the faces cut out, after detection (the consumers paint their own pictures).
     private let masks: PrivacyMasks
     private let state = Mutex(State())
 
@@ -82,16 +80,14 @@ public final class LiveProcessor: @unchecked Sendable {
         var skippedWhileOff = 0
     }
 
-    /// `pictured` says whether the sink's consumers make pictures of the frames.
     public init(
         detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String, crops: FaceCropStyle? = nil,
-        pictured: Bool = false, detection: DetectionSwitch? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: [])
+        detection: DetectionSwitch? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: [])
     ) {
         self.detection = detection
         self.masks = masks
         self.detector = detector
         self.crops = crops
-        self.pictured = pictured
         self.settings = settings
         self.sink = sink
         self.source = source
@@ -142,7 +138,7 @@ public final class LiveProcessor: @unchecked Sendable {
             return sink.consume(.failure(error))
         }
         let job = FrameJob(
-            source: source, index: live.sequence, time: live.time, frame: live.frame, geometry: geometry, paintMasks: pictured,
+            source: source, index: live.sequence, time: live.time, frame: live.frame, geometry: geometry,
             crops: crops.map { CropRequest(style: $0, name: LiveOutputs.name(ofFrame: live.sequence)) },
             capture: (live.sequence, live.capturedAt))
         let completion = job.run(with: detector, masks: masks)

@@ -171,7 +171,8 @@ public final class ResultSink: @unchecked Sendable {
             let marks = PreviewMarks(faces: result.faces, predicted: predicted(at: result.frame, geometry: frame.geometry))
             if let preview = frame.preview { show(preview, at: result.time, marks: marks, annotationName: frame.annotationName) }
             for consumer in consumers {
-                consumer.consume(TrackedFrame(frame: frame, marks: marks)) { [weak self] in self?.fail($0) }
+                // A failure the sink hears of once it stopped is not said: the run is ending.
+                consumer.consume(TrackedFrame(frame: frame, marks: marks)) { [weak self] in self?.consume(.failure($0)) }
             }
             progress?(result.source)
         case .shownOnly(let source, let index, let time, let geometry, let preview):
@@ -186,7 +187,7 @@ public final class ResultSink: @unchecked Sendable {
         return tracking.predicted(at: frame, geometry: geometry)
     }
 
-    /// Waits for the work the consumers queued: call once the last frame is in, before `close`.
+    /// Waits for the work the consumers queued: call once the last frame is in (`close` does too, first).
     public func drain() {
         for consumer in consumers { consumer.drain() }
     }
@@ -219,10 +220,11 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    /// Ends the open tracks, finishes the frame output, so that it plays, and ends the results (a
+    /// Waits for the consumers, ends the open tracks, finishes the frame output, so that it plays, and ends the results (a
     /// COCO document's closing, its file's finished name); call once the last frame is in. A run
     /// that `stoppedEarly` keeps a COCO file under its partial name instead, saying so.
     public func close(stoppedEarly: Bool = false) {
+        drain()
         do {
             try previews?.finish()
         } catch {

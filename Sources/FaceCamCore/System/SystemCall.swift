@@ -117,7 +117,7 @@ package struct FileDescriptor: ~Copyable {
 
 /// The first line of the file at `path` (a pipe too), without its line break: read up to the first
 /// newline, at most `limit` bytes before it (EFBIG beyond), however large the file.
-public func firstLine(ofFile path: String, limit: Int) throws(SystemError) -> [UInt8] {
+package func firstLine(ofFile path: String, limit: Int) throws(SystemError) -> [UInt8] {
     let file = try FileDescriptor(opening: path, flags: O_RDONLY)
     var line: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
