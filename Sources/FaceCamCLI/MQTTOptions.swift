@@ -165,7 +165,7 @@ struct MQTTOptions: ParsableArguments {
         }
         return MQTTConnection.Settings(
             endpoint: endpoint, clientID: "facecam-\(cameraName)-\(getpid())", password: password, caFile: mqttCa,
-            queueCapacity: mqttQueue ?? 100)
+            caOption: "--mqtt-ca", queueCapacity: mqttQueue ?? 100)
     }
 
     /// `people`: the enrolled people, each given a presence topic (with --recognize).

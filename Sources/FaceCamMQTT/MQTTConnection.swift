@@ -21,6 +21,8 @@ public final class MQTTConnection: @unchecked Sendable {
         public var password: String?
         /// The CA certificates that vouch for an mqtts:// broker (else the system's).
         public var caFile: String?
+        /// What a user gives to name `caFile` (the command line's option), for messages; nil names none.
+        public var caOption: String?
         /// The broker publishes this, retained, when the connection is lost without a goodbye.
         public var willTopic: String?
         public var willPayload: String?
@@ -30,9 +32,10 @@ public final class MQTTConnection: @unchecked Sendable {
         public var queueCapacity: Int
 
         public init(
-            endpoint: MQTTEndpoint, clientID: String, password: String? = nil, caFile: String? = nil,
+            endpoint: MQTTEndpoint, clientID: String, password: String? = nil, caFile: String? = nil, caOption: String? = nil,
             willTopic: String? = nil, willPayload: String? = nil, subscriptions: [String] = [], queueCapacity: Int = 100
         ) {
+            self.caOption = caOption
             self.queueCapacity = queueCapacity
             self.endpoint = endpoint
             self.clientID = clientID
@@ -292,8 +295,13 @@ public final class MQTTConnection: @unchecked Sendable {
     private func describe(_ status: Int32, errorNumber: Int32) -> String {
         if status == cmqtt_status_errno() { return String(cString: strerror(errorNumber)) }
         if status == cmqtt_status_tls() {
-            return "the TLS handshake failed: is the broker's certificate signed by a CA in "
-                + (settings.caFile.map { "--mqtt-ca \($0)" } ?? "the system's certificates (else name it with --mqtt-ca)") + "?"
+            let authority = switch (settings.caFile, settings.caOption) {
+            case (let file?, let option?): "\(option) \(file)"
+            case (let file?, nil): file
+            case (nil, let option?): "the system's certificates (else name it with \(option))"
+            case (nil, nil): "the system's certificates"
+            }
+            return "the TLS handshake failed: is the broker's certificate signed by a CA in \(authority)?"
         }
         if status == cmqtt_status_keepalive() { return "it took the connection but did not answer within 30 s" }
         return String(cString: cmqtt_describe(status))
