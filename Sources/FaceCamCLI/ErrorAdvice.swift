@@ -86,8 +86,6 @@ func report(_ message: ResultSink.Message) {
     case .failure(let error): report(error)
     case .renamed(let renamed): report("\(renamed) (images in different folders: give --image-root)")
     case .keptUnfinished: report(message.description)
-    case .hooks(let summary):
-        report("--on-event: \(summary.runsAndFailures)"
-            + (summary.dropped > 0 ? ", \(summary.dropped) dropped (more events than --on-event-jobs could run in time)" : ""))
+    case .hooks(let summary): report("--on-event: " + summary.described(limit: "--on-event-jobs"))
     }
 }

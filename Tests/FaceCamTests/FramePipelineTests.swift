@@ -35,26 +35,26 @@ struct FramePipelineTests {
             geometry: try GeometrySettings().geometry(for: frame.size), capture: capture)
     }
 
-    /// The stage reports a live frame's capture counter and leaves the frame as it was when no picture is made.
-    @Test func theStageCarriesTheCaptureAndPaintsOnlyForAPicture() throws {
+    /// The stage reports a live frame's capture counter, paints the masks on the pictures it makes (the
+    /// preview, the crops) and hands the frame on as it was.
+    @Test func theStageCarriesTheCaptureAndPaintsThePicturesItMakes() throws {
         var frame = Frame(width: 64, height: 48)
         frame.pixels = [UInt8](repeating: 200, count: frame.pixels.count)
         let masks = PrivacyMasks(polygons: [[Point(x: 0, y: 0), Point(x: 64, y: 0), Point(x: 64, y: 48), Point(x: 0, y: 48)]])
-        guard case .frame(let plain) = try job(3, frame: frame, capture: (41, 2.5)).run(with: OneFace(), masks: masks) else {
+        var job = try job(3, frame: frame, capture: (41, 2.5))
+        job.renderPreview = true
+        job.crops = CropRequest(style: .box(margin: 0), name: "frame")
+        guard case .frame(let detected) = job.run(with: OneFace(), masks: masks) else {
             Issue.record("no frame")
             return
         }
-        #expect(plain.result.sequence == 41 && plain.capturedAt == 2.5 && plain.result.faces.count == 1)
-        #expect(plain.shown.pixels.allSatisfy { $0 == 200 })
-        var painting = try job(3, frame: frame)
-        painting.paintMasks = true
-        guard case .frame(let painted) = painting.run(with: OneFace(), masks: masks) else {
-            Issue.record("no frame")
-            return
-        }
-        // Every pixel's centre lies inside the mask covering the whole frame: all black, their alpha kept.
-        #expect(painted.shown.pixels.enumerated().allSatisfy { $0.element == ($0.offset % 4 == 3 ? 200 : 0) })
-        #expect(painted.image.pixels.allSatisfy { $0 == 200 })
+        #expect(detected.result.sequence == 41 && detected.capturedAt == 2.5 && detected.result.faces.count == 1)
+        // Every pixel's centre lies inside the mask covering the whole frame: all black.
+        let black = { (picture: Frame) in picture.pixels.enumerated().allSatisfy { $0.offset % 4 == 3 || $0.element == 0 } }
+        let preview = try #require(try detected.preview?.get())
+        let crop = try #require(detected.crops?.images.first ?? nil)
+        #expect(black(preview) && black(crop))
+        #expect(detected.image.pixels.allSatisfy { $0 == 200 })
     }
 
     /// Consumers see each frame once tracked (its face's track id, the same in both frames) and in order;

@@ -31,6 +31,13 @@ public final class LiveOutputs: FrameConsumer {
         self.observers = observers
         self.annotateEvery = annotateEvery
         self.masks = masks
+        // The frame as the preview shows it: masked, rendered, its faces marked.
+        let preview = { @Sendable (tracked: TrackedFrame) throws(FaceCamError) -> Frame in
+            let frame = tracked.frame
+            return try Annotator.marked(
+                masks.applied(to: frame.image, geometry: frame.geometry), with: tracked.marks, geometry: frame.geometry,
+                source: source, as: marking)
+        }
         if let annotator {
             // Used on the annotation queue only.
             final class Saver: @unchecked Sendable {
@@ -39,12 +46,8 @@ public final class LiveOutputs: FrameConsumer {
             }
             let saver = Saver(annotator)
             annotations = LatestFrameQueue(label: "facecam.annotate") { picture in
-                let frame = picture.tracked.frame
                 do throws(FaceCamError) {
-                    let preview = try Annotator.marked(
-                        masks.applied(to: frame.image, geometry: frame.geometry), with: picture.tracked.marks, geometry: frame.geometry,
-                        source: source, as: marking)
-                    try saver.annotator.save(preview, name: Self.name(ofFrame: frame.result.frame))
+                    try saver.annotator.save(try preview(picture.tracked), name: Self.name(ofFrame: picture.tracked.frame.result.frame))
                 } catch {
                     picture.fail(error)
                 }
@@ -79,12 +82,9 @@ public final class LiveOutputs: FrameConsumer {
             previews = nil
         } else {
             previews = LatestFrameQueue(label: "facecam.preview") { picture, showing in
-                let frame = picture.tracked.frame
                 do throws(FaceCamError) {
-                    let preview = try Annotator.marked(
-                        masks.applied(to: frame.image, geometry: frame.geometry), with: picture.tracked.marks, geometry: frame.geometry,
-                        source: source, as: marking)
-                    for observer in showing { observer.preview(preview, of: frame.result) }
+                    let shown = try preview(picture.tracked)
+                    for observer in showing { observer.preview(shown, of: picture.tracked.frame.result) }
                 } catch {
                     picture.fail(error)
                 }

@@ -180,10 +180,12 @@ public final class EventHooks: Sendable {
 }
 
 extension EventHooks.Summary: CustomStringConvertible {
-    /// The runs and their failures: "4 runs, 1 failed".
-    public var runsAndFailures: String { "\(runs) run\(runs == 1 ? "" : "s"), \(failed) failed" }
+    public var description: String { described() }
 
-    public var description: String {
-        runsAndFailures + (dropped > 0 ? ", \(dropped) dropped (more events than could run at once in time)" : "")
+    /// "4 runs, 1 failed", and the events dropped; `limit` names what bounds the commands running at
+    /// once (the command line's option).
+    public func described(limit: String = "the commands allowed at once") -> String {
+        "\(runs) run\(runs == 1 ? "" : "s"), \(failed) failed"
+            + (dropped > 0 ? ", \(dropped) dropped (more events than \(limit) could run in time)" : "")
     }
 }

@@ -8,9 +8,6 @@ public struct FrameJob: Sendable {
     public var geometry: PreviewGeometry
     /// Render the preview image too (for annotated JPEGs or video).
     public var renderPreview: Bool
-    /// Paint the privacy masks on the frame handed on (`DetectedFrame.shown`): a picture is made of it
-    /// downstream (live's previews), or here (a preview, crops).
-    public var paintMasks: Bool
     /// False for a frame that is only shown (rendered, and its tracked faces masked), not searched:
     /// the frames between detections when a redacted video keeps every frame.
     public var detect: Bool
@@ -26,7 +23,7 @@ public struct FrameJob: Sendable {
 
     public init(
         source: String, index: Int, time: Double, frame: Frame, geometry: PreviewGeometry,
-        renderPreview: Bool = false, paintMasks: Bool = false, annotationName: String? = nil, orientation: Orientation? = nil,
+        renderPreview: Bool = false, annotationName: String? = nil, orientation: Orientation? = nil,
         detect: Bool = true, crops: CropRequest? = nil, capture: (sequence: Int, at: Double)? = nil
     ) {
         self.source = source
@@ -35,7 +32,6 @@ public struct FrameJob: Sendable {
         self.frame = frame
         self.geometry = geometry
         self.renderPreview = renderPreview || annotationName != nil || !detect
-        self.paintMasks = paintMasks || self.renderPreview || crops != nil
         self.detect = detect
         self.annotationName = annotationName
         self.orientation = orientation
@@ -43,10 +39,12 @@ public struct FrameJob: Sendable {
         self.capture = capture
     }
 
-    /// The frame's stage: paints `masks` when a picture is made, renders the preview, searches with
-    /// `detector` and cuts the faces out. A failure is the frame's, said with its source and index.
+    /// The frame's stage: renders the preview, searches with `detector` and cuts the faces out, `masks`
+    /// painted on the preview and the crops (detection sees the whole frame). A failure is the frame's,
+    /// said with its source and index.
     public func run(with detector: any FrameFaceDetector, masks: PrivacyMasks) -> Completion {
-        let shown = paintMasks ? masks.applied(to: frame, geometry: geometry) : frame
+        // Painted only when a picture is made from the frame.
+        let shown = renderPreview || crops != nil ? masks.applied(to: frame, geometry: geometry) : frame
         let preview = renderPreview
             ? Result { () throws(FaceCamError) in try Annotator.render(shown, geometry: geometry, source: source) }
             : nil
@@ -60,7 +58,7 @@ public struct FrameJob: Sendable {
                 sequence: capture?.sequence, orientation: orientation)
             let crops = try crops.map { (request) throws(FaceCamError) in try request.cut(faces, from: shown, geometry: geometry) }
             return .frame(DetectedFrame(
-                result: result, image: frame, shown: shown, geometry: geometry, preview: preview, annotationName: annotationName,
+                result: result, image: frame, geometry: geometry, preview: preview, annotationName: annotationName,
                 crops: crops, capturedAt: capture?.at))
         } catch {
             return .failure(.detection(source: source, frame: index, error: error))
@@ -71,11 +69,9 @@ public struct FrameJob: Sendable {
 /// A frame searched: its result (the faces not yet tracked), the frame, and what was asked with it.
 public struct DetectedFrame: Sendable {
     public var result: FrameResult
-    /// The frame as decoded: faces are described (recognised) from it.
+    /// The frame as decoded, no mask painted: faces are described (recognised) from it, and live's
+    /// pictures made of it (`LiveOutputs` paints the masks).
     public var image: Frame
-    /// The frame with the privacy masks painted when `FrameJob.paintMasks` asked, else `image`: what
-    /// pictures are made from.
-    public var shown: Frame
     public var geometry: PreviewGeometry
     /// Its preview when one was asked for, not yet marked (a preview that cannot be drawn fails alone:
     /// the results still count).
