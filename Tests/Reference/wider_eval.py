@@ -11,7 +11,8 @@ Redaction coverage: a labelled face (any, hard or not) at least `tall` pixels hi
 when at least half of its box's pixels differ between the original and the redacted image.
 
     wider_eval.py detections LABELS RECORDS [--only FILE...]          facecam's JSON Lines (or a WIDER detection folder) against the labels
-    wider_eval.py untouched LABELS ORIGINALS REDACTED [--only FILE...] faces left untouched in REDACTED/NAME
+    wider_eval.py untouched LABELS ORIGINALS REDACTED [--only FILE...] faces left untouched in REDACTED/NAME, and the mean
+                                                                       share of the picture masked away from labelled faces
     wider_eval.py self-test                                           the hand-computed cases below
 """
 import argparse
@@ -128,7 +129,12 @@ def self_test():
     redacted[0:20, 0:10] = 9      # the first face wholly changed
     redacted[0:8, 20:30] = 9      # the second's top 8 of 20 rows: under half
     assert untouched(original, redacted, [[0, 0, 10, 20], [20, 0, 10, 20], [30, 0, 5, 8]]) == (1, 2)
-    print("wider_eval self-test: 3 cases passed")
+    # A 10x10 face in the corner, grown twice about its centre: rows and columns -5 to 15, clipped to 0 to 15. Of the
+    # 20x20 pixels changed, 15x15 lie near it: 175 of the picture's 800 are masked away.
+    redacted = original.copy()
+    redacted[0:20, 0:20] = 9
+    assert masked_away(original, redacted, [[0, 0, 10, 10]]) == 175 / 800
+    print("wider_eval self-test: 4 cases passed")
 
 
 def main():
@@ -157,6 +163,7 @@ def main():
         return
     import cv2
     left = counted = 0
+    away = []
     for name, label in labels.items():
         original = cv2.imread(os.path.join(args.originals, name))
         redacted = cv2.imread(os.path.join(args.redacted, name))
@@ -164,7 +171,8 @@ def main():
             sys.exit(f"wider_eval: {args.redacted}/{name} is missing or not the original's size")
         a, b = untouched(original, redacted, label["boxes"])
         left, counted = left + a, counted + b
-    print(json.dumps({"untouched": left, "faces": counted}))
+        away.append(masked_away(original, redacted, label["boxes"]))
+    print(json.dumps({"untouched": left, "faces": counted, "masked_away": sum(away) / max(1, len(away))}))
 
 
 if __name__ == "__main__":
