@@ -12,7 +12,8 @@ struct Redact: ParsableCommand {
             and are encoded by ffmpeg (H.264 at --crf in .mp4, .mkv and .mov; MJPEG in .avi), with \
             the source's audio copied as it is. Faces are followed from frame to frame: a face the \
             detector misses for up to --track-grace frames stays hidden where it is predicted to \
-            be, and with --every N the masks are carried over the frames between detections. \
+            be (one found at a single frame, only if it is found again: --lookahead), and with \
+            --every N the masks are carried over the frames between detections. \
             Outputs are written under a new NAME.partial-XXXXXXXX name and renamed when whole. One JSON line per \
             finished output goes to standard output: source, output, frames, faces detected, masks \
             drawn, the share of pixels hidden, and with --spare the faces left visible (not among those \
@@ -54,6 +55,16 @@ struct Redact: ParsableCommand {
             + "least --every).",
         valueName: "N"))
     var trackGrace: Int?
+
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "Videos: a face found at one frame alone, most often a detector's mistake, is hidden over the --track-grace frames "
+            + "after it only if it is found again within them, as every frame is; the frames are held back (up to "
+            + "\(Self.lookaheadLimit)) to see. --no-lookahead hides it over those frames whatever comes (default: on)."))
+    var lookahead = true
+
+    /// The most frames --lookahead holds back: memory, 10 frames of 4K video being 250 MB. A face found once that may
+    /// still be found again past them keeps its masks.
+    static let lookaheadLimit = 10
 
     @Option(help: ArgumentHelp(
         "H.264 quality (.mp4, .mkv, .mov): 0 lossless, 18 visually lossless, 51 worst (default: 18).", valueName: "N"))
@@ -117,12 +128,15 @@ struct Redact: ParsableCommand {
         let progress = progressOptions.makeProgress(every: 1)
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
-        let tracker = FaceTracker(settings: TrackerSettings(grace: TrackingOptions.grace(given: trackGrace, every: every)))
+        let grace = TrackingOptions.grace(given: trackGrace, every: every)
+        let tracker = FaceTracker(settings: TrackerSettings(grace: grace))
         let recognition = try sparing.load()
         let session = try Session(
             detector: detector.redactionDefaults, jobs: parallelism.jobs, recognition: recognition, output: nil,
             masks: maskZones.masks, tracker: tracker,
-            marking: .redact(try mask.settings(mode: mode), outline: false), progress: advance)
+            marking: .redact(try mask.settings(mode: mode), outline: false),
+            lookahead: lookahead && grace > 0 ? PreviewOutput.Lookahead(frames: min(grace, Self.lookaheadLimit), grace: grace) : nil,
+            progress: advance)
         for failure in expansionFailures { session.pipeline.submit(failure: failure) }
         let sparedCount = recognition?.spared?.count
         var position = "before the first input"

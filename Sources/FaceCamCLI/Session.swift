@@ -13,7 +13,7 @@ struct Session {
     /// no results (redact, whose results are its files). With a
     /// `resultDirectory`, each input's results are redirected to its own file
     /// (`results(of:shownAs:in:resume:submit:)`); with a dataset `folder`, all results go into it. `video` says
-    /// what the dataset formats record. From here on SIGINT and SIGTERM stop between
+    /// what the dataset formats record; redaction may hold previews back (`lookahead`). From here on SIGINT and SIGTERM stop between
     /// frames instead of ending the process.
     init(
         detector options: DetectorOptions, jobs: Int?, faces: FaceReport = FaceReport(), recognition: Recognition? = nil,
@@ -22,7 +22,8 @@ struct Session {
         resultDirectory: ResultDirectory? = nil, folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil,
         masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
-        marking: PreviewMarking = .outline, frames: FrameOutput? = nil, progress: (@Sendable (String) -> Void)? = nil
+        marking: PreviewMarking = .outline, lookahead: PreviewOutput.Lookahead? = nil, frames: FrameOutput? = nil,
+        progress: (@Sendable (String) -> Void)? = nil
     ) throws {
         let faces = output?.implyingQuality(faces) ?? faces
         // Tracked faces are named per track, in the sink; sparing stays per frame, where a doubt hides the face.
@@ -37,7 +38,7 @@ struct Session {
             records: output.map { _ in RecordOutput(writer: writer, clusterer: recognition?.clusterer) },
             tracking: tracker.map { FrameTracking(tracker: $0, namer: namer) }, events: events,
             crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: output?.bestShot ?? false) },
-            previews: PreviewOutput(marking: marking, annotator: annotator, frames: frames),
+            previews: PreviewOutput(marking: marking, annotator: annotator, frames: frames, lookahead: lookahead),
             minimumFaces: output?.minFaces ?? 0, report: { report($0) }, progress: progress)
         self.sink = sink
         self.pipeline = DetectionPipeline(detectors: detectors, masks: masks) { sink.consume($0) }

@@ -540,3 +540,61 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(try Data(contentsOf: copy) == before)
     }
 }
+
+/// redact's lookahead on clips made here (OpenCV writes them): grace_hopper.jpg's face, 120 pixels wide, pasted on a
+/// grey picture at some frames of eight; the redacted copy (solid masks, MJPEG) read back by OpenCV, the face's middle
+/// black where hidden.
+struct RedactLookaheadTests {
+    /// The frames of the redacted clip whose face's middle came out black, for a clip with the face at `frames`.
+    static func hidden(faceAt frames: [Int], _ options: [String]) throws -> [Int] {
+        let directory = try temporaryDirectory("redact-lookahead")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clip = directory.appendingPathComponent("clip.avi").path, redacted = directory.appendingPathComponent("out.avi").path
+        let python = URL(fileURLWithPath: SharedDataTests.python)
+        let made = try run(python, [
+            "-c", """
+            import cv2, numpy as np, sys
+            face = cv2.imread(sys.argv[1])
+            face = cv2.resize(face, (120, 120 * face.shape[0] // face.shape[1]))
+            out = cv2.VideoWriter(sys.argv[2], cv2.VideoWriter_fourcc(*"MJPG"), 10, (320, 240))
+            for i in range(8):
+                frame = np.full((240, 320, 3), 128, np.uint8)
+                if str(i) in sys.argv[3].split(","):
+                    frame[40:40 + face.shape[0], 100:220] = face
+                out.write(frame)
+            out.release()
+            """,
+            fixture("images/grace_hopper.jpg"), clip, frames.map(String.init).joined(separator: ","),
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let result = try run(facecamBinary, ["redact", "--quiet", "--mode", "solid", "-o", redacted] + options + [clip])
+        try #require(result.status == 0, "\(result.stderr)")
+        let read = try run(python, [
+            "-c", """
+            import cv2, sys
+            video, black = cv2.VideoCapture(sys.argv[1]), []
+            while True:
+                ok, frame = video.read()
+                if not ok: break
+                black.append(int(frame[100, 160].max() < 40))
+            print(",".join(str(i) for i, b in enumerate(black) if b), len(black))
+            """,
+            redacted,
+        ])
+        try #require(read.status == 0, "\(read.stderr)")
+        let fields = read.stdout.split(separator: " ")
+        try #require(fields.count == 2 && fields[1].trimmingCharacters(in: .whitespacesAndNewlines) == "8", "\(read.stdout)")
+        return fields[0].split(separator: ",").compactMap { Int($0) }
+    }
+
+    /// Found at frame 0 alone: hidden there only; --no-lookahead hides it over the 5 frames of --track-grace after.
+    @Test func aFaceFoundOnceIsHiddenWhereItWasFound() throws {
+        #expect(try Self.hidden(faceAt: [0], []) == [0])
+        #expect(try Self.hidden(faceAt: [0], ["--no-lookahead"]) == [0, 1, 2, 3, 4, 5])
+    }
+
+    /// Found at frames 0 and 2: hidden at 1 between them, then over the grace after 2 (a track seen twice).
+    @Test func aFaceFoundAgainIsHiddenBetweenAndAfter() throws {
+        #expect(try Self.hidden(faceAt: [0, 2], []) == [0, 1, 2, 3, 4, 5, 6, 7])
+    }
+}

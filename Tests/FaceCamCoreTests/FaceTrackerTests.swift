@@ -33,13 +33,29 @@ struct FaceTrackerTests {
         let tracker = FaceTracker(settings: TrackerSettings(grace: 3))
         track(tracker, 0, [Self.box(100)])
         track(tracker, 1, [Self.box(110)])
-        #expect(tracker.predictedBoxes(at: 1) == [], "detected in that frame")
+        #expect(tracker.predictions(at: 1) == [], "detected in that frame")
         // A frame skipped by --every is asked without tracking.
-        #expect(tracker.predictedBoxes(at: 2) == [Rect(x: 120, y: 100, width: 80, height: 80)])
+        #expect(tracker.predictions(at: 2).map(\.box) == [Rect(x: 120, y: 100, width: 80, height: 80)])
         track(tracker, 3, [])
-        #expect(tracker.predictedBoxes(at: 3) == [Rect(x: 130, y: 100, width: 80, height: 80)])
-        #expect(tracker.predictedBoxes(at: 4) == [Rect(x: 140, y: 100, width: 80, height: 80)])
-        #expect(tracker.predictedBoxes(at: 5) == [], "four frames since it was seen, past the grace of 3")
+        #expect(tracker.predictions(at: 3).map(\.box) == [Rect(x: 130, y: 100, width: 80, height: 80)])
+        #expect(tracker.predictions(at: 4) == [
+            FaceTracker.Prediction(id: 1, box: Rect(x: 140, y: 100, width: 80, height: 80), lastFrame: 1, seenOnce: false),
+        ])
+        #expect(tracker.predictions(at: 5) == [], "four frames since it was seen, past the grace of 3")
+    }
+
+    /// A face detected at one frame alone is predicted where it was (no speed yet), said to be seen once, until
+    /// it is found again.
+    @Test func aTrackSeenOnceSaysSo() {
+        let tracker = FaceTracker(settings: TrackerSettings(grace: 3))
+        track(tracker, 0, [Self.box(100), Self.box(400)])
+        track(tracker, 1, [Self.box(400)])
+        #expect(tracker.predictions(at: 2) == [
+            FaceTracker.Prediction(id: 1, box: Rect(x: 100, y: 100, width: 80, height: 80), lastFrame: 0, seenOnce: true),
+            FaceTracker.Prediction(id: 2, box: Rect(x: 400, y: 100, width: 80, height: 80), lastFrame: 1, seenOnce: false),
+        ])
+        #expect(track(tracker, 2, [Self.box(100)]) == [1])
+        #expect(tracker.predictions(at: 3).map(\.seenOnce) == [false, false])
     }
 
     @Test func theGraceIsCountedInSourceFrames() {

@@ -211,10 +211,76 @@ struct FramePipelineTests {
         let previews = PreviewOutput(frames: video)
         var failures: [String] = []
         let shown = (0..<3).map { frame in
-            previews.show(.success(Frame(width: 64, height: 48)), at: Double(frame), marks: PreviewMarks(faces: [face(id: nil)]),
+            previews.show(.success(Frame(width: 64, height: 48)), frame: frame, at: Double(frame), marks: PreviewMarks(faces: [face(id: nil)]),
                           annotationName: nil, fail: { failures.append($0.description) })
         }
-        #expect(shown.map(\.written) == [true, false, false] && shown.map(\.outputFailed) == [false, true, false])
+        #expect(shown.map(\.written) == [1, 0, 0] && shown.map(\.outputFailed) == [false, true, false])
         #expect(failures == ["OpenCV failed: disk full"] && video.appended == 2)
+    }
+
+    /// Keeps every frame appended.
+    private final class Collected: FrameOutput {
+        var path: String { "out.mkv" }
+        var frames: [Frame] = []
+        func append(_ frame: Frame, time: Double) throws(FaceCamError) { frames.append(frame) }
+        func finish() throws(FaceCamError) {}
+    }
+
+    /// Redaction's lookahead on white 32x32 previews, solid masks on the box (8, 8, 16, 16), its centre (16, 16) black
+    /// when hidden. `faces[i]` and `predicted[i]` are preview i's (source frame i): a track id found there, and the
+    /// tracks predicted there (lastFrame, seenOnce). Returns which previews came out hidden, in order, and the masks counted.
+    private func lookahead(
+        frames held: Int, grace: Int, faces: [Int?], predicted: [[(track: Int, lastFrame: Int, seenOnce: Bool)]]
+    ) throws -> (hidden: [Bool], masks: Int) {
+        let video = Collected()
+        let settings = RedactionSettings(mode: .solid, shape: .box, scale: 1)
+        let previews = PreviewOutput(
+            marking: .redact(settings, outline: false), frames: video, lookahead: PreviewOutput.Lookahead(frames: held, grace: grace))
+        var white = Frame(width: 32, height: 32)
+        white.pixels = white.pixels.map { _ in 255 }
+        let place = Rect(x: 8, y: 8, width: 16, height: 16)
+        var masks = 0
+        let fail: (FaceCamError) -> Void = { Issue.record("\($0)") }
+        for (index, id) in faces.enumerated() {
+            var found: [Face] = []
+            if let id { found = [Face(box: PixelRect(x: 8, y: 8, width: 16, height: 16), preview: place, id: id, score: 0.9)] }
+            let marks = PreviewMarks(faces: found, predicted: predicted[index].map {
+                PredictedFace(place: place, track: $0.track, lastFrame: $0.lastFrame, seenOnce: $0.seenOnce)
+            })
+            masks += previews.show(.success(white), frame: index, at: Double(index), marks: marks, annotationName: nil, fail: fail).masks
+        }
+        masks += previews.release(fail: fail).masks
+        try #require(video.frames.count == faces.count)
+        return (video.frames.map { $0.pixel(x: 16, y: 16) == BGRA(blue: 0, green: 0, red: 0) }, masks)
+    }
+
+    /// A face found at frame 0 alone (its track predicted at 1 to 3, then past the grace of 3) is hidden at frame 0
+    /// only; without a lookahead it would be hidden at 0 to 3.
+    @Test func aFaceFoundOnceIsHiddenWhereFoundOnly() throws {
+        let once = [(track: 1, lastFrame: 0, seenOnce: true)]
+        let result = try lookahead(frames: 3, grace: 3, faces: [1, nil, nil, nil, nil], predicted: [[], once, once, once, []])
+        #expect(result.hidden == [true, false, false, false, false] && result.masks == 1)
+    }
+
+    /// Found at 0 and again at 2: hidden at 1 between them, and at 3 after (its track now seen twice); the source ending
+    /// at frame 1 instead leaves it found once, and 1 is not hidden.
+    @Test func aFaceFoundAgainIsHiddenBetween() throws {
+        let result = try lookahead(
+            frames: 3, grace: 3, faces: [1, nil, 1, nil],
+            predicted: [[], [(1, 0, true)], [], [(1, 2, false)]])
+        #expect(result.hidden == [true, true, true, true] && result.masks == 4)
+        let ended = try lookahead(frames: 3, grace: 3, faces: [1, nil], predicted: [[], [(1, 0, true)]])
+        #expect(ended.hidden == [true, false])
+    }
+
+    /// With one frame held and a grace of 3, each frame is released when the next comes. The face found at frame 0
+    /// alone may still be found at 1 to 3, so frames 1 and 2 are hidden when released (at 2 and 3); 3 is released at
+    /// 4, past the grace, and is not. The source ending decides too: frame 2 of a source ending there is not hidden.
+    @Test func aFaceThatMayStillBeFoundKeepsItsMasks() throws {
+        let once = [(track: 1, lastFrame: 0, seenOnce: true)]
+        let result = try lookahead(frames: 1, grace: 3, faces: [1, nil, nil, nil, nil], predicted: [[], once, once, once, []])
+        #expect(result.hidden == [true, true, true, false, false])
+        let ended = try lookahead(frames: 1, grace: 3, faces: [1, nil, nil], predicted: [[], once, once])
+        #expect(ended.hidden == [true, true, false])
     }
 }

@@ -32,9 +32,9 @@ WORK = ".build/golden"
 IMAGES = "Fixtures/images"
 CLIP = "Fixtures/video/pan-zoom.avi"
 ENGINE = ["--engine", "opencv", "--threads", "1"]
-# redact's scales as they were when the digests were recorded: its default gained a third scale since, a change of
-# behaviour the tests check by what it masks.
-REDACT_SCALES = ["--scales", "1,2"]
+# redact as it was when the digests were recorded: its defaults gained a third scale, the size check and the lookahead
+# since, changes of behaviour the tests check by what it masks.
+REDACT_AS_RECORDED = ["--scales", "1,2", "--no-size-check", "--no-lookahead"]
 
 
 def commands():
@@ -55,9 +55,9 @@ def commands():
     runs.append(("video-mot", ["video", *ENGINE, "--jobs", "1", "--format", "mot", CLIP]))
     runs.append(("video-events", ["video", *ENGINE, "--jobs", "1", "--events", "--annotate-video", "{out}/annotated.avi", CLIP]))
     runs.append(("video-fast-haar", ["video", "--detector", "haar", "--fast", CLIP]))
-    runs.append(("redact-images", ["redact", *ENGINE, *REDACT_SCALES, "--output-dir", "{out}/redacted", IMAGES]))
-    runs.append(("redact-video", ["redact", *ENGINE, *REDACT_SCALES, "--jobs", "1", "-o", "{out}/redacted.mkv", CLIP]))
-    runs.append(("redact-pixelate-box", ["redact", *ENGINE, *REDACT_SCALES, "--mode", "pixelate", "--shape", "box", "-o", "{out}/two.png",
+    runs.append(("redact-images", ["redact", *ENGINE, *REDACT_AS_RECORDED, "--output-dir", "{out}/redacted", IMAGES]))
+    runs.append(("redact-video", ["redact", *ENGINE, *REDACT_AS_RECORDED, "--jobs", "1", "-o", "{out}/redacted.mkv", CLIP]))
+    runs.append(("redact-pixelate-box", ["redact", *ENGINE, *REDACT_AS_RECORDED, "--mode", "pixelate", "--shape", "box", "-o", "{out}/two.png",
                                         "Fixtures/images/two-faces.jpg"]))
     runs.append(("eval-files", ["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "Fixtures/evaluation/run.json"]))
     runs.append(("eval-json", ["eval", "--format", "json", "--ground-truth", "Fixtures/evaluation/truth.json",

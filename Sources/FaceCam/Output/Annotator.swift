@@ -75,7 +75,7 @@ public struct Annotator {
         case .outline:
             outline = true
         case .redact(let settings, let alsoOutline):
-            try preview.redact(marks.faces.map(\.preview) + marks.predicted, settings: settings)
+            try preview.redact(marks.hidden, settings: settings)
             outline = alsoOutline
         case .overlay(let overlay):
             for landmarks in marks.faces.compactMap(\.previewLandmarks) {
@@ -118,12 +118,34 @@ public enum PreviewMarking: Hashable, Sendable {
 public struct PreviewMarks: Sendable {
     /// The faces detected in the frame, in preview coordinates as `Face.preview` gives them.
     public var faces: [Face]
-    /// Where tracked faces the detector missed should be (preview coordinates): only redaction marks these.
-    public var predicted: [Rect]
+    /// Where tracked faces the detector missed should be: only redaction marks these.
+    public var predicted: [PredictedFace]
 
-    public init(faces: [Face], predicted: [Rect] = []) {
+    public init(faces: [Face], predicted: [PredictedFace] = []) {
         self.faces = faces
         self.predicted = predicted
+    }
+
+    /// What redaction hides: the faces' places and the predicted ones.
+    var hidden: [Rect] { faces.map(\.preview) + predicted.map(\.place) }
+}
+
+/// Where the face of a track the detector missed at a frame should be (`FaceTracker.Prediction`).
+public struct PredictedFace: Hashable, Sendable {
+    /// In preview coordinates.
+    public var place: Rect
+    /// The track's id, which its face has again when it is found again.
+    public var track: Int
+    /// The source frame it was last detected at.
+    public var lastFrame: Int
+    /// Detected at one frame alone so far.
+    public var seenOnce: Bool
+
+    public init(place: Rect, track: Int, lastFrame: Int, seenOnce: Bool) {
+        self.place = place
+        self.track = track
+        self.lastFrame = lastFrame
+        self.seenOnce = seenOnce
     }
 }
 
@@ -139,7 +161,11 @@ extension PreviewMarks {
                 face.previewLandmarks = face.landmarks
                 return face
             },
-            predicted: predicted.map(toBuffer.apply))
+            predicted: predicted.map { predicted in
+                var predicted = predicted
+                predicted.place = toBuffer.apply(predicted.place)
+                return predicted
+            })
     }
 }
 

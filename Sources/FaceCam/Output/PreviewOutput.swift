@@ -5,22 +5,58 @@ public final class PreviewOutput {
     let marking: PreviewMarking
     private var annotator: Annotator?
     private var frames: FrameOutput?
+    private let lookahead: Lookahead?
+    /// The previews held back by the lookahead, oldest first.
+    private var held: [Held] = []
 
-    /// What showing one preview came to, counted in the run's summary.
+    /// Redaction's masks for a face found at one frame alone, most often a detector's mistake: hidden at that
+    /// frame, and over the frames after it only if it is found again within the tracker's `grace`. Up to
+    /// `frames` previews are held back to see; a face that may still be found again past them keeps its masks.
+    public struct Lookahead: Sendable {
+        public var frames: Int
+        public var grace: Int
+
+        public init(frames: Int, grace: Int) {
+            precondition(frames > 0, "a lookahead holds back at least one frame")
+            self.frames = frames
+            self.grace = grace
+        }
+    }
+
+    private struct Held {
+        var rendered: Result<Frame, FaceCamError>
+        var frame: Int
+        var time: Double
+        var marks: PreviewMarks
+        var annotationName: String?
+    }
+
+    /// What showing previews came to, counted in the run's summary.
     struct Shown {
-        /// Redacting: faces hidden, pixels whose hiding changed and pixels of the preview.
+        /// Redacting: faces hidden, pixels whose hiding changed and pixels of the previews.
         var masks = 0
         var hiddenPixels = 0
         var redactedPixels = 0
-        /// It went to the frame output; the frame output failed (and was given up).
-        var written = false
+        /// Previews that went to the frame output; the frame output failed (and was given up).
+        var written = 0
         var outputFailed = false
+
+        mutating func add(_ other: Shown) {
+            masks += other.masks
+            hiddenPixels += other.hiddenPixels
+            redactedPixels += other.redactedPixels
+            written += other.written
+            outputFailed = outputFailed || other.outputFailed
+        }
     }
 
-    public init(marking: PreviewMarking = .outline, annotator: Annotator? = nil, frames: FrameOutput? = nil) {
+    /// With a `lookahead` (redaction only), previews are marked and saved that many frames late.
+    public init(marking: PreviewMarking = .outline, annotator: Annotator? = nil, frames: FrameOutput? = nil, lookahead: Lookahead? = nil) {
         self.marking = marking
         self.annotator = annotator
         self.frames = frames
+        self.lookahead = lookahead
+        precondition(lookahead == nil || hidesPredicted, "only redaction looks ahead")
     }
 
     /// True when the faces the tracker predicts but the detector missed are hidden too (redaction).
@@ -28,9 +64,42 @@ public final class PreviewOutput {
         if case .redact = marking { true } else { false }
     }
 
-    /// Marks a rendered preview and saves it: as an annotated JPEG when it has a name, and to the frame
-    /// output. Each failure goes to `fail`; one of the frame output's is its last.
+    /// Marks a rendered preview of source frame `frame` and saves it, or holds it back (`Lookahead`) and
+    /// releases the previews held past the lookahead. Each failure goes to `fail`; one of the frame output's is its last.
     func show(
+        _ rendered: Result<Frame, FaceCamError>, frame: Int, at time: Double, marks: PreviewMarks, annotationName: String?,
+        fail: (FaceCamError) -> Void
+    ) -> Shown {
+        guard let lookahead else { return mark(rendered, at: time, marks: marks, annotationName: annotationName, fail: fail) }
+        held.append(Held(rendered: rendered, frame: frame, time: time, marks: marks, annotationName: annotationName))
+        var shown = Shown()
+        while held.count > lookahead.frames { shown.add(releaseOldest(sourceEnded: false, fail: fail)) }
+        return shown
+    }
+
+    /// Marks and saves the previews held back: call when the source ended.
+    func release(fail: (FaceCamError) -> Void) -> Shown {
+        var shown = Shown()
+        while !held.isEmpty { shown.add(releaseOldest(sourceEnded: true, fail: fail)) }
+        return shown
+    }
+
+    /// The oldest preview held, marked and saved without the masks of the faces seen once that are known not to be
+    /// found again: not in a later held frame, and their track ended (the source did, or a frame past the grace came).
+    private func releaseOldest(sourceEnded: Bool, fail: (FaceCamError) -> Void) -> Shown {
+        let oldest = held.removeFirst()
+        var marks = oldest.marks
+        let newest = held.last?.frame ?? oldest.frame
+        marks.predicted.removeAll { predicted in
+            guard predicted.seenOnce else { return false }
+            let foundAgain = held.contains { $0.marks.faces.contains { $0.id == predicted.track } }
+            return !foundAgain && (sourceEnded || newest - predicted.lastFrame > lookahead!.grace)
+        }
+        return mark(oldest.rendered, at: oldest.time, marks: marks, annotationName: oldest.annotationName, fail: fail)
+    }
+
+    /// Marks a rendered preview and saves it: as an annotated JPEG when it has a name, and to the frame output.
+    private func mark(
         _ rendered: Result<Frame, FaceCamError>, at time: Double, marks: PreviewMarks, annotationName: String?,
         fail: (FaceCamError) -> Void
     ) -> Shown {
@@ -45,7 +114,7 @@ public final class PreviewOutput {
         }
         if case .redact(let settings, _) = marking {
             shown.masks = marks.faces.count + marks.predicted.count
-            shown.hiddenPixels = settings.hiddenPixels(marks.faces.map(\.preview) + marks.predicted, width: preview.width, height: preview.height)
+            shown.hiddenPixels = settings.hiddenPixels(marks.hidden, width: preview.width, height: preview.height)
             shown.redactedPixels = preview.width * preview.height
         }
         if let annotationName, annotator != nil {
@@ -58,7 +127,7 @@ public final class PreviewOutput {
         guard let output = frames else { return shown }
         do {
             try output.append(preview, time: time)
-            shown.written = true
+            shown.written = 1
         } catch {
             // One line, not one per frame: the output is given up, the results go on.
             fail(error)
@@ -68,13 +137,15 @@ public final class PreviewOutput {
         return shown
     }
 
-    /// Frames from here on go to `output`: call between sources, with no frame in flight.
+    /// Frames from here on go to `output`: call between sources, with no frame in flight and none held.
     func redirect(frames output: FrameOutput?) {
+        precondition(held.isEmpty, "previews held back are released before the output changes")
         frames = output
     }
 
-    /// Finishes the frame output, so that it plays, and lets it go.
+    /// Finishes the frame output, so that it plays, and lets it go: call with none held.
     func finish() throws(FaceCamError) {
+        precondition(held.isEmpty, "previews held back are released before the output is finished")
         guard let output = frames else { return }
         frames = nil
         try output.finish()

@@ -30,8 +30,12 @@ public final class FrameTracking {
     }
 
     /// Where the tracked faces the detector missed at `frame` should be, in preview coordinates.
-    func predicted(at frame: Int, geometry: PreviewGeometry) -> [Rect] {
-        tracker.predictedBoxes(at: frame).map(geometry.bufferToPreview.apply)
+    func predicted(at frame: Int, geometry: PreviewGeometry) -> [PredictedFace] {
+        tracker.predictions(at: frame).map { prediction in
+            PredictedFace(
+                place: geometry.bufferToPreview.apply(prediction.box), track: prediction.id, lastFrame: prediction.lastFrame,
+                seenOnce: prediction.seenOnce)
+        }
     }
 
     /// `events` with the identities the namer gave their tracks (unchanged without a namer); it forgets the tracks that ended.

@@ -169,20 +169,22 @@ public final class ResultSink: @unchecked Sendable {
             }
             if let cut = frame.crops { crops?.take(cut, of: result, fail: fail) }
             let marks = PreviewMarks(faces: result.faces, predicted: predicted(at: result.frame, geometry: frame.geometry))
-            if let preview = frame.preview { show(preview, at: result.time, marks: marks, annotationName: frame.annotationName) }
+            if let preview = frame.preview {
+                show(preview, frame: result.frame, at: result.time, marks: marks, annotationName: frame.annotationName)
+            }
             for consumer in consumers {
                 // A failure the sink hears of once it stopped is not said: the run is ending.
                 consumer.consume(TrackedFrame(frame: frame, marks: marks)) { [weak self] in self?.consume(.failure($0)) }
             }
             progress?(result.source)
         case .shownOnly(let source, let index, let time, let geometry, let preview):
-            show(preview, at: time, marks: PreviewMarks(faces: [], predicted: predicted(at: index, geometry: geometry)), annotationName: nil)
+            show(preview, frame: index, at: time, marks: PreviewMarks(faces: [], predicted: predicted(at: index, geometry: geometry)), annotationName: nil)
             progress?(source)
         }
     }
 
     /// Redacting: where the tracked faces the detector missed at `frame` should be, in preview coordinates.
-    private func predicted(at frame: Int, geometry: PreviewGeometry) -> [Rect] {
+    private func predicted(at frame: Int, geometry: PreviewGeometry) -> [PredictedFace] {
         guard previews?.hidesPredicted == true, let tracking else { return [] }
         return tracking.predicted(at: frame, geometry: geometry)
     }
@@ -208,9 +210,10 @@ public final class ResultSink: @unchecked Sendable {
         records.redirect(to: writer)
     }
 
-    /// Ends the open tracks (their `leave` events), so that the next source's
-    /// ids start afresh; call once the source's last frame is in.
+    /// Marks and saves the previews held back, then ends the open tracks (their `leave` events), so that the next
+    /// source's ids start afresh; call once the source's last frame is in.
     public func endSource() {
+        if let previews { count(previews.release(fail: fail)) }
         guard !stopped, let tracking else { return }
         do {
             // Faces still in view when the source ends did not leave: these end no wait for --exit-on.
@@ -225,6 +228,7 @@ public final class ResultSink: @unchecked Sendable {
     /// that `stoppedEarly` keeps a COCO file under its partial name instead, saying so.
     public func close(stoppedEarly: Bool = false) {
         drain()
+        if let previews { count(previews.release(fail: fail)) }
         do {
             try previews?.finish()
         } catch {
@@ -268,15 +272,21 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    /// Marks a rendered preview and saves it, counting what it hid and whether it reached the frame output.
-    private func show(_ rendered: Result<Frame, FaceCamError>, at time: Double, marks: PreviewMarks, annotationName: String?) {
+    /// Marks a rendered preview and saves it (or the previews' lookahead holds it back), counting what was hid and
+    /// what reached the frame output.
+    private func show(
+        _ rendered: Result<Frame, FaceCamError>, frame: Int, at time: Double, marks: PreviewMarks, annotationName: String?
+    ) {
         guard let previews else { return }
-        let shown = previews.show(rendered, at: time, marks: marks, annotationName: annotationName, fail: fail)
+        count(previews.show(rendered, frame: frame, at: time, marks: marks, annotationName: annotationName, fail: fail))
+    }
+
+    private func count(_ shown: PreviewOutput.Shown) {
         state.withLock { state in
             state.summary.masks += shown.masks
             state.summary.hiddenPixels += shown.hiddenPixels
             state.summary.redactedPixels += shown.redactedPixels
-            if shown.written { state.summary.outputFrames += 1 }
+            state.summary.outputFrames += shown.written
             if shown.outputFailed { state.frameOutputFailed = true }
         }
     }

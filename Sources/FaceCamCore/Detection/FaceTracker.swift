@@ -203,17 +203,29 @@ public final class FaceTracker {
         return events
     }
 
-    /// Where the faces of the open tracks that were not detected at `frame` should be, in buffer
-    /// coordinates: each one's last detected box moved on at its speed, for the tracks still within
-    /// the grace. Call after `track` for that frame (the faces it missed), or for a frame that was
-    /// not detected at all (--every), for which it changes nothing.
-    public func predictedBoxes(at frame: Int) -> [Rect] {
+    /// Where the face of an open track that was not detected at a frame should be.
+    public struct Prediction: Hashable, Sendable {
+        /// The track's id: its face has it again if it is found again.
+        public var id: Int
+        /// Its last detected box moved on at its speed, in buffer coordinates.
+        public var box: Rect
+        /// The frame it was last detected at.
+        public var lastFrame: Int
+        /// Detected at one frame alone so far: a face, or a detector's one-off mistake.
+        public var seenOnce: Bool
+    }
+
+    /// Where the faces of the open tracks that were not detected at `frame` should be, for the tracks
+    /// still within the grace. Call after `track` for that frame (the faces it missed), or for a frame
+    /// that was not detected at all (--every), for which it changes nothing.
+    public func predictions(at frame: Int) -> [Prediction] {
         tracks.compactMap { track in
             guard track.lastFrame != frame, frame - track.lastFrame <= settings.grace else { return nil }
             let centre = track.predictedCentre(at: frame)
-            return Rect(
+            let box = Rect(
                 x: centre.x - track.box.width / 2, y: centre.y - track.box.height / 2, width: track.box.width,
                 height: track.box.height)
+            return Prediction(id: track.id, box: box, lastFrame: track.lastFrame, seenOnce: track.firstFrame == track.lastFrame)
         }
     }
 
