@@ -55,6 +55,7 @@ struct Eval: ParsableCommand {
             let given = [
                 ("--detector", detector.choice != nil), ("--model", detector.model != nil), ("--scales", detector.scales != nil),
                 ("--no-focus", detector.focus == false), ("--cascade", detector.cascade != nil), ("--min-size", detector.minSize != nil), ("--image-root", imageRoot != nil),
+                ("--plus-yunet", detector.plusYuNet == true), ("--size-check", detector.sizeCheck == true),
             ]
             if let option = given.first(where: \.1)?.0 {
                 throw ValidationError("\(option) applies when eval detects itself: leave out the detection files, or \(option)")

@@ -174,7 +174,7 @@ enum RedactionDefaults {
     static let focus = true
     /// YuNet's faces too, at its own threshold: close-ups CenterFace scores under 0.1.
     static let plusYuNet = true
-    /// Faint faces far taller than the confident ones beside them dropped: on WIDER's train photographs a seventh of
+    /// Faint faces far taller than the confident ones beside them dropped: on WIDER's photographs a seventh less of
     /// the picture masked away from faces, and no face more left.
     static let sizeCheck = true
     /// The width --plus-yunet shrinks frames to (when that at least halves their pixels): the close-ups it is
@@ -437,15 +437,15 @@ struct DetectorOptions: ParsableArguments {
                     let detector = try ModelFaceDetector(
                         model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: fast?.detectWidth,
                         focused: focus ?? false, engine: engine)
-                    var searched: any FrameFaceDetector = detector
-                    if let yunet {
-                        var parameters = modelParameters
-                        parameters.scoreThreshold = FaceModelKind.yunet.defaultScoreThreshold
-                        let companion = try ModelFaceDetector(
-                            model: yunet, parameters: parameters, searchWidth: RedactionDefaults.plusYuNetWidth, engine: engine)
-                        searched = FaceDetectorUnion(detector, adding: companion, unlessOverlapping: parameters.nmsThreshold)
-                    }
-                    return sizeCheck == true ? SizeCheckFilter(searched, check: .redaction) : searched
+                    // Checked before YuNet's faces are added, so that a close-up YuNet found is not left out for
+                    // overlapping a faint face the check then drops.
+                    let checked: any FrameFaceDetector = sizeCheck == true ? SizeCheckFilter(detector, check: .redaction) : detector
+                    guard let yunet else { return checked }
+                    var parameters = modelParameters
+                    parameters.scoreThreshold = FaceModelKind.yunet.defaultScoreThreshold
+                    let companion = try ModelFaceDetector(
+                        model: yunet, parameters: parameters, searchWidth: RedactionDefaults.plusYuNetWidth, engine: engine)
+                    return FaceDetectorUnion(checked, adding: companion, unlessOverlapping: parameters.nmsThreshold)
                 }
             }
             wrapped = try detectors.map { (detector) throws(FaceCamError) in try faces.wrapping(detector, zones: zones, engine: engine) }

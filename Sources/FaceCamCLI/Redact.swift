@@ -12,7 +12,7 @@ struct Redact: ParsableCommand {
             and are encoded by ffmpeg (H.264 at --crf in .mp4, .mkv and .mov; MJPEG in .avi), with \
             the source's audio copied as it is. Faces are followed from frame to frame: a face the \
             detector misses for up to --track-grace frames stays hidden where it is predicted to \
-            be (one found at a single frame, only if it is found again: --lookahead), and with \
+            be (one found at a single frame only if it is found again: --lookahead), and with \
             --every N the masks are carried over the frames between detections. \
             Outputs are written under a new NAME.partial-XXXXXXXX name and renamed when whole. One JSON line per \
             finished output goes to standard output: source, output, frames, faces detected, masks \
@@ -57,12 +57,13 @@ struct Redact: ParsableCommand {
     var trackGrace: Int?
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
-        "Videos: a face found at one frame alone, most often a detector's mistake, is hidden over the --track-grace frames "
-            + "after it only if it is found again within them, as every frame is; the frames are held back (up to "
-            + "\(Self.lookaheadLimit)) to see. --no-lookahead hides it over those frames whatever comes (default: on)."))
+        "Videos detected at every frame (no --every, no --spare): a face found at one frame alone, most often a detector's "
+            + "mistake, is hidden at that frame, and over the --track-grace frames after it only if it is found again within "
+            + "them; up to \(Self.lookaheadLimit) frames are held back to see. --no-lookahead hides it over those frames "
+            + "whatever comes (default: on)."))
     var lookahead = true
 
-    /// The most frames --lookahead holds back: memory, 10 frames of 4K video being 250 MB. A face found once that may
+    /// The most frames --lookahead holds back: memory, 10 frames of 4K video being 330 MB. A face found once that may
     /// still be found again past them keeps its masks.
     static let lookaheadLimit = 10
 
@@ -97,6 +98,13 @@ struct Redact: ParsableCommand {
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
         if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be from 0 to 51") }
+    }
+
+    /// The frames --lookahead holds back (0: none). Not with --every N, where a face in view for under 2N frames is found
+    /// once however real, nor with --spare, where a face hidden at one doubtful frame is then spared (not tracked):
+    /// their masks over the grace are what hides it.
+    func lookaheadFrames(grace: Int, sparing: Bool) -> Int {
+        lookahead && every == 1 && !sparing ? min(grace, Self.lookaheadLimit) : 0
     }
 
     /// The image formats redacted images are written in, by the output's extension, as messages name them.
@@ -135,7 +143,7 @@ struct Redact: ParsableCommand {
             detector: detector.redactionDefaults, jobs: parallelism.jobs, recognition: recognition, output: nil,
             masks: maskZones.masks, tracker: tracker,
             marking: .redact(try mask.settings(mode: mode), outline: false),
-            lookahead: lookahead && grace > 0 ? PreviewOutput.Lookahead(frames: min(grace, Self.lookaheadLimit), grace: grace) : nil,
+            lookahead: lookaheadFrames(grace: grace, sparing: recognition?.spared != nil),
             progress: advance)
         for failure in expansionFailures { session.pipeline.submit(failure: failure) }
         let sparedCount = recognition?.spared?.count

@@ -22,7 +22,7 @@ struct Session {
         resultDirectory: ResultDirectory? = nil, folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil,
         masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
-        marking: PreviewMarking = .outline, lookahead: PreviewOutput.Lookahead? = nil, frames: FrameOutput? = nil,
+        marking: PreviewMarking = .outline, lookahead: Int = 0, frames: FrameOutput? = nil,
         progress: (@Sendable (String) -> Void)? = nil
     ) throws {
         let faces = output?.implyingQuality(faces) ?? faces

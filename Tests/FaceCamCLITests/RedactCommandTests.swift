@@ -593,6 +593,12 @@ struct RedactLookaheadTests {
         #expect(try Self.hidden(faceAt: [0], ["--no-lookahead"]) == [0, 1, 2, 3, 4, 5])
     }
 
+    /// With --every 4 a face is found once whenever it is in view for under 8 frames: no lookahead, and the masks follow
+    /// its track over the grace (5) as without one.
+    @Test func everyNthFrameKeepsTheMasksOverTheGrace() throws {
+        #expect(try Self.hidden(faceAt: [0], ["--every", "4"]) == [0, 1, 2, 3, 4, 5])
+    }
+
     /// Found at frames 0 and 2: hidden at 1 between them, then over the grace after 2 (a track seen twice).
     @Test func aFaceFoundAgainIsHiddenBetweenAndAfter() throws {
         #expect(try Self.hidden(faceAt: [0, 2], []) == [0, 1, 2, 3, 4, 5, 6, 7])

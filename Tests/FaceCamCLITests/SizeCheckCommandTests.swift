@@ -8,8 +8,8 @@ enum WiderTune {
 }
 
 /// --size-check (redact's default) on three WIDER FACE training photographs of ../shared/data/wider (read in place;
-/// skipped when absent) where redact's detector takes legs, a float's painted head and a crowd's hands for faint faces
-/// several times the size of the faces around them.
+/// skipped when absent) where redact's detector takes dancers' legs, marchers' legs and a float's painted head for
+/// faint faces several times the size of the faces around them.
 @Suite(.enabled(if: WiderTune.available, "../shared/data/wider is absent"))
 struct SizeCheckCommandTests {
     static let tune = WiderTune.root

@@ -39,23 +39,28 @@ struct FaceTrackerTests {
         track(tracker, 3, [])
         #expect(tracker.predictions(at: 3).map(\.box) == [Rect(x: 130, y: 100, width: 80, height: 80)])
         #expect(tracker.predictions(at: 4) == [
-            FaceTracker.Prediction(id: 1, box: Rect(x: 140, y: 100, width: 80, height: 80), lastFrame: 1, seenOnce: false),
+            FaceTracker.Prediction(id: 1, box: Rect(x: 140, y: 100, width: 80, height: 80), seenOnce: false),
         ])
         #expect(tracker.predictions(at: 5) == [], "four frames since it was seen, past the grace of 3")
     }
 
     /// A face detected at one frame alone is predicted where it was (no speed yet), said to be seen once, until
-    /// it is found again.
+    /// it is found again; its track is open until a frame past the grace is tracked.
     @Test func aTrackSeenOnceSaysSo() {
         let tracker = FaceTracker(settings: TrackerSettings(grace: 3))
         track(tracker, 0, [Self.box(100), Self.box(400)])
         track(tracker, 1, [Self.box(400)])
         #expect(tracker.predictions(at: 2) == [
-            FaceTracker.Prediction(id: 1, box: Rect(x: 100, y: 100, width: 80, height: 80), lastFrame: 0, seenOnce: true),
-            FaceTracker.Prediction(id: 2, box: Rect(x: 400, y: 100, width: 80, height: 80), lastFrame: 1, seenOnce: false),
+            FaceTracker.Prediction(id: 1, box: Rect(x: 100, y: 100, width: 80, height: 80), seenOnce: true),
+            FaceTracker.Prediction(id: 2, box: Rect(x: 400, y: 100, width: 80, height: 80), seenOnce: false),
         ])
         #expect(track(tracker, 2, [Self.box(100)]) == [1])
         #expect(tracker.predictions(at: 3).map(\.seenOnce) == [false, false])
+        track(tracker, 3, [Self.box(100)])
+        #expect(tracker.openTracks == [1, 2])
+        // Track 2, last seen at 1, ends at frame 5: more than 3 frames since.
+        track(tracker, 5, [Self.box(100)])
+        #expect(tracker.openTracks == [1])
     }
 
     @Test func theGraceIsCountedInSourceFrames() {

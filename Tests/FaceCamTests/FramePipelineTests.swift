@@ -211,7 +211,7 @@ struct FramePipelineTests {
         let previews = PreviewOutput(frames: video)
         var failures: [String] = []
         let shown = (0..<3).map { frame in
-            previews.show(.success(Frame(width: 64, height: 48)), frame: frame, at: Double(frame), marks: PreviewMarks(faces: [face(id: nil)]),
+            previews.show(.success(Frame(width: 64, height: 48)), at: Double(frame), marks: PreviewMarks(faces: [face(id: nil)]),
                           annotationName: nil, fail: { failures.append($0.description) })
         }
         #expect(shown.map(\.written) == [1, 0, 0] && shown.map(\.outputFailed) == [false, true, false])
@@ -227,15 +227,15 @@ struct FramePipelineTests {
     }
 
     /// Redaction's lookahead on white 32x32 previews, solid masks on the box (8, 8, 16, 16), its centre (16, 16) black
-    /// when hidden. `faces[i]` and `predicted[i]` are preview i's (source frame i): a track id found there, and the
-    /// tracks predicted there (lastFrame, seenOnce). Returns which previews came out hidden, in order, and the masks counted.
+    /// when hidden. Preview i (source frame i) has the face of track `faces[i]` found, the tracks `predicted[i]`
+    /// predicted (id, seen once), and `open[i]` still open once tracked. Returns which previews came out hidden, in
+    /// order, and the masks counted.
     private func lookahead(
-        frames held: Int, grace: Int, faces: [Int?], predicted: [[(track: Int, lastFrame: Int, seenOnce: Bool)]]
+        frames held: Int, faces: [Int?], predicted: [[(id: Int, seenOnce: Bool)]], open: [Set<Int>]
     ) throws -> (hidden: [Bool], masks: Int) {
         let video = Collected()
         let settings = RedactionSettings(mode: .solid, shape: .box, scale: 1)
-        let previews = PreviewOutput(
-            marking: .redact(settings, outline: false), frames: video, lookahead: PreviewOutput.Lookahead(frames: held, grace: grace))
+        let previews = PreviewOutput(marking: .redact(settings, outline: false), frames: video, lookahead: held)
         var white = Frame(width: 32, height: 32)
         white.pixels = white.pixels.map { _ in 255 }
         let place = Rect(x: 8, y: 8, width: 16, height: 16)
@@ -245,20 +245,22 @@ struct FramePipelineTests {
             var found: [Face] = []
             if let id { found = [Face(box: PixelRect(x: 8, y: 8, width: 16, height: 16), preview: place, id: id, score: 0.9)] }
             let marks = PreviewMarks(faces: found, predicted: predicted[index].map {
-                PredictedFace(place: place, track: $0.track, lastFrame: $0.lastFrame, seenOnce: $0.seenOnce)
+                FaceTracker.Prediction(id: $0.id, box: place, seenOnce: $0.seenOnce)
             })
-            masks += previews.show(.success(white), frame: index, at: Double(index), marks: marks, annotationName: nil, fail: fail).masks
+            masks += previews.show(
+                .success(white), at: Double(index), marks: marks, annotationName: nil, openTracks: open[index], fail: fail).masks
         }
         masks += previews.release(fail: fail).masks
         try #require(video.frames.count == faces.count)
         return (video.frames.map { $0.pixel(x: 16, y: 16) == BGRA(blue: 0, green: 0, red: 0) }, masks)
     }
 
-    /// A face found at frame 0 alone (its track predicted at 1 to 3, then past the grace of 3) is hidden at frame 0
+    /// A face found at frame 0 alone, its track predicted at 1 to 3 and ended at 4 (a grace of 3): hidden at frame 0
     /// only; without a lookahead it would be hidden at 0 to 3.
     @Test func aFaceFoundOnceIsHiddenWhereFoundOnly() throws {
-        let once = [(track: 1, lastFrame: 0, seenOnce: true)]
-        let result = try lookahead(frames: 3, grace: 3, faces: [1, nil, nil, nil, nil], predicted: [[], once, once, once, []])
+        let once = [(id: 1, seenOnce: true)]
+        let result = try lookahead(
+            frames: 3, faces: [1, nil, nil, nil, nil], predicted: [[], once, once, once, []], open: [[1], [1], [1], [1], []])
         #expect(result.hidden == [true, false, false, false, false] && result.masks == 1)
     }
 
@@ -266,21 +268,39 @@ struct FramePipelineTests {
     /// at frame 1 instead leaves it found once, and 1 is not hidden.
     @Test func aFaceFoundAgainIsHiddenBetween() throws {
         let result = try lookahead(
-            frames: 3, grace: 3, faces: [1, nil, 1, nil],
-            predicted: [[], [(1, 0, true)], [], [(1, 2, false)]])
+            frames: 3, faces: [1, nil, 1, nil], predicted: [[], [(1, true)], [], [(1, false)]], open: [[1], [1], [1], [1]])
         #expect(result.hidden == [true, true, true, true] && result.masks == 4)
-        let ended = try lookahead(frames: 3, grace: 3, faces: [1, nil], predicted: [[], [(1, 0, true)]])
+        let ended = try lookahead(frames: 3, faces: [1, nil], predicted: [[], [(1, true)]], open: [[1], [1]])
         #expect(ended.hidden == [true, false])
     }
 
-    /// With one frame held and a grace of 3, each frame is released when the next comes. The face found at frame 0
-    /// alone may still be found at 1 to 3, so frames 1 and 2 are hidden when released (at 2 and 3); 3 is released at
-    /// 4, past the grace, and is not. The source ending decides too: frame 2 of a source ending there is not hidden.
+    /// With one frame held, each frame is released when the next comes: frames 1 and 2 are released while the track
+    /// found at 0 alone is still open (it may yet be found), and stay hidden; 3 is released once it ended, and is not.
     @Test func aFaceThatMayStillBeFoundKeepsItsMasks() throws {
-        let once = [(track: 1, lastFrame: 0, seenOnce: true)]
-        let result = try lookahead(frames: 1, grace: 3, faces: [1, nil, nil, nil, nil], predicted: [[], once, once, once, []])
+        let once = [(id: 1, seenOnce: true)]
+        let result = try lookahead(
+            frames: 1, faces: [1, nil, nil, nil, nil], predicted: [[], once, once, once, []], open: [[1], [1], [1], [1], []])
         #expect(result.hidden == [true, true, true, false, false])
-        let ended = try lookahead(frames: 1, grace: 3, faces: [1, nil, nil], predicted: [[], once, once])
-        #expect(ended.hidden == [true, true, false])
+    }
+}
+
+/// `SizeCheckFilter` on a detector's faces, whatever the detector: what `SizeCheck.kept` keeps, in order.
+struct SizeCheckFilterTests {
+    private final class Fixed: FrameFaceDetector {
+        let faces: [Face]
+        init(_ faces: [Face]) { self.faces = faces }
+        func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] { faces }
+    }
+
+    /// A 10-tall face at 0.9 and, on its row, a 41-tall one at 0.2 (over 4 times: dropped) and a 40-tall one (kept).
+    @Test func theFilterKeepsWhatTheCheckKeeps() throws {
+        func face(x: Int, height: Int, score: Double) -> Face {
+            let box = PixelRect(x: x, y: 100 - height / 2, width: height, height: height)
+            return Face(box: box, preview: box.rect, score: score)
+        }
+        let faces = [face(x: 0, height: 10, score: 0.9), face(x: 50, height: 41, score: 0.2), face(x: 100, height: 40, score: 0.2)]
+        let frame = Frame(width: 200, height: 200)
+        let filter = SizeCheckFilter(Fixed(faces), check: .redaction)
+        #expect(try filter.detect(in: frame, geometry: try GeometrySettings().geometry(for: frame.size)) == [faces[0], faces[2]])
     }
 }

@@ -118,35 +118,16 @@ public enum PreviewMarking: Hashable, Sendable {
 public struct PreviewMarks: Sendable {
     /// The faces detected in the frame, in preview coordinates as `Face.preview` gives them.
     public var faces: [Face]
-    /// Where tracked faces the detector missed should be: only redaction marks these.
-    public var predicted: [PredictedFace]
+    /// Where tracked faces the detector missed should be, their boxes in preview coordinates: only redaction marks these.
+    public var predicted: [FaceTracker.Prediction]
 
-    public init(faces: [Face], predicted: [PredictedFace] = []) {
+    public init(faces: [Face], predicted: [FaceTracker.Prediction] = []) {
         self.faces = faces
         self.predicted = predicted
     }
 
     /// What redaction hides: the faces' places and the predicted ones.
-    var hidden: [Rect] { faces.map(\.preview) + predicted.map(\.place) }
-}
-
-/// Where the face of a track the detector missed at a frame should be (`FaceTracker.Prediction`).
-public struct PredictedFace: Hashable, Sendable {
-    /// In preview coordinates.
-    public var place: Rect
-    /// The track's id, which its face has again when it is found again.
-    public var track: Int
-    /// The source frame it was last detected at.
-    public var lastFrame: Int
-    /// Detected at one frame alone so far.
-    public var seenOnce: Bool
-
-    public init(place: Rect, track: Int, lastFrame: Int, seenOnce: Bool) {
-        self.place = place
-        self.track = track
-        self.lastFrame = lastFrame
-        self.seenOnce = seenOnce
-    }
+    var hidden: [Rect] { faces.map(\.preview) + predicted.map(\.box) }
 }
 
 extension PreviewMarks {
@@ -163,7 +144,7 @@ extension PreviewMarks {
             },
             predicted: predicted.map { predicted in
                 var predicted = predicted
-                predicted.place = toBuffer.apply(predicted.place)
+                predicted.box = toBuffer.apply(predicted.box)
                 return predicted
             })
     }

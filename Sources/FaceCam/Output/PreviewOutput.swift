@@ -5,27 +5,13 @@ public final class PreviewOutput {
     let marking: PreviewMarking
     private var annotator: Annotator?
     private var frames: FrameOutput?
-    private let lookahead: Lookahead?
-    /// The previews held back by the lookahead, oldest first.
+    /// Redaction's lookahead: how many previews are held back (0: none).
+    private let lookahead: Int
+    /// The previews held back, oldest first.
     private var held: [Held] = []
-
-    /// Redaction's masks for a face found at one frame alone, most often a detector's mistake: hidden at that
-    /// frame, and over the frames after it only if it is found again within the tracker's `grace`. Up to
-    /// `frames` previews are held back to see; a face that may still be found again past them keeps its masks.
-    public struct Lookahead: Sendable {
-        public var frames: Int
-        public var grace: Int
-
-        public init(frames: Int, grace: Int) {
-            precondition(frames > 0, "a lookahead holds back at least one frame")
-            self.frames = frames
-            self.grace = grace
-        }
-    }
 
     private struct Held {
         var rendered: Result<Frame, FaceCamError>
-        var frame: Int
         var time: Double
         var marks: PreviewMarks
         var annotationName: String?
@@ -50,13 +36,16 @@ public final class PreviewOutput {
         }
     }
 
-    /// With a `lookahead` (redaction only), previews are marked and saved that many frames late.
-    public init(marking: PreviewMarking = .outline, annotator: Annotator? = nil, frames: FrameOutput? = nil, lookahead: Lookahead? = nil) {
+    /// Redaction may look ahead, marking and saving each preview `lookahead` frames late, to hide a face found at one
+    /// frame alone (most often a detector's mistake) at that frame, and over the frames after it only if it is found
+    /// again: the masks of a track seen once are dropped when it is in no later preview held and has ended. A face that
+    /// may still be found again past the previews held keeps its masks.
+    public init(marking: PreviewMarking = .outline, annotator: Annotator? = nil, frames: FrameOutput? = nil, lookahead: Int = 0) {
         self.marking = marking
         self.annotator = annotator
         self.frames = frames
         self.lookahead = lookahead
-        precondition(lookahead == nil || hidesPredicted, "only redaction looks ahead")
+        precondition(lookahead >= 0 && (lookahead == 0 || hidesPredicted), "only redaction looks ahead")
     }
 
     /// True when the faces the tracker predicts but the detector missed are hidden too (redaction).
@@ -64,36 +53,36 @@ public final class PreviewOutput {
         if case .redact = marking { true } else { false }
     }
 
-    /// Marks a rendered preview of source frame `frame` and saves it, or holds it back (`Lookahead`) and
-    /// releases the previews held past the lookahead. Each failure goes to `fail`; one of the frame output's is its last.
+    /// Marks a rendered preview and saves it, or holds it back and releases those held past the lookahead;
+    /// `openTracks` are the tracks still open once its frame was tracked. Each failure goes to `fail`; one of the frame
+    /// output's is its last.
     func show(
-        _ rendered: Result<Frame, FaceCamError>, frame: Int, at time: Double, marks: PreviewMarks, annotationName: String?,
-        fail: (FaceCamError) -> Void
+        _ rendered: Result<Frame, FaceCamError>, at time: Double, marks: PreviewMarks, annotationName: String?,
+        openTracks: Set<Int> = [], fail: (FaceCamError) -> Void
     ) -> Shown {
-        guard let lookahead else { return mark(rendered, at: time, marks: marks, annotationName: annotationName, fail: fail) }
-        held.append(Held(rendered: rendered, frame: frame, time: time, marks: marks, annotationName: annotationName))
+        guard lookahead > 0 else { return mark(rendered, at: time, marks: marks, annotationName: annotationName, fail: fail) }
+        held.append(Held(rendered: rendered, time: time, marks: marks, annotationName: annotationName))
         var shown = Shown()
-        while held.count > lookahead.frames { shown.add(releaseOldest(sourceEnded: false, fail: fail)) }
+        while held.count > lookahead { shown.add(releaseOldest(openTracks: openTracks, fail: fail)) }
         return shown
     }
 
-    /// Marks and saves the previews held back: call when the source ended.
+    /// Marks and saves the previews held back: call when the source ended (or the run stopped, which leaves its output
+    /// unfinished), when every track has.
     func release(fail: (FaceCamError) -> Void) -> Shown {
         var shown = Shown()
-        while !held.isEmpty { shown.add(releaseOldest(sourceEnded: true, fail: fail)) }
+        while !held.isEmpty { shown.add(releaseOldest(openTracks: [], fail: fail)) }
         return shown
     }
 
-    /// The oldest preview held, marked and saved without the masks of the faces seen once that are known not to be
-    /// found again: not in a later held frame, and their track ended (the source did, or a frame past the grace came).
-    private func releaseOldest(sourceEnded: Bool, fail: (FaceCamError) -> Void) -> Shown {
+    /// The oldest preview held, marked and saved without the masks of the tracks seen once that are in no later
+    /// preview held and are no longer open: their face was not found again.
+    private func releaseOldest(openTracks: Set<Int>, fail: (FaceCamError) -> Void) -> Shown {
         let oldest = held.removeFirst()
         var marks = oldest.marks
-        let newest = held.last?.frame ?? oldest.frame
         marks.predicted.removeAll { predicted in
-            guard predicted.seenOnce else { return false }
-            let foundAgain = held.contains { $0.marks.faces.contains { $0.id == predicted.track } }
-            return !foundAgain && (sourceEnded || newest - predicted.lastFrame > lookahead!.grace)
+            predicted.seenOnce && !openTracks.contains(predicted.id)
+                && !held.contains { $0.marks.faces.contains { $0.id == predicted.id } }
         }
         return mark(oldest.rendered, at: oldest.time, marks: marks, annotationName: oldest.annotationName, fail: fail)
     }
@@ -113,7 +102,7 @@ public final class PreviewOutput {
             return shown
         }
         if case .redact(let settings, _) = marking {
-            shown.masks = marks.faces.count + marks.predicted.count
+            shown.masks = marks.hidden.count
             shown.hiddenPixels = settings.hiddenPixels(marks.hidden, width: preview.width, height: preview.height)
             shown.redactedPixels = preview.width * preview.height
         }

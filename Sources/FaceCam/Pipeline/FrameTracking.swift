@@ -30,13 +30,16 @@ public final class FrameTracking {
     }
 
     /// Where the tracked faces the detector missed at `frame` should be, in preview coordinates.
-    func predicted(at frame: Int, geometry: PreviewGeometry) -> [PredictedFace] {
+    func predicted(at frame: Int, geometry: PreviewGeometry) -> [FaceTracker.Prediction] {
         tracker.predictions(at: frame).map { prediction in
-            PredictedFace(
-                place: geometry.bufferToPreview.apply(prediction.box), track: prediction.id, lastFrame: prediction.lastFrame,
-                seenOnce: prediction.seenOnce)
+            var prediction = prediction
+            prediction.box = geometry.bufferToPreview.apply(prediction.box)
+            return prediction
         }
     }
+
+    /// The ids of the tracks still open.
+    var openTracks: Set<Int> { tracker.openTracks }
 
     /// `events` with the identities the namer gave their tracks (unchanged without a namer); it forgets the tracks that ended.
     private func identified(_ events: [TrackEvent]) -> [TrackEvent] {

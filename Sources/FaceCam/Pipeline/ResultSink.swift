@@ -169,22 +169,20 @@ public final class ResultSink: @unchecked Sendable {
             }
             if let cut = frame.crops { crops?.take(cut, of: result, fail: fail) }
             let marks = PreviewMarks(faces: result.faces, predicted: predicted(at: result.frame, geometry: frame.geometry))
-            if let preview = frame.preview {
-                show(preview, frame: result.frame, at: result.time, marks: marks, annotationName: frame.annotationName)
-            }
+            if let preview = frame.preview { show(preview, at: result.time, marks: marks, annotationName: frame.annotationName) }
             for consumer in consumers {
                 // A failure the sink hears of once it stopped is not said: the run is ending.
                 consumer.consume(TrackedFrame(frame: frame, marks: marks)) { [weak self] in self?.consume(.failure($0)) }
             }
             progress?(result.source)
         case .shownOnly(let source, let index, let time, let geometry, let preview):
-            show(preview, frame: index, at: time, marks: PreviewMarks(faces: [], predicted: predicted(at: index, geometry: geometry)), annotationName: nil)
+            show(preview, at: time, marks: PreviewMarks(faces: [], predicted: predicted(at: index, geometry: geometry)), annotationName: nil)
             progress?(source)
         }
     }
 
     /// Redacting: where the tracked faces the detector missed at `frame` should be, in preview coordinates.
-    private func predicted(at frame: Int, geometry: PreviewGeometry) -> [PredictedFace] {
+    private func predicted(at frame: Int, geometry: PreviewGeometry) -> [FaceTracker.Prediction] {
         guard previews?.hidesPredicted == true, let tracking else { return [] }
         return tracking.predicted(at: frame, geometry: geometry)
     }
@@ -213,7 +211,7 @@ public final class ResultSink: @unchecked Sendable {
     /// Marks and saves the previews held back, then ends the open tracks (their `leave` events), so that the next
     /// source's ids start afresh; call once the source's last frame is in.
     public func endSource() {
-        if let previews { count(previews.release(fail: fail)) }
+        releaseHeldPreviews()
         guard !stopped, let tracking else { return }
         do {
             // Faces still in view when the source ends did not leave: these end no wait for --exit-on.
@@ -223,12 +221,12 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    /// Waits for the consumers, ends the open tracks, finishes the frame output, so that it plays, and ends the results (a
-    /// COCO document's closing, its file's finished name); call once the last frame is in. A run
-    /// that `stoppedEarly` keeps a COCO file under its partial name instead, saying so.
+    /// Waits for the consumers, marks and saves the previews held back, finishes the frame output, so that it plays, ends
+    /// the open tracks and ends the results (a COCO document's closing, its file's finished name); call once the last
+    /// frame is in. A run that `stoppedEarly` keeps a COCO file under its partial name instead, saying so.
     public func close(stoppedEarly: Bool = false) {
         drain()
-        if let previews { count(previews.release(fail: fail)) }
+        releaseHeldPreviews()
         do {
             try previews?.finish()
         } catch {
@@ -272,13 +270,16 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
-    /// Marks a rendered preview and saves it (or the previews' lookahead holds it back), counting what was hid and
+    /// Marks a rendered preview and saves it (or the previews' lookahead holds it back), counting what was hidden and
     /// what reached the frame output.
-    private func show(
-        _ rendered: Result<Frame, FaceCamError>, frame: Int, at time: Double, marks: PreviewMarks, annotationName: String?
-    ) {
+    private func show(_ rendered: Result<Frame, FaceCamError>, at time: Double, marks: PreviewMarks, annotationName: String?) {
         guard let previews else { return }
-        count(previews.show(rendered, frame: frame, at: time, marks: marks, annotationName: annotationName, fail: fail))
+        let openTracks = tracking?.openTracks ?? []
+        count(previews.show(rendered, at: time, marks: marks, annotationName: annotationName, openTracks: openTracks, fail: fail))
+    }
+
+    private func releaseHeldPreviews() {
+        if let previews { count(previews.release(fail: fail)) }
     }
 
     private func count(_ shown: PreviewOutput.Shown) {

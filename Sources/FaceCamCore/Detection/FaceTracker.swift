@@ -209,11 +209,18 @@ public final class FaceTracker {
         public var id: Int
         /// Its last detected box moved on at its speed, in buffer coordinates.
         public var box: Rect
-        /// The frame it was last detected at.
-        public var lastFrame: Int
         /// Detected at one frame alone so far: a face, or a detector's one-off mistake.
         public var seenOnce: Bool
+
+        public init(id: Int, box: Rect, seenOnce: Bool) {
+            self.id = id
+            self.box = box
+            self.seenOnce = seenOnce
+        }
     }
+
+    /// The ids of the tracks still open: a face found again would have one of these.
+    public var openTracks: Set<Int> { Set(tracks.map(\.id)) }
 
     /// Where the faces of the open tracks that were not detected at `frame` should be, for the tracks
     /// still within the grace. Call after `track` for that frame (the faces it missed), or for a frame
@@ -225,7 +232,7 @@ public final class FaceTracker {
             let box = Rect(
                 x: centre.x - track.box.width / 2, y: centre.y - track.box.height / 2, width: track.box.width,
                 height: track.box.height)
-            return Prediction(id: track.id, box: box, lastFrame: track.lastFrame, seenOnce: track.firstFrame == track.lastFrame)
+            return Prediction(id: track.id, box: box, seenOnce: track.firstFrame == track.lastFrame)
         }
     }
 

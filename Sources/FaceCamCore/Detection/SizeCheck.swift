@@ -25,7 +25,8 @@ public struct SizeCheck: Hashable, Sendable {
     /// `faces` without the faint ones out of size with the confident ones near them, in their order.
     /// A faint face with no confident face near it is kept: nothing says what size it should have.
     public func kept(_ faces: [Face]) -> [Face] {
-        let confident = faces.filter { ($0.score ?? 0) >= confidentFrom }.map { (centre: $0.preview.centre.y, height: $0.preview.height) }
+        let confident = faces.filter { face in face.score.map { $0 >= confidentFrom } ?? false }
+            .map { (centre: $0.preview.centre.y, height: $0.preview.height) }
         guard !confident.isEmpty else { return faces }
         return faces.filter { face in
             guard let score = face.score, score < faintBelow else { return true }
