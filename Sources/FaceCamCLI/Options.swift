@@ -246,7 +246,7 @@ struct DetectorOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
         "\(DetectorKind.networkNames): drop the faces scoring under \(decimal(SizeCheck.redaction.faintBelow)) that are over "
             + "\(decimal(SizeCheck.redaction.tallerThan)) times as tall as the faces scoring \(decimal(SizeCheck.redaction.confidentFrom)) "
-            + "or more near their height in the picture: in crowds, hands, clothing and bright patches the enlarged scales take "
+            + "or more near their height in the picture: in crowds, legs, clothing and furniture the enlarged scales take "
             + "for faces (default: off; redact: on, unless --detector is given)."))
     var sizeCheck: Bool?
 
