@@ -274,6 +274,13 @@ struct FramePipelineTests {
         #expect(ended.hidden == [true, false])
     }
 
+    /// Found at 0, then at 2 where the tracker took it for someone new (track 2, as when a face moves or grows fast):
+    /// a face centred where track 1 was predicted is that face found again, and 1 stays hidden.
+    @Test func aFaceFoundAgainUnderAnotherTrackIsHiddenBetween() throws {
+        let result = try lookahead(frames: 3, faces: [1, nil, 2], predicted: [[], [(1, true)], []], open: [[1], [1], [2]])
+        #expect(result.hidden == [true, true, true])
+    }
+
     /// With one frame held, each frame is released when the next comes: frames 1 and 2 are released while the track
     /// found at 0 alone is still open (it may yet be found), and stay hidden; 3 is released once it ended, and is not.
     @Test func aFaceThatMayStillBeFoundKeepsItsMasks() throws {

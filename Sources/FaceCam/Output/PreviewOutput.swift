@@ -38,8 +38,8 @@ public final class PreviewOutput {
 
     /// Redaction may look ahead, marking and saving each preview `lookahead` frames late, to hide a face found at one
     /// frame alone (most often a detector's mistake) at that frame, and over the frames after it only if it is found
-    /// again: the masks of a track seen once are dropped when it is in no later preview held and has ended. A face that
-    /// may still be found again past the previews held keeps its masks.
+    /// again: the masks of a track seen once are dropped when it has ended and no later preview held finds its face
+    /// (`releaseOldest`). A face that may still be found again past the previews held keeps its masks.
     public init(marking: PreviewMarking = .outline, annotator: Annotator? = nil, frames: FrameOutput? = nil, lookahead: Int = 0) {
         self.marking = marking
         self.annotator = annotator
@@ -75,14 +75,22 @@ public final class PreviewOutput {
         return shown
     }
 
-    /// The oldest preview held, marked and saved without the masks of the tracks seen once that are in no later
-    /// preview held and are no longer open: their face was not found again.
+    /// The oldest preview held, marked and saved without the masks of the tracks seen once that are no longer open
+    /// and whose face was not found again in a later preview held: no face there has their id, nor is centred in their
+    /// place or holds its centre (a face the tracker took for someone new, moving or growing fast, is still that face).
     private func releaseOldest(openTracks: Set<Int>, fail: (FaceCamError) -> Void) -> Shown {
         let oldest = held.removeFirst()
         var marks = oldest.marks
+        func holds(_ rect: Rect, _ point: Point) -> Bool {
+            point.x >= rect.minX && point.x < rect.maxX && point.y >= rect.minY && point.y < rect.maxY
+        }
         marks.predicted.removeAll { predicted in
             predicted.seenOnce && !openTracks.contains(predicted.id)
-                && !held.contains { $0.marks.faces.contains { $0.id == predicted.id } }
+                && !held.contains { later in
+                    later.marks.faces.contains { face in
+                        face.id == predicted.id || holds(predicted.box, face.preview.centre) || holds(face.preview, predicted.box.centre)
+                    }
+                }
         }
         return mark(oldest.rendered, at: oldest.time, marks: marks, annotationName: oldest.annotationName, fail: fail)
     }
