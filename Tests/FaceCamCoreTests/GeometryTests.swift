@@ -236,4 +236,11 @@ struct OrientationCompositionTests {
         #expect(box.expanded(by: -5) == PixelRect(x: 105, y: 55, width: 30, height: 20))
         #expect(box.expanded(by: 0) == box)
     }
+
+    /// A rect holds the points of its left and top edges, not those of its right and bottom ones.
+    @Test func aRectHoldsItsTopLeftEdgesOnly() {
+        let rect = Rect(x: 10, y: 20, width: 30, height: 40)
+        #expect(rect.contains(Point(x: 10, y: 20)) && rect.contains(Point(x: 39.9, y: 59.9)))
+        #expect(!rect.contains(Point(x: 40, y: 30)) && !rect.contains(Point(x: 20, y: 60)) && !rect.contains(Point(x: 9.9, y: 30)))
+    }
 }

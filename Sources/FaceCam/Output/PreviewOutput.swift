@@ -81,14 +81,11 @@ public final class PreviewOutput {
     private func releaseOldest(openTracks: Set<Int>, fail: (FaceCamError) -> Void) -> Shown {
         let oldest = held.removeFirst()
         var marks = oldest.marks
-        func holds(_ rect: Rect, _ point: Point) -> Bool {
-            point.x >= rect.minX && point.x < rect.maxX && point.y >= rect.minY && point.y < rect.maxY
-        }
         marks.predicted.removeAll { predicted in
             predicted.seenOnce && !openTracks.contains(predicted.id)
                 && !held.contains { later in
                     later.marks.faces.contains { face in
-                        face.id == predicted.id || holds(predicted.box, face.preview.centre) || holds(face.preview, predicted.box.centre)
+                        face.id == predicted.id || predicted.box.contains(face.preview.centre) || face.preview.contains(predicted.box.centre)
                     }
                 }
         }

@@ -1,6 +1,6 @@
 /// Drops the faint faces that are far taller than the confident faces at their height in the picture:
-/// in a crowd, where faces at one height are of one size, the enlarged scales take hands, clothing and
-/// bright patches for faint faces several times that size, and masking them hides the picture, not a face.
+/// in a crowd, where faces at one height are of one size, the enlarged scales take legs, clothing and
+/// furniture for faint faces several times that size, and masking them hides the picture, not a face.
 /// Faces without a score (cascades') are neither faint nor confident: they are kept and set no size.
 public struct SizeCheck: Hashable, Sendable {
     /// Faces scoring under this are checked.

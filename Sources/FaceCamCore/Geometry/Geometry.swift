@@ -68,6 +68,11 @@ extension Rect {
         other.minX >= minX && other.minY >= minY && other.maxX <= maxX && other.maxY <= maxY
     }
 
+    /// Whether `point` lies inside `self`, its left and top edges included, its right and bottom ones not.
+    public func contains(_ point: Point) -> Bool {
+        point.x >= minX && point.x < maxX && point.y >= minY && point.y < maxY
+    }
+
     /// The part of the rect inside an image of `size` (a preview's box may reach past its edges, with
     /// `--gravity fill` wholly, and a model's box past the frame's); nil when nothing is inside.
     package func clipped(to size: PixelSize) -> Rect? {
