@@ -16,7 +16,7 @@ struct FaceCamCommand: ParsableCommand {
         discussion: """
             Exit statuses: 0 success; 1 an input or output failed (the others were still \
             processed); 2 some frame had fewer faces than --min-faces; 3-9 camera failures and \
-            --exit-on (see facecam live --help); 64 usage error; 130, 143 stopped by SIGINT, SIGTERM.
+            --exit-on (see facecam live --help); 64 usage error; 130, 143, 129 stopped by SIGINT, SIGTERM, SIGHUP.
             """ + guidePointer("README.md and docs/", manual: "facecam"),
         version: facecamVersion,
         subcommands: [Detect.self, Video.self, Live.self, Redact.self, Eval.self, Enrol.self, People.self, Devices.self, Map.self])

@@ -2,6 +2,7 @@ import ArgumentParser
 import FaceCam
 import FaceCamRecognition
 import Foundation
+import Synchronization
 
 extension PixelSize: ExpressibleByArgument {}
 extension PixelRect: ExpressibleByArgument {}
@@ -433,9 +434,10 @@ struct DetectorOptions: ParsableArguments {
                 // After the model is found, so that a missing model is the one line said.
                 engine = try engineSettings(threads: threads)
                 let yunet = plusYuNet == true ? try FaceModelFile(shipped: .yunet) : nil
-                detectors = try (0..<jobs).map { _ throws(FaceCamError) -> any FrameFaceDetector in
+                let (engine, searchWidth) = (engine, fast?.detectWidth)
+                detectors = try madeSideBySide(jobs) { () throws(FaceCamError) -> any FrameFaceDetector in
                     let detector = try ModelFaceDetector(
-                        model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: fast?.detectWidth,
+                        model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: searchWidth,
                         focused: focus ?? false, engine: engine)
                     // Checked before YuNet's faces are added, so that a close-up YuNet found is not left out for
                     // overlapping a faint face the check then drops.
@@ -463,6 +465,24 @@ struct DetectorOptions: ParsableArguments {
             throw Status.usage
         }
     }
+}
+
+/// `count` detectors made side by side: each compiles its networks, most of a run's start, on one core. The first
+/// failure is thrown.
+private func madeSideBySide(
+    _ count: Int, _ make: @Sendable () throws(FaceCamError) -> any FrameFaceDetector
+) throws(FaceCamError) -> [any FrameFaceDetector] {
+    let made = Mutex([Int: Result<MadeDetector, FaceCamError>]())
+    DispatchQueue.concurrentPerform(iterations: count) { index in
+        let result = Result { () throws(FaceCamError) in MadeDetector(detector: try make()) }
+        made.withLock { $0[index] = result }
+    }
+    return try made.withLock { made throws(FaceCamError) in try (0..<count).map { (index) throws(FaceCamError) in try made[index]!.get().detector } }
+}
+
+/// A detector just made, handed from the thread that made it: no other thread holds it.
+private struct MadeDetector: @unchecked Sendable {
+    let detector: any FrameFaceDetector
 }
 
 /// Fast mode: `video` and `live` only, since it follows faces from frame to frame.

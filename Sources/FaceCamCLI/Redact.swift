@@ -45,27 +45,33 @@ struct Redact: ParsableCommand {
     var mode: RedactionSettings.Mode = .blur
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Videos: detect on every Nth frame; the masks follow the tracked faces over the frames between. Every frame "
-            + "is written.",
+        "Videos: search every Nth frame in full; the masks follow the faces over the frames between, and every frame is "
+            + "written. Video files are read twice and searched at each scene cut and at their last frame too (default: a quarter "
+            + "second's frames, 8 at 30 frames/s); URLs "
+            + "and standard input are read once (default: 1).",
         valueName: "N"))
-    var every = 1
+    var every: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Source frames a face may go undetected and still be hidden where its track predicts it (default: 5, and at "
-            + "least --every).",
+        "Frames a face may go undetected and still be hidden where its track says (default: 5, and at least --every for "
+            + "URLs and standard input); video files hide a face that came or went in place this many frames beyond the "
+            + "frames not searched around it.",
         valueName: "N"))
     var trackGrace: Int?
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
-        "Videos detected at every frame (no --every, no --spare): a face found at one frame alone, most often a detector's "
-            + "mistake, is hidden at that frame, and over the --track-grace frames after it only if it is found again within "
-            + "them; up to \(Self.lookaheadLimit) frames are held back to see. --no-lookahead hides it over those frames "
-            + "whatever comes (default: on)."))
+        "A face found at one searched frame alone, most often a detector's mistake, is hidden over the frames not searched "
+            + "around it (video files) or at that frame (URLs and standard input searched at every frame without --spare, "
+            + "up to \(Self.lookaheadLimit) frames being held back to see), and over --track-grace frames more only if it is "
+            + "found again. --no-lookahead hides it over them whatever comes (default: on)."))
     var lookahead = true
 
-    /// The most frames --lookahead holds back: memory, 10 frames of 4K video being 330 MB. A face found once that may
-    /// still be found again past them keeps its masks.
+    /// The most frames --lookahead holds back when a stream is read once: memory, 10 frames of 4K video being 330 MB. A
+    /// face found once that may still be found again past them keeps its masks.
     static let lookaheadLimit = 10
+
+    /// Video files: how long, at most, a face's box is moved on at its speed to the edge it came in or went out by.
+    static let edgeSeconds = 2.0
 
     @Option(help: ArgumentHelp(
         "H.264 quality (.mp4, .mkv, .mov): 0 lossless, 18 visually lossless, 51 worst (default: 18).", valueName: "N"))
@@ -95,16 +101,23 @@ struct Redact: ParsableCommand {
             throw ValidationError(
                 "-o \(FilePath(output)): name a \(Self.imageFormats) image, or a .mp4, .mkv, .mov or .avi video, by its extension")
         }
-        guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
+        if let every, every < 1 { throw ValidationError("--every must be 1 or more") }
         if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be from 0 to 51") }
     }
 
-    /// The frames --lookahead holds back (0: none). Not with --every N, where a face in view for under 2N frames is found
-    /// once however real, nor with --spare, where a face hidden at one doubtful frame is then spared (not tracked):
-    /// their masks over the grace are what hides it.
+    /// The frames --lookahead holds back in a video read once (0: none). Not with --every N, where a face in view for
+    /// under 2N frames is found once however real, nor with --spare, where a face hidden at one doubtful frame is then
+    /// spared (not tracked): their masks over the grace are what hides it.
     func lookaheadFrames(grace: Int, sparing: Bool) -> Int {
-        lookahead && every == 1 && !sparing ? min(grace, Self.lookaheadLimit) : 0
+        lookahead && (every ?? 1) == 1 && !sparing ? min(grace, Self.lookaheadLimit) : 0
+    }
+
+    /// A video file is read twice: first searched and tracked, then written with the masks planned from the whole file.
+    /// URLs and standard input are read once, as `live` reads a camera, and so is every video with --spare, since
+    /// sparing decides frame by frame whom to leave visible.
+    func readsTwice(_ input: FilePath, sparing: Bool) -> Bool {
+        if case .file = VideoInput(input) { !sparing } else { false }
     }
 
     /// The image formats redacted images are written in, by the output's extension, as messages name them.
@@ -136,26 +149,31 @@ struct Redact: ParsableCommand {
         let progress = progressOptions.makeProgress(every: 1)
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
-        let grace = TrackingOptions.grace(given: trackGrace, every: every)
+        let grace = TrackingOptions.grace(given: trackGrace, every: every ?? 1)
         let tracker = FaceTracker(settings: TrackerSettings(grace: grace))
         let recognition = try sparing.load()
+        let planner = RedactionPlanner()
         let session = try Session(
             detector: detector.redactionDefaults, jobs: parallelism.jobs, recognition: recognition, output: nil,
             masks: maskZones.masks, tracker: tracker,
             marking: .redact(try mask.settings(mode: mode), outline: false),
             lookahead: lookaheadFrames(grace: grace, sparing: recognition?.spared != nil),
-            progress: advance)
+            consumers: [planner], progress: advance)
+        let videos = Videos(session: session, planner: planner, tracker: tracker, progress: progress)
         for failure in expansionFailures { session.pipeline.submit(failure: failure) }
         let sparedCount = recognition?.spared?.count
         var position = "before the first input"
         for job in jobs where !session.stopping {
             position = "in \(VideoInput(job.input).description)"
             let sparedBefore = sparedCount?.total ?? 0
-            guard let (written, counts) = job.isImage ? redactImage(job, session: session) : redactVideo(job, session: session, progress: progress)
-            else { continue }
+            let redacted = job.isImage
+                ? redactImage(job, session: session).map { ($0.0, $0.1, faces: $0.1.faces) }
+                : readsTwice(job.input, sparing: recognition?.spared != nil)
+                ? redactVideoTwice(job, videos) : redactVideo(job, videos)
+            guard let (written, counts, faces) = redacted else { continue }
             print(summaryLine(
                 source: VideoInput(job.input).description, output: written, frames: counts.outputFrames,
-                faces: counts.faces, masks: counts.masks, hidden: Self.share(counts.hiddenPixels, of: counts.redactedPixels),
+                faces: faces, masks: counts.masks, hidden: Self.share(counts.hiddenPixels, of: counts.redactedPixels),
                 spared: sparedCount.map { $0.total - sparedBefore }))
             // A line per finished output, even if the run is killed before it ends.
             fflush(nil)
@@ -223,43 +241,130 @@ struct Redact: ParsableCommand {
         }
     }
 
-    /// Redacts one video; the output's path and the video's counts when it was written whole.
-    private func redactVideo(_ job: Job, session: Session, progress: ProgressBar?) -> (String, ResultSink.Summary)? {
+    /// What redacting a video works with besides its job.
+    private struct Videos {
+        var session: Session
+        /// Records the tracked faces of the frames searched: the plan of a video read twice, the faces of any.
+        var planner: RedactionPlanner
+        var tracker: FaceTracker
+        var progress: ProgressBar?
+    }
+
+    /// A video opened for redaction: read, its preview's geometry (the mask zones checked against it) and the encoder
+    /// of its redacted copy.
+    private func open(_ job: Job) throws(FaceCamError) -> (reader: VideoReader, geometry: PreviewGeometry, encoder: VideoEncoder) {
         let videoInput = VideoInput(job.input)
+        let reader = try stream.open(job.input, limits: input)
+        var settings = GeometrySettings()
+        settings.orientation = reader.info.rotation
+        let geometry = try settings.geometry(for: reader.info.size, source: reader.path)
+        try maskZones.masks.check(geometry, source: reader.path)
+        // A stream cannot be read twice: its audio is not copied.
+        let audio: FilePath? = if case .file(let path) = videoInput { path } else { nil }
+        let encoder = try VideoEncoder(
+            path: job.output, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond,
+            settings: VideoEncoder.Settings(crf: crf ?? 18, audioFrom: audio, videoDelay: audio == nil ? 0 : videoInput.videoStartOffset))
+        return (reader, geometry, encoder)
+    }
+
+    /// Redacts one video read once, each frame written once searched (every --every N) and tracked: the output's path,
+    /// the video's counts and its faces (tracks) when it was written whole.
+    private func redactVideo(_ job: Job, _ videos: Videos) -> (String, ResultSink.Summary, faces: Int)? {
+        let session = videos.session
         do throws(FaceCamError) {
-            let reader = try stream.open(job.input, limits: input)
-            var settings = GeometrySettings()
-            settings.orientation = reader.info.rotation
-            let geometry = try settings.geometry(for: reader.info.size, source: reader.path)
-            try maskZones.masks.check(geometry, source: reader.path)
-            // A stream cannot be read twice: its audio is not copied.
-            let audio: FilePath? = if case .file(let path) = videoInput { path } else { nil }
-            let encoder = try VideoEncoder(
-                path: job.output, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond,
-                settings: VideoEncoder.Settings(crf: crf ?? 18, audioFrom: audio, videoDelay: audio == nil ? 0 : videoInput.videoStartOffset))
-            progress?.expect(file: reader.path, frames: reader.info.frameCount)
-            var damage: FaceCamError?
-            let written = write(to: encoder, session: session) {
-                do throws(FaceCamError) {
-                    while !session.stopping, !session.sink.frameOutputFailed, let read = try reader.next() {
-                        guard let frame = read.frame else { continue }
-                        session.pipeline.submit(FrameJob(
-                            source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,
-                            renderPreview: true, detect: read.index % every == 0))
-                    }
-                    // Stopped early (a signal, or the output failed): the rest was not read, not lost.
-                    if !session.stopping, !session.sink.frameOutputFailed { damage = reader.damage }
-                } catch {
-                    damage = error
-                }
+            let (reader, geometry, encoder) = try open(job)
+            videos.progress?.expect(file: reader.path, frames: reader.info.frameCount)
+            videos.planner.begin(RedactionPlan.Settings(grace: 0, maximumExtension: 0), picture: geometry.previewSize)
+            let written = write(to: encoder, reader: reader, session: session) { read, frame in
+                FrameJob(
+                    source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,
+                    renderPreview: true, detect: read.index % (every ?? 1) == 0)
             }
-            // Frames lost to damage are not in the output: said after it, as video says it.
-            if let damage { session.pipeline.submit(failure: damage) }
-            return written
+            let faces = videos.planner.end()?.faceCount ?? 0
+            return written.map { ($0.0, $0.1, faces) }
         } catch {
             session.pipeline.submit(failure: error)
             return nil
         }
+    }
+
+    /// Redacts one video file in two passes. The first searches the frames that may show a new face (the first, each
+    /// scene cut, and at most --every frames apart) and tracks the faces found; the plan made of their tracks hides each
+    /// face from the frame it came into the picture to the frame it left. The second reads the file again and writes
+    /// every frame with its masks. The output's path, the video's counts and its faces (tracks) when written whole.
+    private func redactVideoTwice(_ job: Job, _ videos: Videos) -> (String, ResultSink.Summary, faces: Int)? {
+        let session = videos.session
+        let grace = trackGrace ?? TrackerSettings().grace
+        do throws(FaceCamError) {
+            let (reader, geometry, encoder) = try open(job)
+            // One estimate over both passes: each frame is read twice.
+            videos.progress?.expect(file: reader.path, frames: 2 * reader.info.frameCount)
+            let edge = Int((Self.edgeSeconds * reader.info.framesPerSecond).rounded())
+            videos.planner.begin(
+                RedactionPlan.Settings(grace: grace, maximumExtension: max(grace, min(edge, 600)), extendOnce: !lookahead),
+                picture: geometry.previewSize)
+            var schedule = SearchSchedule(interval: every ?? SearchSchedule.interval(framesPerSecond: reader.info.framesPerSecond))
+            // The tracker follows a face over the frames not searched, and over one search that missed it.
+            let streamGrace = videos.tracker.settings.grace
+            videos.tracker.settings.grace = max(grace, 2 * schedule.interval)
+            defer { videos.tracker.settings.grace = streamGrace }
+            _ = session.input {
+                func search(_ read: VideoReader.VideoFrame, _ frame: Frame) {
+                    session.pipeline.submit(FrameJob(
+                        source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry))
+                }
+                // The last frame is searched too, so that no face is only guessed at the end: held until the next is read.
+                var skipped: (VideoReader.VideoFrame, Frame)?
+                // A frame that cannot be read ends this pass; the second pass reports it.
+                while !session.stopping, let read = try? reader.next() {
+                    guard let frame = read.frame else { continue }
+                    if skipped != nil { videos.progress?.advance(reader.path) }
+                    skipped = nil
+                    switch schedule.next(frame, index: read.index) {
+                    case .skip: skipped = (read, frame)
+                    case .search(let cut):
+                        if cut { videos.planner.cut(at: read.index) }
+                        search(read, frame)
+                    }
+                }
+                if let (read, frame) = skipped, !session.stopping { search(read, frame) }
+            }
+            guard let plan = videos.planner.end(), !session.stopping else { return nil }
+            var masks = plan.masks()
+            let again = try VideoReader(input: VideoInput(job.input), maximumPixels: input.maximumPixels, timeout: stream.timeout ?? 10)
+            let written = write(to: encoder, reader: again, session: session) { read, frame in
+                FrameJob(
+                    source: again.path, index: read.index, time: read.time, frame: frame, geometry: geometry, detect: false,
+                    planned: masks.boxes(at: read.index))
+            }
+            return written.map { ($0.0, $0.1, plan.faceCount) }
+        } catch {
+            session.pipeline.submit(failure: error)
+            return nil
+        }
+    }
+
+    /// Submits each frame `reader` reads, as `job` makes it, until the run stops or the output fails, and writes them to
+    /// `encoder` (`write(to:session:submit:)`); frames lost to damage are reported after the output, as video says them.
+    private func write(
+        to encoder: VideoEncoder, reader: VideoReader, session: Session,
+        job: (VideoReader.VideoFrame, Frame) -> FrameJob
+    ) -> (String, ResultSink.Summary)? {
+        var damage: FaceCamError?
+        let written = write(to: encoder, session: session) {
+            do throws(FaceCamError) {
+                while !session.stopping, !session.sink.frameOutputFailed, let read = try reader.next() {
+                    guard let frame = read.frame else { continue }
+                    session.pipeline.submit(job(read, frame))
+                }
+                // Stopped early (a signal, or the output failed): the rest was not read, not lost.
+                if !session.stopping, !session.sink.frameOutputFailed { damage = reader.damage }
+            } catch {
+                damage = error
+            }
+        }
+        if let damage { session.pipeline.submit(failure: damage) }
+        return written
     }
 
     /// Sends the frames `submit` submits to `output`, and finishes it unless the run is stopping, the

@@ -13,7 +13,7 @@ struct Session {
     /// no results (redact, whose results are its files). With a
     /// `resultDirectory`, each input's results are redirected to its own file
     /// (`results(of:shownAs:in:resume:submit:)`); with a dataset `folder`, all results go into it. `video` says
-    /// what the dataset formats record; redaction may hold previews back (`lookahead`). From here on SIGINT and SIGTERM stop between
+    /// what the dataset formats record; redaction may hold previews back (`lookahead`). From here on SIGINT, SIGTERM and SIGHUP stop between
     /// frames instead of ending the process.
     init(
         detector options: DetectorOptions, jobs: Int?, faces: FaceReport = FaceReport(), recognition: Recognition? = nil,
@@ -23,7 +23,7 @@ struct Session {
         masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, lookahead: Int = 0, frames: FrameOutput? = nil,
-        progress: (@Sendable (String) -> Void)? = nil
+        consumers: [any FrameConsumer] = [], progress: (@Sendable (String) -> Void)? = nil
     ) throws {
         let faces = output?.implyingQuality(faces) ?? faces
         // Tracked faces are named per track, in the sink; sparing stays per frame, where a doubt hides the face.
@@ -39,7 +39,7 @@ struct Session {
             tracking: tracker.map { FrameTracking(tracker: $0, namer: namer) }, events: events,
             crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: output?.bestShot ?? false) },
             previews: PreviewOutput(marking: marking, annotator: annotator, frames: frames, lookahead: lookahead),
-            minimumFaces: output?.minFaces ?? 0, report: { report($0) }, progress: progress)
+            consumers: consumers, minimumFaces: output?.minFaces ?? 0, report: { report($0) }, progress: progress)
         self.sink = sink
         self.pipeline = DetectionPipeline(detectors: detectors, masks: masks) { sink.consume($0) }
         self.stop = StopRequest()

@@ -8,7 +8,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// Set by SIGINT or SIGTERM; the commands look at it between frames, finish
+/// Set by SIGINT, SIGTERM or SIGHUP (a closed terminal); the commands look at it between frames, finish
 /// the frames in hand and close their outputs, so nothing processed is lost.
 /// A second signal ends the process at once, for a run stuck where no frame
 /// comes (a server that accepts and never answers, within a long --timeout):
@@ -20,7 +20,7 @@ final class StopRequest: Sendable {
     nonisolated(unsafe) private let sources: [(signalNumber: Int32, source: DispatchSourceSignal)]
 
     init() {
-        sources = [SIGINT, SIGTERM].map { signalNumber in
+        sources = [SIGINT, SIGTERM, SIGHUP].map { signalNumber in
             signal(signalNumber, SIG_IGN)
             return (signalNumber, DispatchSource.makeSignalSource(signal: signalNumber, queue: .global()))
         }
@@ -31,7 +31,7 @@ final class StopRequest: Sendable {
                     return received == nil
                 }
                 guard !first else { return }
-                let name = signalNumber == SIGINT ? "SIGINT" : "SIGTERM"
+                let name = Self.name(of: signalNumber)
                 PartialFile.discardAllOpen()
                 report("stopped at once by a second \(name); the results written so far are kept, the files being written are removed")
                 _exit(128 + signalNumber)
@@ -45,12 +45,20 @@ final class StopRequest: Sendable {
     /// The first signal that arrived.
     var signalNumber: Int32? { received.withLock { $0 } }
 
+    private static func name(of signalNumber: Int32) -> String {
+        switch signalNumber {
+        case SIGINT: "SIGINT"
+        case SIGHUP: "SIGHUP"
+        default: "SIGTERM"
+        }
+    }
+
     /// After a stop by signal: says on stderr where the command stopped, and
-    /// exits as a shell reports that signal (130 for SIGINT, 143 for SIGTERM).
+    /// exits as a shell reports that signal (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
     /// With a results file per input (`perInput`), the input it stopped in has none: --resume redoes it.
     func exitIfStopped(at position: String, perInput: Bool = false) throws {
         guard let signalNumber else { return }
-        let name = signalNumber == SIGINT ? "SIGINT" : "SIGTERM"
+        let name = Self.name(of: signalNumber)
         let kept = perInput
             ? "the inputs finished before it have their results files; that input has none (--resume redoes it)"
             : "every result before it was written"

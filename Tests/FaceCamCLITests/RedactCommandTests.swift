@@ -169,8 +169,9 @@ func probe(_ path: String) throws -> [[String: Any]] {
         let check = try RedactionCheck.run(original: fixture("video/pan-zoom-audio.mkv"), redacted: redacted)
         #expect(check.framesAfter == check.framesBefore)
         #expect(check.facesBefore >= 25)
+        // Not the PSNR outside YuNet's faces: the second person's face coming in at the right edge, which YuNet does
+        // not find, is hidden from the frame it enters (masksAreCarriedBetweenDetections measures it on another clip).
         #expect(check.facesAfter == 0)
-        #expect(check.psnrOutside > Self.lossyPSNR)
         #expect(partialFiles(of: redacted).isEmpty)
     }
 
@@ -218,8 +219,9 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(check.psnrOutside > Self.lossyPSNR)
     }
 
-    /// Frames 3 and 4 have the face covered by a flat grey box, so no detector finds it there: the
-    /// tracked mask (solid black) still covers the face's place, and with --track-grace 0 it does not.
+    /// Frames 3 and 4 have the face covered by a flat grey box, so no detector finds it there: read once (standard
+    /// input), the tracked mask (solid black) still covers the face's place, and with --track-grace 0 it does not; read
+    /// twice (a file), the mask is carried between the frames it was found at, grace or none.
     @Test func maskStaysOnFramesWhereTheDetectorMissesTheFace() throws {
         let out = try temporaryDirectory("redact-occluded")
         defer { try? FileManager.default.removeItem(at: out) }
@@ -230,10 +232,12 @@ func probe(_ path: String) throws -> [[String: Any]] {
         let face = try #require(try made.records().first?["face"] as? [Int])
         // The middle half of the face: inside the ellipse whatever the rounding.
         let centre = [face[0] + face[2] / 4, face[1] + face[3] / 4, face[2] / 2, face[3] / 2].map(String.init)
-        func meanAtFace(grace: Int, frame: Int) throws -> Double {
+        func meanAtFace(grace: Int, frame: Int, standardInput: Bool = true) throws -> Double {
             let redacted = out.appendingPathComponent("grace-\(grace).avi").path
-            let result = try facecam(
-                "redact", "--quiet", "--mode", "solid", "--track-grace", String(grace), "-o", redacted, clip)
+            let result = try run(
+                facecamBinary, ["redact", "--quiet", "--mode", "solid", "--track-grace", String(grace), "-o", redacted,
+                                standardInput ? "-" : clip],
+                input: standardInput ? URL(fileURLWithPath: clip) : nil)
             #expect(result.status == 0, "\(result.stderr)")
             let mean = try run(URL(fileURLWithPath: SharedDataTests.python), [script, "mean", redacted, String(frame)] + centre)
             try #require(mean.status == 0, "\(mean.stderr)")
@@ -245,6 +249,10 @@ func probe(_ path: String) throws -> [[String: Any]] {
         }
         // Without grace the grey box shows on the frames the detector missed: the test can tell.
         #expect(try meanAtFace(grace: 0, frame: 3) > 100)
+        // A file is read twice: the masks are carried between the frames the face was found at, whatever the grace.
+        for frame in [2, 3, 4, 5] {
+            #expect(try meanAtFace(grace: 0, frame: frame, standardInput: false) < 30, "frame \(frame) of the file: masked")
+        }
     }
 
     /// --every 3 detects a frame in three: the masks follow the tracks over the frames between, and
@@ -546,7 +554,8 @@ func probe(_ path: String) throws -> [[String: Any]] {
 /// black where hidden.
 struct RedactLookaheadTests {
     /// The frames of the redacted clip whose face's middle came out black, for a clip with the face at `frames`.
-    static func hidden(faceAt frames: [Int], _ options: [String]) throws -> [Int] {
+    /// `standardInput` reads the clip once, as a stream is read; else it is a file, read twice.
+    static func hidden(faceAt frames: [Int], _ options: [String], standardInput: Bool = false) throws -> [Int] {
         let directory = try temporaryDirectory("redact-lookahead")
         defer { try? FileManager.default.removeItem(at: directory) }
         let clip = directory.appendingPathComponent("clip.avi").path, redacted = directory.appendingPathComponent("out.avi").path
@@ -567,7 +576,9 @@ struct RedactLookaheadTests {
             fixture("images/grace_hopper.jpg"), clip, frames.map(String.init).joined(separator: ","),
         ])
         try #require(made.status == 0, "\(made.stderr)")
-        let result = try run(facecamBinary, ["redact", "--quiet", "--mode", "solid", "-o", redacted] + options + [clip])
+        let result = try run(
+            facecamBinary, ["redact", "--quiet", "--mode", "solid", "-o", redacted] + options + [standardInput ? "-" : clip],
+            input: standardInput ? URL(fileURLWithPath: clip) : nil)
         try #require(result.status == 0, "\(result.stderr)")
         let read = try run(python, [
             "-c", """
@@ -587,20 +598,31 @@ struct RedactLookaheadTests {
         return fields[0].split(separator: ",").compactMap { Int($0) }
     }
 
-    /// Found at frame 0 alone: hidden there only; --no-lookahead hides it over the 5 frames of --track-grace after.
+    /// A file, every frame searched: found at frame 0 alone, hidden there only; --no-lookahead hides it over the 5
+    /// frames of --track-grace after.
     @Test func aFaceFoundOnceIsHiddenWhereItWasFound() throws {
-        #expect(try Self.hidden(faceAt: [0], []) == [0])
-        #expect(try Self.hidden(faceAt: [0], ["--no-lookahead"]) == [0, 1, 2, 3, 4, 5])
+        #expect(try Self.hidden(faceAt: [0], ["--every", "1"]) == [0])
+        #expect(try Self.hidden(faceAt: [0], ["--every", "1", "--no-lookahead"]) == [0, 1, 2, 3, 4, 5])
     }
 
-    /// With --every 4 a face is found once whenever it is in view for under 8 frames: no lookahead, and the masks follow
-    /// its track over the grace (5) as without one.
-    @Test func everyNthFrameKeepsTheMasksOverTheGrace() throws {
-        #expect(try Self.hidden(faceAt: [0], ["--every", "4"]) == [0, 1, 2, 3, 4, 5])
+    /// A file searched every 4th frame (0, 4, and 7, the last): a face found at 0 alone is hidden over 1 to 3, which
+    /// nobody looked at, and not at 4, where it was looked for. By default a quarter second's frames: 3 at 10 frames/s.
+    @Test func aFaceFoundOnceIsHiddenOverTheFramesNotSearchedAfterIt() throws {
+        #expect(try Self.hidden(faceAt: [0], ["--every", "4"]) == [0, 1, 2, 3])
+        #expect(try Self.hidden(faceAt: [0], []) == [0, 1, 2])
     }
 
-    /// Found at frames 0 and 2: hidden at 1 between them, then over the grace after 2 (a track seen twice).
+    /// Found at frames 0 and 2 of a file searched at every frame: hidden at 1 between them, then over the grace after 2.
     @Test func aFaceFoundAgainIsHiddenBetweenAndAfter() throws {
-        #expect(try Self.hidden(faceAt: [0, 2], []) == [0, 1, 2, 3, 4, 5, 6, 7])
+        #expect(try Self.hidden(faceAt: [0, 2], ["--every", "1"]) == [0, 1, 2, 3, 4, 5, 6, 7])
+    }
+
+    /// Standard input is read once, each frame written as it comes: found at frame 0 alone, hidden there only, the
+    /// lookahead holding the frames back to see; with --every 4 a face is found once whenever it is in view for under 8
+    /// frames: no lookahead, and the masks follow its track over the grace (5).
+    @Test func aStreamLooksAheadAsItIsWritten() throws {
+        #expect(try Self.hidden(faceAt: [0], [], standardInput: true) == [0])
+        #expect(try Self.hidden(faceAt: [0], ["--no-lookahead"], standardInput: true) == [0, 1, 2, 3, 4, 5])
+        #expect(try Self.hidden(faceAt: [0], ["--every", "4"], standardInput: true) == [0, 1, 2, 3, 4, 5])
     }
 }

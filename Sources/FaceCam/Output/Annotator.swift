@@ -120,19 +120,22 @@ public struct PreviewMarks: Sendable {
     public var faces: [Face]
     /// Where tracked faces the detector missed should be, their boxes in preview coordinates: only redaction marks these.
     public var predicted: [FaceTracker.Prediction]
+    /// Where a plan of the whole video hides faces (redaction's second pass), in preview coordinates.
+    public var planned: [Rect]
 
-    public init(faces: [Face], predicted: [FaceTracker.Prediction] = []) {
+    public init(faces: [Face], predicted: [FaceTracker.Prediction] = [], planned: [Rect] = []) {
         self.faces = faces
         self.predicted = predicted
+        self.planned = planned
     }
 
-    /// What redaction hides: the faces' places and the predicted ones.
-    var hidden: [Rect] { faces.map(\.preview) + predicted.map(\.box) }
+    /// What redaction hides: the faces' places, the predicted ones and the planned ones.
+    var hidden: [Rect] { faces.map(\.preview) + predicted.map(\.box) + planned }
 }
 
 extension PreviewMarks {
     /// The same marks on the frame itself rather than its preview: boxes and landmarks as the
-    /// detector gave them, predicted places mapped back from the preview.
+    /// detector gave them, predicted and planned places mapped back from the preview.
     public func inBufferCoordinates(of geometry: PreviewGeometry) -> PreviewMarks {
         let toBuffer = geometry.bufferToPreview.inverted() ?? .identity
         return PreviewMarks(
@@ -146,7 +149,8 @@ extension PreviewMarks {
                 var predicted = predicted
                 predicted.box = toBuffer.apply(predicted.box)
                 return predicted
-            })
+            },
+            planned: planned.map { toBuffer.apply($0) })
     }
 }
 

@@ -20,12 +20,16 @@ public struct FrameJob: Sendable {
     /// A live frame's capture counter (reported as the result's sequence) and when it was taken
     /// (CLOCK_MONOTONIC, the start of its latency); nil for files.
     public var capture: (sequence: Int, at: Double)?
+    /// A frame shown only: where faces are hidden on it, in preview coordinates, when a plan of the whole
+    /// video says (redaction's second pass); nil hides where the tracker predicts its faces.
+    public var planned: [Rect]?
 
     public init(
         source: String, index: Int, time: Double, frame: Frame, geometry: PreviewGeometry,
         renderPreview: Bool = false, annotationName: String? = nil, orientation: Orientation? = nil,
-        detect: Bool = true, crops: CropRequest? = nil, capture: (sequence: Int, at: Double)? = nil
+        detect: Bool = true, crops: CropRequest? = nil, capture: (sequence: Int, at: Double)? = nil, planned: [Rect]? = nil
     ) {
+        precondition(planned == nil || !detect, "only a frame shown, not searched, has planned masks")
         self.source = source
         self.index = index
         self.time = time
@@ -37,6 +41,7 @@ public struct FrameJob: Sendable {
         self.orientation = orientation
         self.crops = crops
         self.capture = capture
+        self.planned = planned
     }
 
     /// The frame's stage: renders the preview, searches with `detector` and cuts the faces out, `masks`
@@ -49,7 +54,7 @@ public struct FrameJob: Sendable {
             ? Result { () throws(FaceCamError) in try Annotator.render(shown, geometry: geometry, source: source) }
             : nil
         if !detect, let preview {
-            return .shownOnly(source: source, index: index, time: time, geometry: geometry, preview: preview)
+            return .shownOnly(source: source, index: index, time: time, geometry: geometry, preview: preview, planned: planned)
         }
         do {
             let faces = try detector.detect(in: frame, geometry: geometry)
@@ -87,7 +92,9 @@ public struct DetectedFrame: Sendable {
 /// What became of a submitted frame or failure, delivered in submission order.
 public enum Completion: Sendable {
     case frame(DetectedFrame)
-    /// A frame that was shown but not searched (`FrameJob.detect` false): its preview, not yet marked.
-    case shownOnly(source: String, index: Int, time: Double, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>)
+    /// A frame that was shown but not searched (`FrameJob.detect` false): its preview, not yet marked, and its planned
+    /// masks (`FrameJob.planned`).
+    case shownOnly(
+        source: String, index: Int, time: Double, geometry: PreviewGeometry, preview: Result<Frame, FaceCamError>, planned: [Rect]?)
     case failure(FaceCamError)
 }

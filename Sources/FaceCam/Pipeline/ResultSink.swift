@@ -175,8 +175,10 @@ public final class ResultSink: @unchecked Sendable {
                 consumer.consume(TrackedFrame(frame: frame, marks: marks)) { [weak self] in self?.consume(.failure($0)) }
             }
             progress?(result.source)
-        case .shownOnly(let source, let index, let time, let geometry, let preview):
-            show(preview, at: time, marks: PreviewMarks(faces: [], predicted: predicted(at: index, geometry: geometry)), annotationName: nil)
+        case .shownOnly(let source, let index, let time, let geometry, let preview, let planned):
+            let marks = planned.map { PreviewMarks(faces: [], planned: $0) }
+                ?? PreviewMarks(faces: [], predicted: predicted(at: index, geometry: geometry))
+            show(preview, at: time, marks: marks, annotationName: nil)
             progress?(source)
         }
     }

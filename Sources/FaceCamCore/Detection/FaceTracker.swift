@@ -132,7 +132,8 @@ public final class FaceTracker {
         }
     }
 
-    public let settings: TrackerSettings
+    /// May change between sources (redaction's first pass follows faces over the frames it does not search).
+    public var settings: TrackerSettings
     private var tracks: [Track] = []
     private var nextID = 1
     private var source: String?

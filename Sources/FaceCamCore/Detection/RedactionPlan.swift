@@ -1,0 +1,263 @@
+/// Where each face of a whole video is hidden, planned between redaction's two passes.
+///
+/// The first pass searches some frames (`searched`) and gives each face found its track's id
+/// (`record`). Between the passes, `masks()` makes each track's masks:
+/// - between two of its detections, the box interpolated linearly;
+/// - a box the picture's edge cuts (a face coming in is found by its part in view, boxed alone) grown to
+///   the face's size where it is wholly inside, on the edge's side;
+/// - before its first detection and after its last, the box moved on at the face's speed until it has
+///   left the picture, when that takes at most `maximumExtension` frames: a face that came in or went
+///   out through an edge is hidden from the frame it entered to the one it left;
+/// - otherwise (a face that appeared or vanished in place: it turned, or something passed in front),
+///   over the frames not searched on that side and `grace` more, standing where it was found.
+/// A track found at one searched frame alone, most often a detector's mistake, is hidden over the
+/// frames not searched around it only, without the grace, unless `extendOnce` is set.
+/// Nothing crosses a scene cut (`cut`). Memory is a box per face per searched frame, never a frame.
+public struct RedactionPlan: Sendable {
+    public struct Settings: Hashable, Sendable {
+        /// Frames a face is hidden past the frames not searched, where it did not leave through an edge.
+        public var grace: Int
+        /// The most frames a box is moved on to the edge before and after its track.
+        public var maximumExtension: Int
+        /// A track found at one searched frame alone is hidden over the grace too (`--no-lookahead`).
+        public var extendOnce: Bool
+
+        public init(grace: Int, maximumExtension: Int, extendOnce: Bool = false) {
+            self.grace = grace
+            self.maximumExtension = maximumExtension
+            self.extendOnce = extendOnce
+        }
+    }
+
+    /// A face found at a searched frame: its track's id and its box in the picture.
+    public struct Detection: Hashable, Sendable {
+        public var frame: Int
+        public var box: Rect
+
+        public init(frame: Int, box: Rect) {
+            self.frame = frame
+            self.box = box
+        }
+    }
+
+    public let settings: Settings
+    /// The picture the boxes are in (the preview).
+    public let picture: Rect
+    private var detections: [Int: [Detection]] = [:]
+    /// Frames searched, in order.
+    private var searched: [Int] = []
+    /// Searched frames that begin a new scene.
+    private var cuts: [Int] = []
+
+    public init(settings: Settings, picture: PixelSize) {
+        self.settings = settings
+        self.picture = Rect(x: 0, y: 0, width: Double(picture.width), height: Double(picture.height))
+    }
+
+    /// Records a searched frame (frames come in order) and its faces by track id.
+    public mutating func record(frame: Int, faces: [(id: Int, box: Rect)]) {
+        precondition(searched.last.map { $0 < frame } ?? true, "searched frames come in order")
+        searched.append(frame)
+        for face in faces { detections[face.id, default: []].append(Detection(frame: frame, box: face.box)) }
+    }
+
+    /// Frame `index`, searched, begins a new scene: no mask is carried across it (cuts come in order).
+    public mutating func cut(at index: Int) {
+        precondition(cuts.last.map { $0 < index } ?? true, "cuts come in order")
+        cuts.append(index)
+    }
+
+    /// The faces seen: the tracks, those the tracker split joined (`faces`).
+    public var faceCount: Int { faces().count }
+
+    /// Each face's masks, frame by frame, to read in frame order.
+    public func masks() -> Masks {
+        Masks(spans: faces().compactMap { span(of: $0) }.sorted { $0.first < $1.first }, picture: picture)
+    }
+
+    /// The tracks, each the detections of one face, in frame order, a track that ends joined to one that begins where
+    /// its face went at the next searched frame or the one after it (the tracker lets a face go when its box changes
+    /// size fast, as it does coming in through an edge), and each box the edge cuts grown to the face's size.
+    public func faces() -> [[Detection]] {
+        var tracks = detections.keys.sorted().map { detections[$0]! }.sorted { $0[0].frame < $1[0].frame }
+        var joined: [[Detection]] = []
+        while !tracks.isEmpty {
+            var face = tracks.removeFirst()
+            while let next = tracks.firstIndex(where: { continues(face, with: $0) }) {
+                face += tracks.remove(at: next)
+            }
+            joined.append(grownAtEdges(face))
+        }
+        return joined
+    }
+
+    /// True when `later` begins where `earlier`'s face went, at most two searched frames after it ended.
+    private func continues(_ earlier: [Detection], with later: [Detection]) -> Bool {
+        let end = earlier[earlier.count - 1], start = later[0]
+        guard start.frame > end.frame, !cuts.contains(where: { $0 > end.frame && $0 <= start.frame }),
+            let next = searched.first(after: end.frame), start.frame == next || searched.first(after: next) == start.frame
+        else { return false }
+        let frames = Double(start.frame - end.frame)
+        let moved = end.box.moved(by: step(of: earlier.suffix(Self.speedDetections)), times: frames)
+        return moved.intersectionArea(with: start.box) > 0 || start.box.contains(moved.centre) || moved.contains(start.box.centre)
+    }
+
+    /// `face` with each box the picture's edge cuts grown to the size of the face's nearest box wholly inside the
+    /// picture, on the edge's side (a face coming in is found by its part in view, boxed alone).
+    private func grownAtEdges(_ face: [Detection]) -> [Detection] {
+        let inside = face.filter { edges(cutting: $0.box).isEmpty }
+        guard !inside.isEmpty else { return face }
+        return face.map { detection in
+            let cut = edges(cutting: detection.box)
+            guard !cut.isEmpty else { return detection }
+            let full = inside.min { abs($0.frame - detection.frame) < abs($1.frame - detection.frame) }!.box
+            let box = detection.box
+            let width = max(box.width, full.width), height = max(box.height, full.height)
+            let (left, right, top, bottom) = (cut.contains(.left), cut.contains(.right), cut.contains(.top), cut.contains(.bottom))
+            let x = right && !left ? box.minX : left && !right ? box.maxX - width : box.midX - width / 2
+            let y = bottom && !top ? box.minY : top && !bottom ? box.maxY - height : box.midY - height / 2
+            var grown = detection
+            grown.box = Rect(x: x, y: y, width: width, height: height)
+            return grown
+        }
+    }
+
+    enum Edge: Hashable { case left, right, top, bottom }
+
+    /// The picture's edges `box` reaches, or comes within a tenth of its size of (3 pixels at least): a detector boxes
+    /// the part of a face in view a little inside the edge.
+    func edges(cutting box: Rect) -> Set<Edge> {
+        let marginX = max(3, box.width / 10), marginY = max(3, box.height / 10)
+        var edges = Set<Edge>()
+        if box.minX <= picture.minX + marginX { edges.insert(.left) }
+        if box.maxX >= picture.maxX - marginX { edges.insert(.right) }
+        if box.minY <= picture.minY + marginY { edges.insert(.top) }
+        if box.maxY >= picture.maxY - marginY { edges.insert(.bottom) }
+        return edges
+    }
+
+    /// One face's masks: the frames it covers and its box at each.
+    struct Span: Sendable {
+        var first: Int
+        var last: Int
+        var detections: [Detection]
+        /// How far its box moves a frame before its first detection and after its last.
+        var before: Point
+        var after: Point
+
+        /// Where the face is at `frame`: its detections' box interpolated between them, moved on at its speed beyond.
+        func box(at frame: Int) -> Rect {
+            let head = detections[0], tail = detections[detections.count - 1]
+            if frame <= head.frame { return head.box.moved(by: before, times: Double(frame - head.frame)) }
+            if frame >= tail.frame { return tail.box.moved(by: after, times: Double(frame - tail.frame)) }
+            var low = 0, high = detections.count - 1
+            while high - low > 1 {
+                let middle = (low + high) / 2
+                if detections[middle].frame <= frame { low = middle } else { high = middle }
+            }
+            let a = detections[low], b = detections[high]
+            let t = Double(frame - a.frame) / Double(b.frame - a.frame)
+            return Rect(
+                x: a.box.x + t * (b.box.x - a.box.x), y: a.box.y + t * (b.box.y - a.box.y),
+                width: a.box.width + t * (b.box.width - a.box.width), height: a.box.height + t * (b.box.height - a.box.height))
+        }
+    }
+
+    private func span(of detections: [Detection]) -> Span? {
+        guard let head = detections.first, let tail = detections.last else { return nil }
+        let once = detections.count == 1
+        let grace = once && !settings.extendOnce ? 0 : settings.grace
+        // To the edge at the speed of the first and last detections, else over the frames not searched and the grace.
+        let before = step(of: detections.prefix(Self.speedDetections)), after = step(of: detections.suffix(Self.speedDetections))
+        let unsearchedBefore = head.frame - (searched.last(before: head.frame) ?? -1) - 1
+        let back = extent(from: head.box, step: before.negated, window: unsearchedBefore + grace)
+        let unsearchedAfter = searched.first(after: tail.frame).map { $0 - tail.frame - 1 } ?? settings.maximumExtension
+        let forward = extent(from: tail.box, step: after, window: unsearchedAfter + grace)
+        let firstInScene = cuts.last(before: head.frame + 1) ?? 0
+        let lastInScene = cuts.first(after: tail.frame).map { $0 - 1 } ?? Int.max
+        return Span(
+            first: max(head.frame - back, firstInScene), last: min(tail.frame + forward, lastInScene), detections: detections,
+            before: before, after: after)
+    }
+
+    /// How many frames to move `box` on by `step`: until it has left the picture, when that is within
+    /// `maximumExtension` frames and beyond `window`; else `window`.
+    private func extent(from box: Rect, step: Point, window: Int) -> Int {
+        guard step.x != 0 || step.y != 0 else { return window }
+        for n in 1...max(settings.maximumExtension, 1) where box.moved(by: step, times: Double(n)).intersectionArea(with: picture) == 0 {
+            return max(n - 1, window)
+        }
+        return window
+    }
+
+    /// The detections a track's speed at either end is measured on.
+    static let speedDetections = 3
+
+    /// A face's movement per frame from the first of `detections` to the last.
+    private func step(of detections: ArraySlice<Detection>) -> Point {
+        guard let a = detections.first, let b = detections.last, b.frame > a.frame else { return Point(x: 0, y: 0) }
+        let frames = Double(b.frame - a.frame)
+        return Point(x: (b.box.midX - a.box.midX) / frames, y: (b.box.midY - a.box.midY) / frames)
+    }
+
+    /// The masks at each frame, read in frame order: pass 2's side of the plan.
+    public struct Masks: Sendable {
+        /// The tracks' spans by their first frame.
+        private let spans: [Span]
+        private let picture: Rect
+        private var nextSpan = 0
+        private var open: [Span] = []
+        private var lastFrame = Int.min
+
+        init(spans: [Span], picture: Rect) {
+            self.spans = spans
+            self.picture = picture
+        }
+
+        /// The boxes to hide at `frame` (after the frames before it), those that reach into the picture.
+        public mutating func boxes(at frame: Int) -> [Rect] {
+            precondition(frame > lastFrame, "masks are read in frame order")
+            lastFrame = frame
+            while nextSpan < spans.count, spans[nextSpan].first <= frame {
+                open.append(spans[nextSpan])
+                nextSpan += 1
+            }
+            open.removeAll { $0.last < frame }
+            return open.map { $0.box(at: frame) }.filter { $0.intersectionArea(with: picture) > 0 }
+        }
+    }
+}
+
+extension [Int] {
+    /// In an ascending array: the last element below `value`.
+    func last(before value: Int) -> Int? {
+        let i = firstIndex(notBelow: value)
+        return i > 0 ? self[i - 1] : nil
+    }
+
+    /// In an ascending array: the first element above `value`.
+    func first(after value: Int) -> Int? {
+        let i = firstIndex(notBelow: value + 1)
+        return i < count ? self[i] : nil
+    }
+
+    private func firstIndex(notBelow value: Int) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+extension Point {
+    var negated: Point { Point(x: -x, y: -y) }
+}
+
+extension Rect {
+    /// The rect moved `times` steps of `step`.
+    func moved(by step: Point, times: Double) -> Rect {
+        Rect(x: x + step.x * times, y: y + step.y * times, width: width, height: height)
+    }
+}
