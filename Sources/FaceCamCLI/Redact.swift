@@ -320,12 +320,7 @@ struct Redact: ParsableCommand {
                     guard let frame = read.frame else { continue }
                     if skipped != nil { videos.progress?.advance(reader.path) }
                     skipped = nil
-                    switch schedule.next(frame, index: read.index) {
-                    case .skip: skipped = (read, frame)
-                    case .search(let cut):
-                        if cut { videos.planner.cut(at: read.index) }
-                        search(read, frame)
-                    }
+                    if schedule.searches(frame, index: read.index) { search(read, frame) } else { skipped = (read, frame) }
                 }
                 if let (read, frame) = skipped, !session.stopping { search(read, frame) }
             }

@@ -626,3 +626,53 @@ struct RedactLookaheadTests {
         #expect(try Self.hidden(faceAt: [0], ["--every", "4"], standardInput: true) == [0, 1, 2, 3, 4, 5])
     }
 }
+
+/// Faces that come into the picture and leave it, judged by Tests/Reference/edge_clips.py (OpenCV and numpy) against
+/// boxes known from how each clip was made: at every frame where 30% or more of a face's width or height is in the
+/// picture, at least half of that part is changed (solid masks; a mask's ellipse leaves a face box's corners).
+struct RedactEdgesTests {
+    static let script = repository.appendingPathComponent("Tests/Reference/edge_clips.py").path
+
+    /// The frames `edge_clips.py` judged: (frame, share of the face shown, share of that part changed).
+    static func judged(_ arguments: [String]) throws -> [(frame: Int, shown: Double, changed: Double)] {
+        let result = try run(URL(fileURLWithPath: SharedDataTests.python), [script] + arguments)
+        try #require(result.status == 0, "\(result.stderr)")
+        let record = try #require(try result.records().first)
+        return (record["frames"] as! [[String: Any]]).map {
+            ($0["frame"] as! Int, ($0["shown"] as! NSNumber).doubleValue, ($0["changed"] as! NSNumber).doubleValue)
+        }
+    }
+
+    /// Fixtures/edges: a face of 60 and one of 150 pixels sliding in through each edge, resting, and going back out.
+    @Test func facesComingInAndGoingOutThroughEveryEdgeAreHidden() throws {
+        let out = try temporaryDirectory("redact-edges")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let result = try facecam("redact", "--quiet", "--mode", "solid", "--output-dir", out.path, "Fixtures/edges")
+        #expect(result.status == 0, "\(result.stderr)")
+        for edge in ["left", "right", "top", "bottom"] {
+            for size in [60, 150] {
+                let name = "\(edge)-\(size).mp4"
+                let frames = try Self.judged(["check", fixture("edges/" + name), out.appendingPathComponent(name).path, fixture("edges/truth.json")])
+                #expect(frames.count >= 30, "\(name): \(frames.count) frames judged")
+                for frame in frames where frame.changed < 0.5 {
+                    Issue.record("\(name) frame \(frame.frame): \(frame.shown) of the face in the picture, \(frame.changed) of that changed")
+                }
+            }
+        }
+    }
+
+    /// pan-zoom.avi's second face comes in at the right edge: from frame 2, where 5% of her box is in the picture, the
+    /// part in view is hidden, before any detector finds her.
+    @Test func theSecondFaceOfPanZoomIsHiddenFromTheFrameItComesIn() throws {
+        let out = try temporaryDirectory("redact-pan-zoom")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let redacted = out.appendingPathComponent("pan-zoom.avi").path
+        let result = try facecam("redact", "--quiet", "--mode", "solid", "-o", redacted, "Fixtures/video/pan-zoom.avi")
+        #expect(result.status == 0, "\(result.stderr)")
+        let frames = try Self.judged(["pan-zoom", fixture("video/pan-zoom.avi"), redacted])
+        #expect(frames.map(\.frame) == Array(2...35))
+        for frame in frames where frame.changed < 0.5 {
+            Issue.record("frame \(frame.frame): \(frame.shown) of her face in the picture, \(frame.changed) of that changed")
+        }
+    }
+}

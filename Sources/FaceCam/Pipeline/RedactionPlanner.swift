@@ -14,11 +14,6 @@ public final class RedactionPlanner: FrameConsumer {
         plan.withLock { $0 = RedactionPlan(settings: settings, picture: picture) }
     }
 
-    /// Frame `index`, about to be submitted, begins a new scene.
-    public func cut(at index: Int) {
-        plan.withLock { $0?.cut(at: index) }
-    }
-
     /// The plan made since `begin`: call once its frames were all consumed.
     public func end() -> RedactionPlan? {
         plan.withLock { plan in

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where each face of a whole video is hidden, planned between redaction's two passes.
 ///
 /// The first pass searches some frames (`searched`) and gives each face found its track's id
@@ -12,7 +14,8 @@
 ///   over the frames not searched on that side and `grace` more, standing where it was found.
 /// A track found at one searched frame alone, most often a detector's mistake, is hidden over the
 /// frames not searched around it only, without the grace, unless `extendOnce` is set.
-/// Nothing crosses a scene cut (`cut`). Memory is a box per face per searched frame, never a frame.
+/// A scene cut bounds nothing: a mask carried a few frames into the next scene hides a patch of it, where a cut seen
+/// in a fast pan would leave a face. Memory is a box per face per searched frame, never a frame.
 public struct RedactionPlan: Sendable {
     public struct Settings: Hashable, Sendable {
         /// Frames a face is hidden past the frames not searched, where it did not leave through an edge.
@@ -46,8 +49,6 @@ public struct RedactionPlan: Sendable {
     private var detections: [Int: [Detection]] = [:]
     /// Frames searched, in order.
     private var searched: [Int] = []
-    /// Searched frames that begin a new scene.
-    private var cuts: [Int] = []
 
     public init(settings: Settings, picture: PixelSize) {
         self.settings = settings
@@ -59,12 +60,6 @@ public struct RedactionPlan: Sendable {
         precondition(searched.last.map { $0 < frame } ?? true, "searched frames come in order")
         searched.append(frame)
         for face in faces { detections[face.id, default: []].append(Detection(frame: frame, box: face.box)) }
-    }
-
-    /// Frame `index`, searched, begins a new scene: no mask is carried across it (cuts come in order).
-    public mutating func cut(at index: Int) {
-        precondition(cuts.last.map { $0 < index } ?? true, "cuts come in order")
-        cuts.append(index)
     }
 
     /// The faces seen: the tracks, those the tracker split joined (`faces`).
@@ -91,33 +86,44 @@ public struct RedactionPlan: Sendable {
         return joined
     }
 
-    /// True when `later` begins where `earlier`'s face went, at most two searched frames after it ended.
+    /// True when `later` begins where `earlier`'s face went, at most two searched frames after it ended: its first box
+    /// meets the last moved on at its speed, or its centre is within the reach of a face that moved at up to half its
+    /// size a frame (twice the tracker's gate for a face whose speed it does not know: the tracker follows no further a
+    /// face at rest that set off between two searches, nor a small one crossing the picture fast).
     private func continues(_ earlier: [Detection], with later: [Detection]) -> Bool {
         let end = earlier[earlier.count - 1], start = later[0]
-        guard start.frame > end.frame, !cuts.contains(where: { $0 > end.frame && $0 <= start.frame }),
-            let next = searched.first(after: end.frame), start.frame == next || searched.first(after: next) == start.frame
+        guard start.frame > end.frame, let next = searched.first(after: end.frame), start.frame == next || searched.first(after: next) == start.frame
         else { return false }
         let frames = Double(start.frame - end.frame)
         let moved = end.box.moved(by: step(of: earlier.suffix(Self.speedDetections)), times: frames)
-        return moved.intersectionArea(with: start.box) > 0 || start.box.contains(moved.centre) || moved.contains(start.box.centre)
+        let reach = max(end.box.width, end.box.height) * (0.35 + 0.5 * min(frames, 15))
+        return moved.intersectionArea(with: start.box) > 0
+            || hypot(start.box.midX - moved.midX, start.box.midY - moved.midY) <= reach
     }
 
     /// `face` with each box the picture's edge cuts grown to the size of the face's nearest box wholly inside the
-    /// picture, on the edge's side (a face coming in is found by its part in view, boxed alone).
+    /// picture, on the edge's side (a face coming in is found by its part in view, boxed alone, and a detector's box
+    /// starts lower or further in than the face), and to take in that nearest box moved on at the speed between it and
+    /// the inside box next nearest, where the two meet.
     private func grownAtEdges(_ face: [Detection]) -> [Detection] {
         let inside = face.filter { edges(cutting: $0.box).isEmpty }
         guard !inside.isEmpty else { return face }
         return face.map { detection in
             let cut = edges(cutting: detection.box)
             guard !cut.isEmpty else { return detection }
-            let full = inside.min { abs($0.frame - detection.frame) < abs($1.frame - detection.frame) }!.box
-            let box = detection.box
+            let nearest = inside.sorted { abs($0.frame - detection.frame) < abs($1.frame - detection.frame) }
+            let full = nearest[0].box, box = detection.box
             let width = max(box.width, full.width), height = max(box.height, full.height)
             let (left, right, top, bottom) = (cut.contains(.left), cut.contains(.right), cut.contains(.top), cut.contains(.bottom))
             let x = right && !left ? box.minX : left && !right ? box.maxX - width : box.midX - width / 2
             let y = bottom && !top ? box.minY : top && !bottom ? box.maxY - height : box.midY - height / 2
             var grown = detection
             grown.box = Rect(x: x, y: y, width: width, height: height)
+            if nearest.count >= 2 {
+                let (a, b) = nearest[0].frame < nearest[1].frame ? (nearest[0], nearest[1]) : (nearest[1], nearest[0])
+                let moved = nearest[0].box.moved(by: step(of: [a, b][...]), times: Double(detection.frame - nearest[0].frame))
+                if moved.intersectionArea(with: grown.box) > 0 { grown.box = grown.box.union(moved) }
+            }
             return grown
         }
     }
@@ -144,8 +150,17 @@ public struct RedactionPlan: Sendable {
         /// How far its box moves a frame before its first detection and after its last.
         var before: Point
         var after: Point
+        /// Over the frames not searched before its first detection and after its last, when an edge lies within its
+        /// reach: the strip from its box to beyond that edge, where it may have come in or gone out faster than its
+        /// detections say.
+        var sweeps: [(frames: ClosedRange<Int>, box: Rect)]
 
-        /// Where the face is at `frame`: its detections' box interpolated between them, moved on at its speed beyond.
+        /// Where the face is at `frame`: its box, and the strips it may have swept.
+        func boxes(at frame: Int) -> [Rect] {
+            [box(at: frame)] + sweeps.filter { $0.frames.contains(frame) }.map(\.box)
+        }
+
+        /// Its detections' box interpolated between them, moved on at its speed beyond.
         func box(at frame: Int) -> Rect {
             let head = detections[0], tail = detections[detections.count - 1]
             if frame <= head.frame { return head.box.moved(by: before, times: Double(frame - head.frame)) }
@@ -173,11 +188,30 @@ public struct RedactionPlan: Sendable {
         let back = extent(from: head.box, step: before.negated, window: unsearchedBefore + grace)
         let unsearchedAfter = searched.first(after: tail.frame).map { $0 - tail.frame - 1 } ?? settings.maximumExtension
         let forward = extent(from: tail.box, step: after, window: unsearchedAfter + grace)
-        let firstInScene = cuts.last(before: head.frame + 1) ?? 0
-        let lastInScene = cuts.first(after: tail.frame).map { $0 - 1 } ?? Int.max
+        var sweeps: [(frames: ClosedRange<Int>, box: Rect)] = []
+        if unsearchedBefore > 0, let strip = sweep(from: head.box, over: unsearchedBefore + 1) {
+            sweeps.append(((head.frame - unsearchedBefore)...(head.frame - 1), strip))
+        }
+        if unsearchedAfter > 0, let strip = sweep(from: tail.box, over: unsearchedAfter + 1) {
+            sweeps.append(((tail.frame + 1)...(tail.frame + unsearchedAfter), strip))
+        }
         return Span(
-            first: max(head.frame - back, firstInScene), last: min(tail.frame + forward, lastInScene), detections: detections,
-            before: before, after: after)
+            first: max(head.frame - back, 0), last: tail.frame + forward, detections: detections, before: before, after: after,
+            sweeps: sweeps)
+    }
+
+    /// The strip from `box` to just beyond the picture's nearest edge, when a face moving at up to half its size a frame
+    /// (as `continues` allows) reaches that edge within `frames`; nil when none is that near.
+    private func sweep(from box: Rect, over frames: Int) -> Rect? {
+        let reach = max(box.width, box.height) * 0.5 * Double(frames)
+        let distances: [(Double, Rect)] = [
+            (box.minX - picture.minX, Rect(x: picture.minX - box.width, y: box.y, width: box.maxX - picture.minX + box.width, height: box.height)),
+            (picture.maxX - box.maxX, Rect(x: box.minX, y: box.y, width: picture.maxX + box.width - box.minX, height: box.height)),
+            (box.minY - picture.minY, Rect(x: box.x, y: picture.minY - box.height, width: box.width, height: box.maxY - picture.minY + box.height)),
+            (picture.maxY - box.maxY, Rect(x: box.x, y: box.minY, width: box.width, height: picture.maxY + box.height - box.minY)),
+        ]
+        guard let nearest = distances.min(by: { $0.0 < $1.0 }), nearest.0 <= reach else { return nil }
+        return nearest.1
     }
 
     /// How many frames to move `box` on by `step`: until it has left the picture, when that is within
@@ -191,13 +225,18 @@ public struct RedactionPlan: Sendable {
     }
 
     /// The detections a track's speed at either end is measured on.
-    static let speedDetections = 3
+    static let speedDetections = 2
 
-    /// A face's movement per frame from the first of `detections` to the last.
+    /// A face's movement per frame from the first of `detections` to the last: its centre's, or on an axis where an edge
+    /// cuts the boxes, their side away from that edge (the boxes grow and shrink there as the face comes in or goes out).
     private func step(of detections: ArraySlice<Detection>) -> Point {
         guard let a = detections.first, let b = detections.last, b.frame > a.frame else { return Point(x: 0, y: 0) }
-        let frames = Double(b.frame - a.frame)
-        return Point(x: (b.box.midX - a.box.midX) / frames, y: (b.box.midY - a.box.midY) / frames)
+        let cut = edges(cutting: a.box).union(edges(cutting: b.box))
+        func along(_ low: Edge, _ high: Edge, _ min: (Rect) -> Double, _ mid: (Rect) -> Double, _ max: (Rect) -> Double) -> Double {
+            let side = cut.contains(low) == cut.contains(high) ? mid : cut.contains(high) ? min : max
+            return (side(b.box) - side(a.box)) / Double(b.frame - a.frame)
+        }
+        return Point(x: along(.left, .right, \.minX, \.midX, \.maxX), y: along(.top, .bottom, \.minY, \.midY, \.maxY))
     }
 
     /// The masks at each frame, read in frame order: pass 2's side of the plan.
@@ -223,7 +262,7 @@ public struct RedactionPlan: Sendable {
                 nextSpan += 1
             }
             open.removeAll { $0.last < frame }
-            return open.map { $0.box(at: frame) }.filter { $0.intersectionArea(with: picture) > 0 }
+            return open.flatMap { $0.boxes(at: frame) }.filter { $0.intersectionArea(with: picture) > 0 }
         }
     }
 }
@@ -256,6 +295,11 @@ extension Point {
 }
 
 extension Rect {
+    /// The smallest rect holding both.
+    func union(_ other: Rect) -> Rect {
+        Rect(spanning: Point(x: min(minX, other.minX), y: min(minY, other.minY)), Point(x: max(maxX, other.maxX), y: max(maxY, other.maxY)))
+    }
+
     /// The rect moved `times` steps of `step`.
     func moved(by step: Point, times: Double) -> Rect {
         Rect(x: x + step.x * times, y: y + step.y * times, width: width, height: height)

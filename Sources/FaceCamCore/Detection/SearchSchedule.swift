@@ -2,12 +2,6 @@
 /// scene, and at most `interval` frames after the last searched; the faces are followed over the frames
 /// between (`RedactionPlan`).
 public struct SearchSchedule: Sendable {
-    public enum Decision: Equatable, Sendable {
-        /// Search this frame; `cut` when it begins a new scene.
-        case search(cut: Bool)
-        case skip
-    }
-
     public let interval: Int
     private var cuts = SceneCuts()
     private var lastSearched: Int?
@@ -25,10 +19,9 @@ public struct SearchSchedule: Sendable {
     }
 
     /// Whether to search `frame`, frame `index` of the video (frames come in order, each once).
-    public mutating func next(_ frame: Frame, index: Int) -> Decision {
-        let cut = cuts.isCut(frame)
-        guard cut || lastSearched.map({ index - $0 >= interval }) ?? true else { return .skip }
+    public mutating func searches(_ frame: Frame, index: Int) -> Bool {
+        guard cuts.isCut(frame) || lastSearched.map({ index - $0 >= interval }) ?? true else { return false }
         lastSearched = index
-        return .search(cut: cut)
+        return true
     }
 }
