@@ -393,8 +393,10 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == ["a.jpg", "b.avi", "c.mp4"])
     }
 
-    /// SIGINT in the middle of a video: status 130, and neither the video nor its partial file is left.
-    @Test func interruptedVideoLeavesNoFile() throws {
+    /// A signal in the middle of a video, in either pass: SIGINT, SIGHUP (a closed terminal) and SIGTERM end with their
+    /// statuses, and neither the video nor its partial file is left.
+    @Test(arguments: [(SIGINT, 130, false), (SIGHUP, 129, false), (SIGTERM, 143, true)])
+    func interruptedVideoLeavesNoFile(signal: Int32, status: Int32, inFirstPass: Bool) throws {
         let out = try temporaryDirectory("redact-interrupted")
         defer { try? FileManager.default.removeItem(at: out) }
         let clip = out.appendingPathComponent("long.avi").path
@@ -404,15 +406,15 @@ func probe(_ path: String) throws -> [[String: Any]] {
             ["-v", "error", "-stream_loop", "16", "-i", fixture("video/pan-zoom.avi"), "-c", "copy", clip])
         try #require(made.status == 0, "\(made.stderr)")
         let redacted = out.appendingPathComponent("long.mp4").path
-        // Signalled once the partial output holds frames.
-        let (result, signalled) = try interrupt(facecamBinary, ["redact", "--quiet", "-o", redacted, clip]) { _ in
+        // Signalled once the partial output exists (the first pass: ffmpeg has no frame yet) or holds frames (the second).
+        let (result, signalled) = try interrupt(facecamBinary, ["redact", "--quiet", "-o", redacted, clip], signal: signal) { _ in
             partialFiles(of: redacted).contains { name in
                 let path = out.appendingPathComponent(name).path
-                return ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
+                return inFirstPass || ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > 0
             }
         }
         try #require(signalled, "\(result.stderr)")
-        #expect(result.status == 130, "\(result.stderr)")
+        #expect(result.status == status, "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: redacted))
         #expect(partialFiles(of: redacted).isEmpty)
     }
