@@ -159,7 +159,9 @@ struct Redact: ParsableCommand {
             detector: detector.redactionDefaults, jobs: parallelism.jobs, recognition: recognition, output: nil,
             masks: maskZones.masks, tracker: tracker,
             marking: .redact(try mask.settings(mode: mode), outline: false),
-            lookahead: lookaheadFrames(grace: grace, sparing: recognition?.spared != nil),
+            // Only a video read once holds previews back.
+            lookahead: jobs.contains { !$0.isImage && !readsTwice($0.input, sparing: recognition?.spared != nil) }
+                ? lookaheadFrames(grace: grace, sparing: recognition?.spared != nil) : 0,
             consumers: [planner], progress: advance)
         let videos = Videos(session: session, planner: planner, tracker: tracker, progress: progress)
         for failure in expansionFailures { session.pipeline.submit(failure: failure) }
@@ -276,13 +278,13 @@ struct Redact: ParsableCommand {
         do throws(FaceCamError) {
             let (reader, geometry, encoder) = try open(job)
             videos.progress?.expect(file: reader.path, frames: reader.info.frameCount)
-            videos.planner.begin(RedactionPlan.Settings(grace: 0, maximumExtension: 0), picture: geometry.previewSize)
+            videos.planner.count()
             let written = write(to: encoder, reader: reader, session: session) { read, frame in
                 FrameJob(
                     source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,
                     renderPreview: true, detect: read.index % (every ?? 1) == 0)
             }
-            let faces = videos.planner.end()?.faceCount ?? 0
+            let faces = videos.planner.endCount()
             return written.map { ($0.0, $0.1, faces) }
         } catch {
             session.pipeline.submit(failure: error)
@@ -302,9 +304,10 @@ struct Redact: ParsableCommand {
             // One estimate over both passes: each frame is read twice.
             videos.progress?.expect(file: reader.path, frames: 2 * reader.info.frameCount)
             let edge = Int((Self.edgeSeconds * reader.info.framesPerSecond).rounded())
-            videos.planner.begin(
+            videos.planner.plan(
                 RedactionPlan.Settings(grace: grace, maximumExtension: max(grace, min(edge, 600)), extendOnce: !lookahead),
                 picture: geometry.previewSize)
+            var lastRead = -1
             var schedule = SearchSchedule(interval: every ?? SearchSchedule.interval(framesPerSecond: reader.info.framesPerSecond))
             // The tracker follows a face over the frames not searched, and over one search that missed it.
             let streamGrace = videos.tracker.settings.grace
@@ -320,37 +323,51 @@ struct Redact: ParsableCommand {
                 // A frame that cannot be read ends this pass; the second pass reports it.
                 while !session.stopping, let read = try? reader.next() {
                     guard let frame = read.frame else { continue }
+                    lastRead = read.index
                     if skipped != nil { videos.progress?.advance(reader.path) }
                     skipped = nil
-                    if schedule.searches(frame, index: read.index) { search(read, frame) } else { skipped = (read, frame) }
+                    switch schedule.next(frame, index: read.index) {
+                    case .skip: skipped = (read, frame)
+                    case .search(let cut):
+                        if cut { videos.planner.cut(at: read.index) }
+                        search(read, frame)
+                    }
                 }
                 if let (read, frame) = skipped, !session.stopping { search(read, frame) }
             }
-            guard let plan = videos.planner.end(), !session.stopping else { return nil }
+            guard let plan = videos.planner.endPlan(), !session.stopping else { return nil }
             var masks = plan.masks()
             let again = try VideoReader(input: VideoInput(job.input), maximumPixels: input.maximumPixels, timeout: stream.timeout ?? 10)
-            let written = write(to: encoder, reader: again, session: session) { read, frame in
+            guard again.info.size == reader.info.size else { throw Self.changed(again.path) }
+            let written = write(to: encoder, reader: again, session: session, through: lastRead) { read, frame in
                 FrameJob(
                     source: again.path, index: read.index, time: read.time, frame: frame, geometry: geometry, detect: false,
                     planned: masks.boxes(at: read.index))
             }
-            return written.map { ($0.0, $0.1, plan.faceCount) }
+            return written.map { ($0.0, $0.1, masks.faceCount) }
         } catch {
             session.pipeline.submit(failure: error)
             return nil
         }
     }
 
+    /// A video file that is not the same the second time it is read.
+    private static func changed(_ path: String) -> FaceCamError {
+        .videoDamaged(path: path, reason: "it changed between redaction's two readings: redact it again once it is whole")
+    }
+
     /// Submits each frame `reader` reads, as `job` makes it, until the run stops or the output fails, and writes them to
     /// `encoder` (`write(to:session:submit:)`); frames lost to damage are reported after the output, as video says them.
+    /// A frame past `last` (the frames the first pass read) fails the video: it changed between the readings.
     private func write(
-        to encoder: VideoEncoder, reader: VideoReader, session: Session,
+        to encoder: VideoEncoder, reader: VideoReader, session: Session, through last: Int = .max,
         job: (VideoReader.VideoFrame, Frame) -> FrameJob
     ) -> (String, ResultSink.Summary)? {
         var damage: FaceCamError?
         let written = write(to: encoder, session: session) {
             do throws(FaceCamError) {
                 while !session.stopping, !session.sink.frameOutputFailed, let read = try reader.next() {
+                    guard read.index <= last else { throw Self.changed(reader.path) }
                     guard let frame = read.frame else { continue }
                     session.pipeline.submit(job(read, frame))
                 }

@@ -20,7 +20,9 @@ final class StopRequest: Sendable {
     nonisolated(unsafe) private let sources: [(signalNumber: Int32, source: DispatchSourceSignal)]
 
     init() {
-        sources = [SIGINT, SIGTERM, SIGHUP].map { signalNumber in
+        // A SIGHUP ignored from the start (nohup) stays ignored: the run outlives its terminal, as asked.
+        let hangupIgnored = Self.ignored(SIGHUP)
+        sources = [SIGINT, SIGTERM, SIGHUP].filter { $0 != SIGHUP || !hangupIgnored }.map { signalNumber in
             signal(signalNumber, SIG_IGN)
             return (signalNumber, DispatchSource.makeSignalSource(signal: signalNumber, queue: .global()))
         }
@@ -44,6 +46,13 @@ final class StopRequest: Sendable {
 
     /// The first signal that arrived.
     var signalNumber: Int32? { received.withLock { $0 } }
+
+    /// True when `signalNumber` is ignored, as this process was started.
+    static func ignored(_ signalNumber: Int32) -> Bool {
+        var current = sigaction()
+        sigaction(signalNumber, nil, &current)
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
 
     private static func name(of signalNumber: Int32) -> String {
         switch signalNumber {

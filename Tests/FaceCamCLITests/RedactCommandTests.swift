@@ -397,6 +397,12 @@ func probe(_ path: String) throws -> [[String: Any]] {
     /// statuses, and neither the video nor its partial file is left.
     @Test(arguments: [(SIGINT, 130, false), (SIGHUP, 129, false), (SIGTERM, 143, true)])
     func interruptedVideoLeavesNoFile(signal: Int32, status: Int32, inFirstPass: Bool) throws {
+        // Under nohup (this test run's), facecam leaves SIGHUP ignored, as it should: nothing to see.
+        var hangup = sigaction()
+        sigaction(SIGHUP, nil, &hangup)
+        if signal == SIGHUP, unsafeBitCast(hangup.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+            return
+        }
         let out = try temporaryDirectory("redact-interrupted")
         defer { try? FileManager.default.removeItem(at: out) }
         let clip = out.appendingPathComponent("long.avi").path

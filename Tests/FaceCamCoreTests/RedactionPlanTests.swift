@@ -99,7 +99,7 @@ struct RedactionPlanTests {
         let plan = Self.plan(searched: [4, 8], picture: 100) { frame in
             [4: [(1, Self.box(90, 40, 10, 15))], 8: [(1, Self.box(50, 30, 30, 40))]][frame] ?? []
         }
-        #expect(plan.faces().first?.first?.box == Self.box(90, 27.5, 30, 40))
+        #expect(plan.faces().first?.first?.first?.box == Self.box(90, 27.5, 30, 40))
     }
 
     /// A track that begins, at the next search, where another ended is the same face (the tracker lets go of a face
@@ -113,8 +113,41 @@ struct RedactionPlanTests {
             default: []
             }
         }
-        #expect(plan.faceCount == 3)
-        #expect(plan.faces().first?.map(\.frame) == [0, 4, 8])
+        #expect(plan.masks().faceCount == 3)
+        #expect(plan.faces().first?.map { $0.map(\.frame) } == [[0, 4], [8]])
+    }
+
+    /// A host (100 wide at x 100, searched every 10th frame) seen until 90, a cut at 99 and a guest at x 450 from there
+    /// on, within the reach of a face moving half its size a frame: two faces, not joined across the cut, and the host
+    /// hidden where it was over the 8 frames not searched after 90 and the grace, the frames a join would have slid its
+    /// mask towards the guest.
+    @Test func noTrackIsJoinedAcrossACut() {
+        var plan = RedactionPlan(
+            settings: RedactionPlan.Settings(grace: 5, maximumExtension: 60), picture: PixelSize(width: 640, height: 400))
+        for frame in Array(stride(from: 0, through: 90, by: 10)) + [99, 109] {
+            if frame == 99 { plan.cut(at: frame) }
+            plan.record(frame: frame, faces: frame < 99 ? [(id: 1, box: Self.box(100, 150, 100, 100))] : [(id: 2, box: Self.box(450, 150, 100, 100))])
+        }
+        var masks = plan.masks()
+        #expect(masks.faceCount == 2)
+        // The guest's own masks reach back before the cut (a cut bounds no mask); none lies between the two.
+        let host = (91...98).map { masks.boxes(at: $0) }
+        #expect(host.allSatisfy { $0.contains(Self.box(100, 150, 100, 100)) && $0.allSatisfy { $0.minX <= 100 || $0.maxX >= 550 } })
+    }
+
+    /// Joined without a cut, the same two tracks keep their own masks, and the frames between their detections (91 to
+    /// 98) hide the box interpolated from one to the other too.
+    @Test func joinedTracksKeepTheirOwnMasksAndHideTheWayBetween() {
+        var plan = RedactionPlan(
+            settings: RedactionPlan.Settings(grace: 5, maximumExtension: 60), picture: PixelSize(width: 640, height: 400))
+        for frame in Array(stride(from: 0, through: 90, by: 10)) + [100, 110] {
+            plan.record(frame: frame, faces: frame <= 90 ? [(id: 1, box: Self.box(100, 150, 100, 100))] : [(id: 2, box: Self.box(450, 150, 100, 100))])
+        }
+        var masks = plan.masks()
+        #expect(masks.faceCount == 1)
+        let boxes = (0...95).map { masks.boxes(at: $0) }[95]
+        #expect(boxes.contains(Self.box(100, 150, 100, 100)))
+        #expect(boxes.contains(Self.box(275, 150, 100, 100)))
     }
 
     /// A thumbnail's mean difference tells a cut (black to white) from a frame that barely changed.

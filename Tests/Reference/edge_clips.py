@@ -118,6 +118,9 @@ def pan_zoom(original, redacted):
 
 def judge(original, redacted, edge, boxes, size, least=0.3):
     width, height = size
+    counts = (sum(1 for _ in frames(original)), sum(1 for _ in frames(redacted)))
+    if counts[0] != counts[1]:
+        sys.exit(f"{redacted} has {counts[1]} frames, {original} {counts[0]}")
     judged = []
     for index, (before, after, box) in enumerate(zip(frames(original), frames(redacted), boxes)):
         x, y, w, h = box

@@ -14,8 +14,10 @@ import Foundation
 ///   over the frames not searched on that side and `grace` more, standing where it was found.
 /// A track found at one searched frame alone, most often a detector's mistake, is hidden over the
 /// frames not searched around it only, without the grace, unless `extendOnce` is set.
-/// A scene cut bounds nothing: a mask carried a few frames into the next scene hides a patch of it, where a cut seen
-/// in a fast pan would leave a face. Memory is a box per face per searched frame, never a frame.
+/// Tracks the tracker split are joined into one face where the later begins where the earlier's face went, never
+/// across a scene cut; a face's tracks keep their own masks and the frames between them are hidden too. A scene cut
+/// bounds no mask: one carried a few frames into the next scene hides a patch of it, where a cut seen in a fast pan
+/// would leave a face. Memory is a box per face per searched frame, never a frame.
 public struct RedactionPlan: Sendable {
     public struct Settings: Hashable, Sendable {
         /// Frames a face is hidden past the frames not searched, where it did not leave through an edge.
@@ -49,6 +51,8 @@ public struct RedactionPlan: Sendable {
     private var detections: [Int: [Detection]] = [:]
     /// Frames searched, in order.
     private var searched: [Int] = []
+    /// Searched frames that begin a new scene.
+    private var cuts: [Int] = []
 
     public init(settings: Settings, picture: PixelSize) {
         self.settings = settings
@@ -62,38 +66,61 @@ public struct RedactionPlan: Sendable {
         for face in faces { detections[face.id, default: []].append(Detection(frame: frame, box: face.box)) }
     }
 
-    /// The faces seen: the tracks, those the tracker split joined (`faces`).
-    public var faceCount: Int { faces().count }
+    /// Frame `index`, searched, begins a new scene: no track is joined across it (cuts come in order).
+    public mutating func cut(at index: Int) {
+        precondition(cuts.last.map { $0 < index } ?? true, "cuts come in order")
+        cuts.append(index)
+    }
 
-    /// Each face's masks, frame by frame, to read in frame order.
+    /// Each face's masks, frame by frame, to read in frame order, and the faces counted. A face's tracks keep their own
+    /// masks, and the frames between two of them are hidden where the face went, interpolated.
     public func masks() -> Masks {
-        Masks(spans: faces().compactMap { span(of: $0) }.sorted { $0.first < $1.first }, picture: picture)
-    }
-
-    /// The tracks, each the detections of one face, in frame order, a track that ends joined to one that begins where
-    /// its face went at the next searched frame or the one after it (the tracker lets a face go when its box changes
-    /// size fast, as it does coming in through an edge), and each box the edge cuts grown to the face's size.
-    public func faces() -> [[Detection]] {
-        var tracks = detections.keys.sorted().map { detections[$0]! }.sorted { $0[0].frame < $1[0].frame }
-        var joined: [[Detection]] = []
-        while !tracks.isEmpty {
-            var face = tracks.removeFirst()
-            while let next = tracks.firstIndex(where: { continues(face, with: $0) }) {
-                face += tracks.remove(at: next)
+        let faces = self.faces()
+        var spans: [Span] = []
+        for tracks in faces {
+            spans += tracks.compactMap { span(of: $0) }
+            for (earlier, later) in zip(tracks, tracks.dropFirst()) {
+                let bridge = [earlier[earlier.count - 1], later[0]]
+                spans.append(Span(first: bridge[0].frame, last: bridge[1].frame, detections: bridge, before: Point(x: 0, y: 0),
+                                  after: Point(x: 0, y: 0), sweeps: []))
             }
-            joined.append(grownAtEdges(face))
         }
-        return joined
+        return Masks(spans: spans.sorted { $0.first < $1.first }, picture: picture, faceCount: faces.count)
     }
 
-    /// True when `later` begins where `earlier`'s face went, at most two searched frames after it ended: its first box
-    /// meets the last moved on at its speed, or its centre is within the reach of a face that moved at up to half its
-    /// size a frame (twice the tracker's gate for a face whose speed it does not know: the tracker follows no further a
-    /// face at rest that set off between two searches, nor a small one crossing the picture fast).
+    /// The faces: each its tracks in frame order, a track that ends joined to one that begins where its face went at the
+    /// next searched frame or the one after it, in the same scene (the tracker lets a face go when its box changes size
+    /// fast, as it does coming in through an edge, or when it moves fast between two searches), and each box the edge
+    /// cuts grown to the face's size.
+    func faces() -> [[[Detection]]] {
+        let tracks = detections.keys.sorted().map { detections[$0]! }.sorted { $0[0].frame < $1[0].frame }
+        // The tracks by their first frame, to look up those that may continue one: linear in the tracks.
+        var starting: [Int: [Int]] = [:]
+        for (index, track) in tracks.enumerated() { starting[track[0].frame, default: []].append(index) }
+        var taken = Set<Int>()
+        var faces: [[[Detection]]] = []
+        for index in tracks.indices where !taken.contains(index) {
+            taken.insert(index)
+            var face = [tracks[index]]
+            while let last = face.last?.last, let next = searched.first(after: last.frame) {
+                let candidates = ([next] + [searched.first(after: next)].compactMap { $0 }).flatMap { starting[$0] ?? [] }
+                guard let joined = candidates.first(where: { !taken.contains($0) && continues(face[face.count - 1], with: tracks[$0]) })
+                else { break }
+                taken.insert(joined)
+                face.append(tracks[joined])
+            }
+            faces.append(grownAtEdges(face))
+        }
+        return faces
+    }
+
+    /// True when `later` begins where `earlier`'s face went, with no cut between: its first box meets the last moved on
+    /// at its speed, or its centre is within the reach of a face that moved at up to half its size a frame (twice the
+    /// tracker's gate for a face whose speed it does not know: the tracker follows no further a face at rest that set off
+    /// between two searches, nor a small one crossing the picture fast).
     private func continues(_ earlier: [Detection], with later: [Detection]) -> Bool {
         let end = earlier[earlier.count - 1], start = later[0]
-        guard start.frame > end.frame, let next = searched.first(after: end.frame), start.frame == next || searched.first(after: next) == start.frame
-        else { return false }
+        guard start.frame > end.frame, cuts.first(after: end.frame).map({ $0 > start.frame }) ?? true else { return false }
         let frames = Double(start.frame - end.frame)
         let moved = end.box.moved(by: step(of: earlier.suffix(Self.speedDetections)), times: frames)
         let reach = max(end.box.width, end.box.height) * (0.35 + 0.5 * min(frames, 15))
@@ -101,30 +128,37 @@ public struct RedactionPlan: Sendable {
             || hypot(start.box.midX - moved.midX, start.box.midY - moved.midY) <= reach
     }
 
-    /// `face` with each box the picture's edge cuts grown to the size of the face's nearest box wholly inside the
+    /// A face's tracks with each box the picture's edge cuts grown to the size of the face's nearest box wholly inside the
     /// picture, on the edge's side (a face coming in is found by its part in view, boxed alone, and a detector's box
     /// starts lower or further in than the face), and to take in that nearest box moved on at the speed between it and
     /// the inside box next nearest, where the two meet.
-    private func grownAtEdges(_ face: [Detection]) -> [Detection] {
-        let inside = face.filter { edges(cutting: $0.box).isEmpty }
-        guard !inside.isEmpty else { return face }
-        return face.map { detection in
-            let cut = edges(cutting: detection.box)
-            guard !cut.isEmpty else { return detection }
-            let nearest = inside.sorted { abs($0.frame - detection.frame) < abs($1.frame - detection.frame) }
-            let full = nearest[0].box, box = detection.box
-            let width = max(box.width, full.width), height = max(box.height, full.height)
-            let (left, right, top, bottom) = (cut.contains(.left), cut.contains(.right), cut.contains(.top), cut.contains(.bottom))
-            let x = right && !left ? box.minX : left && !right ? box.maxX - width : box.midX - width / 2
-            let y = bottom && !top ? box.minY : top && !bottom ? box.maxY - height : box.midY - height / 2
-            var grown = detection
-            grown.box = Rect(x: x, y: y, width: width, height: height)
-            if nearest.count >= 2 {
-                let (a, b) = nearest[0].frame < nearest[1].frame ? (nearest[0], nearest[1]) : (nearest[1], nearest[0])
-                let moved = nearest[0].box.moved(by: step(of: [a, b][...]), times: Double(detection.frame - nearest[0].frame))
-                if moved.intersectionArea(with: grown.box) > 0 { grown.box = grown.box.union(moved) }
+    private func grownAtEdges(_ tracks: [[Detection]]) -> [[Detection]] {
+        let inside = tracks.joined().filter { edges(cutting: $0.box).isEmpty }
+        guard !inside.isEmpty else { return tracks }
+        let frames = inside.map(\.frame)
+        return tracks.map { track in
+            track.map { detection in
+                let cut = edges(cutting: detection.box)
+                guard !cut.isEmpty else { return detection }
+                // The two inside boxes nearest in time: around the detection's frame in the ordered inside boxes.
+                let after = frames.firstIndex(notBelow: detection.frame)
+                let around = [after - 2, after - 1, after, after + 1].filter { inside.indices.contains($0) }
+                let nearest = around.sorted { abs(inside[$0].frame - detection.frame) < abs(inside[$1].frame - detection.frame) }
+                    .prefix(2).map { inside[$0] }
+                let full = nearest[0].box, box = detection.box
+                let width = max(box.width, full.width), height = max(box.height, full.height)
+                let (left, right, top, bottom) = (cut.contains(.left), cut.contains(.right), cut.contains(.top), cut.contains(.bottom))
+                let x = right && !left ? box.minX : left && !right ? box.maxX - width : box.midX - width / 2
+                let y = bottom && !top ? box.minY : top && !bottom ? box.maxY - height : box.midY - height / 2
+                var grown = detection
+                grown.box = Rect(x: x, y: y, width: width, height: height)
+                if nearest.count == 2 {
+                    let (a, b) = nearest[0].frame < nearest[1].frame ? (nearest[0], nearest[1]) : (nearest[1], nearest[0])
+                    let moved = nearest[0].box.moved(by: step(of: [a, b][...]), times: Double(detection.frame - nearest[0].frame))
+                    if moved.intersectionArea(with: grown.box) > 0 { grown.box = grown.box.union(moved) }
+                }
+                return grown
             }
-            return grown
         }
     }
 
@@ -244,13 +278,16 @@ public struct RedactionPlan: Sendable {
         /// The tracks' spans by their first frame.
         private let spans: [Span]
         private let picture: Rect
+        /// The faces the masks hide, each counted once however many tracks it took.
+        public let faceCount: Int
         private var nextSpan = 0
         private var open: [Span] = []
         private var lastFrame = Int.min
 
-        init(spans: [Span], picture: Rect) {
+        init(spans: [Span], picture: Rect, faceCount: Int) {
             self.spans = spans
             self.picture = picture
+            self.faceCount = faceCount
         }
 
         /// The boxes to hide at `frame` (after the frames before it), those that reach into the picture.
@@ -280,7 +317,7 @@ extension [Int] {
         return i < count ? self[i] : nil
     }
 
-    private func firstIndex(notBelow value: Int) -> Int {
+    func firstIndex(notBelow value: Int) -> Int {
         var low = 0, high = count
         while low < high {
             let middle = (low + high) / 2

@@ -2,6 +2,12 @@
 /// scene, and at most `interval` frames after the last searched; the faces are followed over the frames
 /// between (`RedactionPlan`).
 public struct SearchSchedule: Sendable {
+    public enum Decision: Equatable, Sendable {
+        /// Search this frame; `cut` when it begins a new scene.
+        case search(cut: Bool)
+        case skip
+    }
+
     public let interval: Int
     private var cuts = SceneCuts()
     private var lastSearched: Int?
@@ -19,9 +25,10 @@ public struct SearchSchedule: Sendable {
     }
 
     /// Whether to search `frame`, frame `index` of the video (frames come in order, each once).
-    public mutating func searches(_ frame: Frame, index: Int) -> Bool {
-        guard cuts.isCut(frame) || lastSearched.map({ index - $0 >= interval }) ?? true else { return false }
+    public mutating func next(_ frame: Frame, index: Int) -> Decision {
+        let cut = cuts.isCut(frame)
+        guard cut || lastSearched.map({ index - $0 >= interval }) ?? true else { return .skip }
         lastSearched = index
-        return true
+        return .search(cut: cut)
     }
 }
