@@ -29,6 +29,8 @@ public final class RedactionPlanner: FrameConsumer {
     public func cut(at index: Int) {
         work.withLock { work in
             guard case .planning(var plan) = work else { return }
+            // Taken out while it changes, so that the plan's storage is not copied.
+            work = .idle
             plan.cut(at: index)
             work = .planning(plan)
         }

@@ -34,7 +34,7 @@ public struct RedactionPlan: Sendable {
         }
     }
 
-    /// A face found at a searched frame: its track's id and its box in the picture.
+    /// A face found at a searched frame: the frame and its box in the picture.
     public struct Detection: Hashable, Sendable {
         public var frame: Int
         public var box: Rect
@@ -324,21 +324,5 @@ extension [Int] {
             if self[middle] < value { low = middle + 1 } else { high = middle }
         }
         return low
-    }
-}
-
-extension Point {
-    var negated: Point { Point(x: -x, y: -y) }
-}
-
-extension Rect {
-    /// The smallest rect holding both.
-    func union(_ other: Rect) -> Rect {
-        Rect(spanning: Point(x: min(minX, other.minX), y: min(minY, other.minY)), Point(x: max(maxX, other.maxX), y: max(maxY, other.maxY)))
-    }
-
-    /// The rect moved `times` steps of `step`.
-    func moved(by step: Point, times: Double) -> Rect {
-        Rect(x: x + step.x * times, y: y + step.y * times, width: width, height: height)
     }
 }

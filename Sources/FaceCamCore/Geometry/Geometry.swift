@@ -94,6 +94,21 @@ extension Rect {
         let union = area + other.area - intersection
         return union > 0 ? intersection / union : 0
     }
+
+    /// The smallest rect holding both.
+    public func union(_ other: Rect) -> Rect {
+        Rect(spanning: Point(x: min(minX, other.minX), y: min(minY, other.minY)), Point(x: max(maxX, other.maxX), y: max(maxY, other.maxY)))
+    }
+
+    /// The rect moved `times` steps of `step` (a distance, as a point).
+    public func moved(by step: Point, times: Double) -> Rect {
+        Rect(x: x + step.x * times, y: y + step.y * times, width: width, height: height)
+    }
+}
+
+extension Point {
+    /// The point mirrored through the origin: a step the other way.
+    public var negated: Point { Point(x: -x, y: -y) }
 }
 
 /// A whole-pixel size, as images and previews have.
