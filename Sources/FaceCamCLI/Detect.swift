@@ -48,13 +48,16 @@ struct Detect: ParsableCommand {
     }
 
     func run() throws {
-        let inputs = paths.map(FilePath.init(argument:))
-        try output.refuseOverwriting(inputs, gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
-        try output.refuseInputsOutsideImageRoot(inputs)
+        let given = paths.map(FilePath.init(argument:))
+        try output.refuseOverwriting(given, gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
+        try output.refuseInputsOutsideImageRoot(given)
         // The picture is read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? PreviewMarking.outline
+        let (inputs, missing) = withoutMissing(given)
+        if inputs.isEmpty { throw Status.failure }
         let (zoneSettings, masks) = (zones.settings, maskZones.masks)
         let session = try Session(detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(), recognitionOptions: faces.recognition, output: output, folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
+        session.countReported(missing: missing)
         let settings = geometry.settings
         var last: String?
         for item in StillImageInputs(paths: inputs, recursive: recursive) {

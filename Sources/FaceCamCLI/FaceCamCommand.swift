@@ -210,3 +210,24 @@ func warn(_ empty: StillImageInputs.EmptyDirectory, recursion: String? = nil) {
     let hint = recursion.map { empty.subdirectories > 0 ? " (\($0) enters subdirectories)" : "" } ?? ""
     report("warning: \(empty)\(hint)")
 }
+
+/// `paths` without the named files that cannot be looked at (missing, or behind a folder that cannot be searched), each
+/// reported here, before any model loads, so that a mistyped path is said at once; streams (a URL, standard input) are
+/// kept. The run goes on with the others, and counts these with its failures (`Session.countReported`).
+func withoutMissing(_ paths: [FilePath]) -> (paths: [FilePath], missing: Int) {
+    var kept: [FilePath] = []
+    var missing = 0
+    for path in paths {
+        if case .file = VideoInput(path) {
+            do {
+                _ = try fileStatus(path)
+            } catch {
+                report(FaceCamError.unreadable(error))
+                missing += 1
+                continue
+            }
+        }
+        kept.append(path)
+    }
+    return (kept, missing)
+}

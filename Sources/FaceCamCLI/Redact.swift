@@ -139,6 +139,9 @@ struct Redact: ParsableCommand {
             throw Status.usage
         }
         try refuseOverwriting(jobs)
+        // Said before any model loads, so that a mistyped path costs no start-up.
+        for failure in expansionFailures { report(failure) }
+        if jobs.isEmpty, !expansionFailures.isEmpty { throw Status.failure }
         // The directory outputs go to is made when missing, as --annotate's is.
         if let directory = outputDir ?? output.map({ FilePath($0).parent.description }) {
             do {
@@ -156,7 +159,9 @@ struct Redact: ParsableCommand {
         let recognition = try sparing.load()
         let planner = RedactionPlanner()
         let session = try Session(
-            detector: detector.redactionDefaults, jobs: parallelism.jobs, recognition: recognition, output: nil,
+            // Photographs are redacted one at a time, each its own output: one job, on every core's threads, where jobs
+            // side by side would leave all but one idle.
+            detector: detector.redactionDefaults, jobs: parallelism.jobs ?? (jobs.allSatisfy(\.isImage) ? 1 : nil), recognition: recognition, output: nil,
             masks: maskZones.masks, tracker: tracker,
             marking: .redact(try mask.settings(mode: mode), outline: false),
             // Only a video read once holds previews back.
@@ -164,7 +169,7 @@ struct Redact: ParsableCommand {
                 ? lookaheadFrames(grace: grace, sparing: recognition?.spared != nil) : 0,
             consumers: [planner], progress: advance)
         let videos = Videos(session: session, planner: planner, tracker: tracker, progress: progress)
-        for failure in expansionFailures { session.pipeline.submit(failure: failure) }
+        session.countReported(missing: expansionFailures.count)
         let sparedCount = recognition?.spared?.count
         var position = "before the first input"
         for job in jobs where !session.stopping {

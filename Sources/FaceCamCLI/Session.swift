@@ -45,6 +45,11 @@ struct Session {
         self.stop = StopRequest()
     }
 
+    /// Counts the inputs `withoutMissing` reported before the session began with the run's failures.
+    func countReported(missing: Int) {
+        sink.countReported(failures: missing)
+    }
+
     /// True when no more frames should be submitted: a signal came, or results can no longer be written.
     var stopping: Bool { stop.requested || sink.stopped }
 

@@ -114,7 +114,10 @@ struct Video: ParsableCommand {
         guard !inputs.isEmpty else { return }
         // Pictures are read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()
-        let annotated = try openAnnotatedVideo(for: inputs)
+        for failure in expansionFailures { report(failure) }
+        let (present, missing) = withoutMissing(inputs)
+        if present.isEmpty { throw Status.failure }
+        let annotated = try openAnnotatedVideo(for: present)
         let progress = progressOptions.makeProgress(every: every)
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
@@ -124,9 +127,9 @@ struct Video: ParsableCommand {
             tracker: tracking.makeTracker(every: every),
             events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,
             progress: advance)
-        for failure in expansionFailures { session.pipeline.submit(failure: failure) }
+        session.countReported(missing: expansionFailures.count + missing)
         var position = "before the first frame"
-        for file in inputs where !session.stopping {
+        for file in present where !session.stopping {
             let submit = {
                 submitFrames(
                     of: file, opened: annotated?.reader, named: names[file], to: session, progress: progress, position: &position)

@@ -175,6 +175,20 @@ struct DetectCommandTests {
         #expect(result.errorLines.contains("facecam: \(truncatedPNG): not a readable image: truncated PNG (it ends before its IEND chunk)"))
     }
 
+    /// A mistyped path is said before any model loads: here the model named is junk, and only the input is reported.
+    @Test(arguments: [["detect"], ["video"], ["redact", "--output-dir", "unused"]])
+    func aMissingInputIsSaidBeforeAnyModelLoads(_ command: [String]) throws {
+        let directory = try temporaryDirectory("missing-first")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let junk = directory.appendingPathComponent("junk.onnx").path
+        try Data("not a model".utf8).write(to: URL(fileURLWithPath: junk))
+        let missing = directory.appendingPathComponent("missing.png").path
+        let result = try run(facecamBinary, command + ["--detector", "yunet", "--model", junk, missing])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.errorLines == ["facecam: \(missing): cannot read (stat: No such file or directory)"])
+        #expect(result.stdout.isEmpty)
+    }
+
     /// video and redact say so too, beside the files other inputs give; redact has no --recursive to name.
     @Test(arguments: [
         (["video", "--quiet", "--every", "8"], "Fixtures/video/crossing.avi", "(by extension: 3gp, avi,", " (--recursive enters subdirectories)"),

@@ -308,6 +308,11 @@ public final class ResultSink: @unchecked Sendable {
         }
     }
 
+    /// Counts failures the caller reported before the run began (inputs missing at its start), for the exit status.
+    public func countReported(failures: Int) {
+        state.withLock { $0.summary.failures += failures }
+    }
+
     private func fail(_ error: FaceCamError) {
         report(.failure(error))
         state.withLock { state in
