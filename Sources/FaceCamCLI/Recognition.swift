@@ -52,9 +52,9 @@ struct GalleryOptions: ParsableArguments {
         }
     }
 
-    /// `body` on the gallery, which must exist; a failure is one line and status 1.
-    func using<Result>(_ body: (Gallery) throws(GalleryError) -> Result) throws -> Result {
-        let gallery = try open(create: false)
+    /// `body` on the gallery, which must exist, opened for `access`; a failure is one line and status 1.
+    func using<Result>(_ access: Gallery.Access, _ body: (Gallery) throws(GalleryError) -> Result) throws -> Result {
+        let gallery = try open(access)
         do throws(GalleryError) {
             return try body(gallery)
         } catch {
@@ -63,12 +63,12 @@ struct GalleryOptions: ParsableArguments {
         }
     }
 
-    /// The gallery, opened (`create`: made when missing); an unusable one is one line and status 64. One that
-    /// others may read (made by hand, or copied) is warned about: it holds biometric data.
-    func open(create: Bool) throws -> Gallery {
+    /// The gallery, opened for `access`; an unusable one is one line and status 64. One that others may read (made by
+    /// hand, or copied) is warned about: it holds biometric data.
+    func open(_ access: Gallery.Access) throws -> Gallery {
         let path = try path()
         do throws(GalleryError) {
-            let gallery = try Gallery(path: path, create: create)
+            let gallery = try Gallery(path: path, access: access)
             if gallery.othersMayRead {
                 report("warning: \(FilePath(path)) may be read by others (mode \(String(gallery.permissions, radix: 8))): "
                     + "chmod 600 \(FilePath(path)) keeps it its owner's")
@@ -188,7 +188,7 @@ struct RecognitionOptions: ParsableArguments {
     /// nil without either. A gallery or model that cannot be used is one line and status 64: nothing was processed.
     func load() throws -> Recognition? {
         guard recognize || cluster else { return nil }
-        let gallery = recognize ? try galleryOptions.open(create: false) : nil
+        let gallery = recognize ? try galleryOptions.open(.read) : nil
         do {
             let enrolled = try gallery.map { gallery in
                 let entries = try gallery.descriptors()
@@ -243,7 +243,7 @@ struct SpareOptions: ParsableArguments {
     /// be used, or a name no one enrolled under, is one line and status 64: nothing was processed.
     func load() throws -> Recognition? {
         guard !spare.isEmpty else { return nil }
-        let gallery = try galleryOptions.open(create: false)
+        let gallery = try galleryOptions.open(.read)
         let recognition: Recognition
         do {
             recognition = Recognition(
@@ -311,7 +311,7 @@ struct Enrol: ParsableCommand {
     func run() throws {
         // Made only when someone is enrolled: a run whose photographs are all refused leaves no empty gallery.
         let path = try galleryOptions.path()
-        let existing = FileManager.default.fileExists(atPath: path) ? try galleryOptions.open(create: false) : nil
+        let existing = FileManager.default.fileExists(atPath: path) ? try galleryOptions.open(.write) : nil
         if existing == nil { try galleryOptions.refuseUncreatable(path) }
         if !add, let existing, (try? existing.people())?.contains(where: { $0.name == name }) == true {
             report(GalleryError.nameTaken(name, path: existing.path).description + " (or add --add)")
@@ -353,7 +353,7 @@ struct Enrol: ParsableCommand {
             }
         }
         if !descriptors.isEmpty {
-            let gallery = try existing ?? galleryOptions.open(create: true)
+            let gallery = try existing ?? galleryOptions.open(.create)
             do throws(GalleryError) {
                 try gallery.enrol(name, descriptors: descriptors, adding: add)
             } catch {
@@ -390,10 +390,10 @@ struct People: ParsableCommand {
         @OptionGroup var galleryOptions: GalleryOptions
 
         func run() throws {
-            for person in try galleryOptions.using({ (gallery) throws(GalleryError) in try gallery.people() }) {
+            for person in try galleryOptions.using(.read, { (gallery) throws(GalleryError) in try gallery.people() }) {
                 print(format == .jsonl
                     ? JSONOutput.members(["name": .string(person.name), "photographs": .integer(person.descriptors)]).text
-                    : "\(person.name): \(person.descriptors) photograph\(person.descriptors == 1 ? "" : "s")")
+                    : "\(shownOnOneLine(person.name)): \(person.descriptors) photograph\(person.descriptors == 1 ? "" : "s")")
             }
         }
     }
@@ -412,7 +412,7 @@ struct People: ParsableCommand {
         func validate() throws { try refuseBadName(newName) }
 
         func run() throws {
-            try galleryOptions.using { (gallery) throws(GalleryError) in try gallery.rename(name, to: newName) }
+            try galleryOptions.using(.write) { (gallery) throws(GalleryError) in try gallery.rename(name, to: newName) }
         }
     }
 
@@ -425,7 +425,7 @@ struct People: ParsableCommand {
         @OptionGroup var galleryOptions: GalleryOptions
 
         func run() throws {
-            let path = try galleryOptions.using { (gallery) throws(GalleryError) in
+            let path = try galleryOptions.using(.write) { (gallery) throws(GalleryError) in
                 try gallery.forget(name)
                 return gallery.path
             }

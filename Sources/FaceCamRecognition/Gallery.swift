@@ -14,6 +14,11 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
     case isDirectory(path: String)
     /// The file is there but is not a facecam gallery (another SQLite database, or not SQLite).
     case notAGallery(path: String)
+    /// A gallery from a later facecam, whose layout (`version`) this one does not know.
+    case newerVersion(path: String, version: Int32)
+    /// A gallery whose rows break its own rules (a person without a name, a descriptor of the wrong size): written by
+    /// hand, or damaged.
+    case damaged(path: String, reason: String)
     /// No one of that name is enrolled.
     case unknownPerson(String, path: String)
     /// Someone of that name is enrolled already.
@@ -35,6 +40,10 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
             "\(FilePath(path)): a directory, not a gallery"
         case .notAGallery(let path):
             "\(FilePath(path)): not a facecam gallery"
+        case .newerVersion(let path, let version):
+            "\(FilePath(path)): a gallery of a later facecam (layout \(version); this one reads \(Gallery.schemaVersion))"
+        case .damaged(let path, let reason):
+            "\(FilePath(path)): the gallery is damaged (\(reason))"
         case .unknownPerson(let name, let path):
             "no one called '\(name)' is enrolled in \(FilePath(path)) (facecam people lists who is)"
         case .nameTaken(let name, let path):
@@ -44,7 +53,7 @@ public enum GalleryError: Error, Equatable, CustomStringConvertible {
                 + "character, line break or invisible mark (zero-width space, direction mark), and no space at either end"
         case .logKept(let name, let path):
             "forgot '\(name)', but another process reading \(FilePath(path)) kept it busy for \(Gallery.busyTimeout / 1000) s: "
-                + "their descriptors stay in the gallery's files until it closes (a facecam people list then clears them)"
+                + "their descriptors stay in the gallery's files until it closes (the next enrol, rename or forget then clears them)"
         case .sqlite(let call, let path, let message):
             "\(FilePath(path)): the gallery failed (\(call): \(message))"
         }
@@ -62,6 +71,16 @@ public final class Gallery {
         public let descriptors: Int
     }
 
+    /// What a command does with the gallery. A reading command never makes or changes the file: it opens it read-only
+    /// (immutable when its folder cannot be written, as on a read-only file system, where the log's shared memory cannot
+    /// be made), and an empty file reads as a gallery of no one.
+    public enum Access: Sendable {
+        case read
+        case write
+        /// Writes, making the file (and its folder) when missing.
+        case create
+    }
+
     /// How long a write waits for another process's, in milliseconds.
     public static let busyTimeout: Int32 = 10_000
     /// Where the gallery is unless --gallery says: $XDG_DATA_HOME/facecam, else ~/.local/share/facecam.
@@ -71,24 +90,27 @@ public final class Gallery {
         return home + "/.local/share/facecam/gallery.sqlite"
     }
 
-    private static let schemaVersion: Int32 = 1
+    static let schemaVersion: Int32 = 1
     private static let applicationID: Int32 = 0x6663_6731 // "fcg1"
 
     public let path: String
     /// The file's permission bits (of the file a link leads to), as opened.
     public let permissions: Int
     private let database: OpaquePointer
+    /// Read as a gallery of no one: an empty file opened for reading, where the tables would have been made.
+    private var holdsNoTables = false
 
     /// Others than its owner may read the file (made by hand, or copied): it holds biometric data.
     public var othersMayRead: Bool { permissions & Int(S_IRGRP | S_IROTH) != 0 }
 
-    /// Opens the gallery at `path`; with `create`, makes it (and its folder) when missing.
-    public convenience init(path: String, create: Bool) throws(GalleryError) {
-        try self.init(path: path, create: create, busyTimeout: Self.busyTimeout)
+    /// Opens the gallery at `path` for `access`.
+    public convenience init(path: String, access: Access) throws(GalleryError) {
+        try self.init(path: path, access: access, busyTimeout: Self.busyTimeout)
     }
 
     /// `busyTimeout`: milliseconds, for tests that wait on another process's lock.
-    init(path: String, create: Bool, busyTimeout: Int32) throws(GalleryError) {
+    init(path: String, access: Access, busyTimeout: Int32) throws(GalleryError) {
+        let create = access == .create
         self.path = path
         var status = stat()
         if stat(path, &status) == 0 {
@@ -103,7 +125,9 @@ public final class Gallery {
         if create { try Self.makeFile(path) }
         permissions = stat(path, &status) == 0 ? Int(status.st_mode) & 0o777 : 0
         var handle: OpaquePointer?
-        let opened = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nil)
+        let opened = access == .read
+            ? sqlite3_open_v2(Self.readingURI(path), &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nil)
+            : sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nil)
         guard opened == SQLITE_OK, let handle else {
             let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(opened))
             sqlite3_close(handle)
@@ -112,7 +136,11 @@ public final class Gallery {
         database = handle
         do throws(GalleryError) {
             sqlite3_busy_timeout(database, busyTimeout)
-            try prepareSchema()
+            if access == .read {
+                holdsNoTables = try !isGallery()
+            } else {
+                try prepareSchema()
+            }
         } catch {
             sqlite3_close(database)
             throw error
@@ -120,6 +148,16 @@ public final class Gallery {
     }
 
     deinit { sqlite3_close(database) }
+
+    /// `path` as the SQLite URI that opens it for reading: immutable when its folder cannot be written, since a log
+    /// (write-ahead) gallery read there could not make its shared-memory file. The path's bytes outside the unreserved
+    /// set are percent-encoded.
+    private static func readingURI(_ path: String) -> String {
+        let folder = FilePath(path).parent.description
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+        let encoded = path.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
+        return "file:" + encoded + (access(folder, W_OK) == 0 ? "" : "?immutable=1")
+    }
 
     /// Adds `descriptors` to `name`, enrolling them if new (`adding` false: refused if enrolled already).
     public func enrol(_ name: String, descriptors: [FaceDescriptor], adding: Bool) throws(GalleryError) {
@@ -139,26 +177,37 @@ public final class Gallery {
 
     /// Everyone enrolled, by name.
     public func people() throws(GalleryError) -> [Person] {
-        try query(
+        if holdsNoTables { return [] }
+        let rows = try query(
             "SELECT p.name, count(d.id) FROM people p LEFT JOIN descriptors d ON d.person = p.id GROUP BY p.id ORDER BY p.name", []
         ) { statement in
-            Person(name: String(cString: sqlite3_column_text(statement, 0)), descriptors: Int(sqlite3_column_int64(statement, 1)))
+            (Self.text(statement, column: 0), Int(sqlite3_column_int64(statement, 1)))
         }
+        var people: [Person] = []
+        for (name, count) in rows {
+            guard let name else { throw .damaged(path: path, reason: "a person without a name") }
+            people.append(Person(name: name, descriptors: count))
+        }
+        return people
     }
 
     /// Every enrolled descriptor with its person's name.
     public func descriptors() throws(GalleryError) -> [(name: String, descriptor: FaceDescriptor)] {
+        if holdsNoTables { return [] }
         let rows = try query("SELECT p.name, d.descriptor FROM descriptors d JOIN people p ON p.id = d.person ORDER BY d.id", []) {
-            statement -> (String, [Float]) in
+            statement -> (String?, [Float]) in
             let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, 1), count: Int(sqlite3_column_bytes(statement, 1)))
             let values = stride(from: 0, to: bytes.count - 3, by: 4).map { offset in
                 Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
             }
-            return (String(cString: sqlite3_column_text(statement, 0)), values)
+            return (Self.text(statement, column: 0), values)
         }
         var described: [(name: String, descriptor: FaceDescriptor)] = []
         for (name, values) in rows {
-            guard let descriptor = FaceDescriptor(values), values.allSatisfy(\.isFinite) else { throw .notAGallery(path: path) }
+            guard let name else { throw .damaged(path: path, reason: "a person without a name") }
+            guard let descriptor = FaceDescriptor(values), values.allSatisfy(\.isFinite) else {
+                throw .damaged(path: path, reason: "a descriptor of \(name)'s is not \(FaceDescriptor.count) finite numbers")
+            }
             described.append((name, descriptor))
         }
         return described
@@ -263,6 +312,7 @@ public final class Gallery {
         let application = try query("PRAGMA application_id", []) { sqlite3_column_int($0, 0) }.first ?? 0
         if application == Self.applicationID {
             let version = try query("PRAGMA user_version", []) { sqlite3_column_int($0, 0) }.first ?? 0
+            if version > Self.schemaVersion { throw .newerVersion(path: path, version: version) }
             guard version == Self.schemaVersion else { throw .notAGallery(path: path) }
             return true
         }
@@ -318,6 +368,11 @@ public final class Gallery {
             }
             rows.append(row(statement))
         }
+    }
+
+    /// A text column's value; nil for NULL.
+    private static func text(_ statement: OpaquePointer, column: Int32) -> String? {
+        sqlite3_column_text(statement, column).map { String(cString: $0) }
     }
 
     private func failure(_ call: String) -> GalleryError {

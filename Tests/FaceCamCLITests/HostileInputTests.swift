@@ -458,6 +458,29 @@ struct HostileInputTests {
         #expect(whole > 0)
     }
 
+    /// A real full disk (a 300 KB tmpfs) under a redacted video: ffmpeg 5.1 exits 0 there having written an MP4 or a MOV
+    /// without its index and a Matroska file without its last frames. Each is one line and status 1, with nothing under
+    /// the final name and no partial file. Needs root, for mount.
+    @Test(arguments: ["mp4", "mkv", "mov", "avi"])
+    func aFullDiskLeavesNoCutVideo(_ container: String) throws {
+        let files = try HostileFiles("full-disk-video-\(container)")
+        defer { files.remove() }
+        let disk = files.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+        let mounted = try run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=300k", "tmpfs", disk])
+        guard mounted.status == 0 else {
+            print("SKIPPED: a full disk needs a tmpfs, and mount failed (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
+            return
+        }
+        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [disk]) }
+        let output = disk + "/out." + container
+        let result = try run(facecamBinary, ["redact", "--detector", "yunet", "-o", output, fixture("video/pan-zoom.avi")])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.errorLines.count == 1 && result.errorLines[0].hasPrefix("facecam: cannot write the video \(output): "), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
+    }
+
     /// --annotate or --crops naming a file that is not a directory is one line before any work,
     /// not a line per image; the file stays as it was.
     @Test(arguments: ["--annotate", "--crops"])

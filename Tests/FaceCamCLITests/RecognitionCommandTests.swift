@@ -371,6 +371,52 @@ struct RecognitionCommandTests {
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
+    /// Reading commands never make or change a gallery: an empty file given to --recognize or people reads as no one and
+    /// stays empty, with no log beside it.
+    @Test func aReadingCommandLeavesAnEmptyFileEmpty() throws {
+        let directory = try temporaryDirectory("empty-gallery")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = directory.appendingPathComponent("empty.sqlite").path
+        #expect(FileManager.default.createFile(atPath: gallery, contents: Data(), attributes: [.posixPermissions: 0o600]))
+        let detect = try facecam("detect", "--recognize", "--gallery", gallery, fixture("images/grace_hopper.jpg"))
+        #expect(detect.status == 0, "\(detect.stderr)")
+        #expect(detect.errorLines == ["facecam: warning: no one is enrolled in \(gallery): every face is unknown (facecam enrol NAME PHOTO)"])
+        let people = try facecam("people", "--gallery", gallery)
+        #expect(people.status == 0 && people.stdout.isEmpty, "\(people.stderr)")
+        #expect(FileManager.default.contents(atPath: gallery) == Data())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["empty.sqlite"])
+    }
+
+    /// A gallery made by hand with facecam's marks and a looser layout: a person without a name is one line, not a
+    /// trap; names with escape sequences and line breaks are shown on one line each.
+    @Test func aHandMadeGalleryIsReadSafely() throws {
+        let directory = try temporaryDirectory("hand-made-gallery")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = directory.appendingPathComponent("g.sqlite").path
+        let make = { (rows: String) throws in
+            try? FileManager.default.removeItem(atPath: gallery)
+            let script = "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()"
+            let made = try run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, gallery, """
+                PRAGMA application_id = \(0x6663_6731); PRAGMA user_version = 1;
+                CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, added TEXT);
+                CREATE TABLE descriptors (id INTEGER PRIMARY KEY, person INTEGER, descriptor BLOB, added TEXT);
+                \(rows)
+                """])
+            try #require(made.status == 0, "\(made.stderr)")
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: gallery)
+        }
+        try make("INSERT INTO people (id, name) VALUES (1, NULL); INSERT INTO descriptors (person, descriptor) VALUES (1, zeroblob(512));")
+        let damaged = "facecam: \(gallery): the gallery is damaged (a person without a name)"
+        let people = try facecam("people", "--gallery", gallery)
+        #expect(people.status == 1 && people.errorLines == [damaged], "\(people.stderr)")
+        let detect = try facecam("detect", "--recognize", "--gallery", gallery, fixture("images/grace_hopper.jpg"))
+        #expect(detect.status == 64 && detect.errorLines == [damaged], "\(detect.stderr)")
+        try make("INSERT INTO people (id, name) VALUES (1, 'Ada' || char(27) || '[2J' || char(10) || 'Fake: 9 photographs');")
+        let listed = try facecam("people", "--gallery", gallery)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout == "Ada\\u{1B}[2J\\u{A}Fake: 9 photographs: 0 photographs\n")
+    }
+
     /// Results written over the gallery --recognize reads would lose everyone enrolled: refused before any work.
     @Test func anOutputOverTheGalleryIsRefused() throws {
         let (directory, gallery) = try Self.directoryWithGallery("output-over-gallery")

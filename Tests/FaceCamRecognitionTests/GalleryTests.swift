@@ -19,14 +19,14 @@ struct GalleryTests {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("deep/er/gallery.sqlite").path
-        let gallery = try Gallery(path: path, create: true)
+        let gallery = try Gallery(path: path, access: .create)
         try gallery.enrol("Ada", descriptors: [Self.descriptor(0.1), Self.descriptor(0.2)], adding: false)
         try gallery.enrol("Grace Hopper", descriptors: [Self.descriptor(0.5)], adding: false)
         #expect(throws: GalleryError.nameTaken("Ada", path: path)) { try gallery.enrol("Ada", descriptors: [], adding: false) }
         try gallery.enrol("Ada", descriptors: [Self.descriptor(0.3)], adding: true)
         #expect(try gallery.people() == [.init(name: "Ada", descriptors: 3), .init(name: "Grace Hopper", descriptors: 1)])
         // Another handle on the same file (as another process would open it) reads what was written, exactly.
-        let again = try Gallery(path: path, create: false)
+        let again = try Gallery(path: path, access: .write)
         #expect(try again.descriptors().map(\.descriptor) == [0.1, 0.2, 0.5, 0.3].map(Self.descriptor))
         try again.rename("Grace Hopper", to: "Grace")
         #expect(throws: GalleryError.unknownPerson("Nobody", path: path)) { try again.rename("Nobody", to: "X") }
@@ -69,7 +69,7 @@ struct GalleryTests {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("gallery.sqlite").path
-        let gallery = try Gallery(path: path, create: true)
+        let gallery = try Gallery(path: path, access: .create)
         let secret = Self.descriptor(7.25)
         try gallery.enrol("Kept", descriptors: [Self.descriptor(1)], adding: false)
         try gallery.enrol("Forgotten", descriptors: [secret], adding: false)
@@ -97,9 +97,83 @@ struct GalleryTests {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("gallery.sqlite").path
-        let gallery = try Gallery(path: path, create: true)
+        let gallery = try Gallery(path: path, access: .create)
         try gallery.enrol("Ada", descriptors: [FaceDescriptor([.nan] + [Float](repeating: 0, count: FaceDescriptor.count - 1))!], adding: false)
-        #expect(throws: GalleryError.notAGallery(path: path)) { try gallery.descriptors() }
+        #expect(throws: GalleryError.damaged(path: path, reason: "a descriptor of Ada's is not 128 finite numbers")) {
+            try gallery.descriptors()
+        }
+    }
+
+    /// Runs `script` with Python's sqlite3 on `path` (the database another program, or a hand, made).
+    static func sqlite(_ path: String, _ script: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()", path, script]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+    }
+
+    /// Reading never makes or changes a gallery: an empty file reads as no one, and stays empty, with no log beside it.
+    @Test func readingAnEmptyFileChangesNothing() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("empty.sqlite").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let gallery = try Gallery(path: path, access: .read)
+        #expect(try gallery.people().isEmpty)
+        #expect(try gallery.descriptors().isEmpty)
+        #expect(FileManager.default.contents(atPath: path) == Data())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["empty.sqlite"])
+    }
+
+    /// A file with the gallery's marks but a looser layout, holding a person without a name, or from a later facecam.
+    @Test func aDamagedOrNewerGalleryIsSaidSo() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let loose = folder.appendingPathComponent("loose.sqlite").path
+        try Self.sqlite(loose, """
+            PRAGMA application_id = \(0x6663_6731); PRAGMA user_version = 1;
+            CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, added TEXT);
+            CREATE TABLE descriptors (id INTEGER PRIMARY KEY, person INTEGER, descriptor BLOB, added TEXT);
+            INSERT INTO people (id, name) VALUES (1, NULL); INSERT INTO descriptors (person, descriptor) VALUES (1, zeroblob(512));
+            """)
+        for access in [Gallery.Access.read, .write] {
+            let gallery = try Gallery(path: loose, access: access)
+            #expect(throws: GalleryError.damaged(path: loose, reason: "a person without a name")) { try gallery.people() }
+            #expect(throws: GalleryError.damaged(path: loose, reason: "a person without a name")) { try gallery.descriptors() }
+        }
+        let newer = folder.appendingPathComponent("newer.sqlite").path
+        try Self.sqlite(newer, "PRAGMA application_id = \(0x6663_6731); PRAGMA user_version = 2; CREATE TABLE people (x);")
+        #expect(throws: GalleryError.newerVersion(path: newer, version: 2)) { try Gallery(path: newer, access: .read) }
+        #expect(GalleryError.newerVersion(path: newer, version: 2).description.hasSuffix("a gallery of a later facecam (layout 2; this one reads 1)"))
+    }
+
+    /// On a read-only file system (a real one: a tmpfs remounted read-only; needs root) a gallery in log mode is read,
+    /// though its shared-memory file cannot be made there, and a change is refused.
+    @Test func aGalleryOnAReadOnlyFileSystemIsRead() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let mount = { (arguments: [String]) throws -> Int32 in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/mount")
+            process.arguments = arguments
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        guard try mount(["-t", "tmpfs", "-o", "size=4m", "tmpfs", folder.path]) == 0 else {
+            print("SKIPPED: a read-only file system needs a tmpfs, and mount failed (not root?)")
+            return
+        }
+        defer { _ = try? mount(["-o", "remount,rw", folder.path]); umount2(folder.path, 0) }
+        let path = folder.appendingPathComponent("gallery.sqlite").path
+        try Gallery(path: path, access: .create).enrol("Ada", descriptors: [Self.descriptor(1)], adding: false)
+        try #require(try mount(["-o", "remount,ro", folder.path]) == 0)
+        #expect(try Gallery(path: path, access: .read).people() == [.init(name: "Ada", descriptors: 1)])
+        #expect(try Gallery(path: path, access: .read).descriptors().map(\.descriptor) == [Self.descriptor(1)])
+        #expect(throws: GalleryError.self) { try Gallery(path: path, access: .write).enrol("Bo", descriptors: [Self.descriptor(2)], adding: false) }
     }
 
     @Test func aFileThatIsNoGalleryIsRefusedAndLeftAlone() throws {
@@ -107,7 +181,7 @@ struct GalleryTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let text = folder.appendingPathComponent("notes.txt").path
         try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: text))
-        #expect(throws: GalleryError.notAGallery(path: text)) { try Gallery(path: text, create: true) }
+        #expect(throws: GalleryError.notAGallery(path: text)) { try Gallery(path: text, access: .create) }
         #expect(FileManager.default.contents(atPath: text) == Data(String(repeating: "not a database\n", count: 100).utf8))
         // Another program's SQLite database.
         let other = folder.appendingPathComponent("other.sqlite").path
@@ -116,20 +190,20 @@ struct GalleryTests {
         process.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('create table t (x)'); c.commit()", other]
         try process.run()
         process.waitUntilExit()
-        #expect(throws: GalleryError.notAGallery(path: other)) { try Gallery(path: other, create: true) }
+        #expect(throws: GalleryError.notAGallery(path: other)) { try Gallery(path: other, access: .create) }
         let missing = folder.appendingPathComponent("missing.sqlite").path
         #expect(throws: GalleryError.cannotOpen(path: missing, reason: "no such file (facecam enrol makes it)")) {
-            try Gallery(path: missing, create: false)
+            try Gallery(path: missing, access: .write)
         }
         #expect(!FileManager.default.fileExists(atPath: missing))
         // A device, refused before SQLite opens it (it would leave a journal beside it), and a loop of links.
         #expect(throws: GalleryError.cannotOpen(path: "/dev/null", reason: "not a regular file (a FIFO, socket or device)")) {
-            try Gallery(path: "/dev/null", create: false)
+            try Gallery(path: "/dev/null", access: .write)
         }
         let loop = folder.appendingPathComponent("loop.sqlite").path
         try FileManager.default.createSymbolicLink(atPath: loop, withDestinationPath: loop)
         #expect(throws: GalleryError.cannotOpen(path: loop, reason: String(cString: strerror(ELOOP)))) {
-            try Gallery(path: loop, create: false)
+            try Gallery(path: loop, access: .write)
         }
     }
 
@@ -138,7 +212,7 @@ struct GalleryTests {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("gallery.sqlite").path
-        var gallery: Gallery? = try Gallery(path: path, create: true, busyTimeout: 100)
+        var gallery: Gallery? = try Gallery(path: path, access: .create, busyTimeout: 100)
         try gallery?.enrol("Kept", descriptors: [Self.descriptor(1)], adding: false)
         try gallery?.enrol("Forgotten", descriptors: [Self.descriptor(2)], adding: false)
         let reader = Process()
@@ -163,7 +237,7 @@ struct GalleryTests {
         reader.waitUntilExit()
         #expect(Self.onDisk(path).range(of: Self.bytes(of: Self.descriptor(2))) != nil)
         // What the message says: the next command that opens and closes the gallery clears them.
-        #expect(try Gallery(path: path, create: false).people().map(\.name) == ["Kept"])
+        #expect(try Gallery(path: path, access: .write).people().map(\.name) == ["Kept"])
         #expect(Self.onDisk(path).range(of: Self.bytes(of: Self.descriptor(2))) == nil)
     }
 

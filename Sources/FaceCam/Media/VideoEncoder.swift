@@ -38,6 +38,8 @@ public final class VideoEncoder: FrameOutput {
     private let errors: Pipe
     private let errorText = ErrorText()
     private var finished = false
+    /// Frames sent to ffmpeg: the packets its file must hold.
+    private var appended = 0
     /// The stream's header goes before the first frame.
     private var headerSent = false
     /// Where ffmpeg writes until the file is finished.
@@ -132,6 +134,7 @@ public final class VideoEncoder: FrameOutput {
                     }
                 }
             }.get()
+            appended += 1
         } catch {
             // ffmpeg stopped reading: it failed, and says why on its standard error.
             throw failure(otherwise: "\(error.call) failed: \(error.reason)")
@@ -146,11 +149,44 @@ public final class VideoEncoder: FrameOutput {
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             throw failure(otherwise: "ffmpeg exited with status \(process.terminationStatus)")
         }
+        do throws(FaceCamError) {
+            try checkWhole()
+        } catch {
+            partial.discard()
+            throw error
+        }
         do {
             try partial.commit()
         } catch {
             partial.discard()
             throw .videoEncoder(path: path, reason: "\(error.call) failed: \(error.reason)")
+        }
+    }
+
+    /// Checks that the file ffmpeg wrote holds every frame sent, by counting its video packets with ffprobe: on a full
+    /// disk ffmpeg 5.1 may exit 0, saying nothing, having written an MP4 without its index or a Matroska file without its
+    /// last frames. Demuxing alone: a second or two for an hour of video.
+    private func checkWhole() throws(FaceCamError) {
+        let probe = Process()
+        probe.executableURL = process.executableURL?.deletingLastPathComponent().appendingPathComponent("ffprobe")
+        probe.arguments = ["-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries", "stream=nb_read_packets",
+                           "-of", "csv=p=0", "file:" + partial.path]
+        let output = Pipe()
+        probe.standardOutput = output
+        probe.standardError = FileHandle.nullDevice
+        probe.standardInput = FileHandle.nullDevice
+        do {
+            try probe.run()
+        } catch {
+            throw .videoEncoder(path: path, reason: "ffprobe, which checks the written file, could not be started: \(error.localizedDescription)")
+        }
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        probe.waitUntilExit()
+        let packets = Int(said.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard probe.terminationReason == .exit, probe.terminationStatus == 0, packets == appended else {
+            let found = packets.map { "\($0) of its \(appended) frames" } ?? "no readable video"
+            throw .videoEncoder(
+                path: path, reason: "ffmpeg ended without error, but the file it wrote holds \(found) (a full disk?); nothing was kept")
         }
     }
 

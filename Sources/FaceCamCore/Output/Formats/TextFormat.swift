@@ -51,6 +51,6 @@ struct TextFormat: EventFormat {
 
     /// "; NAME (distance D)" or "; unknown (distance D)".
     private func identityText(_ identity: FaceIdentity) -> String {
-        "; " + (identity.name ?? "unknown") + (identity.distance.map { String(format: " (distance %.2f)", $0) } ?? "")
+        "; " + (identity.name.map(shownOnOneLine) ?? "unknown") + (identity.distance.map { String(format: " (distance %.2f)", $0) } ?? "")
     }
 }
