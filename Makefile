@@ -23,7 +23,7 @@ RECOGNITION_MODELS := shape_predictor_5_face_landmarks.dat:c4b1e9804792707d3a405
 RECOGNITION_STAMP := $(RECOGNITION_DIR)/dlib_face_recognition_resnet_model_v1.dat
 # OpenVINO, the default inference engine: make openvino takes its runtime (the C API, the core, the CPU plugin
 # and the ONNX frontend, about 90 MB) and its licences from the pinned wheel on PyPI, checks the wheel's sha256,
-# lists each library's size in manifest.tsv, and puts them where the build's resource bundle and make install
+# lists each library's sha256 in SHA256SUMS (checked before each load), and puts them where the build's resource bundle and make install
 # find them. facecam loads them at run time (dlopen), so a build without them runs on OpenCV. TBB is Debian's
 # libtbb12, which OpenCV already loads (it has every symbol OpenVINO uses).
 OPENVINO_WHEEL := openvino==2026.4.1
@@ -40,7 +40,7 @@ OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_o
 # --on-event's killed commands are gone; mosquitto is the broker live --mqtt is tested against, mosquitto_sub its subscriber;
 # GNU parallel runs the README's sharded batch).
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev libavformat-dev libmosquitto-dev libdlib-dev libsqlite3-dev \
-	libopenblas-dev ffmpeg python3-pip
+	libopenblas-dev libssl-dev ffmpeg python3-pip
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
 	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool python3-venv procps \
 	mosquitto mosquitto-clients python3-yaml parallel
@@ -107,9 +107,9 @@ test-deps: models
 
 models: $(CENTERFACE_MODEL) $(RECOGNITION_STAMP) openvino
 
-openvino: $(OPENVINO_DIR)/manifest.tsv
+openvino: $(OPENVINO_DIR)/SHA256SUMS
 
-$(OPENVINO_DIR)/manifest.tsv: | deps
+$(OPENVINO_DIR)/SHA256SUMS: | deps
 	@rm -rf .build/openvino-wheel && mkdir -p .build/openvino-wheel
 	@$(PYTHON) -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.11 --implementation cp \
 		--abi cp311 --platform manylinux_2_28_x86_64 --dest .build/openvino-wheel $(OPENVINO_WHEEL) || { echo "make openvino: \
@@ -121,8 +121,7 @@ $(OPENVINO_DIR)/manifest.tsv: | deps
 		 if n.rsplit("/", 1)[1] in sys.argv[3:] and ("/libs/" in n or "/licensing/" in n)]' \
 		.build/openvino-wheel/$(OPENVINO_WHEEL_FILE) $(OPENVINO_DIR) $(OPENVINO_LIBS) $(OPENVINO_NOTICES)
 	@for f in $(OPENVINO_NOTICES) $(OPENVINO_LIBS); do mv $(OPENVINO_DIR)/$$f.partial $(OPENVINO_DIR)/$$f || exit 1; done
-	@cd $(OPENVINO_DIR) && for f in $(OPENVINO_LIBS); do printf '%s\t%s\n' $$f $$(stat -c %s $$f); done > manifest.tsv.partial \
-		&& mv manifest.tsv.partial manifest.tsv
+	@cd $(OPENVINO_DIR) && sha256sum $(OPENVINO_LIBS) > SHA256SUMS.partial && mv SHA256SUMS.partial SHA256SUMS
 	@echo "make openvino: $(OPENVINO_DIR) from $(OPENVINO_WHEEL_FILE), sha256 checked"
 
 $(RECOGNITION_STAMP): | deps
@@ -319,7 +318,7 @@ stage: release
 	cp $(RECOGNITION_DIR)/*.dat $(STAGE)/share/facecam/
 	cp $(RECOGNITION_DIR)/LICENSE $(STAGE)/share/facecam/dlib-models-LICENSE
 	cp $(RECOGNITION_DIR)/README.md $(STAGE)/share/facecam/dlib-models-README.md
-	cp $(addprefix $(OPENVINO_DIR)/,$(OPENVINO_LIBS) manifest.tsv) $(STAGE)/lib/facecam/
+	cp $(addprefix $(OPENVINO_DIR)/,$(OPENVINO_LIBS) SHA256SUMS) $(STAGE)/lib/facecam/
 	cp $(OPENVINO_DIR)/LICENSE $(STAGE)/share/facecam/openvino-LICENSE
 	cp $(OPENVINO_DIR)/README.md $(STAGE)/share/facecam/openvino-README.md
 	for f in $(OPENVINO_NOTICES); do cp $(OPENVINO_DIR)/$$f $(STAGE)/share/facecam/openvino-$$f || exit 1; done

@@ -8,7 +8,8 @@ let openCVFlags: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4"])]
 /// libavutil (FFmpeg's, which OpenCV's videoio runs on) for its log callback: what FFmpeg reports
 /// while a video is read is how damage is told from a container's estimate; libavformat to say why a
 /// video cannot be opened, which OpenCV does not (cfd_video.cpp).
-let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_calib3d", "opencv_objdetect", "opencv_dnn", "opencv_imgcodecs", "opencv_videoio", "avformat", "avutil"]
+// OpenSSL's libcrypto: the SHA-256s of OpenVINO's libraries, checked before they are loaded.
+let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_calib3d", "opencv_objdetect", "opencv_dnn", "opencv_imgcodecs", "opencv_videoio", "avformat", "avutil", "crypto"]
     .map { .linkedLibrary($0) }
 
 let package = Package(

@@ -26,7 +26,7 @@ struct Devices: ParsableCommand {
                 + "to try live without one: facecam live --source FILE --realtime")
         }
         for device in devices {
-            print(format == .jsonl ? device.json : device.text, terminator: "")
+            try writeResult(format == .jsonl ? device.json : device.text)
         }
     }
 }

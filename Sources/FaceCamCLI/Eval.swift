@@ -91,7 +91,7 @@ struct Eval: ParsableCommand {
             throw Status.usage
         }
         let text = format == .json ? json(truth, runs) : table(truth, runs)
-        print(text, terminator: "")
+        try writeResult(text)
         if let plot {
             let chart = PrecisionRecallPlot(
                 title: "Precision and recall on \(URL(fileURLWithPath: truth.path).lastPathComponent)",

@@ -231,3 +231,14 @@ func withoutMissing(_ paths: [FilePath]) -> (paths: [FilePath], missing: Int) {
     }
     return (kept, missing)
 }
+
+/// Writes `text` whole to standard output, unbuffered, so that a line is out even if the run is killed after it; a write
+/// that fails (a full disk, /dev/full) is said, and is status 1: a result is never lost silently.
+func writeResult(_ text: String) throws {
+    do {
+        try writeAll(Array(text.utf8), to: STDOUT_FILENO, path: "standard output")
+    } catch {
+        report(FaceCamError.output(error))
+        throw Status.failure
+    }
+}

@@ -36,6 +36,6 @@ struct Map: ParsableCommand {
 
     func run() throws {
         let mapped = try geometry.settings.geometry(for: frame).bufferToPreview.apply(rect)
-        print([mapped.x, mapped.y, mapped.width, mapped.height].map(decimal).joined(separator: " "))
+        try writeResult([mapped.x, mapped.y, mapped.width, mapped.height].map(decimal).joined(separator: " ") + "\n")
     }
 }

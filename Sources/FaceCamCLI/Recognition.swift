@@ -391,9 +391,9 @@ struct People: ParsableCommand {
 
         func run() throws {
             for person in try galleryOptions.using(.read, { (gallery) throws(GalleryError) in try gallery.people() }) {
-                print(format == .jsonl
+                try writeResult((format == .jsonl
                     ? JSONOutput.members(["name": .string(person.name), "photographs": .integer(person.descriptors)]).text
-                    : "\(shownOnOneLine(person.name)): \(person.descriptors) photograph\(person.descriptors == 1 ? "" : "s")")
+                    : "\(shownOnOneLine(person.name)): \(person.descriptors) photograph\(person.descriptors == 1 ? "" : "s")") + "\n")
             }
         }
     }

@@ -172,6 +172,8 @@ struct Redact: ParsableCommand {
         session.countReported(missing: expansionFailures.count)
         let sparedCount = recognition?.spared?.count
         var position = "before the first input"
+        // Standard output failed (said once): the redacted files go on being written, and the run ends with status 1.
+        var linesLost = false
         for job in jobs where !session.stopping {
             position = "in \(VideoInput(job.input).description)"
             let sparedBefore = sparedCount?.total ?? 0
@@ -180,15 +182,19 @@ struct Redact: ParsableCommand {
                 : readsTwice(job.input, sparing: recognition?.spared != nil)
                 ? redactVideoTwice(job, videos) : redactVideo(job, videos)
             guard let (written, counts, faces) = redacted else { continue }
-            print(summaryLine(
-                source: VideoInput(job.input).description, output: written, frames: counts.outputFrames,
-                faces: faces, masks: counts.masks, hidden: Self.share(counts.hiddenPixels, of: counts.redactedPixels),
-                spared: sparedCount.map { $0.total - sparedBefore }))
-            // A line per finished output, even if the run is killed before it ends.
-            fflush(nil)
+            if linesLost { continue }
+            do {
+                try writeResult(summaryLine(
+                    source: VideoInput(job.input).description, output: written, frames: counts.outputFrames,
+                    faces: faces, masks: counts.masks, hidden: Self.share(counts.hiddenPixels, of: counts.redactedPixels),
+                    spared: sparedCount.map { $0.total - sparedBefore }) + "\n")
+            } catch {
+                linesLost = true
+            }
         }
         progress?.end()
         try session.finish(position: position)
+        if linesLost { throw Status.failure }
     }
 
     /// The inputs (directories expanded to their images and videos) and where each goes; paths that cannot be used, as failures.
@@ -371,13 +377,17 @@ struct Redact: ParsableCommand {
         var damage: FaceCamError?
         let written = write(to: encoder, session: session) {
             do throws(FaceCamError) {
-                while !session.stopping, !session.sink.frameOutputFailed, let read = try reader.next() {
-                    guard read.index <= last else { throw Self.changed(reader.path) }
-                    guard let frame = read.frame else { continue }
-                    session.pipeline.submit(job(read, frame))
+                var read = 0
+                while !session.stopping, !session.sink.frameOutputFailed, let next = try reader.next() {
+                    guard next.index <= last else { throw Self.changed(reader.path) }
+                    read += 1
+                    guard let frame = next.frame else { continue }
+                    session.pipeline.submit(job(next, frame))
                 }
                 // Stopped early (a signal, or the output failed): the rest was not read, not lost.
-                if !session.stopping, !session.sink.frameOutputFailed { damage = reader.damage }
+                if !session.stopping, !session.sink.frameOutputFailed {
+                    damage = reader.damage ?? (read == 0 ? .emptyVideo(path: reader.path) : nil)
+                }
             } catch {
                 damage = error
             }

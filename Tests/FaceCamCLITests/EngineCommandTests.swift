@@ -13,15 +13,20 @@ struct EngineCommandTests {
     static func brokenRuntime(_ damage: String) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-openvino-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: shipped.path) where name.hasPrefix("lib") || name == "manifest.tsv" {
+        for name in try FileManager.default.contentsOfDirectory(atPath: shipped.path) where name.hasPrefix("lib") || name == "SHA256SUMS" {
             try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent(name), withDestinationURL: shipped.appendingPathComponent(name))
         }
         let (name, kind) = (damage.split(separator: ":").map(String.init)[0], damage.split(separator: ":").map(String.init)[1])
         let library = directory.appendingPathComponent(name)
-        try FileManager.default.removeItem(at: library)
+        try? FileManager.default.removeItem(at: library)
         switch kind {
         case "text": try Data("not a library".utf8).write(to: library)
         case "truncated": try Data(try Data(contentsOf: shipped.appendingPathComponent(name)).prefix(100_000)).write(to: library)
+        case "overwritten":
+            // 4 KB of its code overwritten, its size unchanged: the loader would map it and crash.
+            var bytes = try Data(contentsOf: shipped.appendingPathComponent(name))
+            bytes.replaceSubrange(bytes.count / 2..<bytes.count / 2 + 4096, with: Data(repeating: 0xCC, count: 4096))
+            try bytes.write(to: library)
         case "fifo": #expect(mkfifo(library.path, 0o600) == 0)
         default: break // missing
         }
@@ -41,6 +46,7 @@ struct EngineCommandTests {
     @Test(arguments: try ["/nonexistent"] + [
         "libopenvino_c.so.2641:text", "libopenvino_c.so.2641:truncated", "libopenvino.so.2641:fifo",
         "libopenvino_onnx_frontend.so.2641:missing", "libopenvino_intel_cpu_plugin.so:truncated",
+        "libopenvino_intel_cpu_plugin.so:overwritten", "plugins.xml:fifo",
     ].map(EngineCommandTests.brokenRuntime))
     func aMissingOrBrokenRuntimeFallsBackToOpenCV(_ directory: String) throws {
         let environment = ["FACECAM_OPENVINO_DIR": directory]

@@ -481,6 +481,40 @@ struct HostileInputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
     }
 
+    /// Standard output on a full disk (/dev/full): redact's lines, and the lines of the commands that print a result, are
+    /// never lost silently: one line, status 1, and the redacted file is still written.
+    @Test func aFullStandardOutputIsSaid() throws {
+        let files = try HostileFiles("full-stdout")
+        defer { files.remove() }
+        let output = files.path("redacted.png")
+        let commands = [
+            ["redact", "--detector", "yunet", "-o", output, fixture("images/astronaut.png")],
+            ["map", "--frame", "640x480", "--rect", "10,10,20,20"],
+        ]
+        for command in commands {
+            let result = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", "exec \"$0\" \"$@\" >/dev/full", facecamBinary.path] + command)
+            #expect(result.status == 1, "\(command): \(result.stderr)")
+            #expect(result.errorLines == ["facecam: cannot write results to standard output: No space left on device"], "\(command)")
+        }
+        #expect(FileManager.default.fileExists(atPath: output))
+    }
+
+    /// A video file whose video stream holds no frame: redact says so (status 1) rather than ending silently with no output.
+    @Test func aVideoWithoutFramesIsSaid() throws {
+        let files = try HostileFiles("no-frames")
+        defer { files.remove() }
+        let empty = files.path("empty.avi")
+        let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
+            "-v", "error", "-f", "lavfi", "-i", "color=c=black:s=64x64", "-frames:v", "0", "-c:v", "mjpeg", empty])
+        try #require(made.status == 0, "\(made.stderr)")
+        let output = files.path("out.mp4")
+        let result = try run(facecamBinary, ["redact", "--detector", "yunet", "-o", output, empty])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.errorLines == ["facecam: \(empty): its video stream holds no frame, so nothing was written from it"])
+        #expect(result.stdout.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: files.directory.path) == ["empty.avi"])
+    }
+
     /// --annotate or --crops naming a file that is not a directory is one line before any work,
     /// not a line per image; the file stays as it was.
     @Test(arguments: ["--annotate", "--crops"])

@@ -31,6 +31,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case streamStalled(source: String, afterFrame: Int?, seconds: Double)
     /// Frames of a video were lost to damage, or it ended before its announced frame count.
     case videoDamaged(path: String, reason: String)
+    /// A video file whose video stream holds no frame: nothing to write from it.
+    case emptyVideo(path: String)
     /// A video frame could not be decoded.
     case videoFrame(path: String, frame: Int, reason: String)
     /// The geometry does not fit this frame (for example the aperture is larger than the image).
@@ -83,6 +85,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
                 + "more than the limit of \(decimal(Double(limit) / 1e6))"
         case .undecodableVideo(let path, let reason):
             return "\(path): not a video facecam can read: \(reason)"
+        case .emptyVideo(let path):
+            return "\(path): its video stream holds no frame, so nothing was written from it"
         case .unusablePicture(let path, let reason):
             return "\(path): \(reason)"
         case .overlayWithoutAlpha(let path):
