@@ -326,7 +326,7 @@ stage: release
 		--date "$$(git log -1 --format=%cs 2> /dev/null || date +%F)" --authors "the facecam developers"
 	for page in .build/plugins/GenerateManual/outputs/FaceCamCLI/*.1; do \
 		name=$$(basename $$page .1 | tr . -); \
-		sed -e 's/^\.Xr facecam\.\([a-z]*\)/.Xr facecam-\1/' -e 's/^\.Dt FACECAM\.\([A-Z]*\)/.Dt FACECAM-\1/' \
+		sed -e 's/^\.Xr facecam\.\([a-z]*\)/.Xr facecam-\1/' -e 's/^\.Dt FACECAM\.\([A-Z]*\)/.Dt FACECAM-\1/' -e 's/^$$/.Pp/' \
 			$$page > $(STAGE)/share/man/man1/$$name.1 || exit 1; \
 	done
 	for shell in bash zsh fish; do \

@@ -14,6 +14,7 @@ extension FaceCamError {
         case .modelUnloadable(let model, _, _): description + " (pass --model a valid \(model) ONNX file)"
         case .engineUnavailable: description + " (run make openvino in a source tree, reinstall facecam, or use --engine opencv)"
         case .tooLarge: description + " (raise --max-megapixels for a file you trust)"
+        case .tooLargeForMemory: description + ": raise that limit, or give a smaller image"
         case .streamStalled: description + " (raise --timeout for a slow source)"
         case .previewTooLarge: description + "; give --preview a smaller size"
         case .geometry(let source, let error): "\(source): --\(error.option.rawValue) does not fit: \(error.description)"

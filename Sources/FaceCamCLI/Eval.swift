@@ -6,8 +6,10 @@ struct Eval: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Score detections against labelled faces: AP, recall, precision and false positives per image, by face height.",
         discussion: """
-            The ground truth may be WIDER FACE's *_bbx_gt.txt, a COCO instances JSON, crowd labels \
-            (labels.json: file name to boxes and hard) or facecam's JSON Lines. Detections may be \
+            The ground truth may be WIDER FACE's *_bbx_gt.txt, a COCO instances JSON, a folder of \
+            Pascal VOC XML files, a CVAT 1.1 XML file, Label Studio image tasks (JSON), crowd labels \
+            (labels.json: file name to boxes and hard) or facecam's JSON Lines: facecam's own --format \
+            coco, voc, cvat and labelstudio exports among them. Detections may be \
             facecam's JSON Lines or COCO output, a COCO results list (with a COCO ground truth), or \
             WIDER FACE detection files (a file, or a directory of them). Without detection files, \
             eval runs the detector on the images the ground truth names, found under --image-root. \
@@ -17,7 +19,7 @@ struct Eval: ParsableCommand {
             An unusable input is one line naming it, and status 64.
             """ + guidePointer("docs/evaluation.md", manual: "facecam-eval"))
 
-    @Option(help: ArgumentHelp("The labelled faces.", valueName: "file"))
+    @Option(help: ArgumentHelp("The labelled faces: WIDER, COCO, VOC, CVAT, Label Studio, crowd labels or JSON Lines.", valueName: "file"))
     var groundTruth: String
 
     @Argument(help: ArgumentHelp("Detection files, one run each (none: eval detects itself).", valueName: "detections"))

@@ -58,7 +58,7 @@ struct FaceCamCommand: ParsableCommand {
     /// or a failed check (ArgumentParser reports those first). Names from the command line are shown escaped.
     static func usageMessage(for error: Error, arguments: [String]) -> String {
         let names = configuration.subcommands.map { $0._commandName }
-        func shown(_ text: String) -> String { FilePath(text).description }
+        func shown(_ text: String) -> String { Self.shown(text) }
         let first = arguments.first { !$0.hasPrefix("-") }
         guard let command = first, names.contains(command) else {
             if let later = arguments.first(where: names.contains) {
@@ -70,9 +70,9 @@ struct FaceCamCommand: ParsableCommand {
             if let first {
                 return "unknown command '\(shown(first))': the commands are \(names.joined(separator: ", ")) (see 'facecam --help')"
             }
-            return oneLine(message(for: error)) + " (see 'facecam --help')"
+            return oneLine(quoting(arguments, in: message(for: error))) + " (see 'facecam --help')"
         }
-        var said = oneLine(message(for: error))
+        var said = oneLine(quoting(arguments, in: message(for: error)))
         // A subcommand's options (people rename --gallery) are its own, not its parent's.
         let path = commandPath(command, in: arguments)
         if path == command, let word = arguments.drop(while: { $0 != command }).dropFirst().first,
@@ -83,13 +83,35 @@ struct FaceCamCommand: ParsableCommand {
                 + (nearest(to: word, among: names).map { "did you mean '\($0)'?" } ?? "the subcommands are \(names.joined(separator: ", "))")
                 + " (see 'facecam \(command) --help')"
         }
-        // ArgumentParser checks arguments and validate() before it finds options it does not know.
-        if !said.hasPrefix("Unknown option"), let options = optionNames(of: path),
+        // ArgumentParser checks arguments and validate() before it finds options it does not know; its own line for one
+        // would show a line break in it raw.
+        if let options = optionNames(of: path),
            let unknown = unknownOption(in: arguments, options: options) {
-            let hint = unknown.hasPrefix("--") ? nearest(to: unknown, among: options.names.filter { $0.hasPrefix("--") }.sorted()) : nil
+            // A typo of an option's name, else a value typed as an option (redact --blur for --mode blur).
+            let hint = unknown.hasPrefix("--")
+                ? nearest(to: unknown, among: options.names.filter { $0.hasPrefix("--") }.sorted())
+                    ?? options.optionTaking[String(unknown.dropFirst(2))].map { $0 + " " + unknown.dropFirst(2) }
+                : nil
             said = "Unknown option '\(shown(unknown))'" + (hint.map { ". Did you mean '\($0)'?" } ?? "")
         }
         return said + " (see 'facecam \(path) --help')"
+    }
+
+    /// An argument as a message shows it: control characters escaped as a path's are, and cut to its first 60
+    /// characters when longer than 80 (a line of 131,000 characters helps no one).
+    static func shown(_ argument: String) -> String {
+        let text = FilePath(argument).description
+        return text.count > 80 ? text.prefix(60) + "... (\(argument.count) characters)" : text
+    }
+
+    /// ArgumentParser's `message` with each argument it quotes that has a control character or is long shown as `shown`
+    /// shows it, before the message is split into lines.
+    static func quoting(_ arguments: [String], in message: String) -> String {
+        var message = message
+        for argument in Set(arguments) where argument.count > 80 || argument.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            message = message.replacingOccurrences(of: argument, with: shown(argument))
+        }
+        return message
     }
 
     /// `command` with the subcommand the arguments name after it ("people rename"), or its default one
@@ -108,7 +130,7 @@ struct FaceCamCommand: ParsableCommand {
 
     /// The first argument that names no option of the command: a word after `--` is an input, and an
     /// option's value (the next argument, for an option that takes one) may start with a minus.
-    static func unknownOption(in arguments: [String], options: (names: Set<String>, takingValues: Set<String>)) -> String? {
+    static func unknownOption(in arguments: [String], options: CommandOptions) -> String? {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -122,9 +144,17 @@ struct FaceCamCommand: ParsableCommand {
         return nil
     }
 
-    /// The options `command` takes, as typed (`--output`, `-o`), and those of them that take a value,
-    /// from ArgumentParser's description of the command.
-    static func optionNames(of command: String) -> (names: Set<String>, takingValues: Set<String>)? {
+    /// The options of a command, as typed (`--output`, `-o`), from ArgumentParser's description of it.
+    struct CommandOptions {
+        var names: Set<String>
+        /// Those that take a value.
+        var takingValues: Set<String>
+        /// The option (its long name) each value of a closed list is a value of, where only one option takes it.
+        var optionTaking: [String: String] = [:]
+    }
+
+    /// The options `command` takes.
+    static func optionNames(of command: String) -> CommandOptions? {
         if let known = optionNamesByCommand.withLock({ $0[command] }) { return known }
         let names = describedOptionNames(of: command)
         if let names { optionNamesByCommand.withLock { $0[command] = names } }
@@ -133,16 +163,16 @@ struct FaceCamCommand: ParsableCommand {
 
     /// Each command's option names, described once: ArgumentParser takes a good part of a second to
     /// describe a command, and the in-process tests ask for hundreds of usage errors.
-    private static let optionNamesByCommand = Mutex<[String: (names: Set<String>, takingValues: Set<String>)]>([:])
+    private static let optionNamesByCommand = Mutex<[String: CommandOptions]>([:])
 
-    private static func describedOptionNames(of command: String) -> (names: Set<String>, takingValues: Set<String>)? {
+    private static func describedOptionNames(of command: String) -> CommandOptions? {
         do {
             _ = try parseAsRoot(command.split(separator: " ").map(String.init) + ["--experimental-dump-help"])
             return nil
         } catch {
             struct Description: Decodable {
                 struct Command: Decodable { var arguments: [Argument]? }
-                struct Argument: Decodable { var kind: String; var names: [Name]? }
+                struct Argument: Decodable { var kind: String; var names: [Name]?; var allValues: [String]? }
                 struct Name: Decodable { var kind: String; var name: String }
                 var command: Command
             }
@@ -151,7 +181,14 @@ struct FaceCamCommand: ParsableCommand {
                 (argument.names ?? []).map { ($0.kind == "short" ? "-" : "--") + $0.name }
             }
             let arguments = description.command.arguments ?? []
-            return (Set(arguments.flatMap(typed) + ["--help", "-h"]), Set(arguments.filter { $0.kind == "option" }.flatMap(typed)))
+            var options = CommandOptions(
+                names: Set(arguments.flatMap(typed) + ["--help", "-h"]), takingValues: Set(arguments.filter { $0.kind == "option" }.flatMap(typed)))
+            let valued = arguments.filter { $0.kind == "option" }.flatMap { argument in
+                (argument.allValues ?? []).compactMap { value in typed(argument).first { $0.hasPrefix("--") }.map { (value, $0) } }
+            }
+            let shared = Dictionary(grouping: valued, by: \.0).filter { $0.value.count > 1 }.keys
+            options.optionTaking = Dictionary(valued.filter { !shared.contains($0.0) }, uniquingKeysWith: { first, _ in first })
+            return options
         }
     }
 
@@ -170,7 +207,9 @@ struct FaceCamCommand: ParsableCommand {
         }
         // Within a quarter of the name's letters (two at most), so that a hint is a likely typo.
         let most = min(2, max(1, word.drop { $0 == "-" }.count / 4))
-        let scored = names.map { ($0, distance(Array(word.lowercased()), Array($0))) }.filter { $0.1 <= most }
+        // A word longer or shorter than every name by more than that is no typo of one: not aligned at all.
+        guard names.contains(where: { abs($0.count - word.count) <= most }) else { return nil }
+        let scored = names.filter { abs($0.count - word.count) <= most }.map { ($0, distance(Array(word.lowercased()), Array($0))) }.filter { $0.1 <= most }
         return scored.min { $0.1 < $1.1 }?.0
     }
 
@@ -199,9 +238,10 @@ enum Status {
     static let usage = ExitCode.validationFailure
 }
 
-/// Prints one line on standard error, prefixed with the program's name.
+/// Prints one line on standard error, prefixed with the program's name; whatever in it could move the cursor, break
+/// the line or turn the text around (a name or path from the command line, a file or the environment) is escaped.
 func report(_ message: String) {
-    var line = "facecam: \(message)\n"
+    var line = "facecam: \(shownOnOneLine(message))\n"
     line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 

@@ -62,8 +62,9 @@ struct FaceReportOptions: ParsableArguments {
 /// --jobs: the commands that detect many frames at once (detect, video, redact). live detects its
 /// newest frame alone, and eval its images one by one.
 struct JobsOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Frames detected in parallel (default: the cores this process may use, "
-            + "so taskset and a scheduler's CPU binding count; Haar's fast mode uses one).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frames detected in parallel, at most twice the cores this process may "
+            + "use (default: those cores, so taskset and a scheduler's CPU binding count; Haar's fast mode uses one; redact "
+            + "on photographs alone, one, on every core's threads).", valueName: "N"))
     var jobs: Int?
 
     func validate() throws {

@@ -238,7 +238,8 @@ struct Live: ParsableCommand {
             report("wrote \(device.written) frames to \(device.path)"
                 + (device.dropped > 0 ? ", dropped \(device.dropped) while its reader was behind" : ""))
         }
-        sink.close()
+        // Live ends by a stop (a signal, --duration, --exit-on, --frames), or its source's end: either way a stop.
+        sink.close(stopped: true)
         // After the sink: the leave events of the faces still in view are published too.
         if let publisher { report(publisher.close()) }
         if sink.reachedExitEvent { return }
@@ -343,11 +344,11 @@ struct Live: ParsableCommand {
         if let source {
             do throws(FaceCamError) {
                 let reader = try VideoReader(
-                    input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumPixels, timeout: timeout)
+                    input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumVideoPixels, timeout: timeout)
                 if let warning = reader.rotationWarning { report(warning) }
                 let again: (() throws(FaceCamError) -> VideoReader)? = loop
                     ? { () throws(FaceCamError) in
-                        try VideoReader(input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumPixels, timeout: timeout)
+                        try VideoReader(input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumVideoPixels, timeout: timeout)
                     }
                     : nil
                 return (FileSource(reader: reader, realtime: realtime, reopen: again), reader.path)

@@ -273,15 +273,22 @@ struct DetectorOptions: ParsableArguments {
     var precision: InferencePrecision?
 
     @Option(name: [.customLong("threads"), .customLong("opencv-threads")], parsing: .unconditional, help: ArgumentHelp(
-        "All detectors: threads the engine uses inside each detection, OpenVINO's or OpenCV's own pool (default: 1 with "
-            + "more than one job, else the cores this process may use). --opencv-threads is its former name.",
+        "All detectors: threads the engine uses inside each detection, OpenVINO's or OpenCV's own pool, at most the cores "
+            + "this process may use (default: 1 with more than one job, else those cores). --opencv-threads is its former name.",
         valueName: "N"))
     var threadsOption: Int?
 
     static let cores = OpenCVThreads.usableCores
 
-    /// Frames detected at once, of the `given` --jobs: Haar's fast mode follows faces from frame to frame, so it takes them one by one.
-    func effectiveJobs(_ given: Int?, fast: FastSettings?) -> Int { fast != nil && kind.fastModeFollowsFaces ? 1 : given ?? Self.cores }
+    /// The most jobs a run takes: twice the cores this process may use. More only add a model's memory each and switching
+    /// (--jobs 256 on 2 cores took 94 s and 1.6 GB for a clip the default does in 5 s).
+    static let mostJobs = 2 * cores
+
+    /// Frames detected at once, of the `given` --jobs (at most `mostJobs`): Haar's fast mode follows faces from frame to
+    /// frame, so it takes them one by one.
+    func effectiveJobs(_ given: Int?, fast: FastSettings?) -> Int {
+        fast != nil && kind.fastModeFollowsFaces ? 1 : min(given ?? Self.cores, Self.mostJobs)
+    }
 
     /// With several jobs the engine's threads would split each frame's search over
     /// cores the jobs already use; `make bench` measures the arrangements side
@@ -294,7 +301,12 @@ struct DetectorOptions: ParsableArguments {
     /// The engine the DNN models run on: OpenVINO unless told otherwise, loaded here, or OpenCV,
     /// with one line saying why, when OpenVINO was not asked for by name and cannot be loaded.
     func engineSettings(threads: Int) throws(FaceCamError) -> EngineSettings {
-        let precision = precision ?? .f32
+        var precision = precision ?? .f32
+        if precision == .bf16, !InferencePrecision.cpuHasBF16 {
+            report("warning: --precision bf16: this CPU has no bfloat16 arithmetic (avx512_bf16 or amx_bf16), where it runs at "
+                + "two to three times f32's time: running f32")
+            precision = .f32
+        }
         switch engine {
         case .opencv:
             return EngineSettings(engine: .opencv, precision: precision, threads: threads)
@@ -415,7 +427,14 @@ struct DetectorOptions: ParsableArguments {
         let background = live && fast != nil && kind.fastModeFollowsFaces
         fast?.searchInBackground = background
         let jobs = effectiveJobs(given, fast: fast)
-        let threads = threadsOption ?? (background ? 1 : engineThreads(jobs: jobs))
+        if let given, given > jobs, jobs == Self.mostJobs {
+            report("warning: --jobs \(given) runs \(jobs) jobs, twice the \(Self.cores) cores this process may use: more would only take memory")
+        }
+        // Threads beyond the cores only wait on each other (and TBB warns of them).
+        if let threadsOption, threadsOption > Self.cores {
+            report("warning: --threads \(threadsOption) runs \(Self.cores), the cores this process may use")
+        }
+        let threads = min(threadsOption ?? (background ? 1 : engineThreads(jobs: jobs)), Self.cores)
         OpenCVThreads.count = threads
         let wrapped: [any FrameFaceDetector]
         do throws(FaceCamError) {
@@ -434,20 +453,34 @@ struct DetectorOptions: ParsableArguments {
                 // After the model is found, so that a missing model is the one line said.
                 engine = try engineSettings(threads: threads)
                 let yunet = plusYuNet == true ? try FaceModelFile(shipped: .yunet) : nil
-                let (engine, searchWidth) = (engine, fast?.detectWidth)
-                detectors = try madeSideBySide(jobs) { () throws(FaceCamError) -> any FrameFaceDetector in
-                    let detector = try ModelFaceDetector(
-                        model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: searchWidth,
-                        focused: focus ?? false, engine: engine)
-                    // Checked before YuNet's faces are added, so that a close-up YuNet found is not left out for
-                    // overlapping a faint face the check then drops.
-                    let checked: any FrameFaceDetector = sizeCheck == true ? SizeCheckFilter(detector, check: .redaction) : detector
-                    guard let yunet else { return checked }
-                    var parameters = modelParameters
-                    parameters.scoreThreshold = FaceModelKind.yunet.defaultScoreThreshold
-                    let companion = try ModelFaceDetector(
-                        model: yunet, parameters: parameters, searchWidth: RedactionDefaults.plusYuNetWidth, engine: engine)
-                    return FaceDetectorUnion(checked, adding: companion, unlessOverlapping: parameters.nmsThreshold)
+                let searchWidth = fast?.detectWidth
+                let (modelParameters, scales, focus, sizeCheck) = (modelParameters, scales, focus, sizeCheck)
+                func networks(on engine: EngineSettings) throws(FaceCamError) -> [any FrameFaceDetector] {
+                    try madeSideBySide(jobs) { () throws(FaceCamError) -> any FrameFaceDetector in
+                        let detector = try ModelFaceDetector(
+                            model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: searchWidth,
+                            focused: focus ?? false, engine: engine)
+                        // Checked before YuNet's faces are added, so that a close-up YuNet found is not left out for
+                        // overlapping a faint face the check then drops.
+                        let checked: any FrameFaceDetector = sizeCheck == true ? SizeCheckFilter(detector, check: .redaction) : detector
+                        guard let yunet else { return checked }
+                        var parameters = modelParameters
+                        parameters.scoreThreshold = FaceModelKind.yunet.defaultScoreThreshold
+                        let companion = try ModelFaceDetector(
+                            model: yunet, parameters: parameters, searchWidth: RedactionDefaults.plusYuNetWidth, engine: engine)
+                        return FaceDetectorUnion(checked, adding: companion, unlessOverlapping: parameters.nmsThreshold)
+                    }
+                }
+                do {
+                    detectors = try networks(on: engine)
+                } catch where engine.engine == .openvino && self.engine == nil {
+                    // OpenVINO may fail to read a sound model (its ONNX reader would not load): OpenCV reading it says
+                    // the model is sound, and runs it. A model neither reads is the model's fault, said as OpenVINO said it.
+                    var opencv = engine
+                    opencv.engine = .opencv
+                    guard let made = try? networks(on: opencv) else { throw error }
+                    report("OpenVINO could not run the model (\(error)); running on OpenCV's dnn, at about half the speed")
+                    (detectors, engine) = (made, opencv)
                 }
             }
             wrapped = try detectors.map { (detector) throws(FaceCamError) in try faces.wrapping(detector, zones: zones, engine: engine) }
@@ -533,8 +566,9 @@ struct FastModeOptions: ParsableArguments {
 struct InputOptions: ParsableArguments {
     @Option(name: .customLong("max-megapixels"), parsing: .unconditional, help: ArgumentHelp(
         "Refuse images and video frames larger than this, read from their headers before anything is decoded "
-            + "(default: \(ImageFile.defaultMaximumPixels / 1_000_000), beyond any phone photograph; a decompression bomb "
-            + "claims far more).",
+            + "(default: \(ImageFile.defaultMaximumPixels / 1_000_000) for images, beyond any phone photograph, a "
+            + "decompression bomb claiming far more; \(VideoReader.defaultMaximumPixels / 1_000_000) for video frames, "
+            + "beyond 8K, since a video's frames in flight and its encoder take several gigabytes above that).",
         valueName: "N"))
     var maxMegapixels: Int?
 
@@ -545,6 +579,7 @@ struct InputOptions: ParsableArguments {
     }
 
     var maximumPixels: Int { maxMegapixels.map { $0 * 1_000_000 } ?? ImageFile.defaultMaximumPixels }
+    var maximumVideoPixels: Int { maxMegapixels.map { $0 * 1_000_000 } ?? VideoReader.defaultMaximumPixels }
 }
 
 /// Video files and streams (video, redact): how long a stream may stall.
@@ -562,7 +597,7 @@ struct StreamOptions: ParsableArguments {
 
     /// A file, URL or standard input ("-"), opened within `limits`; a rotation it cannot apply is reported.
     func open(_ file: FilePath, limits: InputOptions) throws(FaceCamError) -> VideoReader {
-        let reader = try VideoReader(input: VideoInput(file), maximumPixels: limits.maximumPixels, timeout: timeout ?? 10)
+        let reader = try VideoReader(input: VideoInput(file), maximumPixels: limits.maximumVideoPixels, timeout: timeout ?? 10)
         if let warning = reader.rotationWarning { report(warning) }
         return reader
     }
@@ -724,6 +759,14 @@ struct OutputOptions: ParsableArguments {
         let files = (output.map { [("--output", $0)] } ?? []) + extra
         let directories = (annotate.map { [("--annotate", $0)] } ?? []) + (crops.map { [("--crops", $0)] } ?? [])
         try GalleryOptions.refuseOverwriting(gallery, by: files)
+        // A folder option naming something that is there and is no folder: said before any work, not once per image.
+        for (option, path) in directories {
+            if let kind = try? fileKind(path), kind != .directory {
+                report("\(option) \(FilePath(path)) is \(kind == .regular ? "a file" : "a FIFO, socket or device"), not a folder: "
+                    + "give a folder (made when missing)")
+                throw Status.usage
+            }
+        }
         if let conflict = OutputSafety.conflict(files: files, directories: directories, inputs: inputs) {
             report(conflict)
             throw Status.usage

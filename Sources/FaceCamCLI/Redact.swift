@@ -65,7 +65,7 @@ struct Redact: ParsableCommand {
         "A face found at one searched frame alone, most often a detector's mistake, is hidden over the frames not searched "
             + "around it (video files) or at that frame (URLs and standard input searched at every frame without --spare, "
             + "up to \(Self.lookaheadLimit) frames being held back to see), and over --track-grace frames more only if it is "
-            + "found again. --no-lookahead hides it over them whatever comes (default: on)."))
+            + "found again. --no-lookahead hides it over them whatever comes."))
     var lookahead = true
 
     /// The most frames --lookahead holds back when a stream is read once: memory, 10 frames of 4K video being 330 MB. A
@@ -348,7 +348,7 @@ struct Redact: ParsableCommand {
             }
             guard let plan = videos.planner.endPlan(), !session.stopping else { return nil }
             var masks = plan.masks()
-            let again = try VideoReader(input: VideoInput(job.input), maximumPixels: input.maximumPixels, timeout: stream.timeout ?? 10)
+            let again = try VideoReader(input: VideoInput(job.input), maximumPixels: input.maximumVideoPixels, timeout: stream.timeout ?? 10)
             guard again.info.size == reader.info.size else { throw Self.changed(again.path) }
             let written = write(to: encoder, reader: again, session: session, through: lastRead) { read, frame in
                 FrameJob(

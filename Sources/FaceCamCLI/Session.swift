@@ -119,7 +119,7 @@ struct Session {
     /// anything failed, 2 if a frame had fewer faces than --min-faces.
     func finish(position: @autoclosure () -> String, perInput: Bool = false) throws {
         pipeline.finish()
-        sink.close(stoppedEarly: stop.requested)
+        sink.close(stoppedEarly: stop.requested, stopped: stop.requested)
         try stop.exitIfStopped(at: position(), perInput: perInput)
         try sink.summary.exitStatus()
     }

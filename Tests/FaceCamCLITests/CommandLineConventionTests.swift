@@ -136,6 +136,16 @@ struct CommandLineConventionTests {
         (["people", "--gallry", "g.sqlite"], "facecam: Unknown option '--gallry'. Did you mean '--gallery'? (see 'facecam people list --help')"),
         (["people", "--gallery", "forget"], "facecam: forget: cannot open the gallery: no such file (facecam enrol makes it) (give --gallery a file in a folder you may write)"),
         (["people", "froget", "Bob"], "facecam: unknown subcommand 'froget' of people: did you mean 'forget'? (see 'facecam people --help')"),
+        // A value typed as an option gets the option it is a value of.
+        (["redact", "--blur", "-o", "a.jpg", "Fixtures/images/two-faces.jpg"],
+         "facecam: Unknown option '--blur'. Did you mean '--mode blur'? (see 'facecam redact --help')"),
+        // What the command line holds is shown escaped, on one line, and cut when long.
+        (["detect", "--det\u{1B}[31m", "x.jpg"], "facecam: Unknown option '--det\\x1B[31m' (see 'facecam detect --help')"),
+        (["detect", "--detector\nfoo", "x.jpg"], "facecam: Unknown option '--detector\\x0Afoo' (see 'facecam detect --help')"),
+        (["detect", "--detector", "yu\u{1B}[31m", "x.jpg"],
+         "facecam: The value 'yu\\x1B[31m' is invalid for '--detector <haar|yunet|centerface>'. Please provide one of 'haar', 'yunet' or 'centerface'. (see 'facecam detect --help')"),
+        (["detect", "--" + String(repeating: "a", count: 131_000), "x.jpg"],
+         "facecam: Unknown option '--" + String(repeating: "a", count: 58) + "... (131002 characters)' (see 'facecam detect --help')"),
     ])
     func usageErrorsPointToTheirCommandsHelp(arguments: [String], line: String) throws {
         #expect(try reportedUsageError(arguments) == line)

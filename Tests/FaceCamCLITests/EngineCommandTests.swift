@@ -33,6 +33,25 @@ struct EngineCommandTests {
         return directory.path
     }
 
+    /// OpenVINO loads but cannot read the models (its ONNX frontend is gone, and not listed): the models are sound, as
+    /// OpenCV reading them shows, so the run goes on with OpenCV's engine after one line, not a usage error.
+    @Test func aRuntimeThatCannotReadTheModelFallsBackToOpenCV() throws {
+        let directory = try Self.brokenRuntime("libopenvino_onnx_frontend.so.2641:missing")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let sums = directory + "/SHA256SUMS"
+        let listed = try String(contentsOfFile: sums, encoding: .utf8).split(separator: "\n").filter { !$0.hasSuffix("onnx_frontend.so.2641") }
+        try FileManager.default.removeItem(atPath: sums)
+        try (listed.joined(separator: "\n") + "\n").write(toFile: sums, atomically: true, encoding: .utf8)
+        for detector in ["yunet", "centerface"] {
+            let fallback = try run(facecamBinary, ["detect", "--detector", detector] + Self.photos, environment: ["FACECAM_OPENVINO_DIR": directory])
+            #expect(fallback.status == 0, "\(fallback.stderr)")
+            #expect(fallback.errorLines.count == 1 && fallback.errorLines[0].hasPrefix("facecam: OpenVINO could not run the model (")
+                && fallback.errorLines[0].hasSuffix("); running on OpenCV's dnn, at about half the speed"), "\(fallback.stderr)")
+            let opencv = try run(facecamBinary, ["detect", "--detector", detector, "--engine", "opencv"] + Self.photos)
+            #expect(fallback.stdout == opencv.stdout)
+        }
+    }
+
     @Test func versionNamesTheEngine() throws {
         let version = try facecam("--version")
         #expect(version.status == 0)

@@ -499,6 +499,30 @@ struct HostileInputTests {
         #expect(FileManager.default.fileExists(atPath: output))
     }
 
+    /// Large pictures under a bound on memory: a 240-megapixel PNG (within --max-megapixels) under `ulimit -v` 3 GB is
+    /// refused from its header, saying what it needs, instead of ending in a failed allocation; video frames of
+    /// 8000x8000 are over the video default of 40 megapixels. One line, status 1, nothing written.
+    @Test func largePicturesAreRefusedBeforeTheyAreDecoded() throws {
+        let files = try HostileFiles("large-pictures")
+        defer { files.remove() }
+        let png = try files.pngBomb("large.png", width: 15492, height: 15492)
+        let output = files.path("out.png")
+        let limited = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -v 3000000; exec \"$0\" \"$@\"", facecamBinary.path, "redact", "-o", output, png])
+        #expect(limited.status == 1, "\(limited.stderr)")
+        #expect(limited.errorLines.count == 1 && limited.errorLines[0].hasPrefix("facecam: \(png): 15492x15492 needs about 3.8 GB to read and mark, more than the ")
+            && limited.errorLines[0].hasSuffix(" this process may still take (ulimit -v, or its cgroup's memory.max): raise that limit, or give a smaller image"),
+            "\(limited.stderr)")
+        let video = files.path("large.avi")
+        let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
+            "-v", "error", "-f", "lavfi", "-i", "color=c=gray:s=8000x8000", "-frames:v", "2", "-c:v", "mjpeg", video])
+        try #require(made.status == 0, "\(made.stderr)")
+        let redacted = try HostileRun(["redact", "--detector", "yunet", "-o", files.path("out.mp4"), video], inputs: [video])
+        #expect(redacted.status == 1)
+        #expect(redacted.saysOneLine(containing: "\(video): 8000x8000 is 64.0 megapixels, more than the limit of 40 (raise --max-megapixels"))
+        #expect(redacted.peakMiB < Self.memoryLimitMiB)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: files.directory.path).sorted() == ["large.avi", "large.png"])
+    }
+
     /// A video file whose video stream holds no frame: redact says so (status 1) rather than ending silently with no output.
     @Test func aVideoWithoutFramesIsSaid() throws {
         let files = try HostileFiles("no-frames")
@@ -515,7 +539,7 @@ struct HostileInputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: files.directory.path) == ["empty.avi"])
     }
 
-    /// --annotate or --crops naming a file that is not a directory is one line before any work,
+    /// --annotate or --crops naming a file that is not a directory is a usage error before any work,
     /// not a line per image; the file stays as it was.
     @Test(arguments: ["--annotate", "--crops"])
     func anOutputDirectoryThatIsAFileIsOneLine(_ option: String) throws {
@@ -523,8 +547,8 @@ struct HostileInputTests {
         defer { files.remove() }
         let file = try files.write("results.txt", Array("precious".utf8))
         let result = try run(facecamBinary, ["detect", option, file, "Fixtures/images"])
-        #expect(result.status == 1)
-        #expect(result.errorLines == ["facecam: cannot open \(file): Not a directory"], "\(result.stderr)")
+        #expect(result.status == 64)
+        #expect(result.errorLines == ["facecam: \(option) \(file) is a file, not a folder: give a folder (made when missing)"], "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "precious")
     }

@@ -414,7 +414,25 @@ struct RecognitionCommandTests {
         try make("INSERT INTO people (id, name) VALUES (1, 'Ada' || char(27) || '[2J' || char(10) || 'Fake: 9 photographs');")
         let listed = try facecam("people", "--gallery", gallery)
         #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(listed.stdout == "Ada\\u{1B}[2J\\u{A}Fake: 9 photographs: 0 photographs\n")
+        #expect(listed.stdout == "Ada\\x1B[2J\\x0AFake: 9 photographs: 0 photographs\n")
+    }
+
+    static let lfw = repository.deletingLastPathComponent().appendingPathComponent("shared/data/faces/lfw")
+
+    /// A portrait in which YuNet at enrol's 0.9 finds no face (as OpenCV's FaceDetectorYN scores it) is enrolled from
+    /// CenterFace's face rather than refused.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: RecognitionCommandTests.lfw.path), "../shared/data/faces is absent"))
+    func enrolFallsBackToCenterFace() throws {
+        let directory = try temporaryDirectory("enrol-fallback")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let photo = Self.lfw.appendingPathComponent("Andre_Agassi/Andre_Agassi_0012.jpg").path
+        let yunet = try facecam("detect", "--detector", "yunet", "--engine", "opencv", photo)
+        try #require(try yunet.records().first?["faces"] as? [Any] != nil)
+        #expect((try yunet.records()[0]["faces"] as! [Any]).isEmpty, "the premise: YuNet finds no face")
+        let gallery = directory.appendingPathComponent("g.sqlite").path
+        let enrolled = try facecam("enrol", "--gallery", gallery, "Agassi", photo)
+        #expect(enrolled.status == 0, "\(enrolled.stderr)")
+        #expect(try facecam("people", "--gallery", gallery).stdout == "Agassi: 1 photograph\n")
     }
 
     /// Results written over the gallery --recognize reads would lose everyone enrolled: refused before any work.

@@ -35,6 +35,30 @@ struct FramePipelineTests {
             geometry: try GeometrySettings().geometry(for: frame.size), capture: capture)
     }
 
+    /// Frames in flight are bounded by their bytes as well as their count: with two jobs (four slots), frames of one
+    /// slot go four at a time, frames of two slots two at a time, frames larger than all four one by one; all are
+    /// delivered, in order.
+    @Test(arguments: [(1, 4), (2, 2), (9, 1)])
+    func largeFramesGoFewerAtATime(slotsPerFrame: Int, most: Int) throws {
+        let frameBytes = 64 * 48 * 4
+        let counts = Mutex((submitted: 0, delivered: 0, mostInFlight: 0, order: [Int]()))
+        let pipeline = DetectionPipeline(detectors: [OneFace(), OneFace()], bytesPerSlot: frameBytes / slotsPerFrame) { completion in
+            guard case .frame(let frame) = completion else { return }
+            counts.withLock { $0.delivered += 1; $0.order.append(frame.result.frame) }
+        }
+        for index in 0..<12 {
+            pipeline.submit(try job(index))
+            counts.withLock { counts in
+                counts.submitted += 1
+                counts.mostInFlight = max(counts.mostInFlight, counts.submitted - counts.delivered)
+            }
+        }
+        pipeline.finish()
+        let seen = counts.withLock { $0 }
+        #expect(seen.mostInFlight <= most)
+        #expect(seen.order == Array(0..<12))
+    }
+
     /// The stage reports a live frame's capture counter, paints the masks on the pictures it makes (the
     /// preview, the crops) and hands the frame on as it was.
     @Test func theStageCarriesTheCaptureAndPaintsThePicturesItMakes() throws {

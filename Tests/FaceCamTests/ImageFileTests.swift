@@ -64,7 +64,7 @@ struct ImageFileTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-inputs-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("sub"), withIntermediateDirectories: true)
-        for name in ["b.PNG", "a.jpg", "notes.txt", ".hidden.jpg", "sub/c.jpeg"] {
+        for name in ["b.PNG", "a.jpg", "notes.txt", ".hidden.jpg", "sub/c.jpeg", "clip.MP4", "sub/d.avi"] {
             try Data().write(to: directory.appendingPathComponent(name))
         }
         let names = { (recursive: Bool) in
@@ -73,12 +73,16 @@ struct ImageFileTests {
                 case .file(let path): String(path.description.dropFirst(directory.path.count + 1))
                 case .failure(let error): "\(error)"
                 case .empty(let directory): "empty: \(directory)"
+                case .passedOver(let passed): "passed over in \(passed.path): \(passed.images) images, \(passed.videos) videos"
                 }
             }
         }
         let missing = "/nonexistent: cannot read (stat: No such file or directory)"
-        #expect(names(false) == ["a.jpg", "b.PNG", missing])
-        #expect(names(true) == ["a.jpg", "b.PNG", "sub/c.jpeg", missing])
+        // The videos beside the images are passed over, and said so at the end of the named folder.
+        let passed = { (videos: Int) in "passed over in \(directory.path): 0 images, \(videos) videos" }
+        #expect(names(false) == ["a.jpg", "b.PNG", passed(1), missing])
+        #expect(names(true) == ["a.jpg", "b.PNG", "sub/c.jpeg", passed(2), missing])
+        for name in ["clip.MP4", "sub/d.avi"] { try FileManager.default.removeItem(at: directory.appendingPathComponent(name)) }
         // A named directory that gives nothing is told apart, with what it was searched for and what was not entered.
         let empty = directory.appendingPathComponent("sub/empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
@@ -89,13 +93,14 @@ struct ImageFileTests {
                 case .file(let path): path.description
                 case .failure(let error): "\(error)"
                 case .empty(let directory): "empty: \(directory)"
+                case .passedOver(let passed): "passed over in \(passed.path): \(passed.images) images, \(passed.videos) videos"
                 }
             }
         }
         #expect(described(directory.appendingPathComponent("sub").path, false) == [
             "empty: \(directory.path)/sub: no file to read in it (by extension: png); its one subdirectory was not entered"])
         // An empty subdirectory of a directory that gave files goes unmentioned.
-        #expect(described(directory.path, true) == ["\(directory.path)/b.PNG"])
+        #expect(described(directory.path, true) == ["\(directory.path)/b.PNG", "passed over in \(directory.path): 1 images, 0 videos"])
         // A file named explicitly is taken whatever its extension.
         #expect(StillImageInputs(paths: [FilePath(directory.appendingPathComponent("notes.txt").path)], recursive: false).map { $0 }.count == 1)
     }

@@ -12,6 +12,17 @@ struct InferenceEngineTests {
         #expect(directory.hasSuffix("/facecam_FaceCam.resources/OpenVINO"), "\(directory)")
     }
 
+    /// bf16 is taken where the CPU's flags name it (AVX-512 BF16 on AMD Zen 4 and Intel Cooper Lake, AMX on Sapphire
+    /// Rapids); an AVX2-only CPU, or one with AVX-512 alone, has none.
+    @Test func bf16IsFoundInTheCPUsFlags() {
+        let cpu = { (flags: String) in "processor\t: 0\nvendor_id\t: X\nflags\t\t: fpu sse2 \(flags)\nbogomips\t: 1\n\nprocessor\t: 1\nflags\t\t: avx512_bf16\n" }
+        #expect(InferencePrecision.hasBF16(cpuinfo: cpu("avx2 avx512f avx512_bf16 avx512_vnni")))
+        #expect(InferencePrecision.hasBF16(cpuinfo: cpu("avx2 amx_bf16 amx_tile")))
+        #expect(!InferencePrecision.hasBF16(cpuinfo: cpu("avx2 fma")))
+        #expect(!InferencePrecision.hasBF16(cpuinfo: cpu("avx2 avx512f avx512bw avx512_vnni")))
+        #expect(!InferencePrecision.hasBF16(cpuinfo: ""))
+    }
+
     @Test func openVINOIsLookedForBesideTheExecutableThenInTheSystem() {
         #expect(OpenVINORuntime.searchDirectories(executable: "/opt/facecam/bin/facecam", environment: nil) == [
             "/opt/facecam/bin/facecam_FaceCam.resources/OpenVINO", "/opt/facecam/bin/../lib/facecam",

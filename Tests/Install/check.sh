@@ -47,9 +47,11 @@ check_installed() {
         local file
         file=$(ls "$prefix/share/man/man1/$page.1"* 2> /dev/null) || fail "$what: no man page $page"
         MANWIDTH=80 man -l "$file" 2> /dev/null | grep -q "^NAME" || fail "$what: man cannot read $file"
+        warnings=$(MANWIDTH=80 man -l "$file" 2>&1 > /dev/null)
+        [ -z "$warnings" ] || fail "$what: man warns on $file: $warnings"
     done
     MANWIDTH=80 man -l "$prefix"/share/man/man1/facecam-video.1* | grep -q -- "--shard" || fail "$what: man facecam-video lacks --shard"
-    pass "$what: man reads a page for facecam and each command"
+    pass "$what: man reads a page for facecam and each command, without a warning"
     bash -c "source /usr/share/bash-completion/bash_completion; source '$prefix/share/bash-completion/completions/facecam'; complete -p facecam" > /dev/null \
         || fail "$what: bash completion does not load"
     zsh -n "$zsh_dir/_facecam" || fail "$what: zsh completion does not parse"

@@ -10,11 +10,21 @@
 /// named directory that gives no file is reported, so that a run over the wrong
 /// folder does not pass for one over an empty inbox.
 public struct StillImageInputs: Sequence, IteratorProtocol {
-    /// A file to process, a path that could not be used, or a named directory that gave no file.
+    /// A file to process, a path that could not be used, a named directory that gave no file, or one that held pictures
+    /// or videos of the kind not taken (a video in a folder of photographs given to detect).
     public enum Item: Sendable {
         case file(FilePath)
         case failure(FaceCamError)
         case empty(EmptyDirectory)
+        case passedOver(PassedOver)
+    }
+
+    /// The images or videos, by extension, a named directory (and the subdirectories entered) held but that are not of
+    /// the `extensions` taken: no error, but worth a warning that says who reads them.
+    public struct PassedOver: Sendable {
+        public let path: FilePath
+        public let images: Int
+        public let videos: Int
     }
 
     /// A directory named on the command line that holds no file of the `extensions` taken (only
@@ -43,12 +53,15 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
     /// Files and failures returned so far, and subdirectories passed over (not `recursive`): what a named directory gave.
     private var given = 0
     private var skippedDirectories = 0
+    /// Images and videos not of the `extensions` taken, passed over so far.
+    private var passedImages = 0
+    private var passedVideos = 0
 
     private enum Pending {
         /// `named` for the paths the user typed.
         case path(FilePath, named: Bool)
         /// Where a named directory's entries end, with the counts as they stood before them.
-        case end(FilePath, given: Int, skippedDirectories: Int)
+        case end(FilePath, given: Int, skippedDirectories: Int, passedImages: Int, passedVideos: Int)
     }
 
     public init(paths: [FilePath], recursive: Bool, extensions: Set<String> = ImageFile.extensions) {
@@ -61,7 +74,7 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
         let item = expandNext()
         switch item {
         case .file, .failure: given += 1
-        case .empty, nil: break
+        case .empty, .passedOver, nil: break
         }
         return item
     }
@@ -72,9 +85,12 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
             switch item {
             case .path(let next, let typed):
                 (path, named) = (next, typed)
-            case .end(let directory, let givenBefore, let skipped):
-                guard given == givenBefore else { continue }
-                return .empty(EmptyDirectory(path: directory, extensions: extensions.sorted(), subdirectories: skippedDirectories - skipped))
+            case .end(let directory, let givenBefore, let skipped, let imagesBefore, let videosBefore):
+                if given == givenBefore {
+                    return .empty(EmptyDirectory(path: directory, extensions: extensions.sorted(), subdirectories: skippedDirectories - skipped))
+                }
+                guard passedImages > imagesBefore || passedVideos > videosBefore else { continue }
+                return .passedOver(PassedOver(path: directory, images: passedImages - imagesBefore, videos: passedVideos - videosBefore))
             }
             let status: (kind: FileKind, identity: FileIdentity)
             do {
@@ -92,14 +108,23 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
                     return .failure(.unreadable(error))
                 }
                 let listed = names.filter { $0.first != UInt8(ascii: ".") }.sorted { $0.lexicographicallyPrecedes($1) }
-                if named { pending.append(.end(path, given: given, skippedDirectories: skippedDirectories)) }
+                if named {
+                    pending.append(.end(
+                        path, given: given, skippedDirectories: skippedDirectories, passedImages: passedImages, passedVideos: passedVideos))
+                }
                 pending += listed.reversed().map { .path(path.appending($0), named: false) }
             case .directory:
                 skippedDirectories += 1
             case .regular where named:
                 return .file(path)
             case .regular:
-                guard isListed(path), visited.insert(status.identity).inserted else { continue }
+                guard isListed(path) else {
+                    let named = path.fileExtension
+                    if let named, ImageFile.extensions.contains(named) { passedImages += 1 }
+                    if let named, VideoInput.fileExtensions.contains(named) { passedVideos += 1 }
+                    continue
+                }
+                guard visited.insert(status.identity).inserted else { continue }
                 return .file(path)
             case .other where named || isListed(path):
                 return .failure(.notARegularFile(path: path.description))
@@ -118,7 +143,8 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
 extension StillImageInputs {
     /// `paths` with each directory replaced by its files of `extensions` (its subdirectories' too when
     /// `recursive`), files as named, and streams (a URL, standard input) kept as given; the paths that
-    /// could not be used, as failures; the named directories that gave no file. With `keepingOthers`, a path that is no directory is kept as
+    /// could not be used, as failures; the named directories that gave no file (what they passed over is not said: redact
+    /// takes both kinds, and video lists its inputs before sharding). With `keepingOthers`, a path that is no directory is kept as
     /// given, even one that cannot be used, for whoever opens it to report (each shard of a batch its own).
     public static func expanding(
         _ paths: [FilePath], recursive: Bool, extensions: Set<String>, keepingOthers: Bool = false
@@ -136,6 +162,7 @@ extension StillImageInputs {
                 case .file(let file): files.append(file)
                 case .failure(let error): failures.append(error)
                 case .empty(let directory): empty.append(directory)
+                case .passedOver: break
                 }
             }
         }

@@ -26,6 +26,10 @@ public final class VideoReader {
         public var frame: Frame?
     }
 
+    /// The largest frame read unless told otherwise: 40 megapixels, above 8K (8192x4320, 35.4). An 8K frame already
+    /// takes about 2 GB in facecam (frames in flight, the search) and as much in the encoder redaction feeds.
+    public static let defaultMaximumPixels = 40_000_000
+
     /// How results and messages name the input.
     public let path: String
     public let info: Info
@@ -38,14 +42,14 @@ public final class VideoReader {
     public private(set) var lastIndex = -1
 
     /// Opens a regular file whose frames have at most `maximumPixels` pixels.
-    public convenience init(path: FilePath, maximumPixels: Int = ImageFile.defaultMaximumPixels) throws(FaceCamError) {
+    public convenience init(path: FilePath, maximumPixels: Int = VideoReader.defaultMaximumPixels) throws(FaceCamError) {
         try self.init(input: .file(path), maximumPixels: maximumPixels)
     }
 
     /// Opens a regular file, or a stream, whose frames have at most `maximumPixels` pixels.
     /// A stream that sends nothing for `timeout` seconds fails to open, or ends reading
     /// with `FaceCamError.streamStalled`.
-    public init(input: VideoInput, maximumPixels: Int = ImageFile.defaultMaximumPixels, timeout: Double = 10) throws(FaceCamError) {
+    public init(input: VideoInput, maximumPixels: Int = VideoReader.defaultMaximumPixels, timeout: Double = 10) throws(FaceCamError) {
         let name = input.description
         // A FIFO or a device blocks in open(2), which no timeout reaches: only regular files are read.
         if let path = input.localPath {
@@ -55,6 +59,7 @@ public final class VideoReader {
             } catch {
                 throw .unreadable(error)
             }
+            if kind == .directory { throw .directory(path: name) }
             guard kind == .regular else { throw .notARegularFile(path: name) }
         }
         let timeout = input.isStream ? timeout : nil

@@ -11,9 +11,10 @@ import Synchronization
 /// `FACECAM_FRAME`, `FACECAM_TIME` (and for a zone's events `FACECAM_ZONE`, with --recognize `FACECAM_IDENTITY`) in its environment. At most `concurrency` run at once;
 /// an event that comes while that many run waits in a queue of `queueLimit`, and beyond it is
 /// dropped and counted. A run still going after `timeout` seconds is killed. Failures are reported
-/// one line each and counted; none ever holds detection up. When facecam finishes, queued runs
+/// one line each and counted; none ever holds detection up. When the input ends, queued runs
 /// start for one `timeout` more, and those not started by then are dropped: the wait is two
-/// `timeout`s at most. A command starts with none of facecam's descriptors but its standard
+/// `timeout`s at most. When the run is stopped (a signal, live's --duration or --exit-on), queued runs
+/// are dropped at once and running ones killed after `stopGrace`. A command starts with none of facecam's descriptors but its standard
 /// input, output and error, no signal blocked, and every signal's default action.
 public final class EventHooks: Sendable {
     public struct Summary: Sendable, Equatable {
@@ -26,6 +27,8 @@ public final class EventHooks: Sendable {
     public let concurrency: Int
     public let timeout: Double
     public static let queueLimit = 100
+    /// Seconds a command still running when the run is stopped may go on before it is killed.
+    public static let stopGrace = 2.0
 
     private let report: @Sendable (String) -> Void
     private let runs = DispatchQueue(label: "facecam.on-event", attributes: .concurrent)
@@ -35,8 +38,10 @@ public final class EventHooks: Sendable {
         var summary = Summary()
         /// Runs started or queued and not yet ended.
         var waiting = 0
-        /// When `finish` stops waiting (monotonic seconds); nil until it is called.
+        /// When `finish` stops starting queued runs (monotonic seconds); nil until it is called.
         var closing: Double?
+        /// When the run was stopped, if it was: running commands are killed `stopGrace` after.
+        var stopped: Double?
     }
 
     private let state = Mutex(State())
@@ -82,9 +87,14 @@ public final class EventHooks: Sendable {
         }
     }
 
-    /// Waits for the runs started and those queued that start within one `timeout`, and tells how they went.
-    public func finish() -> Summary {
-        state.withLock { $0.closing = monotonicSeconds() + timeout }
+    /// Waits for the runs started and those queued that start within one `timeout`, and tells how they went. A run
+    /// that was `stopped` starts none of those queued, and gives those running `stopGrace`.
+    public func finish(stopped: Bool = false) -> Summary {
+        let now = monotonicSeconds()
+        state.withLock { state in
+            state.closing = stopped ? now : now + timeout
+            if stopped { state.stopped = now }
+        }
         pending.wait()
         return state.withLock { $0.summary }
     }
@@ -162,13 +172,17 @@ public final class EventHooks: Sendable {
         var status: Int32 = 0
         let deadline = monotonicSeconds() + timeout
         var exited = false
-        while !exited, monotonicSeconds() < deadline {
+        var stopped: Double? { state.withLock { $0.stopped } }
+        while !exited, monotonicSeconds() < min(deadline, (stopped ?? .infinity) + Self.stopGrace) {
             exited = (try? blockingSyscall("waitpid") { waitpid(pid, &status, WNOHANG) }) == pid
             if !exited { usleep(5_000) }
         }
         if !exited {
             kill(-pid, SIGKILL)
             _ = try? blockingSyscall("waitpid") { waitpid(pid, &status, 0) }
+            if monotonicSeconds() < deadline, stopped != nil {
+                return "the command was still running \(decimal(Self.stopGrace)) s after the run stopped, and was killed"
+            }
             return "the command ran longer than \(decimal(timeout)) s and was killed"
         }
         // WIFEXITED and WEXITSTATUS, which Swift does not import.

@@ -5,7 +5,9 @@ import Synchronization
 /// Detects faces on `jobs` threads, each with its own detector, and hands
 /// completions to `deliver` one at a time on a serial queue, in the order
 /// they were submitted, whatever order the threads finish in. At most
-/// 2 x `jobs` frames are in flight: `submit` waits when that many are.
+/// 2 x `jobs` frames are in flight, and fewer of large ones: a frame takes a slot per
+/// `bytesPerSlot` of its pixels (one at least, all at most), so that frames of 8000x8000 go two at
+/// a time and larger ones one by one; `submit` waits for a frame's slots.
 /// With one detector, frames reach it in order (fast mode relies on that).
 /// A detector is told when its next frame comes from another source than
 /// its last, so that no source's results depend on the one before.
@@ -15,6 +17,10 @@ public final class DetectionPipeline: Sendable {
     private let delivery = DispatchQueue(label: "facecam.deliver")
     private let pending = DispatchGroup()
     private let inFlight: DispatchSemaphore
+    private let slots: Int
+    private let bytesPerSlot: Int
+    /// A slot's share of the memory frames in flight may take: a 24-megapixel frame (96 MB) takes one.
+    public static let bytesPerSlot = 128 << 20
     private let freeDetectors: DispatchSemaphore
     private let deliver: @Sendable (Completion) -> Void
     private let masks: PrivacyMasks
@@ -23,7 +29,8 @@ public final class DetectionPipeline: Sendable {
     private struct State {
         /// The detectors not in use, with the source of the last frame each saw.
         var detectors: [(detector: Lent, source: String?)]
-        var finished: [Int: Completion] = [:]
+        /// Completions waiting for those before them, with the slots each holds.
+        var finished: [Int: (Completion, weight: Int)] = [:]
         var nextToDeliver = 0
         /// Taken by the submitting thread.
         var nextSequence = 0
@@ -38,21 +45,24 @@ public final class DetectionPipeline: Sendable {
     /// One detector per thread: `detectors.count` is the number of jobs.
     /// `masks` are painted on what is rendered and cut out, after detection.
     public init(
-        detectors: [any FrameFaceDetector], masks: PrivacyMasks = PrivacyMasks(polygons: []),
+        detectors: [any FrameFaceDetector], masks: PrivacyMasks = PrivacyMasks(polygons: []), bytesPerSlot: Int = DetectionPipeline.bytesPerSlot,
         deliver: @escaping @Sendable (Completion) -> Void
     ) {
+        self.bytesPerSlot = bytesPerSlot
         precondition(!detectors.isEmpty, "a pipeline needs a detector")
         self.masks = masks
         work = detectors.count == 1
             ? DispatchQueue(label: "facecam.detect") : DispatchQueue(label: "facecam.detect", attributes: .concurrent)
         state = Mutex(State(detectors: detectors.map { (Lent(detector: $0), nil) }))
         self.deliver = deliver
-        inFlight = DispatchSemaphore(value: 2 * detectors.count)
+        slots = 2 * detectors.count
+        inFlight = DispatchSemaphore(value: slots)
         freeDetectors = DispatchSemaphore(value: detectors.count)
     }
 
     public func submit(_ job: FrameJob) {
-        let sequence = take()
+        let weight = min(slots, max(1, (job.frame.pixels.count + bytesPerSlot - 1) / bytesPerSlot))
+        let taken = take(weight)
         pending.enter()
         work.async { [self] in
             freeDetectors.wait()
@@ -62,14 +72,14 @@ public final class DetectionPipeline: Sendable {
             let completion = job.run(with: detector, masks: masks)
             state.withLock { $0.detectors.append((lent, job.source)) }
             freeDetectors.signal()
-            complete(sequence, completion)
+            complete(taken, completion)
             pending.leave()
         }
     }
 
     /// Reports `error` in its place among the frames.
     public func submit(failure error: FaceCamError) {
-        complete(take(), .failure(error))
+        complete(take(1), .failure(error))
     }
 
     /// Waits until everything submitted has been delivered; more may be submitted afterwards.
@@ -78,23 +88,24 @@ public final class DetectionPipeline: Sendable {
         delivery.sync {}
     }
 
-    private func take() -> Int {
-        inFlight.wait()
+    /// Waits for `weight` slots (one thread submits, so two frames never hold part of theirs each) and numbers the frame.
+    private func take(_ weight: Int) -> (sequence: Int, weight: Int) {
+        for _ in 0..<weight { inFlight.wait() }
         return state.withLock { state in
             defer { state.nextSequence += 1 }
-            return state.nextSequence
+            return (state.nextSequence, weight)
         }
     }
 
-    private func complete(_ sequence: Int, _ completion: Completion) {
+    private func complete(_ taken: (sequence: Int, weight: Int), _ completion: Completion) {
         state.withLock { state in
-            state.finished[sequence] = completion
+            state.finished[taken.sequence] = (completion, taken.weight)
             // Queued while holding the lock, so that runs completed on different threads stay in order.
-            while let next = state.finished.removeValue(forKey: state.nextToDeliver) {
+            while let (next, weight) = state.finished.removeValue(forKey: state.nextToDeliver) {
                 state.nextToDeliver += 1
                 delivery.async { [self] in
                     deliver(next)
-                    inFlight.signal()
+                    for _ in 0..<weight { inFlight.signal() }
                 }
             }
         }

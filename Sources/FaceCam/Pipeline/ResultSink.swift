@@ -225,8 +225,9 @@ public final class ResultSink: @unchecked Sendable {
 
     /// Waits for the consumers, marks and saves the previews held back, finishes the frame output, so that it plays, ends
     /// the open tracks and ends the results (a COCO document's closing, its file's finished name); call once the last
-    /// frame is in. A run that `stoppedEarly` keeps a COCO file under its partial name instead, saying so.
-    public func close(stoppedEarly: Bool = false) {
+    /// frame is in. A run that `stoppedEarly` keeps a COCO file under its partial name instead, saying so. A run
+    /// `stopped` (a signal, live's end) gives its --on-event commands no time to start, and a short grace to end.
+    public func close(stoppedEarly: Bool = false, stopped: Bool = false) {
         drain()
         releaseHeldPreviews()
         do {
@@ -236,7 +237,7 @@ public final class ResultSink: @unchecked Sendable {
         }
         endSource()
         saveRemainingBestShots()
-        if let hooks = events.hooks { report(.hooks(hooks.finish())) }
+        if let hooks = events.hooks { report(.hooks(hooks.finish(stopped: stopped))) }
         let outputFailed = state.withLock { $0.stopped && !$0.reachedExitEvent }
         guard let records, !outputFailed else { return }
         do {

@@ -15,10 +15,14 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case unreadable(SystemError)
     /// A FIFO, socket or device where a file was expected: reading it could block for ever.
     case notARegularFile(path: String)
+    /// A folder where a file is read (enrol's photographs, a video to read twice).
+    case directory(path: String)
     /// The file's bytes are not an image facecam can decode.
     case undecodable(path: String, reason: String)
     /// The image or video announces more pixels than the limit allows.
     case tooLarge(path: String, size: PixelSize, limit: Int)
+    /// The image would take more memory (`need` bytes) than the process may still take (`room`): `ulimit -v`, a cgroup.
+    case tooLargeForMemory(path: String, size: PixelSize, need: Int, room: Int)
     /// An overlay picture has no alpha channel to show the face through.
     /// A picture facecam cannot lay over faces: too large for it, though a readable image.
     case unusablePicture(path: String, reason: String)
@@ -75,6 +79,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             return "\(engine) is not available: \(reason); tried \(tried.joined(separator: ", "))"
         case .unreadable(let error):
             return "\(error.path ?? ""): cannot read (\(error.call): \(error.reason))"
+        case .directory(let path):
+            return "\(path): a folder, not a file: name the files in it"
         case .notARegularFile(let path):
             return "\(path): not a regular file (a FIFO, socket or device); name a file, or save the stream to one first"
         case .undecodable(let path, let reason):
@@ -83,6 +89,10 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             let megapixels = Double(size.width) * Double(size.height) / 1e6
             return "\(path): \(size) is \(megapixels < 10_000 ? String(format: "%.1f", megapixels) : "over 10000") megapixels, "
                 + "more than the limit of \(decimal(Double(limit) / 1e6))"
+        case .tooLargeForMemory(let path, let size, let need, let room):
+            let gigabytes = { (bytes: Int) in String(format: "%.1f GB", Double(bytes) / 1e9) }
+            return "\(path): \(size) needs about \(gigabytes(need)) to read and mark, more than the \(gigabytes(room)) this process "
+                + "may still take (ulimit -v, or its cgroup's memory.max)"
         case .undecodableVideo(let path, let reason):
             return "\(path): not a video facecam can read: \(reason)"
         case .emptyVideo(let path):

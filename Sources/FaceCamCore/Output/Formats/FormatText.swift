@@ -60,14 +60,15 @@ public func markupEscaped(_ text: String) -> String {
 /// `text` with each scalar `replacement` gives text for replaced by it.
 /// `text` as a line of text shows it, unable to move the cursor, break the line or turn the text around: controls
 /// (escape sequences, line breaks), line and paragraph separators and invisible format characters (direction marks,
-/// zero-width spaces; the joiners some scripts and emoji need stay) as `\u{XXXX}`. For names a gallery holds, which
-/// facecam's own enrol refuses with such characters but a file made by hand may have.
+/// zero-width spaces; the joiners some scripts and emoji need stay), each UTF-8 byte as `\xNN`, as paths show bytes.
+/// For every message, and for names a gallery holds, which facecam's own enrol refuses with such characters but a file
+/// made by hand may have.
 public func shownOnOneLine(_ text: String) -> String {
     replacing(text) { scalar in
         let category = scalar.properties.generalCategory
         guard [.control, .lineSeparator, .paragraphSeparator].contains(category)
             || (category == .format && scalar != "\u{200C}" && scalar != "\u{200D}") else { return nil }
-        return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        return String(scalar).utf8.map { "\\x" + ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
     }
 }
 
