@@ -86,7 +86,7 @@ all: build
 define install-missing
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-		echo "installing Debian packages:" $$missing; \
+		echo "installing Debian packages system-wide with apt-get (as root):" $$missing; \
 		$(SUDO) apt-get update -qq -o DPkg::Lock::Timeout=600 && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 $$missing; \
 	fi
@@ -208,14 +208,18 @@ demo: build
 # The end-to-end checks run the release binary, the one make install ships (and 1.2-1.7 times faster
 # than the debug build); make test-install, test-slurm and test-v4l2 take the same one. The in-process
 # tests need the debug build.
+# Its last lines say what it skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
+TEST_LOGS := .build/test-logs
 test: test-deps release
 	$(PYTHON) Tests/Reference/opencv_faces.py check Fixtures
 	$(PYTHON) Tests/Reference/wider_eval.py self-test
 	$(SWIFT) build --build-tests
 	$(PYTHON) Tests/Docs/check_docs.py --facecam $(RELEASE_BINARY)
 	$(PYTHON) Tests/Docs/options.py check --facecam $(RELEASE_BINARY)
-	$(PYTHON) Tests/Golden/outputs.py check --facecam $(RELEASE_BINARY)
-	FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test --skip-build
+	@mkdir -p $(TEST_LOGS)
+	bash -o pipefail -c '$(PYTHON) Tests/Golden/outputs.py check --facecam $(RELEASE_BINARY) 2>&1 | tee $(TEST_LOGS)/golden.log'
+	bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOGS)/swift.log'
+	@$(PYTHON) Tests/skipped.py $(TEST_LOGS)/golden.log $(TEST_LOGS)/swift.log
 
 # docs/reference/options.md's list of every command's options, rewritten from the parser (make test checks it).
 options-doc: build
