@@ -207,8 +207,7 @@ struct FaceCamCommand: ParsableCommand {
         }
         // Within a quarter of the name's letters (two at most), so that a hint is a likely typo.
         let most = min(2, max(1, word.drop { $0 == "-" }.count / 4))
-        // A word longer or shorter than every name by more than that is no typo of one: not aligned at all.
-        guard names.contains(where: { abs($0.count - word.count) <= most }) else { return nil }
+        // A name longer or shorter than the word by more than that is no typo of it: not aligned at all.
         let scored = names.filter { abs($0.count - word.count) <= most }.map { ($0, distance(Array(word.lowercased()), Array($0))) }.filter { $0.1 <= most }
         return scored.min { $0.1 < $1.1 }?.0
     }

@@ -377,16 +377,14 @@ struct Redact: ParsableCommand {
         var damage: FaceCamError?
         let written = write(to: encoder, session: session) {
             do throws(FaceCamError) {
-                var read = 0
-                while !session.stopping, !session.sink.frameOutputFailed, let next = try reader.next() {
-                    guard next.index <= last else { throw Self.changed(reader.path) }
-                    read += 1
-                    guard let frame = next.frame else { continue }
-                    session.pipeline.submit(job(next, frame))
+                while !session.stopping, !session.sink.frameOutputFailed, let read = try reader.next() {
+                    guard read.index <= last else { throw Self.changed(reader.path) }
+                    guard let frame = read.frame else { continue }
+                    session.pipeline.submit(job(read, frame))
                 }
                 // Stopped early (a signal, or the output failed): the rest was not read, not lost.
                 if !session.stopping, !session.sink.frameOutputFailed {
-                    damage = reader.damage ?? (read == 0 ? .emptyVideo(path: reader.path) : nil)
+                    damage = reader.damage ?? (reader.lastIndex < 0 ? .emptyVideo(path: reader.path) : nil)
                 }
             } catch {
                 damage = error
