@@ -25,9 +25,16 @@ struct FaceCamCommand: ParsableCommand {
     /// names the inference engine the DNN detectors would run on.
     static func main() {
         if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
-            print(facecamVersion)
-            print(engineReport())
+            do {
+                try writeResult(facecamVersion + "\n" + engineReport() + "\n")
+            } catch {
+                exit(withError: error)
+            }
             return
+        }
+        if let line = overlongOption(in: Array(CommandLine.arguments.dropFirst())) {
+            report(line)
+            exit(withError: Status.usage)
         }
         do {
             var command = try parseAsRoot()
@@ -44,6 +51,7 @@ struct FaceCamCommand: ParsableCommand {
     /// The line `main` reports for a usage error in `arguments` (without "facecam: "), or nil when they
     /// parse and pass every check made before a command runs: what the in-process tests call.
     static func usageError(in arguments: [String]) -> String? {
+        if let line = overlongOption(in: arguments) { return line }
         do {
             _ = try parseAsRoot(arguments)
             return nil
@@ -95,6 +103,16 @@ struct FaceCamCommand: ParsableCommand {
             said = "Unknown option '\(shown(unknown))'" + (hint.map { ". Did you mean '\($0)'?" } ?? "")
         }
         return said + " (see 'facecam \(path) --help')"
+    }
+
+    /// The usage error for an option name longer than any (100 characters; a pasted blob), said before ArgumentParser
+    /// parses, which compares such a name with each of its own for a while (3 to 5 s at 100,000 characters).
+    static func overlongOption(in arguments: [String]) -> String? {
+        let options = arguments.prefix { $0 != "--" }
+        guard let long = options.first(where: { $0.hasPrefix("-") && $0.prefix { $0 != "=" }.count > 100 }) else { return nil }
+        let names = configuration.subcommands.map { $0._commandName }
+        let command = options.first { !$0.hasPrefix("-") }.flatMap { names.contains($0) ? $0 + " " : nil } ?? ""
+        return "Unknown option '\(shown(String(long.prefix { $0 != "=" })))' (see 'facecam \(command)--help')"
     }
 
     /// An argument as a message shows it: control characters escaped as a path's are, and cut to its first 60
@@ -239,8 +257,11 @@ enum Status {
 
 /// Prints one line on standard error, prefixed with the program's name; whatever in it could move the cursor, break
 /// the line or turn the text around (a name or path from the command line, a file or the environment) is escaped.
+/// A line of over 2,000 characters (a path of 100,000) keeps its start and its end, saying how much was left out.
 func report(_ message: String) {
-    var line = "facecam: \(shownOnOneLine(message))\n"
+    let text = shownOnOneLine(message)
+    let shown = text.count <= 2000 ? text : text.prefix(1200) + " [... \(text.count - 1600) characters ...] " + text.suffix(400)
+    var line = "facecam: \(shown)\n"
     line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 

@@ -310,6 +310,16 @@ struct Enrol: ParsableCommand {
     }
 
     func run() throws {
+        // Photographs that are not there, or are folders, are said before any model loads.
+        let (present, missing) = withoutMissing(photos.map(FilePath.init(argument:)))
+        var refused = missing
+        let photos = present.filter { photo in
+            guard (try? fileStatus(photo).kind) == .directory else { return true }
+            report(FaceCamError.directory(path: photo.description))
+            refused += 1
+            return false
+        }
+        if photos.isEmpty { throw Status.failure }
         // Made only when someone is enrolled: a run whose photographs are all refused leaves no empty gallery.
         let path = try galleryOptions.path()
         let existing = FileManager.default.fileExists(atPath: path) ? try galleryOptions.open(.write) : nil
@@ -330,7 +340,6 @@ struct Enrol: ParsableCommand {
             throw Status.usage
         }
         var descriptors: [FaceDescriptor] = []
-        var refused = 0
         for photo in photos {
             do {
                 let image = try ImageFile.load(photo)
@@ -346,13 +355,13 @@ struct Enrol: ParsableCommand {
                 guard let face = faces.count == 1 || largest ? faces.max(by: { FaceRanking.size.value(of: $0) < FaceRanking.size.value(of: $1) }) : nil
                 else {
                     report(faces.isEmpty
-                        ? "\(FilePath(photo)): no face found: give a photograph where \(name)'s face is clear and upright"
-                        : "\(FilePath(photo)): \(faces.count) faces: give one of \(name) alone, or add --largest to take the largest")
+                        ? "\(photo): no face found: give a photograph where \(name)'s face is clear and upright"
+                        : "\(photo): \(faces.count) faces: give one of \(name) alone, or add --largest to take the largest")
                     refused += 1
                     continue
                 }
                 guard let described = try FaceRecognizer.describe(face, in: image.frame, geometry: geometry, with: describer) else {
-                    report("\(FilePath(photo)): the face is outside the picture")
+                    report("\(photo): the face is outside the picture")
                     refused += 1
                     continue
                 }

@@ -213,6 +213,6 @@ struct Video: ParsableCommand {
                 renderPreview: annotateVideo != nil,
                 annotationName: annotate ? frameName : nil, crops: output.cropRequest(name: frameName)))
         }
-        if !session.stopping, let damage = reader.damage { throw damage }
+        if !session.stopping, let damage = reader.damage ?? (reader.lastIndex < 0 ? .emptyVideo(path: reader.path) : nil) { throw damage }
     }
 }

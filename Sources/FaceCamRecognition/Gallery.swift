@@ -126,7 +126,7 @@ public final class Gallery {
         permissions = stat(path, &status) == 0 ? Int(status.st_mode) & 0o777 : 0
         var handle: OpaquePointer?
         let opened = access == .read
-            ? sqlite3_open_v2(Self.readingURI(path), &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nil)
+            ? sqlite3_open_v2(try Self.readingURI(path), &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_FULLMUTEX, nil)
             : sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nil)
         guard opened == SQLITE_OK, let handle else {
             let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(opened))
@@ -149,14 +149,20 @@ public final class Gallery {
 
     deinit { sqlite3_close(database) }
 
-    /// `path` as the SQLite URI that opens it for reading: immutable when its folder cannot be written, since a log
-    /// (write-ahead) gallery read there could not make its shared-memory file. The path's bytes outside the unreserved
-    /// set are percent-encoded.
-    private static func readingURI(_ path: String) -> String {
-        let folder = FilePath(path).parent.description
+    /// `path` as the SQLite URI that opens it for reading: immutable when its folder cannot be written (a read-only file
+    /// system), since a log (write-ahead) gallery read there could not make its shared-memory file. Immutable ignores
+    /// the log, so a gallery whose log still holds changes is refused there rather than read as it was before them.
+    /// The path's bytes outside the unreserved set are percent-encoded.
+    private static func readingURI(_ path: String) throws(GalleryError) -> String {
+        let writable = FilePath(path).parent.withCString { access($0, W_OK) } == 0
+        if !writable, let log = try? fileInfo(FilePath(path + "-wal")), log.st_size > 0 {
+            throw .cannotOpen(path: path, reason: "its log (\(FilePath(path + "-wal"))) holds changes not yet in it (an enrol still "
+                + "running, or killed), and its folder cannot be written, so they cannot be read: copy both files to a folder that "
+                + "can be written and read them there")
+        }
         let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
         let encoded = path.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
-        return "file:" + encoded + (access(folder, W_OK) == 0 ? "" : "?immutable=1")
+        return "file:" + encoded + (writable ? "" : "?immutable=1")
     }
 
     /// Adds `descriptors` to `name`, enrolling them if new (`adding` false: refused if enrolled already).

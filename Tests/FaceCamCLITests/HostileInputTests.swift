@@ -458,27 +458,54 @@ struct HostileInputTests {
         #expect(whole > 0)
     }
 
-    /// A real full disk (a 300 KB tmpfs) under a redacted video: ffmpeg 5.1 exits 0 there having written an MP4 or a MOV
-    /// without its index and a Matroska file without its last frames. Each is one line and status 1, with nothing under
-    /// the final name and no partial file. Needs root, for mount.
+    /// A real full disk (a tmpfs) under a redacted video: ffmpeg 5.1 exits 0 there having written an MP4 or a MOV
+    /// without its index, a Matroska file without its last frames, or an AVI without its header's sizes and index. Each
+    /// is one line and status 1, with nothing under the final name and no partial file, whether the disk fills early
+    /// (300 KB) or during the last 16 KB of the file. Needs root, for mount.
     @Test(arguments: ["mp4", "mkv", "mov", "avi"])
     func aFullDiskLeavesNoCutVideo(_ container: String) throws {
         let files = try HostileFiles("full-disk-video-\(container)")
         defer { files.remove() }
-        let disk = files.path("disk")
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
-        let mounted = try run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=300k", "tmpfs", disk])
-        guard mounted.status == 0 else {
-            print("SKIPPED: a full disk needs a tmpfs, and mount failed (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
-            return
+        let arguments = ["redact", "--detector", "yunet", "-o"]
+        let whole = files.path("whole." + container)
+        try #require(try run(facecamBinary, arguments + [whole, fixture("video/pan-zoom.avi")]).status == 0)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: whole)[.size] as? Int)
+        for room in [300 << 10, (size - (16 << 10)) / 4096 * 4096] {
+            let disk = files.path("disk-\(room)")
+            try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+            let mounted = try run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=\(room)", "tmpfs", disk])
+            guard mounted.status == 0 else {
+                print("SKIPPED: a full disk needs a tmpfs, and mount failed (\(mounted.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))")
+                return
+            }
+            defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [disk]) }
+            let output = disk + "/out." + container
+            let result = try run(facecamBinary, arguments + [output, fixture("video/pan-zoom.avi")])
+            #expect(result.status == 1, "\(room) bytes: \(result.stderr)")
+            #expect(result.errorLines.count == 1 && result.errorLines[0].hasPrefix("facecam: cannot write the video \(output): "), "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
         }
-        defer { _ = try? run(URL(fileURLWithPath: "/bin/umount"), [disk]) }
-        let output = disk + "/out." + container
-        let result = try run(facecamBinary, ["redact", "--detector", "yunet", "-o", output, fixture("video/pan-zoom.avi")])
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.errorLines.count == 1 && result.errorLines[0].hasPrefix("facecam: cannot write the video \(output): "), "\(result.stderr)")
-        #expect(result.stdout.isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
+    }
+
+    /// A video whose name is not UTF-8 and holds an escape sequence: its audio is copied into the redacted file all the
+    /// same (ffmpeg reads it through the descriptor facecam opened, not a name shown escaped).
+    @Test func aVideoWithAnOddNameKeepsItsAudio() throws {
+        let files = try HostileFiles("odd-name-audio")
+        defer { files.remove() }
+        var name = Array(files.directory.path.utf8) + Array("/clip\u{1B}[2J".utf8) + [0xE9] + Array(".mkv".utf8)
+        let source = try Data(contentsOf: URL(fileURLWithPath: fixture("video/pan-zoom-audio.mkv")))
+        name.append(0)
+        let descriptor = open(name.map { CChar(bitPattern: $0) }, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(descriptor >= 0)
+        _ = source.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        let output = files.path("out.mkv")
+        let script = "exec \"$0\" redact --detector yunet -o \"$1\" \"$2\"/clip*.mkv"
+        let result = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, facecamBinary.path, output, files.directory.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let streams = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", output])
+        #expect(streams.stdout.split(separator: "\n").sorted() == ["audio", "video"], "\(streams.stdout)")
     }
 
     /// Standard output on a full disk (/dev/full): redact's lines, and the lines of the commands that print a result, are
@@ -523,7 +550,42 @@ struct HostileInputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: files.directory.path).sorted() == ["large.avi", "large.png"])
     }
 
-    /// A video file whose video stream holds no frame: redact says so (status 1) rather than ending silently with no output.
+    /// Paths and files far larger than any sane one: a message keeps the start and end of a 100,000-character path; a
+    /// --model file of 300 MB (sparse) is refused from its size rather than read (a 3 GB one took 26 s and 8.5 GB).
+    @Test func hugePathsAndModelsAreCutShort() throws {
+        let files = try HostileFiles("huge-paths")
+        defer { files.remove() }
+        let missing = "/" + String(repeating: "d", count: 100_000) + ".png"
+        let detect = try HostileRun(["detect", missing])
+        #expect(detect.status == 1 && detect.errorLines.count == 1 && detect.errorLines[0].count < 2_200, "\(detect.errorLines.first?.count ?? 0)")
+        #expect(detect.errorLines.first?.contains(" characters ...] ") == true)
+        let model = files.path("huge.onnx")
+        #expect(FileManager.default.createFile(atPath: model, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: model))
+        try handle.truncate(atOffset: 300 << 20)
+        try handle.close()
+        let run = try HostileRun(["detect", "--detector", "yunet", "--model", model, fixture("images/astronaut.png")])
+        #expect(run.status == 64)
+        #expect(run.saysOneLine(containing: "\(model): 314 MB, larger than any face model (at most 256 MB)"))
+    }
+
+    /// enrol says a photograph that is not there, or a folder, before any model loads, and enrols the rest.
+    @Test func enrolSaysMissingPhotographsFirst() throws {
+        let files = try HostileFiles("enrol-missing")
+        defer { files.remove() }
+        let gallery = files.path("g.sqlite")
+        let missing = files.path("missing.jpg")
+        let result = try run(facecamBinary, ["enrol", "--gallery", gallery, "Hopper", missing, fixture("images"), fixture("images/grace_hopper.jpg")])
+        #expect(result.status == 1)
+        #expect(result.errorLines == [
+            "facecam: \(missing): cannot read (stat: No such file or directory)",
+            "facecam: \(fixture("images")): a folder, not a file: name the files in it",
+            "facecam: enrolled Hopper from 1 photograph in \(gallery)",
+        ], "\(result.stderr)")
+        #expect(try facecam("people", "--gallery", gallery).stdout == "Hopper: 1 photograph\n")
+    }
+
+    /// A video file whose video stream holds no frame: redact and video say so (status 1) rather than ending silently.
     @Test func aVideoWithoutFramesIsSaid() throws {
         let files = try HostileFiles("no-frames")
         defer { files.remove() }
@@ -534,8 +596,10 @@ struct HostileInputTests {
         let output = files.path("out.mp4")
         let result = try run(facecamBinary, ["redact", "--detector", "yunet", "-o", output, empty])
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.errorLines == ["facecam: \(empty): its video stream holds no frame, so nothing was written from it"])
+        #expect(result.errorLines == ["facecam: \(empty): its video stream holds no frame"])
         #expect(result.stdout.isEmpty)
+        let video = try run(facecamBinary, ["video", "--quiet", empty])
+        #expect(video.status == 1 && video.errorLines == ["facecam: \(empty): its video stream holds no frame"], "\(video.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: files.directory.path) == ["empty.avi"])
     }
 

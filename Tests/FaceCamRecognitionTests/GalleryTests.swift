@@ -104,11 +104,13 @@ struct GalleryTests {
         }
     }
 
-    /// Runs `script` with Python's sqlite3 on `path` (the database another program, or a hand, made).
-    static func sqlite(_ path: String, _ script: String) throws {
+    /// Runs `script` with Python's sqlite3 on `path` (the database another program, or a hand, made); `killed`, the
+    /// process ends without closing it, as a killed one would (a log's changes stay in the log).
+    static func sqlite(_ path: String, _ script: String, killed: Bool = false) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()", path, script]
+        let end = killed ? "; import os; os._exit(0)" : ""
+        process.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()" + end, path, script]
         try process.run()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0)
@@ -174,6 +176,16 @@ struct GalleryTests {
         #expect(try Gallery(path: path, access: .read).people() == [.init(name: "Ada", descriptors: 1)])
         #expect(try Gallery(path: path, access: .read).descriptors().map(\.descriptor) == [Self.descriptor(1)])
         #expect(throws: GalleryError.self) { try Gallery(path: path, access: .write).enrol("Bo", descriptors: [Self.descriptor(2)], adding: false) }
+        // A writer killed with a change still in the log: read there, the gallery would be the one before the change.
+        try #require(try mount(["-o", "remount,rw", folder.path]) == 0)
+        try Self.sqlite(path, "PRAGMA wal_autocheckpoint = 0; INSERT INTO people (name) VALUES ('Bo');", killed: true)
+        try #require(try mount(["-o", "remount,ro", folder.path]) == 0)
+        #expect {
+            try Gallery(path: path, access: .read)
+        } throws: { error in
+            guard case GalleryError.cannotOpen(path, let reason) = error else { return false }
+            return reason.hasPrefix("its log (\(path)-wal) holds changes not yet in it")
+        }
     }
 
     @Test func aFileThatIsNoGalleryIsRefusedAndLeftAlone() throws {

@@ -58,10 +58,20 @@ public struct FaceModelFile: Hashable, Sendable {
 
     /// A model at `path`, which must be a regular file.
     public init(_ kind: FaceModelKind, path: String) throws(FaceCamError) {
-        guard (try? fileKind(path)) == .regular else { throw .modelNotFound(kind.name, tried: [path]) }
+        guard let info = try? fileInfo(FilePath(path)) else { throw .modelNotFound(kind.name, tried: [path]) }
+        guard FileKind(info) == .regular else {
+            throw .modelUnloadable(kind.name, path: path, reason: "not a regular file (a folder, FIFO, socket or device)")
+        }
+        // A network reader takes several times a file's size in memory: a huge file is no face model.
+        guard Int(info.st_size) <= Self.largestModel else {
+            throw .modelUnloadable(kind.name, path: path, reason: "\(info.st_size / 1_000_000) MB, larger than any face model (at most \(Self.largestModel >> 20) MB)")
+        }
         self.kind = kind
         self.path = path
     }
+
+    /// The largest model file read: YuNet is 0.3 MB and CenterFace 7 MB.
+    public static let largestModel = 256 << 20
 
     /// The model shipped with facecam, looked for in `directories` in order.
     public init(shipped kind: FaceModelKind, in directories: [String]? = nil) throws(FaceCamError) {

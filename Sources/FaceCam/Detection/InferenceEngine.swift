@@ -113,29 +113,43 @@ public enum OpenVINORuntime {
     }
 
     /// What is wrong with `directory`, or nil when each library `checksums` lists is a regular file of the SHA-256 it
-    /// lists and nothing there is a FIFO, socket or device. Hashing the 90 MB takes about 60 ms on a CPU with SHA
-    /// instructions, once per run that loads OpenVINO.
+    /// lists, and nothing else there is something OpenVINO would load or wait on: a library it does not list (OpenVINO
+    /// looks for its plugins and frontends in the folder by name), a plugins.xml (which names libraries elsewhere), a
+    /// FIFO, socket or device. Hashing the 90 MB takes about 60 ms on a CPU with SHA instructions, once per run that
+    /// loads OpenVINO.
     static func check(_ directory: String) -> String? {
-        guard let names = try? directoryEntries(FilePath(directory)) else { return "the folder cannot be listed" }
-        for name in names where (try? fileStatus(FilePath(directory).appending(name)).kind) == .other {
-            return "\(FilePath(directory).appending(name)) is a FIFO, socket or device, which the loader would wait on"
+        let folder = FilePath(directory)
+        let listing: [UInt8]
+        do {
+            let file = try FileDescriptor(opening: folder.appending(Array(checksums.utf8)), flags: O_RDONLY | O_NONBLOCK)
+            guard FileKind(try file.status()) == .regular else { return "\(checksums) is not a regular file" }
+            listing = try file.readAll(limit: 65_536)
+        } catch {
+            return error.errno == EFBIG ? "\(checksums) is damaged (larger than any list of libraries)" : "\(checksums) not found"
         }
-        let path = directory + "/" + checksums
-        guard (try? fileKind(path)) == .regular, let listing = try? String(contentsOfFile: path, encoding: .utf8) else {
-            return "\(checksums) not found"
-        }
-        let entries = listing.split(separator: "\n").map { line in
+        let entries = String(decoding: listing, as: UTF8.self).split(separator: "\n").map { line in
             (sha256: String(line.prefix(64)), name: String(line.dropFirst(66)))
         }
         let hexadecimal = Set("0123456789abcdef")
-        guard !entries.isEmpty, entries.allSatisfy({ $0.sha256.count == 64 && $0.sha256.allSatisfy(hexadecimal.contains) && !$0.name.isEmpty })
-        else { return "\(checksums) is damaged" }
+        guard !entries.isEmpty, entries.allSatisfy({
+            $0.sha256.count == 64 && $0.sha256.allSatisfy(hexadecimal.contains) && !$0.name.isEmpty && !$0.name.contains("/")
+        }) else { return "\(checksums) is damaged" }
+        let listed = Set(entries.map { Array($0.name.utf8) })
+        guard let names = try? directoryEntries(folder) else { return "the folder cannot be listed" }
+        for name in names {
+            let shown = folder.appending(name)
+            if (try? fileStatus(shown).kind) == .other { return "\(shown) is a FIFO, socket or device, which the loader would wait on" }
+            let text = String(decoding: name, as: UTF8.self)
+            if text == "plugins.xml" || (text.hasPrefix("lib") && text.contains(".so") && !listed.contains(name)) {
+                return "\(shown) is not among the libraries \(checksums) lists, and OpenVINO would load what it names"
+            }
+        }
         for entry in entries {
             let library = directory + "/" + entry.name
-            guard let kind = try? fileKind(library) else { return "\(entry.name) is missing" }
+            guard let info = try? fileInfo(FilePath(library)) else { return "\(entry.name) is missing" }
             var hex = [CChar](repeating: 0, count: 65)
             var error = cfd_error()
-            guard kind == .regular, cfd_sha256_file(library, &hex, &error) == CFD_OK,
+            guard FileKind(info) == .regular, Int(info.st_size) <= Self.largestLibrary, cfd_sha256_file(library, &hex, &error) == CFD_OK,
                   String(decoding: hex.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self) == entry.sha256
             else {
                 return "\(entry.name) is not the library \(checksums) lists (damaged, or another version)"
@@ -143,4 +157,7 @@ public enum OpenVINORuntime {
         }
         return nil
     }
+
+    /// Larger than any of OpenVINO's libraries (the CPU plugin, 64 MB): a file past it is not hashed.
+    static let largestLibrary = 512 << 20
 }

@@ -28,6 +28,9 @@ public final class VideoEncoder: FrameOutput {
         }
     }
 
+    /// Free space below which a written video is not trusted (see `checkWhole`).
+    static let leastRoomLeft = 1 << 20
+
     /// Containers by extension, and ffmpeg's name for each muxer.
     public static let containers: [String: String] = ["mp4": "mp4", "mkv": "matroska", "mov": "mov", "avi": "avi"]
 
@@ -44,6 +47,9 @@ public final class VideoEncoder: FrameOutput {
     private var headerSent = false
     /// Where ffmpeg writes until the file is finished.
     private let partial: PartialFile
+    /// The file whose audio is copied, open: ffmpeg reads it as /proc/PID/fd/N, so that a name that is not UTF-8 or
+    /// holds control characters reaches it byte for byte. -1 for none.
+    private let audio: Int32
 
     /// Starts ffmpeg writing `path`, whose extension picks the container (see `containers`).
     public init(path: String, size: PixelSize, framesPerSecond: Double, settings: Settings) throws(FaceCamError) {
@@ -60,14 +66,24 @@ public final class VideoEncoder: FrameOutput {
         } catch {
             throw .videoEncoder(path: path, reason: "\(error.call) failed: \(error.reason)")
         }
+        if let source = settings.audioFrom {
+            audio = source.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+            guard audio >= 0 else {
+                throw .videoEncoder(path: path, reason: "cannot read \(source) for its audio: \(String(cString: strerror(errno)))")
+            }
+        } else {
+            audio = -1
+        }
         var sockets: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else {
+            if audio >= 0 { close(audio) }
             throw .videoEncoder(path: path, reason: "socketpair failed: \(String(cString: strerror(errno)))")
         }
         frames = sockets[0]
         process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = Self.arguments(framesPerSecond: framesPerSecond, muxer: muxer, settings: settings)
+        process.arguments = Self.arguments(
+            framesPerSecond: framesPerSecond, muxer: muxer, settings: settings, audioPath: audio >= 0 ? "/proc/\(getpid())/fd/\(audio)" : nil)
         process.standardInput = FileHandle(fileDescriptor: sockets[1], closeOnDealloc: true)
         process.standardOutput = FileHandle(fileDescriptor: partial.descriptor, closeOnDealloc: false)
         errors = Pipe()
@@ -79,6 +95,7 @@ public final class VideoEncoder: FrameOutput {
             try process.run()
         } catch {
             close(sockets[0])
+            if audio >= 0 { close(audio) }
             throw .videoEncoder(path: path, reason: "ffmpeg could not be started: \(error.localizedDescription)")
         }
         // The child has its own copy; ours would keep ffmpeg's input open after we close ours.
@@ -89,19 +106,20 @@ public final class VideoEncoder: FrameOutput {
     deinit {
         if !finished { abandon() }
         close(frames)
+        if audio >= 0 { close(audio) }
     }
 
     /// ffmpeg's arguments: frames with their times on standard input (`MatroskaFrames`), video from them
-    /// and audio from `settings.audioFrom`, written to standard output. Each frame keeps its time (a
+    /// and audio from `settings.audioFrom`, read at `audioPath`, written to standard output. Each frame keeps its time (a
     /// variable-rate source stays one), except in AVI, which has a fixed rate: there each frame is one
     /// frame at the source's rate. Standard output is opened again as `/dev/stdout`, which names the
     /// open file itself, not a path someone could swap, and is seekable, as MP4's index needs.
-    static func arguments(framesPerSecond: Double, muxer: String, settings: Settings) -> [String] {
+    static func arguments(framesPerSecond: Double, muxer: String, settings: Settings, audioPath: String?) -> [String] {
         var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-y"]
         if settings.audioFrom != nil, settings.videoDelay > 0 { arguments += ["-itsoffset", String(format: "%.6f", settings.videoDelay)] }
         arguments += ["-f", "matroska", "-i", "pipe:0"]
-        if let audio = settings.audioFrom {
-            arguments += ["-i", "file:" + audio.description, "-map", "0:v:0", "-map", "1:a?", "-c:a", "copy"]
+        if let audioPath {
+            arguments += ["-i", "file:" + audioPath, "-map", "0:v:0", "-map", "1:a?", "-c:a", "copy"]
         }
         if muxer == "avi" {
             // A rate the container does not say gets the commonest one.
@@ -163,10 +181,20 @@ public final class VideoEncoder: FrameOutput {
         }
     }
 
-    /// Checks that the file ffmpeg wrote holds every frame sent, by counting its video packets with ffprobe: on a full
-    /// disk ffmpeg 5.1 may exit 0, saying nothing, having written an MP4 without its index or a Matroska file without its
-    /// last frames. Demuxing alone: a second or two for an hour of video.
+    /// Checks that the file ffmpeg wrote is whole: on a full disk ffmpeg 5.1 may exit 0, saying nothing, having written an
+    /// MP4 without its index, a Matroska file without its last frames, or an AVI whose header and index it could not
+    /// write at the end. The disk must have room left (under 1 MiB free, the last writes may have failed), and the file
+    /// must hold every frame sent, its video packets counted by ffprobe (demuxing alone: a second or two for an hour).
     private func checkWhole() throws(FaceCamError) {
+        var disk = statvfs()
+        if fstatvfs(partial.descriptor, &disk) == 0 {
+            // root writes into the blocks reserved for it.
+            let free = Int(geteuid() == 0 ? disk.f_bfree : disk.f_bavail) * Int(disk.f_frsize)
+            if free < Self.leastRoomLeft {
+                throw .videoEncoder(path: path, reason: "the disk it is on filled up (\(free / 1024) KB left), so ffmpeg's last "
+                    + "writes may have failed without a word; nothing was kept")
+            }
+        }
         let probe = Process()
         probe.executableURL = process.executableURL?.deletingLastPathComponent().appendingPathComponent("ffprobe")
         probe.arguments = ["-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries", "stream=nb_read_packets",

@@ -96,7 +96,7 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
         case .undecodableVideo(let path, let reason):
             return "\(path): not a video facecam can read: \(reason)"
         case .emptyVideo(let path):
-            return "\(path): its video stream holds no frame, so nothing was written from it"
+            return "\(path): its video stream holds no frame"
         case .unusablePicture(let path, let reason):
             return "\(path): \(reason)"
         case .overlayWithoutAlpha(let path):

@@ -30,7 +30,8 @@ struct CSVFormat: LineFormat {
             let fields: [String] = [prefix, String(index), String(b.x), String(b.y), String(b.width), String(b.height),
                                     decimal(p.x), decimal(p.y), decimal(p.width), decimal(p.height), id, score]
             // With --recognize: the name (empty for a stranger) and the distance; both empty without.
-            let identity = [face.identity?.name.map(csvField) ?? "", face.identity?.distance.map(distanceText) ?? ""]
+            // A name as text shows it (a hand-made gallery's may hold escape sequences), quoted as CSV needs.
+            let identity = [face.identity?.name.map { csvField(shownOnOneLine($0)) } ?? "", face.identity?.distance.map(distanceText) ?? ""]
             return (fields + landmarks + pose + [face.quality.map(qualityText) ?? ""] + identity).joined(separator: ",") + "\n"
         }.joined()
     }
