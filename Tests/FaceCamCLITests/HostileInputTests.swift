@@ -569,6 +569,17 @@ struct HostileInputTests {
         #expect(run.saysOneLine(containing: "\(model): 314 MB, larger than any face model (at most 256 MB)"))
     }
 
+    /// --jobs and --threads far beyond the cores are capped there (a job is a model's memory each), with a warning
+    /// each and no line of a library's own (TBB warned of 256 threads).
+    @Test func jobsAndThreadsBeyondTheCoresAreCapped() throws {
+        let result = try HostileRun(["video", "--quiet", "--jobs", "256", "--threads", "256", "--detector", "yunet", fixture("video/pan-zoom.avi")])
+        #expect(result.status == 0)
+        #expect(result.errorLines.count == 2, "\(result.errorLines)")
+        #expect(result.errorLines.first?.hasPrefix("facecam: warning: --jobs 256 runs ") == true)
+        #expect(result.errorLines.last?.hasPrefix("facecam: warning: --threads 256 runs ") == true)
+        #expect(result.records == 36 && result.peakMiB < Self.memoryLimitMiB)
+    }
+
     /// enrol says a photograph that is not there, or a folder, before any model loads, and enrols the rest.
     @Test func enrolSaysMissingPhotographsFirst() throws {
         let files = try HostileFiles("enrol-missing")
