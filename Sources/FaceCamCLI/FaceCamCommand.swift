@@ -41,7 +41,16 @@ struct FaceCamCommand: ParsableCommand {
             try command.run()
         } catch {
             let status = exitCode(for: error)
-            // Help, version and statuses whose message was already reported go through unchanged.
+            // Help and a subcommand's version: written and checked as results are, so that a full disk is said.
+            if status == .success, !(error is ExitCode) {
+                do {
+                    try writeResult(fullMessage(for: error) + "\n")
+                } catch {
+                    exit(withError: error)
+                }
+                exit(withError: status)
+            }
+            // Statuses whose message was already reported go through unchanged.
             guard status == Status.usage, !(error is ExitCode) else { exit(withError: error) }
             report(usageMessage(for: error, arguments: Array(CommandLine.arguments.dropFirst())))
             exit(withError: Status.usage)

@@ -517,6 +517,7 @@ struct HostileInputTests {
         let commands = [
             ["redact", "--detector", "yunet", "-o", output, fixture("images/astronaut.png")],
             ["map", "--frame", "640x480", "--rect", "10,10,20,20"],
+            ["--version"], ["--help"], ["redact", "--help"], ["help", "detect"],
         ]
         for command in commands {
             let result = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", "exec \"$0\" \"$@\" >/dev/full", facecamBinary.path] + command)
