@@ -68,11 +68,8 @@ struct Detect: ParsableCommand {
                     throw error
                 case .empty(let directory):
                     warn(directory, recursion: recursive ? nil : "--recursive")
-                case .passedOver(let passed) where passed.videos > 0:
-                    report("warning: \(passed.path): \(passed.videos == 1 ? "1 video" : "\(passed.videos) videos") passed over: "
-                        + "detect reads images (facecam video reads videos, facecam redact both)")
-                case .passedOver:
-                    break
+                case .passedOver(let passed):
+                    warn(passed, readingVideos: false)
                 case .file(let path):
                     last = path.description
                     let image = try ImageFile.load(path, maximumPixels: input.maximumPixels)

@@ -274,6 +274,15 @@ func report(_ message: String) {
     line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
+/// Warns that a folder given held pictures of the kind the command does not read (videos given to detect, images to
+/// video), naming the command that reads them.
+func warn(_ passed: StillImageInputs.PassedOver, readingVideos: Bool) {
+    let count = readingVideos ? passed.images : passed.videos
+    guard count > 0 else { return }
+    let (kind, reader, other) = readingVideos ? ("image", "video reads videos", "detect reads images") : ("video", "detect reads images", "video reads videos")
+    report("warning: \(passed.path): \(count) \(kind)\(count == 1 ? "" : "s") passed over: \(reader) (facecam \(other), facecam redact both)")
+}
+
 /// Warns that a directory given gave no file, naming the option that enters subdirectories where the command has one.
 func warn(_ empty: StillImageInputs.EmptyDirectory, recursion: String? = nil) {
     let hint = recursion.map { empty.subdirectories > 0 ? " (\($0) enters subdirectories)" : "" } ?? ""

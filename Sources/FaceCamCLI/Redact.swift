@@ -200,7 +200,8 @@ struct Redact: ParsableCommand {
     /// The inputs (directories expanded to their images and videos) and where each goes; paths that cannot be used, as failures.
     private func plan() -> ([Job], [FaceCamError]) {
         // Directories become their images and videos; named files are taken whatever their extension.
-        let (expanded, failures, empty) = StillImageInputs.expanding(
+        // redact takes both kinds: nothing is passed over.
+        let (expanded, failures, empty, _) = StillImageInputs.expanding(
             inputs.map(FilePath.init(argument:)), recursive: false, extensions: ImageFile.extensions.union(VideoInput.fileExtensions))
         empty.forEach { warn($0) }
         let files = expanded.map { path in

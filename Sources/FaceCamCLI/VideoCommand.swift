@@ -75,9 +75,10 @@ struct Video: ParsableCommand {
     func run() throws {
         // Directories become their video files, before the batch is sharded, so that every shard sees one list.
         let given = try batch.inputs(arguments: files)
-        let (all, expansionFailures, empty) = StillImageInputs.expanding(
+        let (all, expansionFailures, empty, passedOver) = StillImageInputs.expanding(
             given, recursive: recursive, extensions: VideoInput.fileExtensions, keepingOthers: true)
         for directory in empty where !all.isEmpty { warn(directory, recursion: recursive ? nil : "--recursive") }
+        passedOver.forEach { warn($0, readingVideos: true) }
         if all.isEmpty {
             for failure in expansionFailures { report(advised(failure)) }
             if expansionFailures.isEmpty {

@@ -175,6 +175,22 @@ struct DetectCommandTests {
         #expect(result.errorLines.contains("facecam: \(truncatedPNG): not a readable image: truncated PNG (it ends before its IEND chunk)"))
     }
 
+    /// A folder of photographs and videos: detect reads the photographs and says how many videos it passed over, and
+    /// which command reads them; video the other way round.
+    @Test func aMixedFolderSaysWhatWasPassedOver() throws {
+        let directory = try temporaryDirectory("mixed-folder")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for name in ["images/astronaut.png", "video/pan-zoom.avi"] {
+            try FileManager.default.copyItem(atPath: fixture(name), toPath: directory.appendingPathComponent(URL(fileURLWithPath: name).lastPathComponent).path)
+        }
+        let detect = try run(facecamBinary, ["detect", "--detector", "yunet", directory.path])
+        #expect(detect.status == 0 && detect.lines.count == 1)
+        #expect(detect.errorLines == ["facecam: warning: \(directory.path): 1 video passed over: detect reads images (facecam video reads videos, facecam redact both)"])
+        let video = try run(facecamBinary, ["video", "--quiet", "--detector", "yunet", "--every", "8", directory.path])
+        #expect(video.status == 0)
+        #expect(video.errorLines == ["facecam: warning: \(directory.path): 1 image passed over: video reads videos (facecam detect reads images, facecam redact both)"])
+    }
+
     /// A mistyped path is said before any model loads: here the model named is junk, and only the input is reported.
     @Test(arguments: [["detect"], ["video"], ["redact", "--output-dir", "unused"]])
     func aMissingInputIsSaidBeforeAnyModelLoads(_ command: [String]) throws {

@@ -143,15 +143,16 @@ public struct StillImageInputs: Sequence, IteratorProtocol {
 extension StillImageInputs {
     /// `paths` with each directory replaced by its files of `extensions` (its subdirectories' too when
     /// `recursive`), files as named, and streams (a URL, standard input) kept as given; the paths that
-    /// could not be used, as failures; the named directories that gave no file (what they passed over is not said: redact
-    /// takes both kinds, and video lists its inputs before sharding). With `keepingOthers`, a path that is no directory is kept as
+    /// could not be used, as failures; the named directories that gave no file, and those that held images or videos of
+    /// the kind not taken. With `keepingOthers`, a path that is no directory is kept as
     /// given, even one that cannot be used, for whoever opens it to report (each shard of a batch its own).
     public static func expanding(
         _ paths: [FilePath], recursive: Bool, extensions: Set<String>, keepingOthers: Bool = false
-    ) -> (files: [FilePath], failures: [FaceCamError], empty: [EmptyDirectory]) {
+    ) -> (files: [FilePath], failures: [FaceCamError], empty: [EmptyDirectory], passedOver: [PassedOver]) {
         var files: [FilePath] = []
         var failures: [FaceCamError] = []
         var empty: [EmptyDirectory] = []
+        var passedOver: [PassedOver] = []
         for path in paths {
             guard case .file = VideoInput(path), !keepingOthers || (try? fileStatus(path).kind) == .directory else {
                 files.append(path)
@@ -162,10 +163,10 @@ extension StillImageInputs {
                 case .file(let file): files.append(file)
                 case .failure(let error): failures.append(error)
                 case .empty(let directory): empty.append(directory)
-                case .passedOver: break
+                case .passedOver(let passed): passedOver.append(passed)
                 }
             }
         }
-        return (files, failures, empty)
+        return (files, failures, empty, passedOver)
     }
 }
