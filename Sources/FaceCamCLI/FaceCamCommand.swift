@@ -291,16 +291,23 @@ func warn(_ empty: StillImageInputs.EmptyDirectory, recursion: String? = nil) {
 
 /// `paths` without the named files that cannot be looked at (missing, or behind a folder that cannot be searched), each
 /// reported here, before any model loads, so that a mistyped path is said at once; streams (a URL, standard input) are
-/// kept. The run goes on with the others, and counts these with its failures (`Session.countReported`).
-func withoutMissing(_ paths: [FilePath]) -> (paths: [FilePath], missing: Int) {
+/// kept. Unless `foldersTaken`, a folder is reported and left out too (enrol reads files alone). The run goes on with the
+/// others, and counts these with its failures (`Session.countReported`).
+func withoutMissing(_ paths: [FilePath], foldersTaken: Bool = true) -> (paths: [FilePath], missing: Int) {
     var kept: [FilePath] = []
     var missing = 0
     for path in paths {
         if case .file = VideoInput(path) {
+            let kind: FileKind
             do {
-                _ = try fileStatus(path)
+                kind = try fileStatus(path).kind
             } catch {
                 report(FaceCamError.unreadable(error))
+                missing += 1
+                continue
+            }
+            if kind == .directory, !foldersTaken {
+                report(FaceCamError.directory(path: path.description))
                 missing += 1
                 continue
             }

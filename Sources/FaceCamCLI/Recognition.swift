@@ -311,14 +311,8 @@ struct Enrol: ParsableCommand {
 
     func run() throws {
         // Photographs that are not there, or are folders, are said before any model loads.
-        let (present, missing) = withoutMissing(photos.map(FilePath.init(argument:)))
+        let (photos, missing) = withoutMissing(photos.map(FilePath.init(argument:)), foldersTaken: false)
         var refused = missing
-        let photos = present.filter { photo in
-            guard (try? fileStatus(photo).kind) == .directory else { return true }
-            report(FaceCamError.directory(path: photo.description))
-            refused += 1
-            return false
-        }
         if photos.isEmpty { throw Status.failure }
         // Made only when someone is enrolled: a run whose photographs are all refused leaves no empty gallery.
         let path = try galleryOptions.path()

@@ -23,13 +23,18 @@ package enum MemoryRoom {
         return max(0, Int(clamping: limit.rlim_cur) - pages * Int(sysconf(Int32(_SC_PAGESIZE))))
     }
 
-    /// memory.max less memory.current, of the cgroup (v2) /proc/self/cgroup names.
-    static func cgroupLeft() -> Int? {
+    /// The folder of the cgroup (v2) /proc/self/cgroup names, read once: each image asks for the room left.
+    private static let cgroupDirectory: String? = {
         guard let cgroups = try? readSmallFile("/proc/self/cgroup"),
               let line = cgroups.split(separator: "\n").first(where: { $0.hasPrefix("0::") })
         else { return nil }
-        let directory = "/sys/fs/cgroup" + line.dropFirst(3)
-        guard let most = (try? readSmallFile(directory + "/memory.max")).flatMap({ Int($0.trimmingWhitespace) }),
+        return "/sys/fs/cgroup" + line.dropFirst(3)
+    }()
+
+    /// memory.max less memory.current, of this process's cgroup.
+    static func cgroupLeft() -> Int? {
+        guard let directory = cgroupDirectory,
+              let most = (try? readSmallFile(directory + "/memory.max")).flatMap({ Int($0.trimmingWhitespace) }),
               let used = (try? readSmallFile(directory + "/memory.current")).flatMap({ Int($0.trimmingWhitespace) })
         else { return nil } // "max", or no memory controller
         return max(0, most - used)
