@@ -13,8 +13,7 @@ struct Detect: ParsableCommand {
     @Argument(help: ArgumentHelp("Image files and directories of images.", valueName: "path"))
     var paths: [String]
 
-    @Flag(help: "Descend into subdirectories of the directories given.")
-    var recursive = false
+    @OptionGroup var folders: FolderOptions
 
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
@@ -60,14 +59,14 @@ struct Detect: ParsableCommand {
         session.countReported(missing: missing)
         let settings = geometry.settings
         var last: String?
-        for item in StillImageInputs(paths: inputs, recursive: recursive) {
+        for item in StillImageInputs(paths: inputs, recursive: folders.recursive) {
             if session.stopping { break }
             do throws(FaceCamError) {
                 switch item {
                 case .failure(let error):
                     throw error
                 case .empty(let directory):
-                    warn(directory, recursion: recursive ? nil : "--recursive")
+                    warn(directory, recursion: folders.recursive ? nil : "--recursive")
                 case .passedOver(let passed):
                     warn(passed, readingVideos: false)
                 case .file(let path):

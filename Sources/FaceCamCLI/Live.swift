@@ -70,9 +70,11 @@ struct Live: ParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
-    @Option(help: ArgumentHelp(
-        "Give up when the camera, or a --source URL or standard input, sends nothing for this long.", valueName: "seconds"))
-    var timeout = 5.0
+    @Option(name: .customLong("timeout"), help: ArgumentHelp(
+        "Give up when the camera, or a --source URL or standard input, sends nothing for this long (default: "
+            + "\(decimal(StreamOptions.defaultTimeout))).", valueName: "seconds"))
+    var timeoutOption: Double?
+    var timeout: Double { timeoutOption ?? StreamOptions.defaultTimeout }
 
     @Option(help: ArgumentHelp(
         "End with status 0 at the first track event of this kind (enter: a face appears; leave: a face's id ends; name: "
@@ -87,10 +89,7 @@ struct Live: ParsableCommand {
         valueName: "path|N"))
     var outputDevice: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "With --annotate, save every Nth processed frame (default: 1; on a queue of its own, it never slows detection).",
-        valueName: "N"))
-    var annotateEvery: Int?
+    @OptionGroup var annotateEvery: AnnotateEveryOptions
 
     @Option(help: ArgumentHelp(
         "Serve the preview over HTTP: a page at /, /stream.mjpg, /snapshot.jpg, /events (each frame's record) and "
@@ -130,10 +129,10 @@ struct Live: ParsableCommand {
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
         try geometry.refuseAutomaticOrientation(in: "live")
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be positive") }
+        try StreamOptions.validate(timeout: timeoutOption)
         if let fps, fps < 1 { throw ValidationError("--fps must be 1 or more") }
         if let size, size.width < 1 || size.height < 1 { throw ValidationError("--size must be positive") }
-        try validateAnnotateEvery(annotateEvery, with: output)
+        try annotateEvery.validate(with: output)
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
@@ -193,7 +192,7 @@ struct Live: ParsableCommand {
         let server = try startServer(source: input.name)
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
         let outputs = LiveOutputs(
-            source: input.name, masks: maskZones.masks, marking: marking, annotator: annotator, annotateEvery: annotateEvery ?? 1, outputDevice: device,
+            source: input.name, masks: maskZones.masks, marking: marking, annotator: annotator, annotateEvery: annotateEvery.interval, outputDevice: device,
             observers: [server as (any LiveObserver)?, window, publisher].compactMap { $0 })
         let sink = ResultSink(
             records: writer.map { RecordOutput(writer: $0) },

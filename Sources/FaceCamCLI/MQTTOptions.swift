@@ -51,7 +51,7 @@ struct MQTTOptions: ParsableArguments {
     var mqttSnapshot = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "How many events wait while the broker is unreachable or slow (default: 100); more are dropped, counted in the "
+        "How many events wait while the broker is unreachable or slow (default: \(MQTTConnection.Settings.defaultQueueCapacity)); more are dropped, counted in the "
             + "summary and /metrics. The retained state keeps only its newest value and is sent on reconnection.",
         valueName: "N"))
     var mqttQueue: Int?
@@ -165,7 +165,7 @@ struct MQTTOptions: ParsableArguments {
         }
         return MQTTConnection.Settings(
             endpoint: endpoint, clientID: "facecam-\(cameraName)-\(getpid())", password: password, caFile: mqttCa,
-            caOption: "--mqtt-ca", queueCapacity: mqttQueue ?? 100)
+            caOption: "--mqtt-ca", queueCapacity: mqttQueue ?? MQTTConnection.Settings.defaultQueueCapacity)
     }
 
     /// `people`: the enrolled people, each given a presence topic (with --recognize).

@@ -192,6 +192,10 @@ struct DetectorOptions: ParsableArguments {
         valueName: DetectorKind.allValueStrings.joined(separator: "|")))
     var choice: DetectorKind?
 
+    /// The library's defaults, which the help states.
+    static let haar = DetectorParameters()
+    static let network = ModelParameters()
+
     /// The detector that runs: yunet unless chosen (redact chooses through `redactionDefaults`).
     var kind: DetectorKind { choice ?? .yunet }
 
@@ -201,10 +205,13 @@ struct DetectorOptions: ParsableArguments {
         valueName: "name|path"))
     var cascade: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Haar: how much the search window grows between scales, from 1.01 to 4 (default: 1.1).", valueName: "F"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Haar: how much the search window grows between scales, from 1.01 to 4 (default: \(decimal(Self.haar.scaleFactor))).",
+        valueName: "F"))
     var scaleFactor: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Haar: how many overlapping detections a face needs to be kept (default: 3).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Haar: how many overlapping detections a face needs to be kept (default: \(Self.haar.minNeighbors)).", valueName: "N"))
     var minNeighbors: Int?
 
     @Option(help: ArgumentHelp("\(DetectorKind.networkNames): the ONNX model (default: the model shipped with facecam).", valueName: "path"))
@@ -218,10 +225,11 @@ struct DetectorOptions: ParsableArguments {
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "\(DetectorKind.networkNames): faces overlapping a better one by more than this IoU (0-1) are dropped, within a search "
-            + "and across scales (default: 0.3).", valueName: "F"))
+            + "and across scales (default: \(decimal(Self.network.nmsThreshold))).", valueName: "F"))
     var nmsThreshold: Double?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("\(DetectorKind.networkNames): candidates kept before non-maximum suppression (default: 5000).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "\(DetectorKind.networkNames): candidates kept before non-maximum suppression (default: \(Self.network.topK)).", valueName: "N"))
     var topK: Int?
 
     @Option(help: ArgumentHelp(
@@ -252,7 +260,8 @@ struct DetectorOptions: ParsableArguments {
     var sizeCheck: Bool?
 
     @Option(help: ArgumentHelp(
-        "All detectors: smallest face kept, in upright pixels (default: 30 for haar, none for \(DetectorKind.networkIDs)).", valueName: "N|WxH"))
+        "All detectors: smallest face kept, in upright pixels (default: \(Self.haar.minSize.width) for haar, none for "
+            + "\(DetectorKind.networkIDs)).", valueName: "N|WxH"))
     var minSize: PixelSize?
 
     @Option(help: ArgumentHelp("All detectors: largest face kept (default: no limit).", valueName: "N|WxH"))
@@ -527,12 +536,12 @@ struct FastModeOptions: ParsableArguments {
     var fast = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "With --fast, all detectors: the width frames are shrunk to for searching (default: 640). YuNet and CenterFace shrink "
+        "With --fast, all detectors: the width frames are shrunk to for searching (default: \(FastSettings().detectWidth)). YuNet and CenterFace shrink "
             + "only frames at least 1.41 times as wide (half the pixels or fewer).", valueName: "W"))
     var detectWidth: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "With --fast, Haar: a full search at least every N frames, and whenever a face is lost (default: 5).",
+        "With --fast, Haar: a full search at least every N frames, and whenever a face is lost (default: \(FastSettings().fullSearchEvery)).",
         valueName: "N"))
     var fullSearchEvery: Int?
 
@@ -585,19 +594,26 @@ struct InputOptions: ParsableArguments {
 /// Video files and streams (video, redact): how long a stream may stall.
 struct StreamOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "URLs and standard input: give up on a stream that sends nothing for this long (default: 10).",
+        "URLs and standard input: give up on a stream that sends nothing for this long (default: \(decimal(Self.defaultTimeout))).",
         valueName: "seconds"))
     var timeout: Double?
 
-    func validate() throws {
+    /// The same for live's camera and streams, and for video's and redact's streams.
+    static let defaultTimeout = 10.0
+
+    static func validate(timeout: Double?) throws {
         if let timeout, !(timeout > 0 && timeout <= 86_400) {
             throw ValidationError("--timeout must be more than 0 and at most 86400 s")
         }
     }
 
+    func validate() throws {
+        try Self.validate(timeout: timeout)
+    }
+
     /// A file, URL or standard input ("-"), opened within `limits`; a rotation it cannot apply is reported.
     func open(_ file: FilePath, limits: InputOptions) throws(FaceCamError) -> VideoReader {
-        let reader = try VideoReader(input: VideoInput(file), maximumPixels: limits.maximumVideoPixels, timeout: timeout ?? 10)
+        let reader = try VideoReader(input: VideoInput(file), maximumPixels: limits.maximumVideoPixels, timeout: timeout ?? Self.defaultTimeout)
         if let warning = reader.rotationWarning { report(warning) }
         return reader
     }
@@ -641,11 +657,13 @@ struct OutputOptions: ParsableArguments {
     var cropFormat: CropFormat?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "With --crop-style box: the margin on each side, as a share of the box's width and height (default: 0.25).", valueName: "F"))
+        "With --crop-style box: the margin on each side, as a share of the box's width and height (default: "
+            + "\(decimal(FaceCropStyle.defaultMargin))).", valueName: "F"))
     var cropMargin: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "With --crop-style aligned: the crops' side in pixels, 16 to 1024 (default: 112).", valueName: "N"))
+        "With --crop-style aligned: the crops' side in pixels, 16 to 1024 (default: \(FaceCropStyle.defaultAlignedSize)).",
+        valueName: "N"))
     var cropSize: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Exit with status 2 when some frame has fewer faces than this, or no frame was read; the first such frame is named.", valueName: "N"))
@@ -811,10 +829,23 @@ enum CropFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// --annotate-every (video, live): 1 or more, and only with --annotate, which it thins out.
-func validateAnnotateEvery(_ annotateEvery: Int?, with output: OutputOptions) throws {
-    guard let annotateEvery else { return }
-    if annotateEvery < 1 { throw ValidationError("--annotate-every must be 1 or more") }
-    if output.annotate == nil { throw ValidationError("--annotate-every goes with --annotate DIR, which it thins out") }
+struct AnnotateEveryOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --annotate, save every Nth detected frame only (default: 1).", valueName: "N"))
+    var annotateEvery: Int?
+
+    var interval: Int { annotateEvery ?? 1 }
+
+    func validate(with output: OutputOptions) throws {
+        guard let annotateEvery else { return }
+        if annotateEvery < 1 { throw ValidationError("--annotate-every must be 1 or more") }
+        if output.annotate == nil { throw ValidationError("--annotate-every goes with --annotate DIR, which it thins out") }
+    }
+}
+
+/// --recursive (detect, video).
+struct FolderOptions: ParsableArguments {
+    @Flag(help: "Descend into subdirectories of the directories given.")
+    var recursive = false
 }
 
 /// Face ids from frame to frame (video and live).
@@ -824,7 +855,7 @@ struct TrackingOptions: ParsableArguments {
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Source frames (not processed frames: frames skipped by --every or dropped count) a face may go undetected "
-            + "before its id ends (default: 5, and at least --every, so that one missed detection keeps the id).",
+            + "before its id ends (default: \(TrackerSettings().grace), and at least --every, so that one missed detection keeps the id).",
         valueName: "N"))
     var trackGrace: Int?
 
@@ -842,13 +873,18 @@ struct TrackingOptions: ParsableArguments {
     var onEvent: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "With --on-event: commands running at once, 1 to 64; later events wait, up to 100, and beyond are dropped and counted (default: 4).",
+        "With --on-event: commands running at once, 1 to 64; later events wait, up to \(EventHooks.queueLimit), and beyond are dropped and counted "
+            + "(default: \(Self.onEventJobsDefault)).",
         valueName: "N"))
     var onEventJobs: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "With --on-event: seconds a command may run before it is killed and counted as failed (default: 10).", valueName: "seconds"))
+        "With --on-event: seconds a command may run before it is killed and counted as failed (default: "
+            + "\(decimal(Self.onEventTimeoutDefault))).", valueName: "seconds"))
     var onEventTimeout: Double?
+
+    static let onEventJobsDefault = 4
+    static let onEventTimeoutDefault = 10.0
 
     func validate() throws {
         if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }
@@ -866,7 +902,8 @@ struct TrackingOptions: ParsableArguments {
     /// What the sink does with events: written with --events, run with --on-event, and ending the run at `exitOn`.
     func eventHandling(exitOn: TrackEvent.Kind? = nil) -> ResultSink.EventHandling {
         let hooks = onEvent.map { command in
-            EventHooks(command: command, concurrency: onEventJobs ?? 4, timeout: onEventTimeout ?? 10, report: { report("--on-event: \($0)") })
+            EventHooks(command: command, concurrency: onEventJobs ?? Self.onEventJobsDefault,
+                timeout: onEventTimeout ?? Self.onEventTimeoutDefault, report: { report("--on-event: \($0)") })
         }
         return ResultSink.EventHandling(write: events, exitOn: exitOn, hooks: hooks)
     }
@@ -883,7 +920,7 @@ struct TrackingOptions: ParsableArguments {
         FaceTracker(settings: TrackerSettings(grace: Self.grace(given: trackGrace, every: every), smoothing: smooth ? 0.5 : nil))
     }
 
-    /// --track-grace, or its default: 5 source frames, and at least `every`, so that one missed detection keeps the id.
+    /// --track-grace, or its default (`TrackerSettings`'), and at least `every`, so that one missed detection keeps the id.
     static func grace(given: Int?, every: Int) -> Int {
         given ?? max(TrackerSettings().grace, every)
     }

@@ -55,7 +55,7 @@ struct Redact: ParsableCommand {
     var every: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Frames a face may go undetected and still be hidden where its track says (default: 5, and at least --every for "
+        "Frames a face may go undetected and still be hidden where its track says (default: \(TrackerSettings().grace), and at least --every for "
             + "URLs and standard input); video files hide a face that came or went in place this many frames beyond the "
             + "frames not searched around it.",
         valueName: "N"))
@@ -76,7 +76,7 @@ struct Redact: ParsableCommand {
     static let edgeSeconds = 2.0
 
     @Option(help: ArgumentHelp(
-        "H.264 quality (.mp4, .mkv, .mov): 0 lossless, 18 visually lossless, 51 worst (default: 18).", valueName: "N"))
+        "H.264 quality (.mp4, .mkv, .mov): 0 lossless, 18 visually lossless, 51 worst (default: \(VideoEncoder.Settings().crf)).", valueName: "N"))
     var crf: Int?
 
     @OptionGroup(title: "Progress") var progressOptions: ProgressOptions
@@ -279,7 +279,7 @@ struct Redact: ParsableCommand {
         let audio: FilePath? = if case .file(let path) = videoInput { path } else { nil }
         let encoder = try VideoEncoder(
             path: job.output, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond,
-            settings: VideoEncoder.Settings(crf: crf ?? 18, audioFrom: audio, videoDelay: audio == nil ? 0 : videoInput.videoStartOffset))
+            settings: VideoEncoder.Settings(crf: crf ?? VideoEncoder.Settings().crf, audioFrom: audio, videoDelay: audio == nil ? 0 : videoInput.videoStartOffset))
         return (reader, geometry, encoder)
     }
 

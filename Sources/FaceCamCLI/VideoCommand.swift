@@ -21,14 +21,12 @@ struct Video: ParsableCommand {
         valueName: "file|dir|URL|-"))
     var files: [String] = []
 
-    @Flag(help: "Descend into subdirectories of the directories given.")
-    var recursive = false
+    @OptionGroup var folders: FolderOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Detect on every Nth frame only; the others are skipped and not reported.", valueName: "N"))
     var every = 1
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --annotate, save every Nth detected frame only (default: 1).", valueName: "N"))
-    var annotateEvery: Int?
+    @OptionGroup var annotateEvery: AnnotateEveryOptions
 
     @Option(help: ArgumentHelp("Write the preview of every detected frame, faces outlined, as a video (.avi, .mkv, .mp4).", valueName: "file"))
     var annotateVideo: String?
@@ -52,7 +50,7 @@ struct Video: ParsableCommand {
 
     func validate() throws {
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
-        try validateAnnotateEvery(annotateEvery, with: output)
+        try annotateEvery.validate(with: output)
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
@@ -76,8 +74,8 @@ struct Video: ParsableCommand {
         // Directories become their video files, before the batch is sharded, so that every shard sees one list.
         let given = try batch.inputs(arguments: files)
         let (all, expansionFailures, empty, passedOver) = StillImageInputs.expanding(
-            given, recursive: recursive, extensions: VideoInput.fileExtensions, keepingOthers: true)
-        for directory in empty where !all.isEmpty { warn(directory, recursion: recursive ? nil : "--recursive") }
+            given, recursive: folders.recursive, extensions: VideoInput.fileExtensions, keepingOthers: true)
+        for directory in empty where !all.isEmpty { warn(directory, recursion: folders.recursive ? nil : "--recursive") }
         passedOver.forEach { warn($0, readingVideos: true) }
         if all.isEmpty {
             for failure in expansionFailures { report(advised(failure)) }
@@ -206,7 +204,7 @@ struct Video: ParsableCommand {
         while !session.stopping, let read = try reader.next(decodeEvery: every) {
             guard let frame = read.frame else { continue }
             position = "at \(reader.path) frame \(read.index)"
-            let annotate = output.annotate != nil && detected % (annotateEvery ?? 1) == 0
+            let annotate = output.annotate != nil && detected % annotateEvery.interval == 0
             let frameName = String(format: "%@-%06d", name, read.index)
             detected += 1
             session.pipeline.submit(FrameJob(

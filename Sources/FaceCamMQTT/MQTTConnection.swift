@@ -30,10 +30,12 @@ public final class MQTTConnection: @unchecked Sendable {
         public var subscriptions: [String]
         /// How many messages (beside the retained ones) wait for the broker; more are dropped and counted.
         public var queueCapacity: Int
+        public static let defaultQueueCapacity = 100
 
         public init(
             endpoint: MQTTEndpoint, clientID: String, password: String? = nil, caFile: String? = nil, caOption: String? = nil,
-            willTopic: String? = nil, willPayload: String? = nil, subscriptions: [String] = [], queueCapacity: Int = 100
+            willTopic: String? = nil, willPayload: String? = nil, subscriptions: [String] = [],
+            queueCapacity: Int = Settings.defaultQueueCapacity
         ) {
             self.caOption = caOption
             self.queueCapacity = queueCapacity
@@ -48,17 +50,13 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     public static let inFlightLimit = 16
-    /// Waits between connection attempts: doubling from the first to the last.
-    static let backoff = (first: 0.5, last: 30.0)
-    /// A connection that lasted this long starts the waits afresh when it ends; a broker that
-    /// accepts and then drops facecam at once is tried less and less often.
-    static let steadySession = 10.0
 
     /// Messages on the subscribed topics longer than this reach `onMessage` as nil, not copied:
     /// facecam's commands are a word, and anyone on the broker may send hundreds of megabytes.
     public static let longestMessage = 1024
 
     private let settings: Settings
+    private let clock: any MonotonicClock
     private let report: @Sendable (String) -> Void
     private let onMessage: @Sendable (String, [UInt8]?) -> Void
     /// What the callers' threads and the connection's thread share.
@@ -77,20 +75,20 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     private let shared: Mutex<Shared>
-    // Used on the connection's thread only.
-    private var refusal: String?
-    private var backoffDelay = MQTTConnection.backoff.first
-    private var sessionStart: Double?
+    /// Used on the connection's thread only.
+    private var link: MQTTLink
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Makes the first client (no network yet), so that settings libmosquitto refuses (a CA file
     /// it cannot load) fail here; `onMessage` is called on the connection's thread.
     public init(
-        settings: Settings, report: @escaping @Sendable (String) -> Void,
+        settings: Settings, clock: any MonotonicClock = SystemClock(), report: @escaping @Sendable (String) -> Void,
         onMessage: @escaping @Sendable (String, [UInt8]?) -> Void = { _, _ in }
     ) throws(MQTTError) {
         self.settings = settings
+        self.clock = clock
+        link = MQTTLink(endpoint: settings.endpoint)
         self.report = report
         self.onMessage = onMessage
         shared = Mutex(Shared(outbox: MQTTOutbox(queueCapacity: settings.queueCapacity, inFlightLimit: Self.inFlightLimit)))
@@ -160,8 +158,8 @@ public final class MQTTConnection: @unchecked Sendable {
 
     /// Waits until the broker acknowledged everything queued so far, for up to `timeout` seconds; false when it did not.
     public func waitUntilDelivered(timeout: Double) -> Bool {
-        let deadline = monotonicSeconds() + timeout
-        while monotonicSeconds() < deadline {
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
             if shared.withLock({ $0.outbox.isIdle }) { return true }
             Thread.sleep(forTimeInterval: 0.02)
         }
@@ -190,7 +188,8 @@ public final class MQTTConnection: @unchecked Sendable {
         return currentCounts
     }
 
-    /// Hands libmosquitto what the outbox says is due, until it says nothing more is.
+    /// Hands libmosquitto what the outbox says is due, until it says nothing more is. Called under the lock, so that an
+    /// acknowledgement (handled under it on the connection's thread) never comes before its handover is recorded.
     private func pump(_ state: inout Shared) {
         guard let client = state.client else { return }
         while let handover = state.outbox.next() {
@@ -213,42 +212,21 @@ public final class MQTTConnection: @unchecked Sendable {
     /// The connection's thread: connect, run the network, and on any failure wait and connect again
     /// with a new client.
     private func run() {
-        var outage: String?
-        var everConnected = false
         let endpoint = settings.endpoint
         while !shared.withLock({ $0.stopping }) {
             guard let client = shared.withLock({ $0.client }) else { return }
             var status = endpoint.host.withCString { cmqtt_connect(client.pointer, $0, Int32(endpoint.port)) }
             while status == 0, !shared.withLock({ $0.stopping }) {
                 status = cmqtt_loop(client.pointer, 100)
-                if status == 0, shared.withLock({ $0.outbox.connected }) {
-                    everConnected = true
-                    if outage != nil {
-                        report("MQTT: connected to \(endpoint)")
-                        outage = nil
-                    }
-                }
             }
             if shared.withLock({ $0.stopping }) {
                 goodbye(client, status: status)
                 return
             }
-            let reason = refusal ?? describe(status, errorNumber: cmqtt_errno(client.pointer))
-            refusal = nil
+            let ended = link.ended(describe(status, errorNumber: cmqtt_errno(client.pointer)), at: clock.now)
             endSession()
-            if outage == nil {
-                report(everConnected
-                    ? "warning: MQTT: lost the broker at \(endpoint) (\(reason)); detection goes on and facecam reconnects"
-                    : "warning: MQTT: cannot reach the broker at \(endpoint) (\(reason)); detection goes on and facecam keeps trying")
-            } else if reason != outage, reason.hasPrefix(Self.refused) {
-                // Wrong credentials are worth a line of their own, once: waiting will not cure them.
-                report("warning: MQTT: \(endpoint): \(reason)")
-            }
-            outage = reason
-            if let sessionStart, monotonicSeconds() - sessionStart >= Self.steadySession { backoffDelay = Self.backoff.first }
-            sessionStart = nil
-            _ = wake.wait(timeout: .now() + backoffDelay)
-            backoffDelay = min(backoffDelay * 2, Self.backoff.last)
+            ended.reports.forEach(report)
+            _ = wake.wait(timeout: .now() + ended.retryAfter)
             if shared.withLock({ $0.stopping }) { break }
             do {
                 let next = try makeClient()
@@ -279,18 +257,16 @@ public final class MQTTConnection: @unchecked Sendable {
         let (connected, grace) = shared.withLock { ($0.outbox.connected, $0.grace) }
         if status == 0, connected {
             let delivered = { self.shared.withLock { $0.outbox.delivered } }
-            let deadline = monotonicSeconds() + grace
-            while monotonicSeconds() < deadline, !delivered(), cmqtt_loop(client.pointer, 50) == 0 {}
+            let deadline = clock.now + grace
+            while clock.now < deadline, !delivered(), cmqtt_loop(client.pointer, 50) == 0 {}
             if delivered(), cmqtt_disconnect(client.pointer) == 0 {
-                let end = monotonicSeconds() + 0.5
-                while monotonicSeconds() < end, cmqtt_loop(client.pointer, 50) == 0 {}
+                let end = clock.now + 0.5
+                while clock.now < end, cmqtt_loop(client.pointer, 50) == 0 {}
             }
         }
         shared.withLock { $0.outbox.abandon() }
         endSession()
     }
-
-    private static let refused = "the broker refused facecam: "
 
     private func describe(_ status: Int32, errorNumber: Int32) -> String {
         if status == cmqtt_status_errno() { return String(cString: strerror(errorNumber)) }
@@ -311,11 +287,8 @@ public final class MQTTConnection: @unchecked Sendable {
     fileprivate func handle(_ event: cmqtt_event, code: Int32, topic: String?, payload: [UInt8]?) {
         switch event {
         case CMQTT_EVENT_CONNECTED:
-            guard code == 0 else {
-                refusal = Self.refused + String(cString: cmqtt_describe_refusal(code))
-                return
-            }
-            sessionStart = monotonicSeconds()
+            guard code == 0 else { return link.refused(String(cString: cmqtt_describe_refusal(code))) }
+            if let line = link.connected(at: clock.now) { report(line) }
             shared.withLock { state in
                 if let client = state.client {
                     for topic in settings.subscriptions { _ = cmqtt_subscribe(client.pointer, topic, 1) }

@@ -173,7 +173,7 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
     private func offer(_ part: ByteBuffer, context: ChannelHandlerContext) {
         guard subscription != nil else { return }
         if let since = writingSince {
-            if monotonicSeconds() - since > timeouts.stall { return context.close(promise: nil) }
+            if timeouts.clock.now - since > timeouts.stall { return context.close(promise: nil) }
         } else if context.channel.isWritable {
             return send(part, context: context)
         }
@@ -182,7 +182,7 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
     }
 
     private func send(_ part: ByteBuffer, context: ChannelHandlerContext) {
-        writingSince = monotonicSeconds()
+        writingSince = timeouts.clock.now
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(Self.wrapOutboundOut(.body(.byteBuffer(part)))).whenComplete { result in

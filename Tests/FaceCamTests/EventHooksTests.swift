@@ -15,7 +15,7 @@ struct EventHooksTests {
 
     @Test func aStopDropsTheQueuedAndEndsTheRunningAfterTheGrace() throws {
         let said = Mutex<[String]>([])
-        let started = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-hook-\(UUID().uuidString)").path
+        let started = temporaryPath("facecam-hook")
         defer { try? FileManager.default.removeItem(atPath: started) }
         let hooks = EventHooks(command: "touch '\(started)'; exec sleep 100", concurrency: 1, timeout: 600) { line in
             said.withLock { $0.append(line) }
@@ -30,10 +30,65 @@ struct EventHooksTests {
         #expect(said.withLock { $0 } == ["the command was still running 2 s after the run stopped, and was killed for id 1's enter at clip frame 1"])
     }
 
+    /// A command past its timeout is killed when the clock passes it, not after the timeout in real time: the clock is
+    /// moved by hand once the command runs.
+    @Test func aCommandPastItsTimeoutIsKilled() throws {
+        let clock = ManualClock()
+        let said = Mutex<[String]>([])
+        let started = temporaryPath("facecam-hook")
+        defer { try? FileManager.default.removeItem(atPath: started) }
+        let hooks = EventHooks(command: "touch '\(started)'; exec sleep 100", concurrency: 1, timeout: 600, clock: clock) { line in
+            said.withLock { $0.append(line) }
+        }
+        hooks.run(Self.event(1), record: "{}")
+        while !FileManager.default.fileExists(atPath: started) { usleep(10_000) }
+        clock.advance(by: 600)
+        #expect(hooks.finish() == EventHooks.Summary(runs: 1, failed: 1, dropped: 0))
+        #expect(said.withLock { $0 } == ["the command ran longer than 600 s and was killed for id 1's enter at clip frame 1"])
+    }
+
+    /// When the inputs end, queued commands may start for one timeout more; those whose turn comes later are dropped. With
+    /// one slot and commands that never end: the first is killed at its timeout, the second starts within the inputs'
+    /// timeout and is killed at its own, and the third's turn comes after the inputs' and it is dropped.
+    @Test func queuedCommandsStartForOneTimeoutAfterTheInputsEnd() throws {
+        let clock = ManualClock()
+        let folder = temporaryPath("facecam-hooks")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let hooks = EventHooks(
+            command: "touch \"\(folder)/$FACECAM_ID\"; exec sleep 100", concurrency: 1, timeout: 10, clock: clock) { _ in }
+        for id in 1...3 { hooks.run(Self.event(id), record: "{}") }
+        func waitFor(_ id: Int) { while !FileManager.default.fileExists(atPath: "\(folder)/\(id)") { usleep(10_000) } }
+        waitFor(1)  // at 0: it is killed at 10
+        clock.set(to: 5)
+        let summary = Mutex<EventHooks.Summary?>(nil)
+        Thread { summary.withLock { $0 = hooks.finish() } }.start()
+        while hooks.closingTime != 15 { usleep(10_000) }  // the inputs ended at 5: queued commands may start until 15
+        clock.set(to: 10)
+        waitFor(2)  // at 10: it is killed at 20
+        clock.set(to: 20)
+        while summary.withLock({ $0 }) == nil { usleep(10_000) }
+        #expect(summary.withLock { $0 } == EventHooks.Summary(runs: 2, failed: 2, dropped: 1))
+        #expect(!FileManager.default.fileExists(atPath: "\(folder)/3"))
+    }
+
     /// At the end of the inputs (no stop) the queued ones still start, and each ends on its own.
     @Test func theInputsEndRunsTheQueued() throws {
         let hooks = EventHooks(command: "exit 0", concurrency: 1, timeout: 60) { _ in }
         for id in 1...3 { hooks.run(Self.event(id), record: "{}") }
         #expect(hooks.finish() == EventHooks.Summary(runs: 3, failed: 0, dropped: 0))
     }
+}
+
+/// A clock the test moves by hand.
+final class ManualClock: MonotonicClock {
+    private let seconds = Mutex(0.0)
+    var now: Double { seconds.withLock { $0 } }
+    func advance(by interval: Double) { seconds.withLock { $0 += interval } }
+    func set(to time: Double) { seconds.withLock { $0 = max($0, time) } }
+}
+
+/// A path in the temporary folder no other test uses.
+func temporaryPath(_ prefix: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
 }

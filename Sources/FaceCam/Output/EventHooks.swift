@@ -30,6 +30,7 @@ public final class EventHooks: Sendable {
     /// Seconds a command still running when the run is stopped may go on before it is killed.
     public static let stopGrace = 2.0
 
+    private let clock: any MonotonicClock
     private let report: @Sendable (String) -> Void
     private let runs = DispatchQueue(label: "facecam.on-event", attributes: .concurrent)
     private let slots: DispatchSemaphore
@@ -46,8 +47,12 @@ public final class EventHooks: Sendable {
 
     private let state = Mutex(State())
 
-    public init(command: String, concurrency: Int, timeout: Double, report: @escaping @Sendable (String) -> Void) {
+    public init(
+        command: String, concurrency: Int, timeout: Double, clock: any MonotonicClock = SystemClock(),
+        report: @escaping @Sendable (String) -> Void
+    ) {
         precondition(concurrency > 0 && timeout > 0, "hooks run one at a time at least, for some time")
+        self.clock = clock
         self.command = command
         self.concurrency = concurrency
         self.timeout = timeout
@@ -70,7 +75,7 @@ public final class EventHooks: Sendable {
         pending.enter()
         runs.async { [self] in
             slots.wait()
-            let late = monotonicSeconds() >= closingTime
+            let late = clock.now >= closingTime
             let failure = late ? nil : execute(event, record: record)
             slots.signal()
             state.withLock { state in
@@ -90,7 +95,7 @@ public final class EventHooks: Sendable {
     /// Waits for the runs started and those queued that start within one `timeout`, and tells how they went. A run
     /// that was `stopped` starts none of those queued, and gives those running `stopGrace`.
     public func finish(stopped: Bool = false) -> Summary {
-        let now = monotonicSeconds()
+        let now = clock.now
         state.withLock { state in
             state.closing = stopped ? now : now + timeout
             if stopped { state.stopped = now }
@@ -99,7 +104,8 @@ public final class EventHooks: Sendable {
         return state.withLock { $0.summary }
     }
 
-    private var closingTime: Double { state.withLock { $0.closing ?? .infinity } }
+    /// When queued runs stop starting: `finish`'s time and one timeout (at once when stopped); infinity before it.
+    var closingTime: Double { state.withLock { $0.closing ?? .infinity } }
 
     /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34 and later), which Swift's Glibc module does not import.
     private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
@@ -170,17 +176,17 @@ public final class EventHooks: Sendable {
         guard spawned == 0 else { return "cannot start /bin/sh (posix_spawn: \(String(cString: strerror(spawned))))" }
 
         var status: Int32 = 0
-        let deadline = monotonicSeconds() + timeout
+        let deadline = clock.now + timeout
         var exited = false
         var stopped: Double? { state.withLock { $0.stopped } }
-        while !exited, monotonicSeconds() < min(deadline, (stopped ?? .infinity) + Self.stopGrace) {
+        while !exited, clock.now < min(deadline, (stopped ?? .infinity) + Self.stopGrace) {
             exited = (try? blockingSyscall("waitpid") { waitpid(pid, &status, WNOHANG) }) == pid
             if !exited { usleep(5_000) }
         }
         if !exited {
             kill(-pid, SIGKILL)
             _ = try? blockingSyscall("waitpid") { waitpid(pid, &status, 0) }
-            if monotonicSeconds() < deadline, stopped != nil {
+            if clock.now < deadline, stopped != nil {
                 return "the command was still running \(decimal(Self.stopGrace)) s after the run stopped, and was killed"
             }
             return "the command ran longer than \(decimal(timeout)) s and was killed"

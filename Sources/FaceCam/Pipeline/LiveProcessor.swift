@@ -24,13 +24,6 @@ public struct LiveFrame: Sendable {
     }
 }
 
-/// Seconds on CLOCK_MONOTONIC, the clock V4L2 stamps buffers with.
-public func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
 /// Counts and latencies of a live run.
 public struct LiveSummary: Sendable, CustomStringConvertible {
     public var counts: LiveCounts
