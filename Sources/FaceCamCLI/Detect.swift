@@ -19,8 +19,10 @@ struct Detect: ParsableCommand {
     @OptionGroup(title: "Detector") var detector: DetectorOptions
     @OptionGroup(title: "Detector") var parallelism: JobsOptions
     @OptionGroup(title: "Faces reported") var faces: FaceReportOptions
+    @OptionGroup(title: "Faces reported") var clustering: ClusterOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
+    @OptionGroup(title: "Output") var dataset: DatasetOptions
     @OptionGroup(title: "Overlay") var overlay: OverlayOptions
     @OptionGroup(title: "Zones") var zones: ZoneOptions
     @OptionGroup(title: "Zones") var maskZones: MaskZoneOptions
@@ -32,8 +34,10 @@ struct Detect: ParsableCommand {
         try detector.refuseForeignOptions()
         try faces.validate(with: detector, hiding: nil, minimumFaces: output.minFaces)
         try output.validateFaceOutputs(with: detector, faces: faces)
+        try faces.recognition.validateDescriptors(clustering: clustering)
+        try clustering.validate(format: output.format)
+        try dataset.validate(with: output)
         try overlay.validate(previews: [("--annotate", output.annotate != nil)], detector: detector, redacting: false)
-        if output.bestShot { throw ValidationError("--best-shot keeps the best crop of each track, and detect does not track faces: use video") }
         if output.format.isVideoOnly {
             throw ValidationError("--format \(output.format.rawValue) is for videos (video, live): its lines number frames and follow ids")
         }
@@ -49,13 +53,17 @@ struct Detect: ParsableCommand {
     func run() throws {
         let given = paths.map(FilePath.init(argument:))
         try output.refuseOverwriting(given, gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
-        try output.refuseInputsOutsideImageRoot(given)
+        try dataset.refuseInputsOutside(given)
         // The picture is read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? PreviewMarking.outline
         let (inputs, missing) = withoutMissing(given)
         if inputs.isEmpty { throw Status.failure }
         let (zoneSettings, masks) = (zones.settings, maskZones.masks)
-        let session = try Session(detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(), recognitionOptions: faces.recognition, output: output, folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
+        let context = OutputOptions.context(
+            detector: detector, faces: faces.report, video: false, dataset: dataset, recognition: faces.recognition, clustering: clustering)
+        let session = try Session(
+            detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(clustering: clustering),
+            output: output, context: context, folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
         session.countReported(missing: missing)
         let settings = geometry.settings
         var last: String?

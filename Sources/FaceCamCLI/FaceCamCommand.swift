@@ -104,12 +104,15 @@ struct FaceCamCommand: ParsableCommand {
         // would show a line break in it raw.
         if let options = optionNames(of: path),
            let unknown = unknownOption(in: arguments, options: options) {
-            // A typo of an option's name, else a value typed as an option (redact --blur for --mode blur).
+            // A typo of an option's name, else a value typed as an option (redact --blur for --mode blur), else an option of
+            // other commands (live --cluster).
             let hint = unknown.hasPrefix("--")
                 ? nearest(to: unknown, among: options.names.filter { $0.hasPrefix("--") }.sorted())
                     ?? options.optionTaking[String(unknown.dropFirst(2))].map { $0 + " " + unknown.dropFirst(2) }
                 : nil
+            let elsewhere = hint == nil && unknown.hasPrefix("--") ? commands(taking: unknown) : []
             said = "Unknown option '\(shown(unknown))'" + (hint.map { ". Did you mean '\($0)'?" } ?? "")
+                + (elsewhere.isEmpty ? "" : ": it is an option of \(listed(elsewhere, "and"))")
         }
         return said + " (see 'facecam \(path) --help')"
     }
@@ -178,6 +181,11 @@ struct FaceCamCommand: ParsableCommand {
         var takingValues: Set<String>
         /// The option (its long name) each value of a closed list is a value of, where only one option takes it.
         var optionTaking: [String: String] = [:]
+    }
+
+    /// The commands (not their subcommands) that take `option`, in the order `facecam --help` lists them.
+    static func commands(taking option: String) -> [String] {
+        configuration.subcommands.map { $0._commandName }.filter { optionNames(of: $0)?.names.contains(option) == true }
     }
 
     /// The options `command` takes.

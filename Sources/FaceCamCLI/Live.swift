@@ -108,6 +108,7 @@ struct Live: ParsableCommand {
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
+    @OptionGroup(title: "Output") var bestShot: BestShotOptions
     @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
     @OptionGroup(title: "Overlay") var overlay: OverlayOptions
     @OptionGroup(title: "Zones") var zones: ZoneOptions
@@ -120,7 +121,6 @@ struct Live: ParsableCommand {
             throw ValidationError("--format \(output.format.rawValue) is a dataset written whole when a run ends, which live does not: "
                 + "use \(ResultFormat.names { !$0.isDocument && !$0.isFolderOnly })")
         }
-        if output.imageRoot != nil { throw ValidationError("--image-root names image files; live reads a camera or a stream") }
         if source != nil, size != nil || fps != nil || pixelFormat != .auto {
             throw ValidationError("--size, --fps and --pixel-format are for cameras, not --source")
         }
@@ -138,13 +138,12 @@ struct Live: ParsableCommand {
         try detector.refuseForeignOptions()
         try faces.validate(with: detector, hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
         try output.validateFaceOutputs(with: detector, faces: faces)
+        try bestShot.validate(with: output, detector: detector)
+        try faces.recognition.validateDescriptors(clustering: nil)
         let previews = [
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),
         ]
-        if faces.recognition.cluster {
-            throw ValidationError("--cluster numbers the faces of a whole run once it ends, and live writes as it goes: use it with detect or video")
-        }
         if exitOn == .name, !faces.recognition.recognize {
             throw ValidationError("--exit-on name waits for a name --recognize gives: add --recognize")
         }
@@ -176,9 +175,9 @@ struct Live: ParsableCommand {
             try maskZones.refuseOutside(first, source: input.name)
         }
         // One detector on one serial queue: frames are detected one by one, in order.
-        let reported = output.implyingQuality(faces.report)
+        let reported = bestShot.implyingQuality(faces.report)
         let recognition = try faces.recognition.load()
-        let context = output.context(detector: detector, faces: reported, video: true, recognition: faces.recognition)
+        let context = OutputOptions.context(detector: detector, faces: reported, video: true, recognition: faces.recognition)
         let detector = try detector.makeDetectors(
             jobs: 1, fast: fastMode.settings, live: true, zones: zones.settings, faces: reported)[0]
         let (writer, annotator, cropSaver) = try output.makeSinks(context: context)
@@ -197,7 +196,7 @@ struct Live: ParsableCommand {
         let sink = ResultSink(
             records: writer.map { RecordOutput(writer: $0) },
             tracking: trackingStage, events: events,
-            crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: output.bestShot) }, consumers: [outputs],
+            crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: bestShot.bestShot) }, consumers: [outputs],
             minimumFaces: output.minFaces ?? 0, report: { report($0) })
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name, crops: output.cropStyleChosen,

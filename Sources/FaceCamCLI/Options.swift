@@ -648,11 +648,6 @@ struct OutputOptions: ParsableArguments {
         valueName: "box|aligned"))
     var cropStyle: CropStyleName?
 
-    @Flag(help: ArgumentHelp(
-        "video and live, with --crops: save one crop per track, its face of highest --quality (implied), when the track ends or the "
-            + "input does, with a record on standard output (JSON Lines and text), instead of a crop per face and frame."))
-    var bestShot = false
-
     @Option(help: ArgumentHelp("With --crops: the files' format, jpg (quality 95) or png (lossless) (default: jpg).", valueName: "jpg|png"))
     var cropFormat: CropFormat?
 
@@ -669,23 +664,15 @@ struct OutputOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Exit with status 2 when some frame has fewer faces than this, or no frame was read; the first such frame is named.", valueName: "N"))
     var minFaces: Int?
 
-    @Option(help: ArgumentHelp(
-        "With a dataset format (coco, cvat, labelstudio, yolo, voc, wider): name images by their path relative to this directory, "
-            + "the dataset's image folder a labelling tool imports from (default: the paths as given).", valueName: "dir"))
-    var imageRoot: String?
-
     func validate() throws {
         if let minFaces, minFaces < 0 { throw ValidationError("--min-faces must be 0 or more") }
         if crops == nil, let option = [("--crop-style", cropStyle != nil), ("--crop-margin", cropMargin != nil), ("--crop-size", cropSize != nil),
-                                             ("--crop-format", cropFormat != nil), ("--best-shot", bestShot)]
+                                             ("--crop-format", cropFormat != nil)]
             .first(where: \.1)?.0 {
             throw ValidationError("\(option) says how --crops cuts faces out: add --crops DIR, or leave \(option) out")
         }
         if let crops, let annotate, URL(fileURLWithPath: crops).standardizedFileURL.path == URL(fileURLWithPath: annotate).standardizedFileURL.path {
             throw ValidationError("--crops and --annotate name one directory, where their files would overwrite each other: give two")
-        }
-        if bestShot, !format.hasEvents {
-            throw ValidationError("--best-shot writes a record per track, which has no place in \(format.rawValue): use --format jsonl or text")
         }
         if cropMargin != nil, cropStyle == .aligned {
             throw ValidationError("--crop-margin widens box crops; aligned crops are sized by --crop-size: leave --crop-margin out")
@@ -695,19 +682,17 @@ struct OutputOptions: ParsableArguments {
         }
         if let cropMargin, !(0...2).contains(cropMargin) { throw ValidationError("--crop-margin must be from 0 to 2") }
         if let cropSize, !(16...1024).contains(cropSize) { throw ValidationError("--crop-size must be from 16 to 1024") }
-        if imageRoot != nil, !format.namesImages {
-            throw ValidationError("--image-root names images in the dataset formats (\(ResultFormat.names { $0.namesImages })): "
-                + "add one, or leave --image-root out")
-        }
     }
 
-    /// How the dataset formats name images and the run, for stills or a `video`.
-    /// What the dataset formats record beside the frames; `recognition`: whether faces are named and clustered.
-    func context(detector: DetectorOptions, faces: FaceReport, video: Bool, recognition: RecognitionOptions? = nil) -> ExportContext {
+    /// What the dataset formats record beside the frames, for stills or a `video`: how they name images (`dataset`), whether
+    /// faces (as reported, `faces`) have a pose, a name (`recognition`) and a cluster (`clustering`).
+    static func context(
+        detector: DetectorOptions, faces: FaceReport, video: Bool, dataset: DatasetOptions? = nil,
+        recognition: RecognitionOptions? = nil, clustering: ClusterOptions? = nil
+    ) -> ExportContext {
         ExportContext(
-            imageRoot: imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.id)",
-            faceAttributes: implyingQuality(faces).posesFaces, identities: recognition?.recognize ?? false,
-            clusters: recognition?.cluster ?? false)
+            imageRoot: dataset?.imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.id)",
+            faceAttributes: faces.posesFaces, identities: recognition?.recognize ?? false, clusters: clustering?.cluster ?? false)
     }
 
     /// How --crops cuts faces out; nil without it.
@@ -722,13 +707,6 @@ struct OutputOptions: ParsableArguments {
         cropStyleChosen.map { CropRequest(style: $0, name: name) }
     }
 
-    /// `faces` with --quality on when --best-shot needs it: a track's best shot is its face of highest quality.
-    func implyingQuality(_ faces: FaceReport) -> FaceReport {
-        var faces = faces
-        if bestShot { faces.quality = true }
-        return faces
-    }
-
     /// Aligned crops, and best shots (ranked by quality), need landmarks; a pose or quality asked for
     /// needs a format with a place for it.
     func validateFaceOutputs(with detector: DetectorOptions, faces: FaceReportOptions) throws {
@@ -736,10 +714,6 @@ struct OutputOptions: ParsableArguments {
         if let option = [("--pose", faces.pose), ("--quality", faces.quality)].first(where: \.1)?.0, !format.holds(.poseAndQuality) {
             throw ValidationError("--format \(format.rawValue) has no place for what \(option) reports: use "
                 + "\(ResultFormat.names { $0.holds(.poseAndQuality) }), or leave \(option) out")
-        }
-        if bestShot, !detector.kind.givesScoresAndLandmarks {
-            throw ValidationError(
-                "--best-shot ranks faces by a quality that reads the landmarks the \(detector.kind.id) detector does not give: add --detector yunet")
         }
         if cropStyle == .aligned, !detector.kind.givesScoresAndLandmarks {
             throw ValidationError(
@@ -755,20 +729,6 @@ struct OutputOptions: ParsableArguments {
         if format.isFolderOnly, output != nil {
             throw ValidationError("--format \(format.rawValue) writes a folder: give --output-dir DIR instead of --output")
         }
-    }
-
-    /// Refuses (64) an --image-root that is not a directory, and an input outside it, whose name could
-    /// not be made relative to it.
-    func refuseInputsOutsideImageRoot(_ inputs: [FilePath]) throws {
-        if let imageRoot, !ImageRoot(imageRoot).isDirectory {
-            report("--image-root \(imageRoot) is not a directory: give the dataset's image folder")
-            throw Status.usage
-        }
-        guard let root = imageRoot.map(ImageRoot.init), let outside = inputs.first(where: { !root.holds($0.description) }) else {
-            return
-        }
-        report("\(outside) is not inside --image-root \(imageRoot!): give inputs under it, or another --image-root")
-        throw Status.usage
     }
 
     /// Refuses (64) an output file or annotation directory that would overwrite
@@ -846,6 +806,66 @@ struct AnnotateEveryOptions: ParsableArguments {
 struct FolderOptions: ParsableArguments {
     @Flag(help: "Descend into subdirectories of the directories given.")
     var recursive = false
+}
+
+/// --best-shot (video and live, which follow faces from frame to frame).
+struct BestShotOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(
+        "With --crops: save one crop per track, its face of highest --quality (implied), when the track ends or the "
+            + "input does, with a record on standard output (JSON Lines and text), instead of a crop per face and frame."))
+    var bestShot = false
+
+    /// Best shots are crops, recorded per track, and ranked by a quality that reads landmarks.
+    func validate(with output: OutputOptions, detector: DetectorOptions) throws {
+        guard bestShot else { return }
+        if output.crops == nil {
+            throw ValidationError("--best-shot says how --crops cuts faces out: add --crops DIR, or leave --best-shot out")
+        }
+        if !output.format.hasEvents {
+            throw ValidationError(
+                "--best-shot writes a record per track, which has no place in \(output.format.rawValue): use --format jsonl or text")
+        }
+        if !detector.kind.givesScoresAndLandmarks {
+            throw ValidationError(
+                "--best-shot ranks faces by a quality that reads the landmarks the \(detector.kind.id) detector does not give: add --detector yunet")
+        }
+    }
+
+    /// `faces` with --quality on when --best-shot needs it: a track's best shot is its face of highest quality.
+    func implyingQuality(_ faces: FaceReport) -> FaceReport {
+        var faces = faces
+        if bestShot { faces.quality = true }
+        return faces
+    }
+}
+
+/// --image-root (detect and video, whose inputs are files a dataset names).
+struct DatasetOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "With a dataset format (coco, cvat, labelstudio, yolo, voc, wider): name images by their path relative to this directory, "
+            + "the dataset's image folder a labelling tool imports from (default: the paths as given).", valueName: "dir"))
+    var imageRoot: String?
+
+    func validate(with output: OutputOptions) throws {
+        if imageRoot != nil, !output.format.namesImages {
+            throw ValidationError("--image-root names images in the dataset formats (\(ResultFormat.names { $0.namesImages })): "
+                + "add one, or leave --image-root out")
+        }
+    }
+
+    /// Refuses (64) an --image-root that is not a directory, and an input outside it, whose name could
+    /// not be made relative to it.
+    func refuseInputsOutside(_ inputs: [FilePath]) throws {
+        if let imageRoot, !ImageRoot(imageRoot).isDirectory {
+            report("--image-root \(imageRoot) is not a directory: give the dataset's image folder")
+            throw Status.usage
+        }
+        guard let root = imageRoot.map(ImageRoot.init), let outside = inputs.first(where: { !root.holds($0.description) }) else {
+            return
+        }
+        report("\(outside) is not inside --image-root \(imageRoot!): give inputs under it, or another --image-root")
+        throw Status.usage
+    }
 }
 
 /// Face ids from frame to frame (video and live).

@@ -114,7 +114,7 @@ struct Recognition {
     }
 }
 
-/// --recognize, --tolerance, --gallery, --descriptors and --cluster: the commands that write face records (detect, video, live).
+/// --recognize, --tolerance, --gallery and --descriptors: the commands that write face records (detect, video, live).
 struct RecognitionOptions: ParsableArguments {
     /// The largest distance between unit-length descriptors taken for the same person, chosen on LFW for a
     /// gallery of a hundred people (docs/benchmarks.md): a gallery, unlike a pair, gives each stranger many chances.
@@ -134,13 +134,67 @@ struct RecognitionOptions: ParsableArguments {
     var tolerance: Double?
 
     @Flag(help: ArgumentHelp(
-        "With --recognize or --cluster, JSON Lines: each face's descriptor too (\"descriptor\", 128 numbers: the mean of dlib's for the face and its mirror image; in video "
+        "With --recognize (or --cluster, in detect and video), JSON Lines: each face's descriptor too (\"descriptor\", 128 numbers: the mean of dlib's for the face and its mirror image; in video "
             + "and live, the faces described at their frame), for comparing or grouping faces with other tools. It is biometric "
             + "data: keep the output as you keep the gallery."))
     var descriptors = false
 
+    func validate() throws {
+        if !recognize, let option = [("--tolerance", tolerance != nil), ("--gallery", galleryOptions.gallery != nil)]
+            .first(where: \.1)?.0 {
+            throw ValidationError("\(option) tunes --recognize: add --recognize, or leave \(option) out")
+        }
+        if let tolerance, !(0...2).contains(tolerance) { throw ValidationError("--tolerance must be from 0 to 2") }
+    }
+
+    /// Descriptors are of the faces described: with --recognize, or the `clustering` of the commands that have it.
+    func validateDescriptors(clustering: ClusterOptions?) throws {
+        guard descriptors, !recognize, clustering?.cluster != true else { return }
+        throw ValidationError(clustering == nil
+            ? "--descriptors are of the faces --recognize describes: add --recognize, or leave --descriptors out"
+            : "--descriptors are of the faces --recognize or --cluster describes: add one, or leave --descriptors out")
+    }
+
+    /// Formats with a place for a face's name (COCO's and CVAT's as attributes): the others would drop them silently.
+    func validate(format: ResultFormat) throws {
+        if recognize, !format.holds(.identity) {
+            throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives: use "
+                + ResultFormat.names { $0.holds(.identity) })
+        }
+        if descriptors, !format.holds(.descriptor) {
+            throw ValidationError("--descriptors are written in JSON Lines only: leave --format out, or give --format jsonl")
+        }
+    }
+
+    /// dlib's models, the gallery's descriptors with --recognize and the clusterer with --cluster (`clustering`), loaded;
+    /// nil without either. A gallery or model that cannot be used is one line and status 64: nothing was processed.
+    func load(clustering: ClusterOptions? = nil) throws -> Recognition? {
+        let cluster = clustering?.cluster ?? false
+        guard recognize || cluster else { return nil }
+        let gallery = recognize ? try galleryOptions.open(.read) : nil
+        do {
+            let enrolled = try gallery.map { gallery in
+                let entries = try gallery.descriptors()
+                if entries.isEmpty { report("warning: no one is enrolled in \(FilePath(gallery.path)): every face is unknown (facecam enrol NAME PHOTO)") }
+                return EnrolledFaces(entries, tolerance: tolerance ?? Self.defaultTolerance)
+            }
+            return Recognition(
+                models: try RecognitionModels(), enrolled: enrolled, keepsDescriptors: descriptors || cluster,
+                clusterer: cluster
+                    ? FaceClusterer(
+                        threshold: clustering?.clusterThreshold ?? FaceClusterer.defaultThreshold, keepsDescriptors: descriptors)
+                    : nil)
+        } catch {
+            report(advised(error))
+            throw Status.usage
+        }
+    }
+}
+
+/// --cluster and --cluster-threshold: detect and video, which write their records when the run ends (live writes as it goes).
+struct ClusterOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(
-        "detect and video (JSON Lines, and COCO and CVAT attributes): give each face a \"cluster\" number, "
+        "JSON Lines, and COCO and CVAT attributes: give each face a \"cluster\" number, "
             + "the same for the faces of one person across the run, enrolled or not (dlib's Chinese whispers over "
             + "the faces' descriptors; in video, over the tracks); the records are written when the run ends. "
             + "About 60 ms a face described (docs/reference/recognition.md)."))
@@ -153,55 +207,19 @@ struct RecognitionOptions: ParsableArguments {
     var clusterThreshold: Double?
 
     func validate() throws {
-        if !recognize, let option = [("--tolerance", tolerance != nil), ("--gallery", galleryOptions.gallery != nil)]
-            .first(where: \.1)?.0 {
-            throw ValidationError("\(option) tunes --recognize: add --recognize, or leave \(option) out")
-        }
-        if descriptors, !recognize, !cluster {
-            throw ValidationError("--descriptors are of the faces --recognize or --cluster describes: add one, or leave --descriptors out")
-        }
         if clusterThreshold != nil, !cluster {
             throw ValidationError("--cluster-threshold tunes --cluster: add --cluster, or leave --cluster-threshold out")
         }
-        if let tolerance, !(0...2).contains(tolerance) { throw ValidationError("--tolerance must be from 0 to 2") }
         if let clusterThreshold, !(clusterThreshold > 0 && clusterThreshold <= 2) {
             throw ValidationError("--cluster-threshold must be more than 0 and at most 2")
         }
     }
 
-    /// Formats with a place for a face's name and cluster (COCO's and CVAT's as attributes): the others would drop them silently.
+    /// A format with a place for the clusters (COCO's and CVAT's as attributes): the others would drop them silently.
     func validate(format: ResultFormat) throws {
-        if recognize, !format.holds(.identity) {
-            throw ValidationError("--format \(format.rawValue) has no place for the names --recognize gives: use "
-                + ResultFormat.names { $0.holds(.identity) })
-        }
         if cluster, !format.holds(.cluster) {
             throw ValidationError("--format \(format.rawValue) has no place for the clusters --cluster gives: use "
                 + ResultFormat.names { $0.holds(.cluster) })
-        }
-        if descriptors, !format.holds(.descriptor) {
-            throw ValidationError("--descriptors are written in JSON Lines only: leave --format out, or give --format jsonl")
-        }
-    }
-
-    /// dlib's models, the gallery's descriptors with --recognize and the clusterer with --cluster, loaded;
-    /// nil without either. A gallery or model that cannot be used is one line and status 64: nothing was processed.
-    func load() throws -> Recognition? {
-        guard recognize || cluster else { return nil }
-        let gallery = recognize ? try galleryOptions.open(.read) : nil
-        do {
-            let enrolled = try gallery.map { gallery in
-                let entries = try gallery.descriptors()
-                if entries.isEmpty { report("warning: no one is enrolled in \(FilePath(gallery.path)): every face is unknown (facecam enrol NAME PHOTO)") }
-                return EnrolledFaces(entries, tolerance: tolerance ?? Self.defaultTolerance)
-            }
-            return Recognition(
-                models: try RecognitionModels(), enrolled: enrolled, keepsDescriptors: descriptors || cluster,
-                clusterer: cluster
-                    ? FaceClusterer(threshold: clusterThreshold ?? FaceClusterer.defaultThreshold, keepsDescriptors: descriptors) : nil)
-        } catch {
-            report(advised(error))
-            throw Status.usage
         }
     }
 }

@@ -12,32 +12,33 @@ struct Session {
     /// not and exits (64 for the detector, 1 for the outputs); `output` nil writes
     /// no results (redact, whose results are its files). With a
     /// `resultDirectory`, each input's results are redirected to its own file
-    /// (`results(of:shownAs:in:resume:submit:)`); with a dataset `folder`, all results go into it. `video` says
-    /// what the dataset formats record; redaction may hold previews back (`lookahead`). From here on SIGINT, SIGTERM and SIGHUP stop between
+    /// (`results(of:shownAs:in:resume:submit:)`); with a dataset `folder`, all results go into it. `context` says
+    /// what the dataset formats record; `faces`, what is reported of each face (--best-shot's quality implied);
+    /// redaction may hold previews back (`lookahead`). From here on SIGINT, SIGTERM and SIGHUP stop between
     /// frames instead of ending the process.
     init(
         detector options: DetectorOptions, jobs: Int?, faces: FaceReport = FaceReport(), recognition: Recognition? = nil,
-        recognitionOptions: RecognitionOptions? = nil,
-        fast: FastSettings? = nil, output: OutputOptions?,
-        resultDirectory: ResultDirectory? = nil, folder: String? = nil, video: Bool = false, zones: ZoneFilter.Settings? = nil,
+        fast: FastSettings? = nil, output: OutputOptions?, context: ExportContext? = nil, bestShotsOnly: Bool = false,
+        resultDirectory: ResultDirectory? = nil, folder: String? = nil, zones: ZoneFilter.Settings? = nil,
         masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, lookahead: Int = 0, frames: FrameOutput? = nil,
         consumers: [any FrameConsumer] = [], progress: (@Sendable (String) -> Void)? = nil
     ) throws {
-        let faces = output?.implyingQuality(faces) ?? faces
         // Tracked faces are named per track, in the sink; sparing stays per frame, where a doubt hides the face.
         let perTrack = tracker != nil && recognition?.spared == nil
         let detectors = try options.makeDetectors(
             jobs: jobs, fast: fast, zones: zones, faces: faces, recognition: perTrack ? nil : recognition)
         let namer = perTrack ? try recognition?.namer() : nil
-        let (writer, annotator, cropSaver) = try output?.makeSinks(
-            resultDirectory: resultDirectory, folder: folder, context: output!.context(detector: options, faces: faces, video: video, recognition: recognitionOptions))
-            ?? (nil, nil, nil)
+        let (writer, annotator, cropSaver) = try output.map { output in
+            try output.makeSinks(
+                resultDirectory: resultDirectory, folder: folder,
+                context: context ?? OutputOptions.context(detector: options, faces: faces, video: false))
+        } ?? (nil, nil, nil)
         let sink = ResultSink(
             records: output.map { _ in RecordOutput(writer: writer, clusterer: recognition?.clusterer) },
             tracking: tracker.map { FrameTracking(tracker: $0, namer: namer) }, events: events,
-            crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: output?.bestShot ?? false) },
+            crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: bestShotsOnly) },
             previews: PreviewOutput(marking: marking, annotator: annotator, frames: frames, lookahead: lookahead),
             consumers: consumers, minimumFaces: output?.minFaces ?? 0, report: { report($0) }, progress: progress)
         self.sink = sink

@@ -38,12 +38,15 @@ struct Video: ParsableCommand {
     @OptionGroup(title: "Detector") var detector: DetectorOptions
     @OptionGroup(title: "Detector") var parallelism: JobsOptions
     @OptionGroup(title: "Faces reported") var faces: FaceReportOptions
+    @OptionGroup(title: "Faces reported") var clustering: ClusterOptions
     @OptionGroup(title: "Fast mode") var fastMode: FastModeOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
     @OptionGroup(title: "Zones") var zones: ZoneOptions
     @OptionGroup(title: "Zones") var maskZones: MaskZoneOptions
     @OptionGroup(title: "Geometry") var geometry: GeometryOptions
     @OptionGroup(title: "Output") var output: OutputOptions
+    @OptionGroup(title: "Output") var bestShot: BestShotOptions
+    @OptionGroup(title: "Output") var dataset: DatasetOptions
     @OptionGroup(title: "Redaction") var redaction: PreviewRedactionOptions
     @OptionGroup(title: "Overlay") var overlay: OverlayOptions
     @OptionGroup(title: "Batches") var batch: BatchOptions
@@ -56,9 +59,13 @@ struct Video: ParsableCommand {
         try detector.refuseForeignOptions()
         try faces.validate(with: detector, hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
         try output.validateFaceOutputs(with: detector, faces: faces)
+        try bestShot.validate(with: output, detector: detector)
+        try faces.recognition.validateDescriptors(clustering: clustering)
+        try clustering.validate(format: output.format)
+        try dataset.validate(with: output)
         try batch.validate(with: output)
         try output.validateFolder(batch.outputDir)
-        if faces.recognition.cluster, let option = [("--output-dir", batch.outputDir != nil), ("--shard", batch.shard != nil)]
+        if clustering.cluster, let option = [("--output-dir", batch.outputDir != nil), ("--shard", batch.shard != nil)]
             .first(where: \.1)?.0 {
             throw ValidationError("--cluster numbers faces across the whole run, into one file: leave \(option) out")
         }
@@ -88,18 +95,21 @@ struct Video: ParsableCommand {
         let inputs = batch.part(of: all)
         // Named over the whole batch, so that every shard names an input's files alike.
         let names = InputNames(all)
-        let results = batch.resultDirectory(output: output, names: names, context: output.context(detector: detector, faces: faces.report, video: true, recognition: faces.recognition))
+        let reported = bestShot.implyingQuality(faces.report)
+        let context = OutputOptions.context(
+            detector: detector, faces: reported, video: true, dataset: dataset, recognition: faces.recognition, clustering: clustering)
+        let results = batch.resultDirectory(output: output, names: names, context: context)
         let stream = inputs.firstIndex(where: { $0.description == "-" || $0.description.contains("://") })
-        if output.imageRoot != nil, let stream {
+        if dataset.imageRoot != nil, let stream {
             report("--image-root names files, and input \(stream + 1) is a stream (a URL or standard input): leave out the stream, or --image-root")
             throw Status.usage
         }
-        if faces.recognition.cluster, let stream {
+        if clustering.cluster, let stream {
             report("--cluster writes its records when the run ends, and input \(stream + 1) is a stream (a URL or standard input) that "
                 + "may not end: leave out the stream, or --cluster")
             throw Status.usage
         }
-        try output.refuseInputsOutsideImageRoot(inputs)
+        try dataset.refuseInputsOutside(inputs)
         // MOT's lines name no video, and a CVAT task is one: frames and ids of several would run together in one file.
         if output.format.isOneVideo, all.count > 1, batch.outputDir == nil {
             report("--format \(output.format.rawValue) holds one video: give one, or --output-dir for a file per video")
@@ -121,8 +131,9 @@ struct Video: ParsableCommand {
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(), recognitionOptions: faces.recognition, fast: fastMode.settings, output: output, resultDirectory: results,
-            folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, video: true, zones: zones.settings, masks: maskZones.masks,
+            detector: detector, jobs: parallelism.jobs, faces: reported, recognition: try faces.recognition.load(clustering: clustering),
+            fast: fastMode.settings, output: output, context: context, bestShotsOnly: bestShot.bestShot, resultDirectory: results,
+            folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, zones: zones.settings, masks: maskZones.masks,
             tracker: tracking.makeTracker(every: every),
             events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,
             progress: advance)

@@ -364,7 +364,7 @@ struct FaceAttributeTests {
          "--overlay-points takes four numbers"),
         (["detect", "--overlay-anchor", "mouth"], "--overlay-anchor says where --overlay goes"),
         (["detect", "--annotate", "/tmp/facecam-never-written", "--overlay", "/nonexistent/overlay.png"], "--overlay /nonexistent/overlay.png: cannot read"),
-        (["detect", "--crops", "/tmp/facecam-never-written", "--best-shot"], "--best-shot keeps the best crop of each track"),
+        (["detect", "--crops", "/tmp/facecam-never-written", "--best-shot"], "Unknown option '--best-shot': it is an option of video and live"),
         (["video", "--crops", "/tmp/facecam-never-written", "--best-shot", "--format", "csv"], "--best-shot writes a record per track"),
         (["video", "--crops", "/tmp/facecam-never-written", "--best-shot", "--detector", "haar"], "--best-shot ranks faces by a quality"),
         (["video", "--best-shot"], "--best-shot says how --crops cuts faces out"),

@@ -226,7 +226,7 @@ struct RecognitionCommandTests {
         #expect(plain.status == 0 && !plain.stdout.contains("descriptor") && plain.stdout.contains("\"cluster\":1"), "\(plain.stdout)")
         for (arguments, says) in [(["detect", "--cluster", "--format", "csv", fixture("images/two-faces.jpg")], "no place for the clusters"),
                                   (["detect", "--cluster", "--descriptors", "--format", "coco", fixture("images/two-faces.jpg")], "JSON Lines only"),
-                                  (["live", "--source", fixture("video/crossing.avi"), "--cluster"], "detect or video"),
+                                  (["live", "--source", fixture("video/crossing.avi"), "--cluster"], "it is an option of detect and video"),
                                   (["detect", "--cluster-threshold", "0.3", fixture("images/two-faces.jpg")], "--cluster"),
                                   (["detect", "--cluster", "--cluster-threshold", "0", fixture("images/two-faces.jpg")], "more than 0"),
                                   (["video", "--cluster", "--output-dir", directory.path, fixture("video/crossing.avi")], "--output-dir"),
