@@ -1,0 +1,53 @@
+import ArgumentParser
+import FaceCam
+import FaceCamRecognition
+import Foundation
+import Synchronization
+
+/// Limits on what an input may make facecam allocate.
+struct InputOptions: ParsableArguments {
+    @Option(name: .customLong("max-megapixels"), parsing: .unconditional, help: ArgumentHelp(
+        "Refuse images and video frames larger than this, read from their headers before anything is decoded "
+            + "(default: \(ImageFile.defaultMaximumPixels / 1_000_000) for images, beyond any phone photograph, a "
+            + "decompression bomb claiming far more; \(VideoReader.defaultMaximumPixels / 1_000_000) for video frames, "
+            + "beyond 8K, since a video's frames in flight and its encoder take several gigabytes above that).",
+        valueName: "N"))
+    var maxMegapixels: Int?
+
+    func validate() throws {
+        if let maxMegapixels, !(1...10_000).contains(maxMegapixels) {
+            throw ValidationError("--max-megapixels must be from 1 to 10000")
+        }
+    }
+
+    var maximumPixels: Int { maxMegapixels.map { $0 * 1_000_000 } ?? ImageFile.defaultMaximumPixels }
+    var maximumVideoPixels: Int { maxMegapixels.map { $0 * 1_000_000 } ?? VideoReader.defaultMaximumPixels }
+}
+
+/// Video files and streams (video, redact): how long a stream may stall.
+struct StreamOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "URLs and standard input: give up on a stream that sends nothing for this long (default: \(decimal(Self.defaultTimeout))).",
+        valueName: "seconds"))
+    var timeout: Double?
+
+    /// The same for live's camera and streams, and for video's and redact's streams.
+    static let defaultTimeout = 10.0
+
+    static func validate(timeout: Double?) throws {
+        if let timeout, !(timeout > 0 && timeout <= 86_400) {
+            throw ValidationError("--timeout must be more than 0 and at most 86400 s")
+        }
+    }
+
+    func validate() throws {
+        try Self.validate(timeout: timeout)
+    }
+
+    /// A file, URL or standard input ("-"), opened within `limits`; a rotation it cannot apply is reported.
+    func open(_ file: FilePath, limits: InputOptions) throws(FaceCamError) -> VideoReader {
+        let reader = try VideoReader(input: VideoInput(file), maximumPixels: limits.maximumVideoPixels, timeout: timeout ?? Self.defaultTimeout)
+        if let warning = reader.rotationWarning { report(warning) }
+        return reader
+    }
+}

@@ -1,0 +1,254 @@
+import ArgumentParser
+import FaceCam
+import FaceCamRecognition
+import Foundation
+import Synchronization
+
+/// Where and how results go.
+struct OutputOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Result format: jsonl (one JSON object per frame), csv (one row per face), text; for datasets (detect and video): coco (a COCO "
+            + "instances JSON), cvat (CVAT 1.1 XML), labelstudio (Label Studio tasks), each written whole at the end; "
+            + "yolo and voc (folders, --output-dir); wider (WIDER FACE's ground-truth text, or in --output-dir its "
+            + "detection results); mot (MOTChallenge's lines; video and live). See docs/evaluation.md.",
+        valueName: "format"))
+    var format: ResultFormat = .jsonl
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write results to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Save each frame as the preview shows it, faces outlined, as a JPEG in this directory.", valueName: "dir"))
+    var annotate: String?
+
+    @Option(help: ArgumentHelp(
+        "Save each face found as a JPEG (or --crop-format png) in this directory, named after its input (live: frame-N, N the capture's frame counter), "
+            + "frame and face (or track id).",
+        valueName: "dir"))
+    var crops: String?
+
+    @Option(help: ArgumentHelp(
+        "With --crops: box (the face's box with --crop-margin around it, upright) or aligned (--crop-size pixels square, "
+            + "turned and scaled so that the eyes, nose and mouth sit where face-recognition models expect them; \(DetectorKind.networkNames)) "
+            + "(default: box).",
+        valueName: "box|aligned"))
+    var cropStyle: CropStyleName?
+
+    @Option(help: ArgumentHelp("With --crops: the files' format, jpg (quality 95) or png (lossless) (default: jpg).", valueName: "jpg|png"))
+    var cropFormat: CropFormat?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --crop-style box: the margin on each side, as a share of the box's width and height (default: "
+            + "\(decimal(FaceCropStyle.defaultMargin))).", valueName: "F"))
+    var cropMargin: Double?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "With --crop-style aligned: the crops' side in pixels, 16 to 1024 (default: \(FaceCropStyle.defaultAlignedSize)).",
+        valueName: "N"))
+    var cropSize: Int?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exit with status 2 when some frame has fewer faces than this, or no frame was read; the first such frame is named.", valueName: "N"))
+    var minFaces: Int?
+
+    func validate() throws {
+        if let minFaces, minFaces < 0 { throw ValidationError("--min-faces must be 0 or more") }
+        if crops == nil, let option = [("--crop-style", cropStyle != nil), ("--crop-margin", cropMargin != nil), ("--crop-size", cropSize != nil),
+                                             ("--crop-format", cropFormat != nil)]
+            .first(where: \.1)?.0 {
+            throw ValidationError("\(option) says how --crops cuts faces out: add --crops DIR, or leave \(option) out")
+        }
+        if let crops, let annotate, URL(fileURLWithPath: crops).standardizedFileURL.path == URL(fileURLWithPath: annotate).standardizedFileURL.path {
+            throw ValidationError("--crops and --annotate name one directory, where their files would overwrite each other: give two")
+        }
+        if cropMargin != nil, cropStyle == .aligned {
+            throw ValidationError("--crop-margin widens box crops; aligned crops are sized by --crop-size: leave --crop-margin out")
+        }
+        if cropSize != nil, cropStyle != .aligned {
+            throw ValidationError("--crop-size sizes aligned crops: add --crop-style aligned, or leave --crop-size out")
+        }
+        if let cropMargin, !(0...2).contains(cropMargin) { throw ValidationError("--crop-margin must be from 0 to 2") }
+        if let cropSize, !(16...1024).contains(cropSize) { throw ValidationError("--crop-size must be from 16 to 1024") }
+    }
+
+    /// What the dataset formats record beside the frames, for stills or a `video`: how they name images (`dataset`), whether
+    /// faces (as reported, `faces`) have a pose, a name (`recognition`) and a cluster (`clustering`).
+    static func context(
+        detector: DetectorOptions, faces: FaceReport, video: Bool, dataset: DatasetOptions? = nil,
+        recognition: RecognitionOptions? = nil, clustering: ClusterOptions? = nil
+    ) -> ExportContext {
+        ExportContext(
+            imageRoot: dataset?.imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.id)",
+            faceAttributes: faces.posesFaces, identities: recognition?.recognize ?? false, clusters: clustering?.cluster ?? false)
+    }
+
+    /// How --crops cuts faces out; nil without it.
+    var cropStyleChosen: FaceCropStyle? {
+        guard crops != nil else { return nil }
+        return cropStyle == .aligned
+            ? .aligned(size: cropSize ?? FaceCropStyle.defaultAlignedSize) : .box(margin: cropMargin ?? FaceCropStyle.defaultMargin)
+    }
+
+    /// The crops asked of a frame named `name`, or nil without --crops.
+    func cropRequest(name: String) -> CropRequest? {
+        cropStyleChosen.map { CropRequest(style: $0, name: name) }
+    }
+
+    /// Aligned crops, and best shots (ranked by quality), need landmarks; a pose or quality asked for
+    /// needs a format with a place for it.
+    func validateFaceOutputs(with detector: DetectorOptions, faces: FaceReportOptions) throws {
+        try faces.recognition.validate(format: format)
+        if let option = [("--pose", faces.pose), ("--quality", faces.quality)].first(where: \.1)?.0, !format.holds(.poseAndQuality) {
+            throw ValidationError("--format \(format.rawValue) has no place for what \(option) reports: use "
+                + "\(ResultFormat.names { $0.holds(.poseAndQuality) }), or leave \(option) out")
+        }
+        if cropStyle == .aligned, !detector.kind.givesScoresAndLandmarks {
+            throw ValidationError(
+                "--crop-style aligned places the landmarks the \(detector.kind.id) detector does not give: add --detector yunet, or use box crops")
+        }
+    }
+
+    /// Refuses a folder format without `folder` (an --output-dir), and --output with one: usage errors.
+    func validateFolder(_ folder: String?) throws {
+        if format.isFolderOnly, folder == nil {
+            throw ValidationError("--format \(format.rawValue) writes a folder of files: give --output-dir DIR")
+        }
+        if format.isFolderOnly, output != nil {
+            throw ValidationError("--format \(format.rawValue) writes a folder: give --output-dir DIR instead of --output")
+        }
+    }
+
+    /// Refuses (64) an output file or annotation directory that would overwrite
+    /// one of `inputs`, or an output file that would overwrite the `gallery`, before anything is opened for writing.
+    func refuseOverwriting(_ inputs: [FilePath], alsoWriting extra: [(option: String, path: String)] = [], gallery: [FilePath] = []) throws {
+        let files = (output.map { [("--output", $0)] } ?? []) + extra
+        let directories = (annotate.map { [("--annotate", $0)] } ?? []) + (crops.map { [("--crops", $0)] } ?? [])
+        try GalleryOptions.refuseOverwriting(gallery, by: files)
+        // A folder option naming something that is there and is no folder: said before any work, not once per image.
+        for (option, path) in directories {
+            if let kind = try? fileKind(path), kind != .directory {
+                report("\(option) \(FilePath(path)) is \(kind == .regular ? "a file" : "a FIFO, socket or device"), not a folder: "
+                    + "give a folder (made when missing)")
+                throw Status.usage
+            }
+        }
+        if let conflict = OutputSafety.conflict(files: files, directories: directories, inputs: inputs) {
+            report(conflict)
+            throw Status.usage
+        }
+    }
+
+    /// Opens the output (the dataset `folder`, or creates `resultDirectory`, whose files are opened
+    /// input by input) and the annotation directory, or reports why not and exits with status 1.
+    func makeSinks(resultDirectory: ResultDirectory? = nil, folder: String? = nil, context: ExportContext) throws
+        -> (writer: ResultWriter?, annotator: Annotator?, cropSaver: Annotator?)
+    {
+        do {
+            let writer: ResultWriter?
+            if let resultDirectory {
+                try resultDirectory.create()
+                writer = nil
+            } else if let folder {
+                writer = try ResultWriter(format: format, path: folder, folder: true, context: context)
+            } else {
+                writer = try ResultWriter(format: format, path: output, context: context)
+            }
+            let annotator = try annotate.map { (directory) throws(SystemError) in try Annotator(directory: directory) }
+            let cropSaver = try crops.map { (directory) throws(SystemError) in
+                try Annotator(directory: directory, quality: 95, fileExtension: (cropFormat ?? .jpg).rawValue, what: "face crop")
+            }
+            return (writer, annotator, cropSaver)
+        } catch {
+            report("cannot open \(error.path ?? "output"): \(error.reason)")
+            throw Status.failure
+        }
+    }
+}
+
+/// --crop-style's values.
+enum CropStyleName: String, ExpressibleByArgument, CaseIterable {
+    case box, aligned
+}
+
+/// --crop-format's values.
+enum CropFormat: String, ExpressibleByArgument, CaseIterable {
+    case jpg, png
+}
+
+/// --annotate-every (video, live): 1 or more, and only with --annotate, which it thins out.
+struct AnnotateEveryOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --annotate, save every Nth detected frame only (default: 1).", valueName: "N"))
+    var annotateEvery: Int?
+
+    var interval: Int { annotateEvery ?? 1 }
+
+    func validate(with output: OutputOptions) throws {
+        guard let annotateEvery else { return }
+        if annotateEvery < 1 { throw ValidationError("--annotate-every must be 1 or more") }
+        if output.annotate == nil { throw ValidationError("--annotate-every goes with --annotate DIR, which it thins out") }
+    }
+}
+
+/// --recursive (detect, video).
+struct FolderOptions: ParsableArguments {
+    @Flag(help: "Descend into subdirectories of the directories given.")
+    var recursive = false
+}
+
+/// --best-shot (video and live, which follow faces from frame to frame).
+struct BestShotOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(
+        "With --crops: save one crop per track, its face of highest --quality (implied), when the track ends or the "
+            + "input does, with a record on standard output (JSON Lines and text), instead of a crop per face and frame."))
+    var bestShot = false
+
+    /// Best shots are crops, recorded per track, and ranked by a quality that reads landmarks.
+    func validate(with output: OutputOptions, detector: DetectorOptions) throws {
+        guard bestShot else { return }
+        if output.crops == nil {
+            throw ValidationError("--best-shot says how --crops cuts faces out: add --crops DIR, or leave --best-shot out")
+        }
+        if !output.format.hasEvents {
+            throw ValidationError(
+                "--best-shot writes a record per track, which has no place in \(output.format.rawValue): use --format jsonl or text")
+        }
+        if !detector.kind.givesScoresAndLandmarks {
+            throw ValidationError(
+                "--best-shot ranks faces by a quality that reads the landmarks the \(detector.kind.id) detector does not give: add --detector yunet")
+        }
+    }
+
+    /// `faces` with --quality on when --best-shot needs it: a track's best shot is its face of highest quality.
+    func implyingQuality(_ faces: FaceReport) -> FaceReport {
+        var faces = faces
+        if bestShot { faces.quality = true }
+        return faces
+    }
+}
+
+/// --image-root (detect and video, whose inputs are files a dataset names).
+struct DatasetOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "With a dataset format (coco, cvat, labelstudio, yolo, voc, wider): name images by their path relative to this directory, "
+            + "the dataset's image folder a labelling tool imports from (default: the paths as given).", valueName: "dir"))
+    var imageRoot: String?
+
+    func validate(with output: OutputOptions) throws {
+        if imageRoot != nil, !output.format.namesImages {
+            throw ValidationError("--image-root names images in the dataset formats (\(ResultFormat.names { $0.namesImages })): "
+                + "add one, or leave --image-root out")
+        }
+    }
+
+    /// Refuses (64) an --image-root that is not a directory, and an input outside it, whose name could
+    /// not be made relative to it.
+    func refuseInputsOutside(_ inputs: [FilePath]) throws {
+        if let imageRoot, !ImageRoot(imageRoot).isDirectory {
+            report("--image-root \(imageRoot) is not a directory: give the dataset's image folder")
+            throw Status.usage
+        }
+        guard let root = imageRoot.map(ImageRoot.init), let outside = inputs.first(where: { !root.holds($0.description) }) else {
+            return
+        }
+        report("\(outside) is not inside --image-root \(imageRoot!): give inputs under it, or another --image-root")
+        throw Status.usage
+    }
+}
