@@ -58,7 +58,8 @@ public final class MQTTConnection: @unchecked Sendable {
     private let settings: Settings
     private let clock: any MonotonicClock
     private let report: @Sendable (String) -> Void
-    private let onMessage: @Sendable (String, [UInt8]?) -> Void
+    /// Set by `start`, before the connection's thread, the only one that reads it, begins.
+    private var onMessage: @Sendable (String, [UInt8]?) -> Void = { _, _ in }
     /// What the callers' threads and the connection's thread share.
     private struct Shared {
         /// Replaced only on the connection's thread, while the outbox is not connected.
@@ -81,16 +82,14 @@ public final class MQTTConnection: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Makes the first client (no network yet), so that settings libmosquitto refuses (a CA file
-    /// it cannot load) fail here; `onMessage` is called on the connection's thread.
+    /// it cannot load) fail here.
     public init(
-        settings: Settings, clock: any MonotonicClock = SystemClock(), report: @escaping @Sendable (String) -> Void,
-        onMessage: @escaping @Sendable (String, [UInt8]?) -> Void = { _, _ in }
+        settings: Settings, clock: any MonotonicClock = SystemClock(), report: @escaping @Sendable (String) -> Void
     ) throws(MQTTError) {
         self.settings = settings
         self.clock = clock
         link = MQTTLink(endpoint: settings.endpoint)
         self.report = report
-        self.onMessage = onMessage
         shared = Mutex(Shared(outbox: MQTTOutbox(queueCapacity: settings.queueCapacity, inFlightLimit: Self.inFlightLimit)))
         let client = try makeClient()
         shared.withLock { $0.client = client }
@@ -125,8 +124,10 @@ public final class MQTTConnection: @unchecked Sendable {
         return Client(pointer: made)
     }
 
-    /// Starts the connection's thread: the first attempt to connect is made there, so nothing waits for the broker.
-    public func start() {
+    /// Starts the connection's thread: the first attempt to connect is made there, so nothing waits for the broker. Messages
+    /// on the subscribed topics go to `onMessage`, on that thread.
+    public func start(onMessage: @escaping @Sendable (String, [UInt8]?) -> Void = { _, _ in }) {
+        self.onMessage = onMessage
         let thread = Thread { [self] in
             run()
             finished.signal()

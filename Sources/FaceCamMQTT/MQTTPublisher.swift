@@ -69,8 +69,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     private let settings: Settings
     private let detection: DetectionSwitch
     private let report: @Sendable (String) -> Void
-    /// Set once, in init: its message handler needs `self`.
-    private var connection: MQTTConnection!
+    private let connection: MQTTConnection
     private let state = Mutex(State())
 
     private struct State {
@@ -102,16 +101,14 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         connectionSettings.willPayload = "offline"
         connectionSettings.subscriptions = [publishing.detectionCommand]
             + (publishing.snapshots ? [publishing.snapshotCommand] : []) + (publishing.homeAssistantStatus.map { [$0] } ?? [])
-        connection = try MQTTConnection(settings: connectionSettings, report: report) { [weak self] topic, payload in
-            self?.command(topic: topic, payload: payload)
-        }
+        connection = try MQTTConnection(settings: connectionSettings, report: report)
         // First set, first sent after each connection: availability, then the configs, then the state.
         retain("online", on: publishing.availability)
         for (topic, config) in HomeAssistantDiscovery(settings: publishing).configs {
             connection.retain(config, on: topic)
         }
         retain("ON", on: publishing.detection)
-        connection.start()
+        connection.start { [weak self] topic, payload in self?.command(topic: topic, payload: payload) }
     }
 
     public var wantsPreviews: Bool { state.withLock { $0.snapshotWanted } }

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import Synchronization
 internal import CFaceDetect
 
 /// A desktop window showing the live preview (live --show), through OpenCV's
@@ -11,15 +12,19 @@ internal import CFaceDetect
 /// highgui's Qt back end must be driven from one thread; it shows the newest
 /// preview it was handed and drops the rest, so a slow screen slows nothing.
 /// q, Q or Esc, or closing the window, sets `quitRequested`.
-public final class PreviewWindow: LiveObserver, @unchecked Sendable {
+public final class PreviewWindow: LiveObserver, Sendable {
     public let title: String
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var newest: Frame?
-    private var closing = false
-    private var finished = false
-    private var quit = false
-    private var failureText: String?
+    private struct State {
+        var newest: Frame?
+        var closing = false
+        var quit = false
+        var failureText: String?
+    }
+    private let state = Mutex(State())
+    /// Signalled at each preview handed over and at `close`: the window's thread waits on it until the window opens.
+    private let wake = DispatchSemaphore(value: 0)
+    /// Signalled when the window's thread has ended, and again by each `close` that saw it.
+    private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the window's thread; the window opens at the first preview's size. Check first that
     /// a window can be shown (`PreviewWindow.problem`).
@@ -35,46 +40,40 @@ public final class PreviewWindow: LiveObserver, @unchecked Sendable {
     public var wantsPreviews: Bool { true }
 
     /// True once the user pressed q or Esc or closed the window, or the window failed.
-    public var quitRequested: Bool { condition.withLock { quit } }
+    public var quitRequested: Bool { state.withLock { $0.quit } }
 
     /// Why the window failed, if it did.
-    public var failure: String? { condition.withLock { failureText } }
+    public var failure: String? { state.withLock { $0.failureText } }
 
     public func processed(_ result: FrameResult, latency: Double) {}
 
     public func preview(_ preview: Frame, of result: FrameResult) {
-        condition.withLock {
-            newest = preview
-            condition.signal()
-        }
+        state.withLock { $0.newest = preview }
+        wake.signal()
     }
 
     /// Closes the window and waits for its thread to end.
     public func close() {
-        condition.withLock {
-            closing = true
-            condition.broadcast()
-            while !finished { condition.wait() }
-        }
+        state.withLock { $0.closing = true }
+        wake.signal()
+        finished.wait()
+        finished.signal()
     }
 
     private func run() {
         var opened = false
         defer {
             if opened { cfd_window_close(title) }
-            condition.withLock {
-                finished = true
-                condition.broadcast()
-            }
+            finished.signal()
         }
         while true {
-            let frame: Frame? = condition.withLock {
-                // Before the window is open there is nothing to poll: wait for a frame.
-                if !opened, newest == nil, !closing { _ = condition.wait(until: Date(timeIntervalSinceNow: 0.05)) }
-                defer { newest = nil }
-                return closing ? nil : newest
+            // Before the window is open there is nothing to poll: wait for a frame.
+            if !opened, state.withLock({ $0.newest == nil && !$0.closing }) { _ = wake.wait(timeout: .now() + 0.05) }
+            let (frame, closing): (Frame?, Bool) = state.withLock { state in
+                defer { state.newest = nil }
+                return (state.closing ? nil : state.newest, state.closing)
             }
-            if condition.withLock({ closing }) { return }
+            if closing { return }
             var error = cfd_error()
             if let frame {
                 if !opened {
@@ -92,16 +91,16 @@ public final class PreviewWindow: LiveObserver, @unchecked Sendable {
             guard cfd_window_poll(title, 15, &key, &visible, &error) == CFD_OK else { return give(up: error) }
             let pressed = key & 0xFF
             if visible == 0 || pressed == 27 || pressed == Int32(UInt8(ascii: "q")) || pressed == Int32(UInt8(ascii: "Q")) {
-                condition.withLock { quit = true }
+                state.withLock { $0.quit = true }
                 return
             }
         }
     }
 
     private func give(up error: cfd_error) {
-        condition.withLock {
-            failureText = "the preview window failed: \(error.text)"
-            quit = true
+        state.withLock { state in
+            state.failureText = "the preview window failed: \(error.text)"
+            state.quit = true
         }
     }
 }

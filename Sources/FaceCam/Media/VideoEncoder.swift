@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import Synchronization
 
 /// A video written by Debian's ffmpeg, fed BGRA frames and their times through a socket: H.264 (libx264) in
 /// .mp4, .mkv and .mov, MJPEG in .avi, with the audio of another file copied as it is.
@@ -274,28 +275,22 @@ public final class VideoEncoder: FrameOutput {
     }
 
     /// What ffmpeg wrote on its standard error, read on a thread of its own so that ffmpeg never blocks on it.
-    private final class ErrorText: @unchecked Sendable {
-        private let lock = NSCondition()
-        private var text = Data()
-        private var ended = false
+    private final class ErrorText: Sendable {
+        private let text = Mutex(Data())
+        /// Signalled when ffmpeg closed its standard error (it ended), and again by each waiter that saw it.
+        private let ended = DispatchSemaphore(value: 0)
 
         func collect(from handle: FileHandle) {
             while let chunk = try? handle.read(upToCount: 4096), !chunk.isEmpty {
-                lock.withLock { text.append(chunk) }
+                text.withLock { $0.append(chunk) }
             }
-            lock.withLock {
-                ended = true
-                lock.broadcast()
-            }
+            ended.signal()
         }
 
         /// Its lines, once ffmpeg has ended (or `seconds` have passed).
         func lines(waiting seconds: Double) -> [String] {
-            lock.withLock {
-                let deadline = Date(timeIntervalSinceNow: seconds)
-                while !ended, lock.wait(until: deadline) {}
-                return String(decoding: text, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
-            }
+            if ended.wait(timeout: .now() + seconds) == .success { ended.signal() }
+            return text.withLock { String(decoding: $0, as: UTF8.self) }.split(whereSeparator: \.isNewline).map(String.init)
         }
     }
 }
