@@ -186,7 +186,7 @@ struct Live: ParsableCommand {
         var events = tracking.eventHandling(exitOn: exitOn)
         if let publisher { events.observers.append(publisher.event) }
         // Before the outputs open: a namer that cannot be made ends the run with nothing opened.
-        let trackingStage = FrameTracking(tracker: tracking.makeTracker(), namer: try recognition?.namer())
+        let trackingStage = FrameTracking(tracker: tracking.makeTracker(), namer: try recognition?.namer(following: true))
         let device = try openOutputDevice(size: input.source.frameSize)
         let server = try startServer(source: input.name)
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil

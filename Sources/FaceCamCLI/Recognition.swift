@@ -90,15 +90,22 @@ struct Recognition {
     /// Faces carry their descriptors (--descriptors, and --cluster until clustered).
     var keepsDescriptors = false
     var clusterer: FaceClusterer?
+    /// Where --recognize read the enrolled people, for a namer that follows its changes.
+    var galleryPath: String?
 
     /// Everyone enrolled, each once, in order.
     var people: [String] { Set(enrolled?.entries.map(\.name) ?? []).sorted() }
 
     /// The namer of tracked faces, which describes each track a few times rather than each face at every
-    /// frame (`video` and `live`); a describer that cannot be made is one line and status 64.
-    func namer() throws -> TrackNamer {
+    /// frame (`video` and `live`); `following` the gallery's changes (live), it takes people enrolled while it runs.
+    /// A describer that cannot be made is one line and status 64.
+    func namer(following: Bool = false) throws -> TrackNamer {
         do throws(RecognitionError) {
-            return TrackNamer(describer: try FaceDescriber(models: models), enrolled: enrolled, keepsDescriptors: keepsDescriptors)
+            let follower = following ? galleryPath.flatMap { path in
+                enrolled.map { GalleryFollower(path: path, enrolled: $0) { report($0) } }
+            } : nil
+            return TrackNamer(
+                describer: try FaceDescriber(models: models), enrolled: enrolled, keepsDescriptors: keepsDescriptors, follower: follower)
         } catch {
             report(advised(error))
             throw Status.usage
@@ -183,7 +190,8 @@ struct RecognitionOptions: ParsableArguments {
                 clusterer: cluster
                     ? FaceClusterer(
                         threshold: clustering?.clusterThreshold ?? FaceClusterer.defaultThreshold, keepsDescriptors: descriptors)
-                    : nil)
+                    : nil,
+                galleryPath: gallery?.path)
         } catch {
             report(advised(error))
             throw Status.usage

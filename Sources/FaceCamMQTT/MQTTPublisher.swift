@@ -78,6 +78,8 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         /// When each person's face was last named (source seconds), and whether each was last published present.
         var lastNamed: [String: Double] = [:]
         var peoplePresent: [String: Bool] = [:]
+        /// Those with a presence topic: the people enrolled at the start, and each named since (enrolled while live ran).
+        var people: [String] = []
         var snapshotWanted = false
         /// Command lines: a bucket of lines that may be written now (refilled at one a second, up to
         /// `commandLineBurst`), when it was last refilled (monotonic seconds), and how many were held back.
@@ -102,6 +104,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         connectionSettings.subscriptions = [publishing.detectionCommand]
             + (publishing.snapshots ? [publishing.snapshotCommand] : []) + (publishing.homeAssistantStatus.map { [$0] } ?? [])
         connection = try MQTTConnection(settings: connectionSettings, report: report)
+        state.withLock { $0.people = publishing.people }
         // First set, first sent after each connection: availability, then the configs, then the state.
         retain("online", on: publishing.availability)
         for (topic, config) in HomeAssistantDiscovery(settings: publishing).configs {
@@ -125,7 +128,13 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
             if changed.present { retain(count > 0 ? "ON" : "OFF", on: settings.present(in: zone)) }
         }
         let named = Set(result.faces.compactMap { $0.identity?.name })
-        for person in settings.people {
+        let (people, newcomers) = state.withLock { state in
+            let newcomers = named.subtracting(state.people).sorted()
+            state.people += newcomers
+            return (state.people, newcomers)
+        }
+        if !newcomers.isEmpty { announce(newcomers, joining: people) }
+        for person in people {
             let changed: Bool? = state.withLock { state in
                 if named.contains(person) { state.lastNamed[person] = result.time }
                 let present = state.lastNamed[person].map { result.time - $0 <= settings.personHold } ?? false
@@ -164,6 +173,18 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         return "MQTT: the broker acknowledged \(counts.acknowledged) messages"
             + (counts.dropped > 0 ? "; dropped \(counts.dropped) events, which it was too slow or unreachable to take" : "")
             + (heldBack > 0 ? "; \(heldBack) command messages were not reported one by one" : "")
+    }
+
+    /// Someone enrolled while live ran, named for the first time: their presence sensor's config, when discovery is on.
+    private func announce(_ newcomers: [String], joining people: [String]) {
+        var before = settings
+        before.people = people.filter { !newcomers.contains($0) }
+        var after = settings
+        after.people = people
+        let known = Set(HomeAssistantDiscovery(settings: before).configs.map(\.topic))
+        for (topic, config) in HomeAssistantDiscovery(settings: after).configs where !known.contains(topic) {
+            connection.retain(config, on: topic)
+        }
     }
 
     private func retain(_ text: String, on topic: String) {

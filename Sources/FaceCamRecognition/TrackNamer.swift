@@ -11,6 +11,8 @@ struct TrackIdentity {
     private(set) var descriptions: [FaceDescriptor] = []
     private(set) var lastDescribed: Int?
     private(set) var identity: FaceIdentity?
+    /// Which of the namer's enrolled sets `identity` was found among.
+    var enrolledGeneration = 0
 
     /// Whether the track's face at `frame` should be described (a camera's counter that wrapped counts as time passed).
     func wantsDescription(at frame: Int) -> Bool {
@@ -29,36 +31,58 @@ struct TrackIdentity {
         identity = enrolled.identify(.mean(descriptions))
         return before != nil && before?.name != identity?.name
     }
+
+    /// Names the track again among `enrolled` (the people enrolled changed), from the descriptions it has; true when that
+    /// changed its name.
+    mutating func rename(among enrolled: EnrolledFaces) -> Bool {
+        guard !descriptions.isEmpty else { return false }
+        let before = identity
+        identity = enrolled.identify(.mean(descriptions))
+        return before?.name != identity?.name
+    }
 }
 
 /// Names tracked faces per track (`--recognize` in `video` and `live`): each track is described a few
 /// times (`TrackIdentity`), not at every frame, and every face of it carries the track's name and
 /// distance (without `enrolled` people, tracks are described only: `--cluster`). With
-/// `keepsDescriptors`, a face described at its frame carries its own descriptor.
-/// Not thread-safe: the result sink's thread alone uses it.
+/// `keepsDescriptors`, a face described at its frame carries its own descriptor. With a `follower` (live), people
+/// enrolled, renamed or forgotten while it runs are taken at the next frame after the follower sees the change: each
+/// track is named again among them when its face is next seen. Not thread-safe: the result sink's thread alone uses it.
 public final class TrackNamer: TrackNaming {
     private struct Key: Hashable {
         var source: String
         var id: Int
     }
 
-    public let enrolled: EnrolledFaces?
+    public private(set) var enrolled: EnrolledFaces?
     public let keepsDescriptors: Bool
     private let describer: FaceDescriber
+    private let follower: GalleryFollower?
+    /// Counts the enrolled sets the follower gave: a track named among an older one is named again.
+    private var generation = 0
     private var tracks: [Key: TrackIdentity] = [:]
 
-    public init(describer: FaceDescriber, enrolled: EnrolledFaces?, keepsDescriptors: Bool = false) {
+    public init(describer: FaceDescriber, enrolled: EnrolledFaces?, keepsDescriptors: Bool = false, follower: GalleryFollower? = nil) {
         self.describer = describer
         self.enrolled = enrolled
         self.keepsDescriptors = keepsDescriptors
+        self.follower = follower
     }
 
     public func name(_ result: inout FrameResult, in frame: Frame, geometry: PreviewGeometry, detected: [PixelRect]) -> TrackNamingOutcome {
         var outcome = TrackNamingOutcome()
+        if let newer = follower?.changes() {
+            enrolled = newer
+            generation += 1
+        }
         for (index, box) in zip(result.faces.indices, detected) {
             guard let id = result.faces[index].id else { continue }
             let key = Key(source: result.source, id: id)
-            var track = tracks[key] ?? TrackIdentity()
+            var track = tracks[key] ?? TrackIdentity(enrolledGeneration: generation)
+            if track.enrolledGeneration != generation, let enrolled {
+                if track.rename(among: enrolled) { outcome.renamed.append(id) }
+                track.enrolledGeneration = generation
+            }
             if track.wantsDescription(at: result.frame) {
                 var face = result.faces[index]
                 face.box = box

@@ -136,6 +136,35 @@ struct MQTTTests {
     /// frames/s; camera.png's photographer (Lovelace here) never. With a hold of 0.5 s: Collins ON, then OFF
     /// once 0.5 s pass without her face named; Hopper OFF, then ON; Lovelace OFF. The moments each changes
     /// follow from the records' own names and times by the same rule.
+    /// Someone enrolled while live runs (facecam enrol in another process) is named in the frames after live sees the
+    /// gallery change, without a restart, and their presence sensor appears by discovery when they are first named.
+    @Test func aPersonEnrolledWhileLiveRunsIsNamedAndGetsASensor() throws {
+        let directory = try temporaryDirectory("mqtt-enrolled-live")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = directory.appendingPathComponent("gallery.sqlite").path
+        let first = try facecam("enrol", "--gallery", gallery, "Collins", fixture("images/astronaut.png"))
+        try #require(first.status == 0, "\(first.stderr)")
+        let broker = try MosquittoBroker()
+        try broker.start()
+        let subscriber = try MQTTSubscriber(port: broker.port)
+        let live = try BackgroundProcess(facecamBinary, [
+            "live", "--source", Self.clip, "--realtime", "--loop", "--recognize", "--gallery", gallery, "--mqtt", broker.url,
+            "--name", "door"])
+        let config = "homeassistant/binary_sensor/facecam_door/person_Hopper/config"
+        #expect(subscriber.wait { $0.contains { $0.topic == "facecam/door/person/Collins" } })
+        #expect(!subscriber.messages.contains { $0.topic == config })
+        let enrolled = try facecam("enrol", "--gallery", gallery, "Hopper", fixture("images/grace_hopper.jpg"))
+        try #require(enrolled.status == 0, "\(enrolled.stderr)")
+        #expect(live.waitForErrorLine(containing: "changed: 2 people enrolled now") != nil, "\(live.standardError)")
+        #expect(subscriber.wait { $0.contains { $0.topic == config } }, "\(live.standardError)")
+        #expect(subscriber.wait { $0.contains { $0.topic == "facecam/door/person/Hopper" && $0.text == "ON" } })
+        live.signal(SIGINT)
+        let result = try live.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        let named = try result.records().flatMap { ($0["faces"] as? [[String: Any]] ?? []).compactMap { $0["identity"] as? String } }
+        #expect(named.contains("Hopper") && named.contains("Collins"), "\(Set(named))")
+    }
+
     @Test func eachEnrolledPersonHasAPresenceSensor() throws {
         let directory = try temporaryDirectory("mqtt-people")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,0 +1,59 @@
+@testable import FaceCam
+@testable import FaceCamRecognition
+import Foundation
+import Synchronization
+import Testing
+
+/// What live sees of a gallery changed while it runs: another connection enrols, renames and forgets, and the
+/// follower gives the people enrolled then, looking at most once a second on a clock moved by hand, and holding no
+/// connection open between looks (forget empties the log at once).
+struct GalleryFollowerTests {
+    final class ManualClock: MonotonicClock {
+        private let seconds = Mutex(0.0)
+        var now: Double { seconds.withLock { $0 } }
+        func advance(by interval: Double) { seconds.withLock { $0 += interval } }
+    }
+
+    /// A descriptor pointing along axis `axis`: two of them are as far apart as descriptors get.
+    static func descriptor(_ axis: Int) -> FaceDescriptor {
+        FaceDescriptor((0..<FaceDescriptor.count).map { $0 == axis ? 1 : 0 })!
+    }
+
+    @Test func changesAreSeenOncePerIntervalAndOnlyWhenMade() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-follow-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("gallery.sqlite").path
+        let writer = try Gallery(path: path, access: .create)
+        try writer.enrol("Ada", descriptors: [Self.descriptor(0)], adding: false)
+        let clock = ManualClock()
+        let said = Mutex<[String]>([])
+        let enrolled = EnrolledFaces(try writer.descriptors(), tolerance: 0.3)
+        let follower = GalleryFollower(path: path, enrolled: enrolled, clock: clock) { line in said.withLock { $0.append(line) } }
+        clock.advance(by: GalleryFollower.interval)
+        #expect(follower.changes() == nil)  // nothing changed
+        try writer.enrol("Grace", descriptors: [Self.descriptor(1)], adding: false)
+        #expect(follower.changes() == nil)  // looked within the interval
+        clock.advance(by: GalleryFollower.interval)
+        let both = try #require(follower.changes())
+        #expect(Set(both.entries.map(\.name)) == ["Ada", "Grace"] && both.tolerance == 0.3)
+        #expect(both.identify(Self.descriptor(1)).name == "Grace")
+        clock.advance(by: GalleryFollower.interval)
+        #expect(follower.changes() == nil)
+        try writer.rename("Grace", to: "Hopper")
+        try writer.forget("Ada")  // throws logKept if a reader held the gallery open
+        clock.advance(by: GalleryFollower.interval)
+        #expect(try #require(follower.changes()).entries.map(\.name) == ["Hopper"])
+        #expect(said.withLock { $0 }.count == 2 && said.withLock { $0 }.allSatisfy { $0.hasSuffix("enrolled now") })
+    }
+
+    /// A track already described is named again among the new people: an unknown face becomes the person enrolled.
+    @Test func aTrackIsNamedAgainAmongThePeopleEnrolledNow() {
+        var track = TrackIdentity()
+        _ = track.add(Self.descriptor(2), at: 0, enrolled: EnrolledFaces([("Ada", Self.descriptor(0))], tolerance: 0.3))
+        #expect(track.identity?.name == nil)
+        let renamed = track.rename(among: EnrolledFaces([("Ada", Self.descriptor(0)), ("Grace", Self.descriptor(2))], tolerance: 0.3))
+        #expect(renamed && track.identity?.name == "Grace")
+        let again = track.rename(among: EnrolledFaces([("Grace", Self.descriptor(2))], tolerance: 0.3))
+        #expect(!again)
+    }
+}
