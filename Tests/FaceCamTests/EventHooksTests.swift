@@ -22,7 +22,7 @@ struct EventHooksTests {
         }
         for id in 1...3 { hooks.run(Self.event(id), record: "{}") }
         // Stopped once the first command runs (the others wait for its slot).
-        while !FileManager.default.fileExists(atPath: started) { usleep(10_000) }
+        try #require(eventually { FileManager.default.fileExists(atPath: started) })
         let summary = hooks.finish(stopped: true)
         // The first ran (killed after the grace, not its 600 s timeout, which the test would not outlive), the others
         // were dropped, whatever point the first had reached.
@@ -41,7 +41,7 @@ struct EventHooksTests {
             said.withLock { $0.append(line) }
         }
         hooks.run(Self.event(1), record: "{}")
-        while !FileManager.default.fileExists(atPath: started) { usleep(10_000) }
+        try #require(eventually { FileManager.default.fileExists(atPath: started) })
         clock.advance(by: 600)
         #expect(hooks.finish() == EventHooks.Summary(runs: 1, failed: 1, dropped: 0))
         #expect(said.withLock { $0 } == ["the command ran longer than 600 s and was killed for id 1's enter at clip frame 1"])
@@ -58,16 +58,16 @@ struct EventHooksTests {
         let hooks = EventHooks(
             command: "touch \"\(folder)/$FACECAM_ID\"; exec sleep 100", concurrency: 1, timeout: 10, clock: clock) { _ in }
         for id in 1...3 { hooks.run(Self.event(id), record: "{}") }
-        func waitFor(_ id: Int) { while !FileManager.default.fileExists(atPath: "\(folder)/\(id)") { usleep(10_000) } }
-        waitFor(1)  // at 0: it is killed at 10
+        func started(_ id: Int) -> Bool { eventually { FileManager.default.fileExists(atPath: "\(folder)/\(id)") } }
+        try #require(started(1))  // at 0: it is killed at 10
         clock.set(to: 5)
         let summary = Mutex<EventHooks.Summary?>(nil)
         Thread { summary.withLock { $0 = hooks.finish() } }.start()
-        while hooks.closingTime != 15 { usleep(10_000) }  // the inputs ended at 5: queued commands may start until 15
+        try #require(eventually { hooks.closingTime == 15 })  // the inputs ended at 5: queued commands may start until 15
         clock.set(to: 10)
-        waitFor(2)  // at 10: it is killed at 20
+        try #require(started(2))  // at 10: it is killed at 20
         clock.set(to: 20)
-        while summary.withLock({ $0 }) == nil { usleep(10_000) }
+        try #require(eventually { summary.withLock { $0 } != nil })
         #expect(summary.withLock { $0 } == EventHooks.Summary(runs: 2, failed: 2, dropped: 1))
         #expect(!FileManager.default.fileExists(atPath: "\(folder)/3"))
     }
@@ -86,6 +86,17 @@ final class ManualClock: MonotonicClock {
     var now: Double { seconds.withLock { $0 } }
     func advance(by interval: Double) { seconds.withLock { $0 += interval } }
     func set(to time: Double) { seconds.withLock { $0 = max($0, time) } }
+}
+
+/// Whether `condition` holds within a minute, looked at every 10 ms: a bound on a wait for another thread or process, so
+/// that a failure ends the test rather than hanging it; no test's result depends on how long the wait took.
+func eventually(_ condition: () -> Bool) -> Bool {
+    let deadline = monotonicSeconds() + 60
+    while !condition() {
+        guard monotonicSeconds() < deadline else { return false }
+        usleep(10_000)
+    }
+    return true
 }
 
 /// A path in the temporary folder no other test uses.

@@ -171,12 +171,14 @@ public final class EventHooks: Sendable {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
+        // Read before the command starts, so that whatever the command does (a test that moves the clock once it sees the
+        // command run) comes after its timeout began.
+        let deadline = clock.now + timeout
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, variables)
         guard spawned == 0 else { return "cannot start /bin/sh (posix_spawn: \(String(cString: strerror(spawned))))" }
 
         var status: Int32 = 0
-        let deadline = clock.now + timeout
         var exited = false
         var stopped: Double? { state.withLock { $0.stopped } }
         while !exited, clock.now < min(deadline, (stopped ?? .infinity) + Self.stopGrace) {
