@@ -29,7 +29,7 @@ struct TrackingOptions: ParsableArguments {
     var onEvent: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "With --on-event: commands running at once, 1 to 64; later events wait, up to \(EventHooks.queueLimit), and beyond are dropped and counted "
+        "With --on-event: commands running at once, 1 to 64; later events wait, in order, up to \(EventHooks.queueLimit), and beyond are dropped and counted "
             + "(default: \(Self.onEventJobsDefault)).",
         valueName: "N"))
     var onEventJobs: Int?

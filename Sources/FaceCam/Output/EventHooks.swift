@@ -10,7 +10,7 @@ import Synchronization
 /// Lines record on its standard input, `FACECAM_EVENT`, `FACECAM_ID`, `FACECAM_SOURCE`,
 /// `FACECAM_FRAME`, `FACECAM_TIME` (and for a zone's events `FACECAM_ZONE`, with --recognize `FACECAM_IDENTITY`) in its environment. At most `concurrency` run at once;
 /// an event that comes while that many run waits in a queue of `queueLimit`, and beyond it is
-/// dropped and counted. A run still going after `timeout` seconds is killed. Failures are reported
+/// dropped and counted. Commands start in the order of their events. A run still going after `timeout` seconds is killed. Failures are reported
 /// one line each and counted; none ever holds detection up. When the input ends, queued runs
 /// start for one `timeout` more, and those not started by then are dropped: the wait is two
 /// `timeout`s at most. When the run is stopped (a signal, live's --duration or --exit-on), queued runs
@@ -32,6 +32,7 @@ public final class EventHooks: Sendable {
 
     private let clock: any MonotonicClock
     private let report: @Sendable (String) -> Void
+    private let starts = DispatchQueue(label: "facecam.on-event.starts")
     private let runs = DispatchQueue(label: "facecam.on-event", attributes: .concurrent)
     private let slots: DispatchSemaphore
     private let pending = DispatchGroup()
@@ -73,22 +74,29 @@ public final class EventHooks: Sendable {
         }
         guard queued else { return }
         pending.enter()
-        runs.async { [self] in
+        // Slots are taken on a serial queue, so that commands start in the order of their events (an id's enter before
+        // its leave): a semaphore wakes the runs waiting on it in no set order.
+        starts.async { [self] in
             slots.wait()
-            let late = clock.now >= closingTime
-            let failure = late ? nil : execute(event, record: record)
-            slots.signal()
-            state.withLock { state in
-                state.waiting -= 1
-                if late {
+            if clock.now >= closingTime {
+                slots.signal()
+                state.withLock { state in
+                    state.waiting -= 1
                     state.summary.dropped += 1
-                } else {
+                }
+                return pending.leave()
+            }
+            runs.async { [self] in
+                let failure = execute(event, record: record)
+                slots.signal()
+                state.withLock { state in
+                    state.waiting -= 1
                     state.summary.runs += 1
                     if failure != nil { state.summary.failed += 1 }
                 }
+                if let failure { report("\(failure) for id \(event.id)'s \(event.kind.rawValue) at \(event.source) frame \(event.frame)") }
+                pending.leave()
             }
-            if let failure { report("\(failure) for id \(event.id)'s \(event.kind.rawValue) at \(event.source) frame \(event.frame)") }
-            pending.leave()
         }
     }
 
