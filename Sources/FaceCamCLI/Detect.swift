@@ -33,8 +33,8 @@ struct Detect: ParsableCommand {
     func validate() throws {
         try detector.refuseForeignOptions()
         try faces.validate(with: detector, hiding: nil, minimumFaces: output.minFaces)
-        try output.validateFaceOutputs(with: detector, faces: faces)
         try faces.recognition.validateDescriptors(clustering: clustering)
+        try output.validateFaceOutputs(with: detector, faces: faces)
         try clustering.validate(format: output.format)
         try dataset.validate(with: output)
         try overlay.validate(previews: [("--annotate", output.annotate != nil)], detector: detector, redacting: false)

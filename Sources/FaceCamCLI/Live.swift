@@ -137,9 +137,9 @@ struct Live: ParsableCommand {
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
         try faces.validate(with: detector, hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
+        try faces.recognition.validateDescriptors(clustering: nil)
         try output.validateFaceOutputs(with: detector, faces: faces)
         try bestShot.validate(with: output, detector: detector)
-        try faces.recognition.validateDescriptors(clustering: nil)
         let previews = [
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
             ("--show", show),

@@ -240,7 +240,10 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
             state.withLock { $0.snapshotWanted = true }
         case settings.homeAssistantStatus:
             if text == "online" {
-                for (topic, config) in HomeAssistantDiscovery(settings: settings).configs { connection.retain(config, on: topic) }
+                // With the people named since the start (enrolled while live ran).
+                var current = settings
+                current.people = state.withLock { $0.people }
+                for (topic, config) in HomeAssistantDiscovery(settings: current).configs { connection.retain(config, on: topic) }
             }
         default:
             break

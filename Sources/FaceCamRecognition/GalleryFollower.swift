@@ -36,9 +36,9 @@ public final class GalleryFollower {
         entries = enrolled.entries
         self.clock = clock
         self.report = report
+        // None seen yet: the first look reads the gallery, which may have changed since `enrolled` was read from it.
         files = []
         checked = clock.now
-        files = look()
     }
 
     /// The people enrolled now, when they changed since the last call that returned some; else nil. Looks at nothing

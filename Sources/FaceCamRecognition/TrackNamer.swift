@@ -24,21 +24,22 @@ struct TrackIdentity {
     /// Adds a description of the track's face at `frame`; true when it changed the name given before
     /// (never without `enrolled` people: then the track is described only).
     mutating func add(_ descriptor: FaceDescriptor, at frame: Int, enrolled: EnrolledFaces?) -> Bool {
-        descriptions.append(descriptor.unitLength)
-        lastDescribed = frame
-        guard let enrolled else { return false }
-        let before = identity
-        identity = enrolled.identify(.mean(descriptions))
-        return before != nil && before?.name != identity?.name
+        update(described: descriptor, at: frame, enrolled: enrolled)
     }
 
-    /// Names the track again among `enrolled` (the people enrolled changed), from the descriptions it has; true when that
-    /// changed its name.
-    mutating func rename(among enrolled: EnrolledFaces) -> Bool {
-        guard !descriptions.isEmpty else { return false }
+    /// Brings the track up to date at `frame`: `descriptor` added when given, and named among `enrolled` after it, or when
+    /// the people enrolled changed since it was named (`enrolledChanged`). True when that changed the name given before,
+    /// a name event: a first name is none, and neither is a name changed and changed back within the frame.
+    mutating func update(described descriptor: FaceDescriptor?, at frame: Int, enrolled: EnrolledFaces?, enrolledChanged: Bool = false) -> Bool {
         let before = identity
-        identity = enrolled.identify(.mean(descriptions))
-        return before?.name != identity?.name
+        if let descriptor {
+            descriptions.append(descriptor.unitLength)
+            lastDescribed = frame
+        }
+        if let enrolled, !descriptions.isEmpty, descriptor != nil || enrolledChanged {
+            identity = enrolled.identify(.mean(descriptions))
+        }
+        return before != nil && before?.name != identity?.name
     }
 }
 
@@ -79,21 +80,23 @@ public final class TrackNamer: TrackNaming {
             guard let id = result.faces[index].id else { continue }
             let key = Key(source: result.source, id: id)
             var track = tracks[key] ?? TrackIdentity(enrolledGeneration: generation)
-            if track.enrolledGeneration != generation, let enrolled {
-                if track.rename(among: enrolled) { outcome.renamed.append(id) }
-                track.enrolledGeneration = generation
-            }
+            let enrolledChanged = track.enrolledGeneration != generation
+            track.enrolledGeneration = generation
+            var descriptor: FaceDescriptor?
             if track.wantsDescription(at: result.frame) {
                 var face = result.faces[index]
                 face.box = box
                 do throws(FaceCamError) {
                     if let described = try FaceRecognizer.describe(face, in: frame, geometry: geometry, with: describer) {
-                        if track.add(described.descriptor, at: result.frame, enrolled: enrolled) { outcome.renamed.append(id) }
+                        descriptor = described.descriptor
                         if keepsDescriptors { result.faces[index].descriptor = described.descriptor.values }
                     }
                 } catch {
                     if outcome.failure == nil { outcome.failure = error }
                 }
+            }
+            if track.update(described: descriptor, at: result.frame, enrolled: enrolled, enrolledChanged: enrolledChanged) {
+                outcome.renamed.append(id)
             }
             tracks[key] = track
             result.faces[index].identity = track.identity

@@ -46,14 +46,42 @@ struct GalleryFollowerTests {
         #expect(said.withLock { $0 }.count == 2 && said.withLock { $0 }.allSatisfy { $0.hasSuffix("enrolled now") })
     }
 
-    /// A track already described is named again among the new people: an unknown face becomes the person enrolled.
+    /// Someone enrolled between the read of the gallery and the follower's start (live loads its models in between) is
+    /// seen at the first look.
+    @Test func aChangeBeforeTheFollowerStartsIsSeenAtItsFirstLook() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-follow-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("gallery.sqlite").path
+        let writer = try Gallery(path: path, access: .create)
+        try writer.enrol("Ada", descriptors: [Self.descriptor(0)], adding: false)
+        let enrolled = EnrolledFaces(try Gallery(path: path, access: .read).descriptors(), tolerance: 0.3)
+        try writer.enrol("Grace", descriptors: [Self.descriptor(1)], adding: false)
+        let clock = ManualClock()
+        let follower = GalleryFollower(path: path, enrolled: enrolled, clock: clock) { _ in }
+        clock.advance(by: GalleryFollower.interval)
+        #expect(try #require(follower.changes()).entries.map(\.name) == ["Ada", "Grace"])
+        clock.advance(by: GalleryFollower.interval)
+        #expect(follower.changes() == nil)
+    }
+
+    /// A track already described is named again among the new people when its face is next seen: an unknown face
+    /// becomes the person enrolled (a name event); a change that leaves its name as it was is none, even when a
+    /// description in the same frame had moved it away and back.
     @Test func aTrackIsNamedAgainAmongThePeopleEnrolledNow() {
+        let ada = EnrolledFaces([("Ada", Self.descriptor(0))], tolerance: 0.3)
+        let both = EnrolledFaces([("Ada", Self.descriptor(0)), ("Grace", Self.descriptor(2))], tolerance: 0.3)
         var track = TrackIdentity()
-        _ = track.add(Self.descriptor(2), at: 0, enrolled: EnrolledFaces([("Ada", Self.descriptor(0))], tolerance: 0.3))
+        _ = track.add(Self.descriptor(2), at: 0, enrolled: ada)
         #expect(track.identity?.name == nil)
-        let renamed = track.rename(among: EnrolledFaces([("Ada", Self.descriptor(0)), ("Grace", Self.descriptor(2))], tolerance: 0.3))
+        let unchanged = track.update(described: nil, at: 5, enrolled: ada)
+        #expect(!unchanged)
+        let renamed = track.update(described: nil, at: 6, enrolled: both, enrolledChanged: true)
         #expect(renamed && track.identity?.name == "Grace")
-        let again = track.rename(among: EnrolledFaces([("Grace", Self.descriptor(2))], tolerance: 0.3))
+        let again = track.update(described: nil, at: 7, enrolled: EnrolledFaces([("Grace", Self.descriptor(2))], tolerance: 0.3),
+                                 enrolledChanged: true)
         #expect(!again)
+        // Grace forgotten while a new description of the same face comes: one event, to unknown.
+        let forgotten = track.update(described: Self.descriptor(2), at: 10, enrolled: ada, enrolledChanged: true)
+        #expect(forgotten && track.identity?.name == nil)
     }
 }
