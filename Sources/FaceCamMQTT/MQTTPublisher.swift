@@ -69,6 +69,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     private let settings: Settings
     private let detection: DetectionSwitch
     private let report: @Sendable (String) -> Void
+    private let clock: any MonotonicClock
     private let connection: MQTTConnection
     private let state = Mutex(State())
 
@@ -81,29 +82,25 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         /// Those with a presence topic: the people enrolled at the start, and each named since (enrolled while live ran).
         var people: [String] = []
         var snapshotWanted = false
-        /// Command lines: a bucket of lines that may be written now (refilled at one a second, up to
-        /// `commandLineBurst`), when it was last refilled (monotonic seconds), and how many were held back.
-        var commandLinesAllowed = MQTTPublisher.commandLineBurst
-        var commandLinesRefilled = 0.0
-        var commandLinesHeldBack = 0
+        /// The lines command messages may still make.
+        var commandLines = LineBudget()
     }
-
-    private static let commandLineBurst = 5.0
 
     /// Connects in the background; messages to the command topics switch `detection` and ask for snapshots.
     public init(
         connection settings: MQTTConnection.Settings, publishing: Settings, detection: DetectionSwitch,
-        report: @escaping @Sendable (String) -> Void
+        clock: any MonotonicClock = SystemClock(), report: @escaping @Sendable (String) -> Void
     ) throws(MQTTError) {
         self.settings = publishing
         self.detection = detection
+        self.clock = clock
         self.report = report
         var connectionSettings = settings
         connectionSettings.willTopic = publishing.availability
         connectionSettings.willPayload = "offline"
         connectionSettings.subscriptions = [publishing.detectionCommand]
             + (publishing.snapshots ? [publishing.snapshotCommand] : []) + (publishing.homeAssistantStatus.map { [$0] } ?? [])
-        connection = try MQTTConnection(settings: connectionSettings, report: report)
+        connection = try MQTTConnection(settings: connectionSettings, clock: clock, report: report)
         state.withLock { $0.people = publishing.people }
         // First set, first sent after each connection: availability, then the configs, then the state.
         retain("online", on: publishing.availability)
@@ -169,7 +166,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     public func close() -> String {
         let counts = connection.close(farewell: (Array("offline".utf8), settings.availability))
         // Command lines held back since the last one are counted here, since no later line will.
-        let heldBack = state.withLock { $0.commandLinesHeldBack }
+        let heldBack = state.withLock { $0.commandLines.heldBack }
         return "MQTT: the broker acknowledged \(counts.acknowledged) messages"
             + (counts.dropped > 0 ? "; dropped \(counts.dropped) events, which it was too slow or unreachable to take" : "")
             + (heldBack > 0 ? "; \(heldBack) command messages were not reported one by one" : "")
@@ -191,23 +188,10 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         connection.retain(Array(text.utf8), on: topic)
     }
 
-    /// Reports what a command message did or why it was ignored: a few lines at once, then one a
-    /// second at most, saying how many were held back, since anyone on the broker can send them as
-    /// fast as it likes.
+    /// Reports what a command message did or why it was ignored, within the `LineBudget`, saying how many were held back.
     private func reportCommand(_ line: String) {
-        let now = monotonicSeconds()
-        let heldBack = state.withLock { state -> Int? in
-            state.commandLinesAllowed = min(Self.commandLineBurst, state.commandLinesAllowed + (now - state.commandLinesRefilled))
-            state.commandLinesRefilled = now
-            guard state.commandLinesAllowed >= 1 else {
-                state.commandLinesHeldBack += 1
-                return nil
-            }
-            state.commandLinesAllowed -= 1
-            defer { state.commandLinesHeldBack = 0 }
-            return state.commandLinesHeldBack
-        }
-        guard let heldBack else { return }
+        let now = clock.now
+        guard let heldBack = state.withLock({ $0.commandLines.take(at: now) }) else { return }
         report(line + (heldBack > 0 ? " (\(heldBack) more command messages since the last line)" : ""))
     }
 

@@ -283,6 +283,7 @@ struct MQTTTests {
         let live = try BackgroundProcess(facecamBinary, [
             "live", "--source", Self.clip, "--realtime", "--loop", "--mqtt", broker.url, "--name", "desk"])
         #expect(subscriber.wait { $0.contains { $0.topic == "facecam/desk/faces" } })
+        let floodStarted = Date()
         let large = directory.appendingPathComponent("large")
         try Data(repeating: UInt8(ascii: "x"), count: 5 << 20).write(to: large)
         let sent = try run(URL(fileURLWithPath: "/usr/bin/mosquitto_pub"), [
@@ -302,8 +303,9 @@ struct MQTTTests {
         let result = try live.wait()
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.errorLines.filter { $0.contains("detection/set takes") }
-        // Five at once, then about one a second for the flood's second or two and the wait.
-        #expect(lines.count >= 2 && lines.count <= 10, "\(lines)")
+        // Five at once, then at most one a second for as long as the flood and the wait took (more on a loaded machine).
+        let seconds = Date().timeIntervalSince(floodStarted)
+        #expect(lines.count >= 2 && Double(lines.count) <= 5 + seconds.rounded(.up) + 1, "\(lines) in \(seconds) s")
         #expect(!subscriber.messages.contains { $0.topic == "facecam/desk/detection" && $0.text == "OFF" })
     }
 
