@@ -225,11 +225,12 @@ test: test-deps release
 options-doc: build
 	$(PYTHON) Tests/Docs/options.py write --facecam $(FACECAM)
 
-# The fast loop: the in-process tests (the C shims, the library, the preview server), no binary run. About a
-# minute once built; make test runs these and everything else.
+# The fast loop: the in-process tests (the C shims, the library, the preview server, and the command line's own
+# suites that parse arguments without running the binary), no binary run. About a minute once built; make test runs
+# these and everything else.
 check: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamCoreTests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.'
+	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamCoreTests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.|^FaceCamCLITests\.(ErrorAdviceTests|RedactOptionsTests)/'
 
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
 test-v4l2: release
