@@ -63,7 +63,7 @@ struct Detect: ParsableCommand {
             detector: detector, faces: faces.report, video: false, dataset: dataset, recognition: faces.recognition, clustering: clustering)
         let session = try Session(
             detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(clustering: clustering),
-            output: output, context: context, folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
+            output: (output, context), folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
         session.countReported(missing: missing)
         let settings = geometry.settings
         var last: String?

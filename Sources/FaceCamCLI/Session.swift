@@ -9,16 +9,16 @@ struct Session {
     let stop: StopRequest
 
     /// Loads the detector once per job and opens the outputs, or reports why
-    /// not and exits (64 for the detector, 1 for the outputs); `output` nil writes
-    /// no results (redact, whose results are its files). With a
+    /// not and exits (64 for the detector, 1 for the outputs); `output` (the options, and what the dataset formats
+    /// record) nil writes no results (redact, whose results are its files). With a
     /// `resultDirectory`, each input's results are redirected to its own file
-    /// (`results(of:shownAs:in:resume:submit:)`); with a dataset `folder`, all results go into it. `context` says
-    /// what the dataset formats record; `faces`, what is reported of each face (--best-shot's quality implied);
+    /// (`results(of:shownAs:in:resume:submit:)`); with a dataset `folder`, all results go into it. `faces` says
+    /// what is reported of each face (--best-shot's quality implied);
     /// redaction may hold previews back (`lookahead`). From here on SIGINT, SIGTERM and SIGHUP stop between
     /// frames instead of ending the process.
     init(
         detector options: DetectorOptions, jobs: Int?, faces: FaceReport = FaceReport(), recognition: Recognition? = nil,
-        fast: FastSettings? = nil, output: OutputOptions?, context: ExportContext? = nil, bestShotsOnly: Bool = false,
+        fast: FastSettings? = nil, output: (options: OutputOptions, context: ExportContext)?, bestShotsOnly: Bool = false,
         resultDirectory: ResultDirectory? = nil, folder: String? = nil, zones: ZoneFilter.Settings? = nil,
         masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
@@ -31,16 +31,14 @@ struct Session {
             jobs: jobs, fast: fast, zones: zones, faces: faces, recognition: perTrack ? nil : recognition)
         let namer = perTrack ? try recognition?.namer() : nil
         let (writer, annotator, cropSaver) = try output.map { output in
-            try output.makeSinks(
-                resultDirectory: resultDirectory, folder: folder,
-                context: context ?? OutputOptions.context(detector: options, faces: faces, video: false))
+            try output.options.makeSinks(resultDirectory: resultDirectory, folder: folder, context: output.context)
         } ?? (nil, nil, nil)
         let sink = ResultSink(
             records: output.map { _ in RecordOutput(writer: writer, clusterer: recognition?.clusterer) },
             tracking: tracker.map { FrameTracking(tracker: $0, namer: namer) }, events: events,
             crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: bestShotsOnly) },
             previews: PreviewOutput(marking: marking, annotator: annotator, frames: frames, lookahead: lookahead),
-            consumers: consumers, minimumFaces: output?.minFaces ?? 0, report: { report($0) }, progress: progress)
+            consumers: consumers, minimumFaces: output?.options.minFaces ?? 0, report: { report($0) }, progress: progress)
         self.sink = sink
         self.pipeline = DetectionPipeline(detectors: detectors, masks: masks) { sink.consume($0) }
         self.stop = StopRequest()

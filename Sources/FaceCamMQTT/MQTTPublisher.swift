@@ -71,7 +71,7 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
     private let report: @Sendable (String) -> Void
     private let clock: any MonotonicClock
     private let connection: MQTTConnection
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private struct State {
         /// The last count published, for the whole picture (key nil) and each zone; none until the first frame.
@@ -100,8 +100,8 @@ public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
         connectionSettings.willPayload = "offline"
         connectionSettings.subscriptions = [publishing.detectionCommand]
             + (publishing.snapshots ? [publishing.snapshotCommand] : []) + (publishing.homeAssistantStatus.map { [$0] } ?? [])
+        state = Mutex(State(people: publishing.people))
         connection = try MQTTConnection(settings: connectionSettings, clock: clock, report: report)
-        state.withLock { $0.people = publishing.people }
         // First set, first sent after each connection: availability, then the configs, then the state.
         retain("online", on: publishing.availability)
         for (topic, config) in HomeAssistantDiscovery(settings: publishing).configs {

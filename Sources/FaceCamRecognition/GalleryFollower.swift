@@ -18,13 +18,19 @@ public final class GalleryFollower {
     private let clock: any MonotonicClock
     private let report: @Sendable (String) -> Void
     private var entries: [(name: String, descriptor: FaceDescriptor)]
-    private var files: [FileState]
+    /// The gallery's file and its log as last seen (nil where one was not there); none before the first look.
+    private var files: [FileState?] = []
     private var checked: Double
     private var lastFailure: String?
 
-    /// What a look compares: which file, its size and when it was last written (nil when it is not there).
+    /// What a look compares: which file, its size and when it was last written.
     private struct FileState: Equatable {
         var device: UInt, inode: UInt, size: Int, seconds: Int, nanoseconds: Int
+
+        init(_ info: stat) {
+            (device, inode, size) = (UInt(info.st_dev), UInt(info.st_ino), Int(info.st_size))
+            (seconds, nanoseconds) = (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+        }
     }
 
     /// Follows the gallery at `path`, whose people are `enrolled` now.
@@ -37,7 +43,6 @@ public final class GalleryFollower {
         self.clock = clock
         self.report = report
         // None seen yet: the first look reads the gallery, which may have changed since `enrolled` was read from it.
-        files = []
         checked = clock.now
     }
 
@@ -67,13 +72,7 @@ public final class GalleryFollower {
         }
     }
 
-    private func look() -> [FileState] {
-        [path, path + "-wal"].map { file in
-            var info = stat()
-            guard stat(file, &info) == 0 else { return FileState(device: 0, inode: 0, size: -1, seconds: 0, nanoseconds: 0) }
-            return FileState(
-                device: UInt(info.st_dev), inode: UInt(info.st_ino), size: Int(info.st_size), seconds: Int(info.st_mtim.tv_sec),
-                nanoseconds: Int(info.st_mtim.tv_nsec))
-        }
+    private func look() -> [FileState?] {
+        [path, path + "-wal"].map { file in (try? fileInfo(FilePath(file))).map(FileState.init) }
     }
 }
