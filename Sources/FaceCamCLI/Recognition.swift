@@ -97,15 +97,17 @@ struct Recognition {
     var people: [String] { Set(enrolled?.entries.map(\.name) ?? []).sorted() }
 
     /// The namer of tracked faces, which describes each track a few times rather than each face at every
-    /// frame (`video` and `live`); `following` the gallery's changes (live), it takes people enrolled while it runs.
-    /// A describer that cannot be made is one line and status 64.
-    func namer(following: Bool = false) throws -> TrackNamer {
+    /// frame (`video` and `live`); `following` the gallery's changes (live), it takes people enrolled while it runs, and
+    /// reports what it sees to `board` (live's people panel) when given. A describer that cannot be made is one line and
+    /// status 64.
+    func namer(following: Bool = false, board: PeopleBoard? = nil) throws -> TrackNamer {
         do throws(RecognitionError) {
             let follower = following ? galleryPath.flatMap { path in
                 enrolled.map { GalleryFollower(path: path, enrolled: $0) { report($0) } }
             } : nil
             return TrackNamer(
-                describer: try FaceDescriber(models: models), enrolled: enrolled, keepsDescriptors: keepsDescriptors, follower: follower)
+                describer: try FaceDescriber(models: models), enrolled: enrolled, keepsDescriptors: keepsDescriptors, follower: follower,
+                board: board)
         } catch {
             report(advised(error))
             throw Status.usage

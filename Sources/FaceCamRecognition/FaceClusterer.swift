@@ -19,6 +19,17 @@ public struct FaceClusterer: FaceClustering {
         self.keepsDescriptors = keepsDescriptors
     }
 
+    /// The group of each of `descriptors` (compared at unit length): equal numbers for one group.
+    public static func groups(_ descriptors: [FaceDescriptor], threshold: Double = defaultThreshold) throws(FaceCamError) -> [UInt32] {
+        let values = descriptors.flatMap(\.unitLength.values)
+        var labels = [UInt32](repeating: 0, count: descriptors.count)
+        var error = cfr_error()
+        guard cfr_cluster(values, descriptors.count, threshold, &labels, &error) == CFR_OK else {
+            throw .recognition("clustering the faces: \(error.text)")
+        }
+        return labels
+    }
+
     /// What one cluster member stands for: a tracked face's track, or an untracked face alone.
     private enum Member: Hashable {
         case track(source: String, id: Int)
@@ -48,12 +59,7 @@ public struct FaceClusterer: FaceClustering {
                 descriptions[index].append(descriptor.unitLength)
             }
         }
-        let means = descriptions.flatMap { FaceDescriptor.mean($0).unitLength.values }
-        var labels = [UInt32](repeating: 0, count: descriptions.count)
-        var error = cfr_error()
-        guard cfr_cluster(means, descriptions.count, threshold, &labels, &error) == CFR_OK else {
-            throw .recognition("clustering the faces: \(error.text)")
-        }
+        let labels = try Self.groups(descriptions.map { FaceDescriptor.mean($0) }, threshold: threshold)
         var numbers: [UInt32: Int] = [:]
         for r in results.indices {
             for f in results[r].faces.indices {

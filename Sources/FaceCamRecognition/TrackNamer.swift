@@ -48,7 +48,9 @@ struct TrackIdentity {
 /// distance (without `enrolled` people, tracks are described only: `--cluster`). With
 /// `keepsDescriptors`, a face described at its frame carries its own descriptor. With a `follower` (live), people
 /// enrolled, renamed or forgotten while it runs are taken at the next frame after the follower sees the change: each
-/// track is named again among them when its face is next seen. Not thread-safe: the result sink's thread alone uses it.
+/// track is named again among them when its face is next seen. With a `board` (live's people panel), every face of a
+/// described track is reported there, with its description and, when it beats the track's best shot, its picture. Not
+/// thread-safe: the result sink's thread alone uses it.
 public final class TrackNamer: TrackNaming {
     private struct Key: Hashable {
         var source: String
@@ -59,15 +61,20 @@ public final class TrackNamer: TrackNaming {
     public let keepsDescriptors: Bool
     private let describer: FaceDescriber
     private let follower: GalleryFollower?
+    private let board: PeopleBoard?
     /// Counts the enrolled sets the follower gave: a track named among an older one is named again.
     private var generation = 0
     private var tracks: [Key: TrackIdentity] = [:]
 
-    public init(describer: FaceDescriber, enrolled: EnrolledFaces?, keepsDescriptors: Bool = false, follower: GalleryFollower? = nil) {
+    public init(
+        describer: FaceDescriber, enrolled: EnrolledFaces?, keepsDescriptors: Bool = false, follower: GalleryFollower? = nil,
+        board: PeopleBoard? = nil
+    ) {
         self.describer = describer
         self.enrolled = enrolled
         self.keepsDescriptors = keepsDescriptors
         self.follower = follower
+        self.board = board
     }
 
     public func name(_ result: inout FrameResult, in frame: Frame, geometry: PreviewGeometry, detected: [PixelRect]) -> TrackNamingOutcome {
@@ -75,6 +82,7 @@ public final class TrackNamer: TrackNaming {
         if let newer = follower?.changes() {
             enrolled = newer
             generation += 1
+            board?.enrolled(Set(newer.entries.map(\.name)))
         }
         for (index, box) in zip(result.faces.indices, detected) {
             guard let id = result.faces[index].id else { continue }
@@ -100,8 +108,28 @@ public final class TrackNamer: TrackNaming {
             }
             tracks[key] = track
             result.faces[index].identity = track.identity
+            if let board {
+                var face = result.faces[index]
+                face.box = box
+                board.seen(
+                    source: result.source, track: id, name: track.identity?.name, zones: face.zones ?? [], description: descriptor,
+                    picture: descriptor == nil ? nil : picture(of: face, track: key, in: frame, geometry: geometry, for: board))
+            }
         }
         return outcome
+    }
+
+    /// The face's aligned crop as a JPEG, when the board wants it: ranked by its quality when measured, else by its score
+    /// and size as the quality measures size (a side of 112 pixels or more counts whole).
+    private func picture(
+        of face: Face, track: Key, in frame: Frame, geometry: PreviewGeometry, for board: PeopleBoard
+    ) -> (jpeg: [UInt8], rank: Double)? {
+        let size = min(1, Double(min(face.box.width, face.box.height)) / Double(PeopleBoard.pictureSide))
+        let rank = face.quality ?? (face.score ?? 1) * size
+        guard board.wantsPicture(source: track.source, track: track.id, rank: rank) else { return nil }
+        let style = face.landmarks == nil ? FaceCropStyle.box(margin: FaceCropStyle.defaultMargin) : .aligned(size: PeopleBoard.pictureSide)
+        guard let crop = try? style.crop(face, from: frame, geometry: geometry), let jpeg = try? JPEG.encode(crop, quality: 85) else { return nil }
+        return (jpeg, rank)
     }
 
     public func identity(ofTrack id: Int, source: String) -> FaceIdentity? {
@@ -110,5 +138,6 @@ public final class TrackNamer: TrackNaming {
 
     public func end(track id: Int, source: String) {
         tracks[Key(source: source, id: id)] = nil
+        board?.ended(source: source, track: id)
     }
 }

@@ -1,0 +1,277 @@
+import FaceCam
+import Synchronization
+
+/// Who a running `live --recognize` saw lately, for the people panel of its page: the tracks it described that no one
+/// enrolled matches (each with its best shot, a JPEG kept in memory only), grouped when they look like one person, and
+/// when each enrolled person was last seen. The panel's changes (naming a group, dismissing one, renaming or forgetting
+/// someone) write the gallery; the running namer takes them from there as it takes any other change (`GalleryFollower`).
+/// The track namer (on the result sink's thread) reports to it; the preview server's connections read and change it.
+public final class PeopleBoard: Sendable {
+    /// Tracks kept, the most recently seen; the oldest goes first, pictures and all.
+    public static let capacity = 50
+    /// A best shot's side, in pixels.
+    public static let pictureSide = 112
+
+    /// What the panel asks of the board.
+    public enum Change: Sendable, Equatable {
+        /// Enrol the tracks' descriptions under a name, new or enrolled already.
+        case name(tracks: [Int], as: String)
+        /// Take the tracks off the board: they are not shown again, even while still in view.
+        case dismiss(tracks: [Int])
+        case rename(String, to: String)
+        case forget(String)
+    }
+
+    /// How a change went.
+    public enum Outcome: Sendable, Equatable {
+        case done(String)
+        /// The request cannot be made: a bad name, an unknown person.
+        case refused(String)
+        /// It no longer applies: the tracks were named or dismissed by another change first, or left the board.
+        case conflict(String)
+        /// The gallery failed.
+        case failed(String)
+    }
+
+    /// One track of one source, as the tracker numbers it.
+    struct Key: Hashable {
+        var source: String
+        var track: Int
+    }
+
+    struct Entry {
+        /// The board's own number for it, which the panel uses.
+        let number: Int
+        var descriptions: [FaceDescriptor] = []
+        var picture: [UInt8]?
+        var pictureRank = -Double.infinity
+        /// Counts its pictures, so that the page's picture address changes with it.
+        var pictureVersion = 0
+        var firstSeen: Double
+        var lastSeen: Double
+        var zones: Set<String> = []
+        /// Its name, when an enrolled person matches it; the panel shows it among the unknown when nil.
+        var name: String?
+        /// Taken by a naming that has not finished; not shown, not taken by another.
+        var claimed = false
+        var dismissed = false
+    }
+
+    struct State {
+        /// By their numbers.
+        var entries: [Int: Entry] = [:]
+        /// The numbers of the tracks that have not ended.
+        var open: [Key: Int] = [:]
+        var nextNumber = 1
+        /// Everyone enrolled, and when the camera last saw them (nil: not since the start).
+        var known: [String: Double?] = [:]
+    }
+
+    private let galleryPath: String
+    private let clusterThreshold: Double
+    private let now: @Sendable () -> Double
+    private let state = Mutex(State())
+
+    /// A board whose changes go to the gallery at `galleryPath`; `now` is the wall clock (seconds since 1970) the panel shows.
+    public init(
+        galleryPath: String, enrolled: [String], clusterThreshold: Double = FaceClusterer.defaultThreshold,
+        now: @escaping @Sendable () -> Double
+    ) {
+        self.galleryPath = galleryPath
+        self.clusterThreshold = clusterThreshold
+        self.now = now
+        state.withLock { state in for name in enrolled { state.known[name] = .some(nil) } }
+    }
+
+    // MARK: What the namer reports
+
+    /// The people enrolled now (the gallery changed): those seen keep when they were seen.
+    func enrolled(_ names: Set<String>) {
+        state.withLock { state in
+            state.known = Dictionary(uniqueKeysWithValues: names.map { ($0, state.known[$0] ?? nil) })
+        }
+    }
+
+    /// Whether a picture ranked `rank` of the track would replace its best shot (so that it is worth encoding).
+    func wantsPicture(source: String, track: Int, rank: Double) -> Bool {
+        state.withLock { state in
+            guard let number = state.open[Key(source: source, track: track)], let entry = state.entries[number] else { return true }
+            return !entry.dismissed && rank > entry.pictureRank
+        }
+    }
+
+    /// The track's face seen at this frame, named `name` (nil: no one enrolled), in `zones`; described anew when
+    /// `description` is given, with its picture when one was made.
+    func seen(
+        source: String, track: Int, name: String?, zones: [String], description: FaceDescriptor?, picture: (jpeg: [UInt8], rank: Double)?
+    ) {
+        let time = now()
+        state.withLock { state in
+            let key = Key(source: source, track: track)
+            if let name, state.known[name] != nil { state.known[name] = time }
+            var entry: Entry
+            if let number = state.open[key], let open = state.entries[number] {
+                entry = open
+            } else {
+                // A track joins the board at its first description.
+                guard description != nil else { return }
+                entry = Entry(number: state.nextNumber, firstSeen: time, lastSeen: time)
+                state.open[key] = entry.number
+                state.nextNumber += 1
+            }
+            entry.lastSeen = time
+            entry.name = name
+            entry.zones.formUnion(zones)
+            if let description { entry.descriptions.append(description) }
+            if let picture, picture.rank > entry.pictureRank {
+                (entry.picture, entry.pictureRank) = (picture.jpeg, picture.rank)
+                entry.pictureVersion += 1
+            }
+            state.entries[entry.number] = entry
+            if state.entries.count > Self.capacity, let oldest = state.entries.values.min(by: { $0.lastSeen < $1.lastSeen }) {
+                state.entries[oldest.number] = nil
+            }
+        }
+    }
+
+    /// The track ended: should its number come again, it is another track.
+    func ended(source: String, track: Int) {
+        _ = state.withLock { $0.open.removeValue(forKey: Key(source: source, track: track)) }
+    }
+
+    // MARK: What the panel reads
+
+    /// One unknown person on the panel: tracks that look alike.
+    public struct Group: Sendable, Equatable {
+        /// The board's numbers of its tracks, the most recently seen first.
+        public var tracks: [Int]
+        /// The track whose picture is shown, and that picture's version.
+        public var picture: Int
+        public var pictureVersion: Int
+        public var firstSeen: Double
+        public var lastSeen: Double
+        public var zones: [String]
+    }
+
+    /// An enrolled person and when the camera last saw them.
+    public struct Person: Sendable, Equatable {
+        public var name: String
+        public var lastSeen: Double?
+    }
+
+    /// The unknown, grouped (the most recently seen first), and everyone enrolled (by name).
+    public func listing() -> (unknown: [Group], known: [Person]) {
+        let (entries, known) = state.withLock { state in
+            (state.entries.values.filter { $0.name == nil && !$0.claimed && !$0.dismissed && !$0.descriptions.isEmpty && $0.picture != nil },
+             state.known)
+        }
+        let people = known.map { Person(name: $0.key, lastSeen: $0.value) }.sorted { $0.name < $1.name }
+        // Grouped as --cluster groups tracks; alone when the descriptions cannot be compared.
+        let labels = (try? FaceClusterer.groups(entries.map { .mean($0.descriptions) }, threshold: clusterThreshold))
+            ?? entries.indices.map { UInt32($0) }
+        let groups = Dictionary(grouping: zip(labels, entries), by: \.0).values.map { members in
+            let tracks = members.map(\.1).sorted { $0.lastSeen > $1.lastSeen }
+            let shown = tracks.max { $0.pictureRank < $1.pictureRank }!
+            return Group(
+                tracks: tracks.map(\.number), picture: shown.number, pictureVersion: shown.pictureVersion,
+                firstSeen: tracks.map(\.firstSeen).min()!, lastSeen: tracks[0].lastSeen,
+                zones: Set(tracks.flatMap(\.zones)).sorted())
+        }
+        return (groups.sorted { $0.lastSeen > $1.lastSeen }, people)
+    }
+
+    /// The best shot of the track the board numbers `number`, while it is on the board and unnamed.
+    public func picture(_ number: Int) -> [UInt8]? {
+        state.withLock { state in
+            state.entries[number].flatMap { $0.name == nil && !$0.dismissed ? $0.picture : nil }
+        }
+    }
+
+    // MARK: What the panel changes
+
+    /// Makes `change`, waiting for another process's write to the gallery when there is one: call it off the
+    /// threads that must not wait, one change at a time.
+    public func perform(_ change: Change) -> Outcome {
+        switch change {
+        case .name(let tracks, let given):
+            let name: String
+            do throws(GalleryError) { name = try Gallery.checkName(given) } catch { return .refused(error.description) }
+            guard let taken = claim(tracks) else {
+                return .conflict("those faces were named or dismissed already, or are no longer on the board")
+            }
+            do throws(GalleryError) {
+                try Gallery(path: galleryPath, access: .write).enrol(name, descriptors: taken.descriptions, adding: true)
+            } catch {
+                release(taken.keys, naming: nil)
+                return .failed(error.description)
+            }
+            release(taken.keys, naming: name)
+            return .done("\(taken.descriptions.count) descriptions of \(taken.keys.count) \(taken.keys.count == 1 ? "track" : "tracks") "
+                + "enrolled as '\(name)'")
+        case .dismiss(let tracks):
+            let dismissed = state.withLock { state in
+                let numbers = tracks.filter { state.entries[$0].map { !$0.claimed && !$0.dismissed } == true }
+                for number in numbers {
+                    state.entries[number]!.dismissed = true
+                    state.entries[number]!.picture = nil
+                }
+                return numbers.count
+            }
+            return dismissed == 0
+                ? .conflict("those faces were named or dismissed already, or are no longer on the board")
+                : .done("dismissed \(dismissed) \(dismissed == 1 ? "track" : "tracks")")
+        case .rename(let name, let newName):
+            do throws(GalleryError) {
+                try Gallery(path: galleryPath, access: .write).rename(name, to: newName)
+            } catch {
+                return Self.outcome(error)
+            }
+            state.withLock { state in
+                state.known[newName] = state.known.removeValue(forKey: name) ?? nil
+            }
+            return .done("renamed '\(name)' '\(newName)'")
+        case .forget(let name):
+            do throws(GalleryError) {
+                try Gallery(path: galleryPath, access: .write).forget(name)
+            } catch {
+                if case .logKept = error {
+                    state.withLock { _ = $0.known.removeValue(forKey: name) }
+                    return .done(error.description)
+                }
+                return Self.outcome(error)
+            }
+            state.withLock { _ = $0.known.removeValue(forKey: name) }
+            return .done("forgot '\(name)'")
+        }
+    }
+
+    /// Takes the unclaimed, undismissed, unnamed tracks among `numbers` for a naming; nil when none is left.
+    private func claim(_ numbers: [Int]) -> (keys: [Int], descriptions: [FaceDescriptor])? {
+        state.withLock { state in
+            let keys = Set(numbers).filter { state.entries[$0].map { $0.name == nil && !$0.claimed && !$0.dismissed } == true }.sorted()
+            guard !keys.isEmpty else { return nil }
+            for key in keys { state.entries[key]!.claimed = true }
+            return (keys, keys.flatMap { state.entries[$0]!.descriptions })
+        }
+    }
+
+    /// Ends a claim: the tracks named `naming` (until the namer names them itself), or back on the board when nil.
+    private func release(_ keys: [Int], naming: String?) {
+        state.withLock { state in
+            for key in keys where state.entries[key] != nil {
+                state.entries[key]!.claimed = false
+                state.entries[key]!.name = naming
+            }
+            if let naming, state.known[naming] == nil {
+                state.known[naming] = keys.compactMap { state.entries[$0]?.lastSeen }.max()
+            }
+        }
+    }
+
+    private static func outcome(_ error: GalleryError) -> Outcome {
+        switch error {
+        case .badName, .unknownPerson, .nameTaken: .refused(error.description)
+        default: .failed(error.description)
+        }
+    }
+}
