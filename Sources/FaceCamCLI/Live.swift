@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import FaceCam
 import FaceCamMQTT
+import FaceCamRecognition
 import FaceCamServe
 import Foundation
 
@@ -91,12 +92,7 @@ struct Live: ParsableCommand {
 
     @OptionGroup var annotateEvery: AnnotateEveryOptions
 
-    @Option(help: ArgumentHelp(
-        "Serve the preview over HTTP: a page at /, /stream.mjpg, /snapshot.jpg, /events (each frame's record) and "
-            + "/metrics (Prometheus). HOST is 127.0.0.1 unless named (0.0.0.0 for every interface); port 0 takes a free "
-            + "one. The address is printed on standard error.",
-        valueName: "[HOST:]PORT"), transform: ServeAddress.parsed)
-    var serve: ServeAddress?
+    @OptionGroup var serving: ServeOptions
 
     @Flag(help: "Show the preview in a desktop window; q or Esc (or closing it) stops as Ctrl-C does.")
     var show = false
@@ -141,7 +137,7 @@ struct Live: ParsableCommand {
         try output.validateFaceOutputs(with: detector, faces: faces)
         try bestShot.validate(with: output, detector: detector)
         let previews = [
-            ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serve != nil),
+            ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serving.serve != nil),
             ("--show", show),
         ]
         if exitOn == .name, !faces.recognition.recognize {
@@ -150,6 +146,7 @@ struct Live: ParsableCommand {
         if mqtt.mqttPersonHold != nil, !faces.recognition.recognize {
             throw ValidationError("--mqtt-person-hold tunes the person sensors --recognize adds: add --recognize")
         }
+        try serving.validate(recognizing: faces.recognition.recognize)
         try redaction.validate(previews: previews)
         try overlay.validate(previews: previews, detector: detector, redacting: redaction.redact != nil)
     }
@@ -185,14 +182,21 @@ struct Live: ParsableCommand {
         let publisher = try startPublisher(cameraName: cameraName, detection: detection, people: recognition?.people ?? [])
         var events = tracking.eventHandling(exitOn: exitOn)
         if let publisher { events.observers.append(publisher.event) }
+        let board = serving.serve != nil && serving.servePeople
+            ? recognition?.galleryPath.map { path in
+                PeopleBoard(galleryPath: path, enrolled: recognition?.people ?? [], now: { Date().timeIntervalSince1970 })
+            }
+            : nil
         // Before the outputs open: a namer that cannot be made ends the run with nothing opened.
-        let trackingStage = FrameTracking(tracker: tracking.makeTracker(), namer: try recognition?.namer(following: true))
+        let trackingStage = FrameTracking(
+            tracker: tracking.makeTracker(), namer: try recognition?.namer(following: true, board: board))
         let device = try openOutputDevice(size: input.source.frameSize)
-        let server = try startServer(source: input.name)
+        let server = try startServer(source: input.name, board: board)
+        defer { if let file = server?.tokenFile { unlink(file) } }
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
         let outputs = LiveOutputs(
             source: input.name, masks: maskZones.masks, marking: marking, annotator: annotator, annotateEvery: annotateEvery.interval, outputDevice: device,
-            observers: [server as (any LiveObserver)?, window, publisher].compactMap { $0 })
+            observers: [server?.server as (any LiveObserver)?, window, publisher].compactMap { $0 })
         let sink = ResultSink(
             records: writer.map { RecordOutput(writer: $0) },
             tracking: trackingStage, events: events,
@@ -201,7 +205,7 @@ struct Live: ParsableCommand {
         let processor = LiveProcessor(
             detector: detector, settings: geometry.settings, sink: sink, source: input.name, crops: output.cropStyleChosen,
             detection: detection, masks: maskZones.masks)
-        server?.attach(counts: {
+        server?.server.attach(counts: {
             var counts = processor.counts()
             counts.mqtt = publisher?.counts
             return counts
@@ -229,7 +233,7 @@ struct Live: ParsableCommand {
         }
         report(processor.finish(skipped: input.source.skipped).description)
         window?.close()
-        server?.close()
+        server?.server.close()
         let windowFailure = window?.failure
         if let windowFailure { report(windowFailure) }
         if let device {
@@ -302,21 +306,63 @@ struct Live: ParsableCommand {
         }
     }
 
-    /// --serve, bound before the first frame, its address on stderr; on failure one line and status 1.
-    private func startServer(source: String) throws -> PreviewServer? {
-        guard let serve else { return nil }
-        do {
-            let server = try PreviewServer(address: serve, source: source)
-            report("serving the preview at \(server.reachableURLs.joined(separator: ", "))")
-            if server.address.isWildcard {
-                report("warning: the preview is open to every network this machine is on: anyone who can reach port "
-                    + "\(server.address.port) sees the camera; --serve 127.0.0.1:\(server.address.port) keeps it on this machine")
+    /// --serve, bound before the first frame, its address on stderr, with the people panel of `board` when given; with
+    /// --serve-allow-changes, the token made at the start is written to `tokenFile` (removed at the end). On failure one
+    /// line and status 1.
+    private func startServer(source: String, board: PeopleBoard?) throws -> (server: PreviewServer, tokenFile: String?)? {
+        guard let address = serving.serve else { return nil }
+        let environment = ProcessInfo.processInfo.environment
+        var given: String?
+        do throws(ChangeToken.Failure) {
+            if !serving.serveAllowChanges {
+                given = nil
+            } else if let file = serving.serveTokenFile {
+                given = try ChangeToken.read(file: file)
+            } else if let token = environment[ChangeToken.environmentVariable] {
+                given = try ChangeToken.checked(token, from: ChangeToken.environmentVariable)
             }
-            return server
+        } catch {
+            report(error.description)
+            throw Status.usage
+        }
+        let token = serving.serveAllowChanges ? given ?? ChangeToken.generate() : nil
+        let server: PreviewServer
+        do {
+            server = try PreviewServer(
+                address: address, source: source, people: board.map { PeoplePanel(desk: $0, changeToken: token) })
         } catch {
             report(advised(error))
             throw Status.failure
         }
+        report("serving the preview at \(server.reachableURLs.joined(separator: ", "))")
+        if server.address.isWildcard {
+            report("warning: the preview is open to every network this machine is on: anyone who can reach port "
+                + "\(server.address.port) sees the camera; --serve 127.0.0.1:\(server.address.port) keeps it on this machine")
+        }
+        guard let token else { return (server, nil) }
+        if !server.address.isLoopback {
+            report("warning: --serve-allow-changes on \(server.address): anyone on the network who has the token can change the "
+                + "gallery, and over plain HTTP the token can be read on its way; --serve 127.0.0.1:PORT keeps it on this machine")
+        }
+        guard given == nil else {
+            report("the people panel takes changes with the token of \(serving.serveTokenFile.map { FilePath($0).description } ?? ChangeToken.environmentVariable)")
+            return (server, nil)
+        }
+        guard let path = ChangeToken.defaultPath(port: server.address.port, environment: environment) else {
+            server.close()
+            report("--serve-allow-changes: neither XDG_RUNTIME_DIR nor HOME says where to write the token: give --serve-token-file FILE")
+            throw Status.usage
+        }
+        do throws(SystemError) {
+            try ChangeToken.write(token, to: path)
+        } catch {
+            server.close()
+            report("--serve-allow-changes: cannot write the token: \(error)")
+            throw Status.failure
+        }
+        report("the people panel takes changes with the token in \(FilePath(path)) (readable by you only): open "
+            + "\(server.url)#token=TOKEN, or paste it into the page")
+        return (server, path)
     }
 
     /// --device: a path, or N for /dev/videoN as v4l2-ctl's -d takes it.

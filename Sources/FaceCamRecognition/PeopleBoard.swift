@@ -6,32 +6,11 @@ import Synchronization
 /// when each enrolled person was last seen. The panel's changes (naming a group, dismissing one, renaming or forgetting
 /// someone) write the gallery; the running namer takes them from there as it takes any other change (`GalleryFollower`).
 /// The track namer (on the result sink's thread) reports to it; the preview server's connections read and change it.
-public final class PeopleBoard: Sendable {
+public final class PeopleBoard: PeopleDesk {
     /// Tracks kept, the most recently seen; the oldest goes first, pictures and all.
     public static let capacity = 50
     /// A best shot's side, in pixels.
     public static let pictureSide = 112
-
-    /// What the panel asks of the board.
-    public enum Change: Sendable, Equatable {
-        /// Enrol the tracks' descriptions under a name, new or enrolled already.
-        case name(tracks: [Int], as: String)
-        /// Take the tracks off the board: they are not shown again, even while still in view.
-        case dismiss(tracks: [Int])
-        case rename(String, to: String)
-        case forget(String)
-    }
-
-    /// How a change went.
-    public enum Outcome: Sendable, Equatable {
-        case done(String)
-        /// The request cannot be made: a bad name, an unknown person.
-        case refused(String)
-        /// It no longer applies: the tracks were named or dismissed by another change first, or left the board.
-        case conflict(String)
-        /// The gallery failed.
-        case failed(String)
-    }
 
     /// One track of one source, as the tracker numbers it.
     struct Key: Hashable {
@@ -141,46 +120,26 @@ public final class PeopleBoard: Sendable {
 
     // MARK: What the panel reads
 
-    /// One unknown person on the panel: tracks that look alike.
-    public struct Group: Sendable, Equatable {
-        /// The board's numbers of its tracks, the most recently seen first.
-        public var tracks: [Int]
-        /// The track whose picture is shown, and that picture's version.
-        public var picture: Int
-        public var pictureVersion: Int
-        public var firstSeen: Double
-        public var lastSeen: Double
-        public var zones: [String]
-    }
-
-    /// An enrolled person and when the camera last saw them.
-    public struct Person: Sendable, Equatable {
-        public var name: String
-        public var lastSeen: Double?
-    }
-
-    /// The unknown, grouped (the most recently seen first), and everyone enrolled (by name).
-    public func listing() -> (unknown: [Group], known: [Person]) {
+    public func listing() -> PeopleListing {
         let (entries, known) = state.withLock { state in
             (state.entries.values.filter { $0.name == nil && !$0.claimed && !$0.dismissed && !$0.descriptions.isEmpty && $0.picture != nil },
              state.known)
         }
-        let people = known.map { Person(name: $0.key, lastSeen: $0.value) }.sorted { $0.name < $1.name }
+        let people = known.map { KnownPerson(name: $0.key, lastSeen: $0.value) }.sorted { $0.name < $1.name }
         // Grouped as --cluster groups tracks; alone when the descriptions cannot be compared.
         let labels = (try? FaceClusterer.groups(entries.map { .mean($0.descriptions) }, threshold: clusterThreshold))
             ?? entries.indices.map { UInt32($0) }
         let groups = Dictionary(grouping: zip(labels, entries), by: \.0).values.map { members in
             let tracks = members.map(\.1).sorted { $0.lastSeen > $1.lastSeen }
             let shown = tracks.max { $0.pictureRank < $1.pictureRank }!
-            return Group(
+            return UnknownGroup(
                 tracks: tracks.map(\.number), picture: shown.number, pictureVersion: shown.pictureVersion,
                 firstSeen: tracks.map(\.firstSeen).min()!, lastSeen: tracks[0].lastSeen,
                 zones: Set(tracks.flatMap(\.zones)).sorted())
         }
-        return (groups.sorted { $0.lastSeen > $1.lastSeen }, people)
+        return PeopleListing(unknown: groups.sorted { $0.lastSeen > $1.lastSeen }, known: people)
     }
 
-    /// The best shot of the track the board numbers `number`, while it is on the board and unnamed.
     public func picture(_ number: Int) -> [UInt8]? {
         state.withLock { state in
             state.entries[number].flatMap { $0.name == nil && !$0.dismissed ? $0.picture : nil }
@@ -189,9 +148,7 @@ public final class PeopleBoard: Sendable {
 
     // MARK: What the panel changes
 
-    /// Makes `change`, waiting for another process's write to the gallery when there is one: call it off the
-    /// threads that must not wait, one change at a time.
-    public func perform(_ change: Change) -> Outcome {
+    public func perform(_ change: PeopleChange) -> PeopleChangeOutcome {
         switch change {
         case .name(let tracks, let given):
             let name: String
@@ -268,7 +225,7 @@ public final class PeopleBoard: Sendable {
         }
     }
 
-    private static func outcome(_ error: GalleryError) -> Outcome {
+    private static func outcome(_ error: GalleryError) -> PeopleChangeOutcome {
         switch error {
         case .badName, .unknownPerson, .nameTaken: .refused(error.description)
         default: .failed(error.description)

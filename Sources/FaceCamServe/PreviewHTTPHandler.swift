@@ -8,10 +8,12 @@ struct PreviewRoutes: Sendable {
     let metrics: PreviewMetrics
     let page: String
     let counts: @Sendable () -> LiveCounts
+    var people: PeoplePanel? = nil
 }
 
 /// One HTTP connection. GET (and HEAD) of /, /snapshot.jpg, /metrics,
-/// /stream.mjpg and /events; 405 for other methods, 404 for other paths;
+/// /stream.mjpg and /events, and with a people panel its routes (`PeoplePanel`,
+/// the only ones that take a body); 405 for other methods, 404 for other paths;
 /// nothing is read from disk. A streaming client has at most one part being
 /// written and one waiting: a newer part replaces the waiting one, so a slow
 /// client misses frames instead of growing a queue, and a client that takes
@@ -23,6 +25,9 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
     private let routes: PreviewRoutes
     private let timeouts: PreviewServer.Timeouts
     private var request: HTTPRequestHead?
+    /// The request's body, kept up to `PeoplePanel.maximumBody` bytes, and how long it was.
+    private var body: [UInt8] = []
+    private var bodyBytes = 0
     private var subscription: Int?
     /// When the part being written was handed to the channel; nil when none is.
     private var writingSince: Double?
@@ -51,9 +56,12 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
         switch Self.unwrapInboundIn(data) {
         case .head(let head):
             request = head
-        case .body:
-            // No route takes a body: it is read and discarded.
-            break
+            body = []
+            bodyBytes = 0
+        case .body(var part):
+            // Only changes take a body; beyond their bound it is counted and discarded.
+            bodyBytes += part.readableBytes
+            if request?.method == .POST, bodyBytes <= PeoplePanel.maximumBody { body += part.readBytes(length: part.readableBytes) ?? [] }
         case .end:
             guard let head = request, subscription == nil else { return }
             request = nil
@@ -93,10 +101,16 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
     }
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        if let people = routes.people, PeoplePanel.isChange(path) {
+            guard head.method == .POST else {
+                return reply(.methodNotAllowed, "a change is a POST\n", extra: [("Allow", "POST")], to: head, context: context)
+            }
+            return change(path, on: people, for: head, context: context)
+        }
         guard head.method == .GET || head.method == .HEAD else {
             return reply(.methodNotAllowed, "only GET and HEAD are served\n", extra: [("Allow", "GET, HEAD")], to: head, context: context)
         }
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         switch path {
         case "/":
             reply(.ok, routes.page, type: "text/html; charset=utf-8", to: head, context: context)
@@ -113,7 +127,32 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
         case "/events":
             stream(.events, type: "text/event-stream", for: head, context: context)
         default:
-            reply(.notFound, "not found: the routes are /, /stream.mjpg, /snapshot.jpg, /events and /metrics\n", to: head, context: context)
+            if let people = routes.people, let answer = people.read(path) {
+                return reply(answer.status, body: ByteBuffer(bytes: answer.body), type: answer.type, to: head, context: context)
+            }
+            let routes = "/, /stream.mjpg, /snapshot.jpg, /events" + (routes.people == nil ? " and /metrics" : ", /metrics and /people")
+            reply(.notFound, "not found: the routes are \(routes)\n", to: head, context: context)
+        }
+    }
+
+    /// A people panel's change: refused at once, or made on the panel's queue and answered from there.
+    private func change(_ path: String, on people: PeoplePanel, for head: HTTPRequestHead, context: ChannelHandlerContext) {
+        if let refusal = people.refusal(of: head, bodyBytes: bodyBytes) {
+            return reply(refusal.status, refusal.body, type: "application/json", to: head, context: context)
+        }
+        switch PeoplePanel.change(path: path, body: body) {
+        case .failure(let error):
+            reply(error.answer.status, error.answer.body, type: "application/json", to: head, context: context)
+        case .success(let change):
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            people.changes.async {
+                let answer = people.perform(change)
+                eventLoop.execute {
+                    handler.value.reply(answer.status, answer.body, type: "application/json", to: head, context: boundContext.value)
+                }
+            }
         }
     }
 

@@ -1,10 +1,11 @@
 import FaceCam
 
 /// The page at /: the preview stream, the faces of the newest frame (from
-/// /events) and the run's counters (from /metrics, twice a second). Every URL
-/// in it is relative, so it works behind a proxy that serves it under a prefix.
+/// /events) and the run's counters (from /metrics, twice a second), and with
+/// `people` the people panel (from /people, every 2 s). Every URL in it is
+/// relative, so it works behind a proxy that serves it under a prefix.
 enum PreviewPage {
-    static func html(source: String) -> String {
+    static func html(source: String, people: Bool = false) -> String {
         let name = markupEscaped(source)
         return """
             <!DOCTYPE html>
@@ -25,6 +26,14 @@ enum PreviewPage {
             th, td { text-align: right; padding: 2px 8px; border-bottom: 1px solid #2e323a; font-variant-numeric: tabular-nums; }
             th:first-child, td:first-child { text-align: left; }
             #state.ended { color: #f28b82; }
+            #people { flex-basis: 100%; }
+            #people h2 { font-size: 15px; margin: 8px 0; }
+            #unknown { display: flex; flex-wrap: wrap; gap: 12px; }
+            #unknown figure { margin: 0; padding: 8px; background: #22252c; width: 200px; }
+            #unknown img { width: 112px; height: 112px; display: block; background: #000; }
+            #unknown figcaption, #people .note { color: #9aa0a6; font-size: 12px; }
+            #people input { width: 100px; }
+            #message { color: #fdd663; min-height: 1.4em; }
             </style>
             </head>
             <body>
@@ -45,6 +54,7 @@ enum PreviewPage {
             </table>
             <div>frame <span id="frame">-</span></div>
             </aside>
+            \(people ? peoplePanel : "")
             </main>
             <script>
             const cell = (text) => { const td = document.createElement("td"); td.textContent = text; return td; };
@@ -106,10 +116,109 @@ enum PreviewPage {
             }
             poll();
             setInterval(poll, 500);
+            \(people ? peopleScript : "")
             </script>
             </body>
             </html>
 
             """
     }
+
+    private static let peoplePanel = """
+        <section id="people">
+        <h2>Not known</h2>
+        <div class="note" id="unknown-note">No one unknown seen lately.</div>
+        <div id="unknown"></div>
+        <h2>Known</h2>
+        <table><thead><tr><th>name</th><th>last seen</th><th></th></tr></thead><tbody id="known"></tbody></table>
+        <div id="token-row" hidden>Changes need the token live wrote at its start:
+        <input id="token" type="password" autocomplete="off"> <button id="token-save">Use it</button></div>
+        <div id="message" role="status"></div>
+        </section>
+        """
+
+    /// Polls /people and draws it again only when it changed, keeping what is being typed. The token comes from the
+    /// address's #token= (which browsers never send) or the token field, and stays in this tab's session storage.
+    private static let peopleScript = """
+        const tokenKey = "facecam-token";
+        const fromAddress = new URLSearchParams(location.hash.slice(1)).get("token");
+        if (fromAddress) {
+          sessionStorage.setItem(tokenKey, fromAddress);
+          history.replaceState(null, "", location.pathname + location.search);
+        }
+        document.getElementById("token-save").onclick = () => {
+          sessionStorage.setItem(tokenKey, document.getElementById("token").value.trim());
+          document.getElementById("token-row").hidden = true;
+        };
+        const when = (seconds) => seconds === null ? "not since the start" : new Date(seconds * 1000).toLocaleTimeString();
+        const button = (text, action) => {
+          const b = document.createElement("button"); b.textContent = text; b.onclick = action; return b;
+        };
+        async function change(route, body) {
+          const response = await fetch("people/" + route, { method: "POST", cache: "no-store",
+            headers: { "Content-Type": "application/json", "X-Facecam-Token": sessionStorage.getItem(tokenKey) ?? "" },
+            body: JSON.stringify(body) });
+          const answer = await response.json().catch(() => ({ message: response.statusText }));
+          document.getElementById("message").textContent = answer.message;
+          if (response.status === 403 && !sessionStorage.getItem(tokenKey)) document.getElementById("token-row").hidden = false;
+          lastPeople = "";
+          pollPeople();
+        }
+        let lastPeople = "";
+        async function pollPeople() {
+          let text;
+          try { text = await (await fetch("people", { cache: "no-store" })).text(); } catch (error) { return; }
+          if (text === lastPeople) return;
+          lastPeople = text;
+          const people = JSON.parse(text);
+          if (people.changes && !sessionStorage.getItem(tokenKey)) document.getElementById("token-row").hidden = false;
+          const typed = {};
+          for (const input of document.querySelectorAll("#people input[data-key]")) typed[input.dataset.key] = input.value;
+          const focused = document.activeElement?.dataset?.key;
+          const groups = people.unknown.map((group) => {
+            const figure = document.createElement("figure");
+            figure.dataset.tracks = group.tracks.join(",");
+            const img = document.createElement("img");
+            img.src = group.picture;
+            img.alt = "an unknown face";
+            const caption = document.createElement("figcaption");
+            caption.textContent = "seen " + when(group.lastSeen) + (group.tracks.length > 1 ? ", " + group.tracks.length + " times" : "")
+              + (group.zones.length ? " in " + group.zones.join(", ") : "");
+            figure.append(img, caption);
+            if (people.changes) {
+              const name = document.createElement("input");
+              name.placeholder = "name";
+              name.dataset.key = "name:" + group.tracks[group.tracks.length - 1];
+              const naming = () => { if (name.value.trim()) change("name", { tracks: group.tracks, name: name.value.trim() }); };
+              name.onkeydown = (event) => { if (event.key === "Enter") naming(); };
+              figure.append(name, button("Name", naming), button("Dismiss", () => change("dismiss", { tracks: group.tracks })));
+            }
+            return figure;
+          });
+          document.getElementById("unknown").replaceChildren(...groups);
+          document.getElementById("unknown-note").hidden = groups.length > 0;
+          const rows = people.known.map((person) => {
+            const row = document.createElement("tr");
+            row.appendChild(cell(person.name)).style.textAlign = "left";
+            row.appendChild(cell(when(person.lastSeen)));
+            const actions = document.createElement("td");
+            if (people.changes) {
+              const to = document.createElement("input");
+              to.placeholder = "new name";
+              to.dataset.key = "rename:" + person.name;
+              actions.append(to, button("Rename", () => { if (to.value.trim()) change("rename", { name: person.name, to: to.value.trim() }); }),
+                button("Forget", () => { if (confirm("Forget " + person.name + "? Their descriptors are deleted.")) change("forget", { name: person.name }); }));
+            }
+            row.appendChild(actions);
+            return row;
+          });
+          document.getElementById("known").replaceChildren(...rows);
+          for (const input of document.querySelectorAll("#people input[data-key]")) {
+            if (typed[input.dataset.key] !== undefined) input.value = typed[input.dataset.key];
+            if (input.dataset.key === focused) input.focus();
+          }
+        }
+        pollPeople();
+        setInterval(pollPeople, 2000);
+        """
 }

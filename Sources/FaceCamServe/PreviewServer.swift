@@ -57,12 +57,13 @@ public final class PreviewServer: LiveObserver, Sendable {
     private let counts: CountsSource
     private let closed = Mutex(false)
 
-    /// Binds `address` and starts serving; `source` names what the page shows.
-    public init(address: ServeAddress, source: String, timeouts: Timeouts = Timeouts()) throws(ServeError) {
+    /// Binds `address` and starts serving; `source` names what the page shows, with `people`'s panel when given.
+    public init(address: ServeAddress, source: String, people: PeoplePanel? = nil, timeouts: Timeouts = Timeouts()) throws(ServeError) {
         let hub = PreviewHub(maximumStreams: Self.maximumStreams)
         let metrics = PreviewMetrics()
         let counts = CountsSource()
-        let routes = PreviewRoutes(hub: hub, metrics: metrics, page: PreviewPage.html(source: source), counts: counts.read)
+        let routes = PreviewRoutes(
+            hub: hub, metrics: metrics, page: PreviewPage.html(source: source, people: people != nil), counts: counts.read, people: people)
         let connections = ConnectionLimit(maximum: Self.maximumConnections, perAddress: Self.maximumConnectionsPerAddress)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)

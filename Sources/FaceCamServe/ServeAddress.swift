@@ -36,6 +36,9 @@ public struct ServeAddress: Sendable, Equatable, CustomStringConvertible {
     /// True for 0.0.0.0 and ::, which listen on every network the machine is on.
     public var isWildcard: Bool { host == "0.0.0.0" || host == "::" }
 
+    /// Reachable from this machine only: localhost, 127.0.0.0/8 or ::1.
+    public var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
+
     /// HOST:PORT, with an IPv6 HOST in brackets, as URLs write it.
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

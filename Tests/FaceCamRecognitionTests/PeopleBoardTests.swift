@@ -45,11 +45,12 @@ struct PeopleBoardTests {
         let clock = WallClock()
         let board = try board(clock: clock)
         board.seen(source: "cam", track: 4, name: "Ada", zones: [], description: Self.descriptor(0), picture: ([1], 0.9))
-        let (unknown, known) = board.listing()
+        let listing = board.listing()
+        let (unknown, known) = (listing.unknown, listing.known)
         #expect(unknown.map(\.tracks) == [[3], [2, 1]])
         #expect(unknown[0].zones == ["door"] && unknown[0].firstSeen == 1_000_002 && unknown[1].firstSeen == 1_000_000)
         #expect(board.picture(unknown[0].picture) == [0xFF, 0xD8, 3])
-        #expect(known == [PeopleBoard.Person(name: "Ada", lastSeen: 1_000_003)])
+        #expect(known == [KnownPerson(name: "Ada", lastSeen: 1_000_003)])
         // A better picture replaces the shown one, and its version changes; a worse one is not even wanted.
         #expect(!board.wantsPicture(source: "cam", track: 3, rank: 0.4) && board.wantsPicture(source: "cam", track: 3, rank: 0.6))
         board.seen(source: "cam", track: 3, name: nil, zones: [], description: nil, picture: ([7], 0.6))
@@ -66,7 +67,8 @@ struct PeopleBoardTests {
         let group = board.listing().unknown[1].tracks
         #expect(board.perform(.name(tracks: group, as: "Grace")) == .done("2 descriptions of 2 tracks enrolled as 'Grace'"))
         #expect(try enrolled("Grace") == 2)
-        let (unknown, known) = board.listing()
+        let listing = board.listing()
+        let (unknown, known) = (listing.unknown, listing.known)
         #expect(unknown.map(\.tracks) == [[3]] && known.map(\.name) == ["Ada", "Grace"])
         #expect(known[1].lastSeen == 1_000_001)
         // Named again into an enrolled name: added to it.
@@ -114,7 +116,7 @@ struct PeopleBoardTests {
         for _ in 0..<10 {
             try? FileManager.default.removeItem(at: folder)
             let board = try board()
-            let outcomes = Mutex<[PeopleBoard.Outcome]>([])
+            let outcomes = Mutex<[PeopleChangeOutcome]>([])
             DispatchQueue.concurrentPerform(iterations: 2) { turn in
                 let outcome = board.perform(.name(tracks: [1, 2], as: turn == 0 ? "Grace" : "Hopper"))
                 outcomes.withLock { $0.append(outcome) }
