@@ -36,13 +36,13 @@ OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_o
 
 # What facecam needs to build and run (ffmpeg encodes redacted videos; libmosquitto is live --mqtt's client; libdlib, on OpenBLAS, describes faces for recognition, and libsqlite3 keeps the gallery), and what its tests
 # need beside that (python3-opencv runs the independent OpenCV reference; GStreamer's RTSP server library serves a clip over RTSP;
-# curl, Chromium, Xvfb and xdotool check live --serve and --show as a person would meet them; procps's pgrep checks that
+# curl, Chromium (and chromedriver, which drives it), Xvfb and xdotool check live --serve and --show as a person would meet them; procps's pgrep checks that
 # --on-event's killed commands are gone; mosquitto is the broker live --mqtt is tested against, mosquitto_sub its subscriber;
 # GNU parallel runs the README's sharded batch).
 PACKAGES := libopencv-dev opencv-data libv4l-dev libjpeg-dev libavutil-dev libavformat-dev libmosquitto-dev libdlib-dev libsqlite3-dev \
 	libopenblas-dev libssl-dev ffmpeg python3-pip
 TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base \
-	gstreamer1.0-plugins-good curl chromium fonts-dejavu-core xvfb xdotool python3-venv procps \
+	gstreamer1.0-plugins-good curl chromium chromium-driver fonts-dejavu-core xvfb xdotool python3-venv procps \
 	mosquitto mosquitto-clients python3-yaml parallel
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev iproute2
@@ -230,7 +230,7 @@ options-doc: build
 # these and everything else.
 check: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamCoreTests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.|^FaceCamCLITests\.(ErrorAdviceTests|RedactOptionsTests)/'
+	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamCoreTests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.|^FaceCamCLITests\.(ErrorAdviceTests|RedactOptionsTests|ServeOptionsTests)/'
 
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
 test-v4l2: release

@@ -33,6 +33,7 @@ enum PreviewPage {
             #unknown img { width: 112px; height: 112px; display: block; background: #000; }
             #unknown figcaption, #people .note { color: #9aa0a6; font-size: 12px; }
             #people input { width: 100px; }
+            #people table { width: auto; min-width: 420px; }
             #message { color: #fdd663; min-height: 1.4em; }
             </style>
             </head>

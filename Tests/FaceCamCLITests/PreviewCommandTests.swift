@@ -204,7 +204,7 @@ struct PreviewCommandTests {
 }
 
 /// Where the tests leave their screenshots (docs/webcam.md shows the page's).
-private let screenshots: URL = {
+let screenshots: URL = {
     let url = repository.appendingPathComponent(".build/screenshots")
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
