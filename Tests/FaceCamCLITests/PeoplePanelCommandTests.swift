@@ -65,6 +65,17 @@ struct PeoplePanelCommandTests {
         #expect(subscriber.wait(timeout: 60) { $0.contains { $0.topic == "homeassistant/binary_sensor/facecam_door/person_Kit/config" } })
         #expect(subscriber.wait(timeout: 60) { $0.contains { $0.topic == "facecam/door/person/Kit" && $0.text == "ON" } },
                 "\(live.standardError)")
+        // The same server refuses, as an HTTP client meets it: no token, a name with a control character, too large.
+        for (headers, body, status) in [
+            ([String](), #"{"tracks":[1],"name":"Ann"}"#, "403"),
+            (["-H", "X-Facecam-Token: \(token)"], #"{"name":"Obama","to":"Barack\u0007"}"#, "400"),
+            (["-H", "X-Facecam-Token: \(token)"], #"{"name":"\#(String(repeating: "x", count: 5000))"}"#, "413"),
+        ] {
+            let answer = try run(URL(fileURLWithPath: "/usr/bin/curl"), [
+                "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json", "--data-binary", body,
+                "http://127.0.0.1:\(port)/people/\(body.contains("\"to\"") ? "rename" : "name")"] + headers)
+            #expect(answer.stdout == status, "\(body.prefix(40)): \(answer.stdout)")
+        }
         live.signal(SIGINT)
         let result = try live.wait()
         #expect(result.status == 0, "\(result.stderr)")
@@ -111,6 +122,30 @@ extension PeoplePanelCommandTests {
         live.signal(SIGINT)
         #expect(try live.wait().status == 0)
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("facecam").path))
+    }
+}
+
+extension PeoplePanelCommandTests {
+    /// A token file others may read is refused before anything starts; changes allowed beyond this machine are warned of.
+    @Test func aTokenFileOthersMayReadIsRefusedAndAWideAddressWarns() throws {
+        let directory = try temporaryDirectory("people-panel-token")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gallery = directory.appendingPathComponent("gallery.sqlite").path
+        let enrolled = try facecam("enrol", "--gallery", gallery, "Collins", fixture("images/astronaut.png"))
+        try #require(enrolled.status == 0, "\(enrolled.stderr)")
+        let tokenFile = directory.appendingPathComponent("token").path
+        try "0123456789abcdef-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: tokenFile)
+        let arguments = ["live", "--source", fixture("video/leave-enter.avi"), "--frames", "3", "--recognize", "--gallery", gallery,
+                         "--serve-allow-changes", "--serve-token-file", tokenFile]
+        let exposed = try run(facecamBinary, arguments + ["--serve", "0"])
+        #expect(exposed.status == 64 && exposed.stdout.isEmpty)
+        #expect(exposed.errorLines == ["facecam: --serve-token-file \(tokenFile): others than its owner may read it: chmod 600 it"])
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
+        let wide = try run(facecamBinary, arguments + ["--serve", "0.0.0.0:0"])
+        #expect(wide.status == 0, "\(wide.stderr)")
+        #expect(wide.errorLines.contains { $0.hasPrefix("facecam: warning: --serve-allow-changes on 0.0.0.0:") && $0.contains("can change the gallery") })
+        #expect(wide.errorLines.contains { $0.hasSuffix("takes changes with the token of \(tokenFile)") }, "\(wide.stderr)")
     }
 }
 
