@@ -141,9 +141,7 @@ struct MQTTTests {
     @Test func aPersonEnrolledWhileLiveRunsIsNamedAndGetsASensor() throws {
         let directory = try temporaryDirectory("mqtt-enrolled-live")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = directory.appendingPathComponent("gallery.sqlite").path
-        let first = try facecam("enrol", "--gallery", gallery, "Collins", fixture("images/astronaut.png"))
-        try #require(first.status == 0, "\(first.stderr)")
+        let gallery = try RecognitionCommandTests.enrolledGallery(directory, people: [("Collins", fixture("images/astronaut.png"))])
         let broker = try MosquittoBroker()
         try broker.start()
         let subscriber = try MQTTSubscriber(port: broker.port)

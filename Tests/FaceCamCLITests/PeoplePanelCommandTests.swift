@@ -12,6 +12,12 @@ struct PeoplePanelCommandTests {
     static let loop = 84
     static let unknownFrames = 56..<76
 
+    /// The port live serves on, from its standard error.
+    static func port(of live: BackgroundProcess) throws -> Int {
+        try #require(live.waitForErrorLine(containing: "serving the preview at")?.split(separator: ":").last
+            .flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "/"))) }, "\(live.standardError)")
+    }
+
     @Test(.enabled(if: FileManager.default.fileExists(atPath: portraits.path), "../shared/data/faces is absent"))
     func anUnknownPersonNamedOnThePageIsNamedAtTheirNextAppearance() throws {
         let directory = try temporaryDirectory("people-panel")
@@ -19,11 +25,8 @@ struct PeoplePanelCommandTests {
         let clip = directory.appendingPathComponent("clip.avi").path
         let made = try run(URL(fileURLWithPath: "/usr/bin/python3"), [fixture("../Tests/Preview/people_clip.py"), Self.faces.path, clip])
         try #require(made.status == 0, "\(made.stderr)")
-        let gallery = directory.appendingPathComponent("gallery.sqlite").path
-        for (name, photo) in [("Obama", "obama/obama.jpg"), ("Biden", "biden/biden.jpg")] {
-            let enrolled = try facecam("enrol", "--gallery", gallery, name, Self.faces.appendingPathComponent(photo).path)
-            try #require(enrolled.status == 0, "\(enrolled.stderr)")
-        }
+        let gallery = try RecognitionCommandTests.enrolledGallery(directory, people: [
+            ("Obama", Self.faces.appendingPathComponent("obama/obama.jpg").path), ("Biden", Self.faces.appendingPathComponent("biden/biden.jpg").path)])
         let broker = try MosquittoBroker()
         try broker.start()
         let subscriber = try MQTTSubscriber(port: broker.port)
@@ -35,8 +38,7 @@ struct PeoplePanelCommandTests {
             "live", "--source", clip, "--loop", "--realtime", "--recognize", "--gallery", gallery, "--serve", "0",
             "--serve-allow-changes", "--mqtt", broker.url, "--name", "door"], environment: environment)
         let line = try #require(live.waitForErrorLine(containing: "takes changes with the token in"), "\(live.standardError)")
-        let port = try #require(live.waitForErrorLine(containing: "serving the preview at")?.split(separator: ":").last
-            .flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "/"))) })
+        let port = try Self.port(of: live)
         let tokenFile = directory.appendingPathComponent("facecam/serve-\(port).token").path
         #expect(line.contains(tokenFile))
         let mode = try FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? Int
@@ -93,14 +95,12 @@ struct PeoplePanelCommandTests {
 }
 
 extension PeoplePanelCommandTests {
-    /// docs/images/people-panel.png, from fixtures that may be shown: Collins enrolled, Hopper not, in a clip where one
+    /// Fixtures/readme/people-panel.png, from fixtures that may be shown: Collins enrolled, Hopper not, in a clip where one
     /// leaves and the other comes; the token from the environment, so that no token file is written.
     @Test func thePageAsTheDocsShowIt() throws {
         let directory = try temporaryDirectory("people-panel-docs")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = directory.appendingPathComponent("gallery.sqlite").path
-        let enrolled = try facecam("enrol", "--gallery", gallery, "Collins", fixture("images/astronaut.png"))
-        try #require(enrolled.status == 0, "\(enrolled.stderr)")
+        let gallery = try RecognitionCommandTests.enrolledGallery(directory, people: [("Collins", fixture("images/astronaut.png"))])
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = directory.path
         environment["FACECAM_SERVE_TOKEN"] = "a-token-of-the-tests-own"
@@ -108,8 +108,7 @@ extension PeoplePanelCommandTests {
             "live", "--source", fixture("video/leave-enter.avi"), "--loop", "--realtime", "--recognize", "--gallery", gallery,
             "--serve", "0", "--serve-allow-changes"], environment: environment)
         #expect(live.waitForErrorLine(containing: "takes changes with the token of FACECAM_SERVE_TOKEN") != nil, "\(live.standardError)")
-        let port = try #require(live.waitForErrorLine(containing: "serving the preview at")?.split(separator: ":").last
-            .flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "/"))) })
+        let port = try Self.port(of: live)
         let browser = try WebDriver()
         try browser.open("http://127.0.0.1:\(port)/#token=a-token-of-the-tests-own")
         #expect(browser.waitFor("""
@@ -130,9 +129,7 @@ extension PeoplePanelCommandTests {
     @Test func aTokenFileOthersMayReadIsRefusedAndAWideAddressWarns() throws {
         let directory = try temporaryDirectory("people-panel-token")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let gallery = directory.appendingPathComponent("gallery.sqlite").path
-        let enrolled = try facecam("enrol", "--gallery", gallery, "Collins", fixture("images/astronaut.png"))
-        try #require(enrolled.status == 0, "\(enrolled.stderr)")
+        let gallery = try RecognitionCommandTests.enrolledGallery(directory, people: [("Collins", fixture("images/astronaut.png"))])
         let tokenFile = directory.appendingPathComponent("token").path
         try "0123456789abcdef-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: tokenFile)

@@ -17,10 +17,12 @@ struct RecognitionCommandTests {
     }
 
     /// A gallery with Collins and Hopper enrolled from their own photographs.
-    static func enrolledGallery(_ directory: URL) throws -> String {
+    static func enrolledGallery(
+        _ directory: URL, people: [(name: String, photo: String)] = [("Collins", fixture("images/astronaut.png")), ("Hopper", fixture("images/grace_hopper.jpg"))]
+    ) throws -> String {
         let gallery = directory.appendingPathComponent("gallery.sqlite").path
-        for (name, photo) in [("Collins", "images/astronaut.png"), ("Hopper", "images/grace_hopper.jpg")] {
-            let enrolled = try facecam("enrol", "--gallery", gallery, name, fixture(photo))
+        for (name, photo) in people {
+            let enrolled = try facecam("enrol", "--gallery", gallery, name, photo)
             try #require(enrolled.status == 0, "\(enrolled.stderr)")
             #expect(enrolled.stdout.isEmpty)
         }
