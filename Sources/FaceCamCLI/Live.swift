@@ -192,7 +192,11 @@ struct Live: ParsableCommand {
             tracker: tracking.makeTracker(), namer: try recognition?.namer(following: true, board: board))
         let device = try openOutputDevice(size: input.source.frameSize)
         let server = try startServer(source: input.name, board: board)
-        defer { if let file = server?.tokenFile { unlink(file) } }
+        defer {
+            if let file = server?.tokenFile, unlink(file) != 0, errno != ENOENT {
+                report("warning: cannot remove the token file \(FilePath(file)): \(String(cString: strerror(errno))); it is of no use now")
+            }
+        }
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
         let outputs = LiveOutputs(
             source: input.name, masks: maskZones.masks, marking: marking, annotator: annotator, annotateEvery: annotateEvery.interval, outputDevice: device,
@@ -320,6 +324,8 @@ struct Live: ParsableCommand {
                 given = try ChangeToken.read(file: file)
             } else if let token = environment[ChangeToken.environmentVariable] {
                 given = try ChangeToken.checked(token, from: ChangeToken.environmentVariable)
+                // facecam's alone: not handed to ffmpeg, --on-event commands or anything else it starts.
+                unsetenv(ChangeToken.environmentVariable)
             }
         } catch {
             report(error.description)
@@ -348,7 +354,7 @@ struct Live: ParsableCommand {
             report("the people panel takes changes with the token of \(serving.serveTokenFile.map { FilePath($0).description } ?? ChangeToken.environmentVariable)")
             return (server, nil)
         }
-        guard let path = ChangeToken.defaultPath(port: server.address.port, environment: environment) else {
+        guard let path = ChangeToken.defaultPath(address: server.address, environment: environment) else {
             server.close()
             report("--serve-allow-changes: neither XDG_RUNTIME_DIR nor HOME says where to write the token: give --serve-token-file FILE")
             throw Status.usage
@@ -361,7 +367,7 @@ struct Live: ParsableCommand {
             throw Status.failure
         }
         report("the people panel takes changes with the token in \(FilePath(path)) (readable by you only): open "
-            + "\(server.url)#token=TOKEN, or paste it into the page")
+            + "\(server.reachableURLs[0])#token=TOKEN, or paste it into the page")
         return (server, path)
     }
 

@@ -29,8 +29,14 @@ public final class PeopleBoard: PeopleDesk {
         var firstSeen: Double
         var lastSeen: Double
         var zones: Set<String> = []
-        /// Its name, when an enrolled person matches it; the panel shows it among the unknown when nil.
+        /// Its name, when an enrolled person matches it.
         var name: String?
+        /// The name the panel enrolled it under, until the namer gives it one (it takes the gallery's change about a
+        /// second later) or that name, once seen enrolled (`confirmed`), is no longer: a reading of the gallery made
+        /// before the naming, and handed over after it, does not put it back among the unknown.
+        var namedOnPanel: (name: String, confirmed: Bool)?
+        /// Shown among the unknown.
+        var isUnknown: Bool { name == nil && namedOnPanel == nil && !claimed && !dismissed }
         /// Taken by a naming that has not finished; not shown, not taken by another.
         var claimed = false
         var dismissed = false
@@ -68,6 +74,11 @@ public final class PeopleBoard: PeopleDesk {
     func enrolled(_ names: Set<String>) {
         state.withLock { state in
             state.known = Dictionary(uniqueKeysWithValues: names.map { ($0, state.known[$0] ?? nil) })
+            for (number, entry) in state.entries {
+                guard let named = entry.namedOnPanel else { continue }
+                let enrolled = names.contains(named.name)
+                state.entries[number]!.namedOnPanel = enrolled ? (named.name, true) : named.confirmed ? nil : named
+            }
         }
     }
 
@@ -92,14 +103,15 @@ public final class PeopleBoard: PeopleDesk {
             if let number = state.open[key], let open = state.entries[number] {
                 entry = open
             } else {
-                // A track joins the board at its first description.
-                guard description != nil else { return }
+                // A track joins the board at its first description, unless someone enrolled is seen in it.
+                guard description != nil, name == nil else { return }
                 entry = Entry(number: state.nextNumber, firstSeen: time, lastSeen: time)
                 state.open[key] = entry.number
                 state.nextNumber += 1
             }
             entry.lastSeen = time
             entry.name = name
+            if name != nil { entry.namedOnPanel = nil }
             entry.zones.formUnion(zones)
             if let description { entry.descriptions.append(description) }
             if let picture, picture.rank > entry.pictureRank {
@@ -122,12 +134,12 @@ public final class PeopleBoard: PeopleDesk {
 
     public func listing() -> PeopleListing {
         let (entries, known) = state.withLock { state in
-            (state.entries.values.filter { $0.name == nil && !$0.claimed && !$0.dismissed && !$0.descriptions.isEmpty && $0.picture != nil },
+            (state.entries.values.filter { $0.isUnknown && !$0.descriptions.isEmpty && $0.picture != nil }.sorted { $0.number < $1.number },
              state.known)
         }
         let people = known.map { KnownPerson(name: $0.key, lastSeen: $0.value) }.sorted { $0.name < $1.name }
         // Grouped as --cluster groups tracks; alone when the descriptions cannot be compared.
-        let labels = (try? FaceClusterer.groups(entries.map { .mean($0.descriptions) }, threshold: clusterThreshold))
+        let labels = (try? FaceClusterer.groups(entries.map { .mean($0.descriptions.map(\.unitLength)) }, threshold: clusterThreshold))
             ?? entries.indices.map { UInt32($0) }
         let groups = Dictionary(grouping: zip(labels, entries), by: \.0).values.map { members in
             let tracks = members.map(\.1).sorted { $0.lastSeen > $1.lastSeen }
@@ -142,7 +154,7 @@ public final class PeopleBoard: PeopleDesk {
 
     public func picture(_ number: Int) -> [UInt8]? {
         state.withLock { state in
-            state.entries[number].flatMap { $0.name == nil && !$0.dismissed ? $0.picture : nil }
+            state.entries[number].flatMap { $0.isUnknown ? $0.picture : nil }
         }
     }
 
@@ -167,7 +179,7 @@ public final class PeopleBoard: PeopleDesk {
                 + "enrolled as '\(name)'")
         case .dismiss(let tracks):
             let dismissed = state.withLock { state in
-                let numbers = tracks.filter { state.entries[$0].map { !$0.claimed && !$0.dismissed } == true }
+                let numbers = Set(tracks).filter { state.entries[$0]?.isUnknown == true }
                 for number in numbers {
                     state.entries[number]!.dismissed = true
                     state.entries[number]!.picture = nil
@@ -177,27 +189,29 @@ public final class PeopleBoard: PeopleDesk {
             return dismissed == 0
                 ? .conflict("those faces were named or dismissed already, or are no longer on the board")
                 : .done("dismissed \(dismissed) \(dismissed == 1 ? "track" : "tracks")")
-        case .rename(let name, let newName):
+        case .rename(let name, let given):
+            let newName: String
             do throws(GalleryError) {
+                newName = try Gallery.checkName(given)
                 try Gallery(path: galleryPath, access: .write).rename(name, to: newName)
             } catch {
                 return Self.outcome(error)
             }
             state.withLock { state in
-                state.known[newName] = state.known.removeValue(forKey: name) ?? nil
+                state.known[newName] = state.known.removeValue(forKey: Gallery.stored(name)) ?? nil
             }
-            return .done("renamed '\(name)' '\(newName)'")
+            return .done("renamed '\(name)' to '\(newName)'")
         case .forget(let name):
             do throws(GalleryError) {
                 try Gallery(path: galleryPath, access: .write).forget(name)
             } catch {
                 if case .logKept = error {
-                    state.withLock { _ = $0.known.removeValue(forKey: name) }
+                    state.withLock { _ = $0.known.removeValue(forKey: Gallery.stored(name)) }
                     return .done(error.description)
                 }
                 return Self.outcome(error)
             }
-            state.withLock { _ = $0.known.removeValue(forKey: name) }
+            state.withLock { _ = $0.known.removeValue(forKey: Gallery.stored(name)) }
             return .done("forgot '\(name)'")
         }
     }
@@ -205,7 +219,7 @@ public final class PeopleBoard: PeopleDesk {
     /// Takes the unclaimed, undismissed, unnamed tracks among `numbers` for a naming; nil when none is left.
     private func claim(_ numbers: [Int]) -> (keys: [Int], descriptions: [FaceDescriptor])? {
         state.withLock { state in
-            let keys = Set(numbers).filter { state.entries[$0].map { $0.name == nil && !$0.claimed && !$0.dismissed } == true }.sorted()
+            let keys = Set(numbers).filter { state.entries[$0]?.isUnknown == true }.sorted()
             guard !keys.isEmpty else { return nil }
             for key in keys { state.entries[key]!.claimed = true }
             return (keys, keys.flatMap { state.entries[$0]!.descriptions })
@@ -217,7 +231,7 @@ public final class PeopleBoard: PeopleDesk {
         state.withLock { state in
             for key in keys where state.entries[key] != nil {
                 state.entries[key]!.claimed = false
-                state.entries[key]!.name = naming
+                state.entries[key]!.namedOnPanel = naming.map { ($0, false) }
             }
             if let naming, state.known[naming] == nil {
                 state.known[naming] = keys.compactMap { state.entries[$0]?.lastSeen }.max()

@@ -113,19 +113,26 @@ public final class TrackNamer: TrackNaming {
                 face.box = box
                 board.seen(
                     source: result.source, track: id, name: track.identity?.name, zones: face.zones ?? [], description: descriptor,
-                    picture: descriptor == nil ? nil : picture(of: face, track: key, in: frame, geometry: geometry, for: board))
+                    // Pictures are of the unknown only: the panel shows no one else.
+                    picture: descriptor == nil || track.identity?.name != nil
+                        ? nil : picture(of: face, track: key, in: frame, geometry: geometry, for: board))
             }
         }
         return outcome
     }
 
     /// The face's aligned crop as a JPEG, when the board wants it: ranked by its quality when measured, else by its score
-    /// and size as the quality measures size (a side of 112 pixels or more counts whole).
+    /// and size as the quality measures size (a side of 112 pixels or more counts whole), times the share of the box and
+    /// its crop margin inside the frame, so that a face coming in at an edge is replaced once it is whole.
     private func picture(
         of face: Face, track: Key, in frame: Frame, geometry: PreviewGeometry, for board: PeopleBoard
     ) -> (jpeg: [UInt8], rank: Double)? {
         let size = min(1, Double(min(face.box.width, face.box.height)) / Double(PeopleBoard.pictureSide))
-        let rank = face.quality ?? (face.score ?? 1) * size
+        let box = face.box.rect
+        let (dx, dy) = (box.width * FaceCropStyle.defaultMargin, box.height * FaceCropStyle.defaultMargin)
+        let around = Rect(x: box.x - dx, y: box.y - dy, width: box.width + 2 * dx, height: box.height + 2 * dy)
+        let inside = around.intersectionArea(with: Rect(x: 0, y: 0, width: Double(frame.width), height: Double(frame.height))) / around.area
+        let rank = (face.quality ?? (face.score ?? 1) * size) * inside
         guard board.wantsPicture(source: track.source, track: track.id, rank: rank) else { return nil }
         let style = face.landmarks == nil ? FaceCropStyle.box(margin: FaceCropStyle.defaultMargin) : .aligned(size: PeopleBoard.pictureSide)
         guard let crop = try? style.crop(face, from: frame, geometry: geometry), let jpeg = try? JPEG.encode(crop, quality: 85) else { return nil }

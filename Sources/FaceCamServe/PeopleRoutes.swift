@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import FaceCam
 import Foundation
 import NIOHTTP1
@@ -7,7 +12,9 @@ import NIOHTTP1
 /// /people/forget with a small JSON body. A change must carry the token in `X-Facecam-Token`, come from the page's own
 /// origin (a browser's `Origin` and `Sec-Fetch-Site` say where a request comes from; a client that sends neither is not
 /// a page of another site) and be JSON (which another site's form cannot send without asking first, and is not
-/// answered). Changes run one at a time on a queue of their own, since the gallery may keep them waiting.
+/// answered). Every route of the panel answers only to a `Host` that is an address, localhost or this machine's name,
+/// so that a page of another site whose name was pointed at this machine (DNS rebinding) reads nothing. Changes run one
+/// at a time on a queue of their own, since the gallery may keep them waiting.
 public struct PeoplePanel: Sendable {
     /// A change's body beyond this is refused (413).
     public static let maximumBody = 4096
@@ -30,6 +37,45 @@ public struct PeoplePanel: Sendable {
         var body: String
     }
 
+    /// Whether `path` is one of the panel's.
+    static func isPanel(_ path: String) -> Bool { path == "/people" || path.hasPrefix("/people/") }
+
+    /// Why a request for one of the panel's routes is refused whatever it asks, or nil: a Host that names neither an
+    /// address nor this machine.
+    static func hostRefusal(_ head: HTTPRequestHead) -> Answer? {
+        let host = head.headers.first(name: "Host").map(hostName) ?? ""
+        guard !isThisMachine(host) else { return nil }
+        return Answer(status: .forbidden, body: message(
+            "the people panel answers to this machine's addresses, localhost and \(machineName.map { "'\($0)'" } ?? "its name"), "
+                + "not to '\(host)' (a proxy in front of it passes the Host it reached, as nginx's default does)"))
+    }
+
+    /// The host of a Host header or an origin's authority, without its port or brackets.
+    static func hostName(_ authority: String) -> String {
+        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<end])
+        }
+        if let colon = authority.lastIndex(of: ":"), authority[authority.index(after: colon)...].allSatisfy(\.isNumber) {
+            return String(authority[..<colon])
+        }
+        return authority
+    }
+
+    private static let machineName: String? = {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return nil }
+        let text = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.isEmpty ? nil : text.lowercased()
+    }()
+
+    /// An IPv4 or IPv6 address, localhost, or this machine's name (also with .local, as mDNS gives it).
+    static func isThisMachine(_ host: String) -> Bool {
+        let host = host.lowercased()
+        var address = in6_addr()
+        if inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1 { return true }
+        return host == "localhost" || machineName.map { host == $0 || host == $0 + ".local" } == true
+    }
+
     /// GET /people and /people/N.jpg; nil for another path.
     func read(_ path: String) -> (status: HTTPResponseStatus, body: [UInt8], type: String)? {
         if path == "/people" {
@@ -49,7 +95,7 @@ public struct PeoplePanel: Sendable {
         ["/people/name", "/people/dismiss", "/people/rename", "/people/forget"].contains(path)
     }
 
-    /// Why the change requested by `head` is refused before its body is read, or nil to go on.
+    /// Why the change requested by `head` (its body `bodyBytes` long) is refused before its body is looked at, or nil to go on.
     func refusal(of head: HTTPRequestHead, bodyBytes: Int) -> Answer? {
         guard let changeToken else {
             return Answer(status: .forbidden, body: Self.message(
@@ -58,8 +104,14 @@ public struct PeoplePanel: Sendable {
         if let site = head.headers.first(name: "Sec-Fetch-Site"), site != "same-origin", site != "none" {
             return Answer(status: .forbidden, body: Self.message("a change from another site is refused"))
         }
-        if let origin = head.headers.first(name: "Origin"), origin != head.headers.first(name: "Host").map({ "http://" + $0 }) {
-            return Answer(status: .forbidden, body: Self.message("a change from another origin (\(origin)) is refused"))
+        // The origin's host and port against those the request was sent to: a proxy that adds HTTPS changes the scheme
+        // only, and one that passes the Host it was sent to upstream says the original in X-Forwarded-Host.
+        if let origin = head.headers.first(name: "Origin") {
+            let authority = origin.split(separator: "://", maxSplits: 1).dropFirst().first.map(String.init)
+            let sentTo = [head.headers.first(name: "Host"), head.headers.first(name: "X-Forwarded-Host")].compactMap { $0 }
+            guard let authority, sentTo.contains(where: { $0.lowercased() == authority.lowercased() }) else {
+                return Answer(status: .forbidden, body: Self.message("a change from another origin (\(origin)) is refused"))
+            }
         }
         guard let given = head.headers.first(name: Self.tokenHeader), Self.same(given, changeToken) else {
             return Answer(status: .forbidden, body: Self.message(
@@ -93,7 +145,7 @@ public struct PeoplePanel: Sendable {
         default:
             let wanted = ["/people/name": "tracks (numbers) and name", "/people/dismiss": "tracks (numbers)",
                           "/people/rename": "name and to", "/people/forget": "name"][path] ?? ""
-            return .failure(AnswerError(.badRequest, "\(path) takes \(wanted), and nothing else"))
+            return .failure(AnswerError(.badRequest, "\(path) takes \(wanted)"))
         }
     }
 

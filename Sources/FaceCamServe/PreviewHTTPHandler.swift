@@ -102,6 +102,9 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
 
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        if routes.people != nil, PeoplePanel.isPanel(path), let refusal = PeoplePanel.hostRefusal(head) {
+            return reply(refusal.status, refusal.body, type: "application/json", to: head, context: context)
+        }
         if let people = routes.people, PeoplePanel.isChange(path) {
             guard head.method == .POST else {
                 return reply(.methodNotAllowed, "a change is a POST\n", extra: [("Allow", "POST")], to: head, context: context)

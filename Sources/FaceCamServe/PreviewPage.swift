@@ -138,13 +138,16 @@ enum PreviewPage {
         </section>
         """
 
-    /// Polls /people and draws it again only when it changed, keeping what is being typed. The token comes from the
-    /// address's #token= (which browsers never send) or the token field, and stays in this tab's session storage.
+    /// Polls /people and draws it again when it changed, but not while a field of it is being typed in. The token comes
+    /// from the address's #token= (which browsers never send) or the token field, and stays in this tab's session
+    /// storage; one refused (a restarted live makes a new one) is forgotten and asked for again.
     private static let peopleScript = """
         const tokenKey = "facecam-token";
-        const fromAddress = new URLSearchParams(location.hash.slice(1)).get("token");
+        const fromAddress = location.hash.match(/^#token=(.+)$/)?.[1];
         if (fromAddress) {
-          sessionStorage.setItem(tokenKey, fromAddress);
+          let token = fromAddress;
+          try { token = decodeURIComponent(fromAddress); } catch (error) {}
+          sessionStorage.setItem(tokenKey, token);
           history.replaceState(null, "", location.pathname + location.search);
         }
         document.getElementById("token-save").onclick = () => {
@@ -161,7 +164,10 @@ enum PreviewPage {
             body: JSON.stringify(body) });
           const answer = await response.json().catch(() => ({ message: response.statusText }));
           document.getElementById("message").textContent = answer.message;
-          if (response.status === 403 && !sessionStorage.getItem(tokenKey)) document.getElementById("token-row").hidden = false;
+          if (response.status === 403 && answer.message?.includes("needs the token")) {
+            sessionStorage.removeItem(tokenKey);
+            document.getElementById("token-row").hidden = false;
+          }
           lastPeople = "";
           pollPeople();
         }
@@ -169,7 +175,7 @@ enum PreviewPage {
         async function pollPeople() {
           let text;
           try { text = await (await fetch("people", { cache: "no-store" })).text(); } catch (error) { return; }
-          if (text === lastPeople) return;
+          if (text === lastPeople || document.activeElement?.closest?.("#people input")) return;
           lastPeople = text;
           const people = JSON.parse(text);
           if (people.changes && !sessionStorage.getItem(tokenKey)) document.getElementById("token-row").hidden = false;

@@ -55,6 +55,7 @@ public final class PreviewServer: LiveObserver, Sendable {
     private let hub: PreviewHub
     private let metrics: PreviewMetrics
     private let counts: CountsSource
+    private let people: PeoplePanel?
     private let closed = Mutex(false)
 
     /// Binds `address` and starts serving; `source` names what the page shows, with `people`'s panel when given.
@@ -95,6 +96,7 @@ public final class PreviewServer: LiveObserver, Sendable {
         self.hub = hub
         self.metrics = metrics
         self.counts = counts
+        self.people = people
         self.address = ServeAddress(host: address.host, port: listener.localAddress?.port ?? address.port)
     }
 
@@ -133,6 +135,8 @@ public final class PreviewServer: LiveObserver, Sendable {
         guard first else { return }
         hub.close()
         try? listener.close().wait()
+        // A change under way (waiting on the gallery, at most its busy timeout) is made and answered before the loop stops.
+        people?.changes.sync {}
         try? group.syncShutdownGracefully()
     }
 

@@ -52,11 +52,14 @@ def main():
         subprocess.run([args.facecam, "enrol", "--gallery", gallery, "Collins",
                         os.path.join(os.path.dirname(__file__), "../../Fixtures/images/astronaut.png")], check=True)
         log = open(os.path.join(scratch, "stderr"), "w+")
-        out = open(os.path.join(scratch, "stdout"), "w+")
+        out = open(os.path.join(scratch, "stdout"), "w")
+        # A reader of its own, whose position is not the writer's: each sample reads what came since the last.
+        records = open(os.path.join(scratch, "stdout"))
         live = subprocess.Popen([args.facecam, "live", "--source", clip, "--loop", "--realtime", "--recognize", "--gallery",
                                  gallery, "--serve", "0", "--duration", str(args.seconds), "--format", "text"],
                                 stdout=out, stderr=log)
         port = None
+        tracks = 0
         start = time.monotonic()
         while live.poll() is None:
             time.sleep(args.interval if port else 1)
@@ -71,9 +74,8 @@ def main():
                 listing = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/people", timeout=10))
             except (OSError, AttributeError):
                 break
-            out.seek(0)
-            ids = [int(m) for m in re.findall(r"\bid (\d+)", out.read())]
-            print(f"{time.monotonic() - start:7.0f} s  {rss:7.1f} MB  tracks {max(ids, default=0):5d}  "
+            tracks = max([tracks] + [int(m) for m in re.findall(r"\bid (\d+)", records.read())])
+            print(f"{time.monotonic() - start:7.0f} s  {rss:7.1f} MB  tracks {tracks:5d}  "
                   f"groups {len(listing['unknown']):3d} ({sum(len(g['tracks']) for g in listing['unknown'])} tracks)", flush=True)
         live.wait()
         log.seek(0)

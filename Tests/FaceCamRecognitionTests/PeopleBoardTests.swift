@@ -76,11 +76,44 @@ struct PeopleBoardTests {
         let ada = try enrolled("Ada")
         #expect(ada == 2 && board.listing().unknown.isEmpty)
         // Renamed and forgotten; a person not enrolled is refused.
-        #expect(board.perform(.rename("Grace", to: "Hopper")) == .done("renamed 'Grace' 'Hopper'"))
+        #expect(board.perform(.rename("Grace", to: "Hopper")) == .done("renamed 'Grace' to 'Hopper'"))
         #expect(board.perform(.forget("Ada")) == .done("forgot 'Ada'"))
         let people = try Gallery(path: path, access: .read).people().map(\.name)
         #expect(board.listing().known.map(\.name) == ["Hopper"] && people == ["Hopper"])
         guard case .refused = board.perform(.forget("Ada")) else { Issue.record("forgot Ada twice"); return }
+    }
+
+    /// The namer takes the gallery's change about a second after a naming: the faces it still reports unnamed until then
+    /// stay off the panel and cannot be named twice; once the name is no longer enrolled they are unknown again.
+    @Test func aNamedGroupStaysNamedUntilTheNamerCatchesUp() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let board = try board()
+        #expect(board.perform(.name(tracks: [3], as: "Lin")) == .done("1 descriptions of 1 track enrolled as 'Lin'"))
+        board.seen(source: "cam", track: 3, name: nil, zones: [], description: nil, picture: nil)
+        #expect(board.listing().unknown.map(\.tracks) == [[2, 1]] && board.picture(3) == nil)
+        #expect(board.perform(.name(tracks: [3], as: "Bob")) == .conflict("those faces were named or dismissed already, or are no longer on the board"))
+        // The namer names it; then Lin is forgotten elsewhere, and the namer, told, reports the track unknown again.
+        board.enrolled(["Ada", "Lin"])
+        board.seen(source: "cam", track: 3, name: "Lin", zones: [], description: nil, picture: nil)
+        board.enrolled(["Ada"])
+        board.seen(source: "cam", track: 3, name: nil, zones: [], description: nil, picture: nil)
+        #expect(board.listing().unknown.map(\.tracks) == [[3], [2, 1]])
+        // A reading of the gallery from before a naming keeps it named; one with the name, then one without, does not.
+        #expect(board.perform(.name(tracks: [1, 2], as: "Grace")) == .done("2 descriptions of 2 tracks enrolled as 'Grace'"))
+        board.enrolled(["Ada"])
+        #expect(board.listing().unknown.map(\.tracks) == [[3]])
+        board.enrolled(["Ada", "Grace"])
+        board.enrolled(["Ada"])
+        #expect(board.listing().unknown.map(\.tracks) == [[3], [2, 1]])
+    }
+
+    /// Someone enrolled seen in a track: no entry, so no picture kept and no room taken.
+    @Test func theKnownTakeNoRoomOnTheBoard() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let board = try board()
+        board.seen(source: "cam", track: 7, name: "Ada", zones: [], description: Self.descriptor(0), picture: ([1], 1))
+        #expect(board.wantsPicture(source: "cam", track: 7, rank: 1) && board.picture(4) == nil)
+        #expect(board.listing().unknown.flatMap(\.tracks).count == 3 && board.listing().known.first?.lastSeen != nil)
     }
 
     @Test(arguments: ["", "A\u{7}da", "Ada,Grace", " Ada", String(repeating: "x", count: 300)])

@@ -11,8 +11,13 @@ struct PeoplePanelTests {
     final class Desk: PeopleDesk {
         let changes = Mutex<[PeopleChange]>([])
         let outcome: PeopleChangeOutcome
+        /// When given, a change waits for it (a gallery another process holds).
+        let gate: DispatchSemaphore?
 
-        init(outcome: PeopleChangeOutcome = .done("ok")) { self.outcome = outcome }
+        init(outcome: PeopleChangeOutcome = .done("ok"), gate: DispatchSemaphore? = nil) {
+            self.outcome = outcome
+            self.gate = gate
+        }
 
         func listing() -> PeopleListing {
             PeopleListing(
@@ -24,6 +29,7 @@ struct PeoplePanelTests {
 
         func perform(_ change: PeopleChange) -> PeopleChangeOutcome {
             changes.withLock { $0.append(change) }
+            gate?.wait()
             return outcome
         }
     }
@@ -125,7 +131,7 @@ struct PeoplePanelTests {
         (#"["Lin"]"#, "not a JSON object"),
         (#"{"tracks":[],"name":"Lin"}"#, "takes tracks (numbers) and name"),
         (#"{"tracks":["2"],"name":"Lin"}"#, "not a JSON object"),
-        (#"{"tracks":[2],"name":"Lin","to":"X"}"#, "and nothing else"),
+        (#"{"tracks":[2],"name":"Lin","to":"X"}"#, "takes tracks (numbers) and name"),
         (#"{"name":"Lin"}"#, "takes tracks (numbers) and name"),
     ])
     func aBodyThatIsNotAChangeIs400(body: String, reason: String) throws {
@@ -163,7 +169,65 @@ struct PeoplePanelTests {
         let server = try PreviewServer(
             address: ServeAddress(port: 0), source: "camera", people: PeoplePanel(desk: Desk(outcome: outcome), changeToken: Self.token))
         defer { server.close() }
-        #expect(try post(server, "name", #"{"tracks":[2],"name":"A\u0007"}"#).status == status)
+        #expect(try post(server, "name", #"{"tracks":[2],"name":"Lin"}"#).status == status)
+    }
+
+    /// DNS rebinding: another site's name pointed at this machine makes the browser send that name as Host (and as the
+    /// origin, which then matches). The panel answers only to addresses, localhost and the machine's name; the preview
+    /// itself is unchanged.
+    @Test func thePanelAnswersOnlyToThisMachinesNames() throws {
+        let desk = Desk()
+        let server = try PreviewServer(address: ServeAddress(port: 0), source: "camera", people: PeoplePanel(desk: desk, changeToken: Self.token))
+        defer { server.close() }
+        let host = "evil.example:\(server.address.port)"
+        let read = try curl(server, "/people", ["-H", "Host: \(host)"])
+        #expect(read.status == 403 && read.body.contains("not to 'evil.example'"), "\(read)")
+        #expect(try curl(server, "/people/2.jpg", ["-H", "Host: \(host)"]).status == 403)
+        #expect(try post(server, "name", #"{"tracks":[2],"name":"Lin"}"#, headers: ["Host": host, "Origin": "http://\(host)"]).status == 403)
+        #expect(try curl(server, "/", ["-H", "Host: \(host)"]).status == 200)
+        #expect(try curl(server, "/people", ["-H", "Host: localhost:\(server.address.port)"]).status == 200)
+        #expect(desk.changes.withLock { $0 }.isEmpty)
+        for (authority, name) in [("127.0.0.1:80", "127.0.0.1"), ("[::1]:8080", "::1"), ("cam.local", "cam.local"), ("[fe80::1]", "fe80::1")] {
+            #expect(PeoplePanel.hostName(authority) == name)
+        }
+        #expect(PeoplePanel.isThisMachine("10.1.2.3") && PeoplePanel.isThisMachine("::1") && PeoplePanel.isThisMachine("LOCALHOST"))
+        #expect(!PeoplePanel.isThisMachine("evil.example") && !PeoplePanel.isThisMachine("127.0.0.1.evil.example"))
+    }
+
+    /// Behind a proxy that adds HTTPS the origin's scheme differs; one that passes its own upstream Host says the
+    /// original in X-Forwarded-Host. Both are the page's own origin.
+    @Test func aChangeThroughAProxyIsTheSameOrigin() throws {
+        let desk = Desk()
+        let server = try PreviewServer(address: ServeAddress(port: 0), source: "camera", people: PeoplePanel(desk: desk, changeToken: Self.token))
+        defer { server.close() }
+        let body = #"{"tracks":[2],"name":"Lin"}"#
+        #expect(try post(server, "name", body, headers: ["Origin": "https://\(server.address)"]).status == 200)
+        #expect(try post(server, "name", body, headers: ["Origin": "https://cam.example", "X-Forwarded-Host": "cam.example"]).status == 200)
+        #expect(try post(server, "name", body, headers: ["Origin": "https://cam.example"]).status == 403)
+        #expect(desk.changes.withLock { $0 }.count == 2)
+    }
+
+    /// A change waiting on the gallery when the server closes is made and answered before the server's loop stops.
+    @Test func aChangeUnderWayWhenTheServerClosesIsAnswered() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let desk = Desk(gate: gate)
+        let server = try PreviewServer(address: ServeAddress(port: 0), source: "camera", people: PeoplePanel(desk: desk, changeToken: Self.token))
+        let answer = Mutex<(status: Int, body: String)?>(nil)
+        let asked = Thread { answer.withLock { $0 = try? self.post(server, "forget", #"{"name":"Grace"}"#) } }
+        asked.start()
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while desk.changes.withLock({ $0.isEmpty }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let closed = Mutex(false)
+        let closing = Thread {
+            server.close()
+            closed.withLock { $0 = true }
+        }
+        closing.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!closed.withLock { $0 })  // waits for the change
+        gate.signal()
+        while answer.withLock({ $0 == nil }) || !closed.withLock({ $0 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(answer.withLock { $0?.status } == 200 && closed.withLock { $0 })
     }
 
     @Test func tokensAreCheckedAndWrittenForTheirOwnerOnly() throws {
@@ -184,9 +248,11 @@ struct PeoplePanelTests {
         for bad in ["short", "with a space in it!!", String(repeating: "x", count: 257), "tab\there-0123456789"] {
             #expect(throws: ChangeToken.Failure.self) { try ChangeToken.checked(bad, from: "test") }
         }
-        #expect(ChangeToken.defaultPath(port: 8080, environment: ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/a"])
-            == "/run/user/1000/facecam/serve-8080.token")
-        #expect(ChangeToken.defaultPath(port: 80, environment: ["HOME": "/home/a"]) == "/home/a/.local/state/facecam/serve-80.token")
-        #expect(ChangeToken.defaultPath(port: 80, environment: [:]) == nil)
+        let address = ServeAddress(port: 8080)
+        #expect(ChangeToken.defaultPath(address: address, environment: ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/a"])
+            == "/run/user/1000/facecam/serve-127.0.0.1-8080.token")
+        #expect(ChangeToken.defaultPath(address: ServeAddress(host: "::1", port: 80), environment: ["HOME": "/home/a"])
+            == "/home/a/.local/state/facecam/serve-__1-80.token")
+        #expect(ChangeToken.defaultPath(address: address, environment: [:]) == nil)
     }
 }

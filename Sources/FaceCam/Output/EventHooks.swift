@@ -149,8 +149,9 @@ public final class EventHooks: Sendable {
         environment["FACECAM_ZONE"] = event.zone
         // With --recognize: the name, empty for someone unknown.
         environment["FACECAM_IDENTITY"] = event.identity.map { $0.name ?? "" }
-        // The broker's password (live --mqtt) is facecam's alone.
+        // The broker's password (live --mqtt) and the people panel's token are facecam's alone.
         environment["FACECAM_MQTT_PASSWORD"] = nil
+        environment["FACECAM_SERVE_TOKEN"] = nil
         let words: [String] = ["/bin/sh", "-c", command]
         let arguments = words.map { (word: String) -> UnsafeMutablePointer<CChar>? in strdup(word) } + [nil]
         let variables = environment.map { (key: String, value: String) -> UnsafeMutablePointer<CChar>? in strdup("\(key)=\(value)") } + [nil]
