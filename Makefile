@@ -217,6 +217,7 @@ test: test-deps release
 	$(PYTHON) Tests/Docs/check_docs.py --facecam $(RELEASE_BINARY)
 	$(PYTHON) Tests/Docs/options.py check --facecam $(RELEASE_BINARY)
 	@mkdir -p $(TEST_LOGS)
+	$(PYTHON) Tests/Golden/outputs.py self-test
 	bash -o pipefail -c '$(PYTHON) Tests/Golden/outputs.py check --facecam $(RELEASE_BINARY) 2>&1 | tee $(TEST_LOGS)/golden.log'
 	bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOGS)/swift.log'
 	@$(PYTHON) Tests/skipped.py $(TEST_LOGS)/golden.log $(TEST_LOGS)/swift.log

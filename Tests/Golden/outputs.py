@@ -2,8 +2,9 @@
 """What facecam's commands write on Fixtures/, kept as sha256 digests, so that a change meant to keep
 behaviour (a refactor) is shown to keep it byte for byte.
 
-  outputs.py record --facecam BIN   runs the commands and writes Tests/Golden/outputs.sha256
+  outputs.py record --facecam BIN   runs the commands and writes Tests/Golden/outputs.sha256 (and text/)
   outputs.py check --facecam BIN    runs them again and names every output whose bytes differ
+  outputs.py self-test              checks the tolerance's comparison on cases worked by hand
 
 Each command's standard output, and every file it writes, is one entry. The commands cover every
 --format, annotated images and video, crops, redacted photographs and video, eval's tables and map.
@@ -11,14 +12,18 @@ Runs use --engine opencv for the networks and OpenCV's own pool of one thread, w
 kernels (chosen by CPU) and thread timing out of the digests. OpenCV still chooses its SIMD code by
 CPU, and the networks' last digits move with it, so the digests are kept per kind of CPU (its
 architecture and SIMD extensions in /proc/cpuinfo, one section each): `record` writes this CPU's section, and keeps the others
-when this CPU's digests were already as recorded (drops them when its outputs changed: theirs did too);
-`check` on a CPU with no section says so and compares nothing (record one, on a commit whose
-outputs are known good, before a refactor). OpenVINO's agreement with OpenCV is checked by the tests
-and make bench, within the stated tolerances.
+when this CPU's digests were already as recorded (drops them when its outputs changed: theirs did too).
+`record` also keeps a copy of every text output (results, datasets, tables: Tests/Golden/text/), so that
+`check` on a CPU with no section compares those within a tolerance: the same text, each number within
+TOLERANCE_ABSOLUTE plus TOLERANCE_RELATIVE of its size (the networks' last digits; a face more or
+less, or a box a pixel off, fails). Pictures and videos are compared only on a CPU with a section; the
+check says how many it left out. OpenVINO's agreement with OpenCV is checked by the tests and make
+bench, within the stated tolerances.
 """
 import argparse
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +31,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MANIFEST = os.path.join(HERE, "outputs.sha256")
+TEXT = os.path.join(HERE, "text")
+# Scores and coordinates differ between kinds of CPU in their last digits (1e-5 and below): far inside these.
+TOLERANCE_ABSOLUTE = 0.01
+TOLERANCE_RELATIVE = 1e-4
+NUMBER = re.compile(rb"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 # Relative to ROOT, so that the paths written into the outputs are the same on every machine.
 WORK = ".build/golden"
 
@@ -78,11 +88,53 @@ def content(path):
         return handle.read().replace(ROOT.encode(), b"<root>")
 
 
+def is_text(entry, data):
+    """Standard output and the files of text formats, as written (no NUL, UTF-8)."""
+    return (entry.endswith("/stdout") or os.path.splitext(entry)[1] in (".json", ".jsonl", ".csv", ".txt", ".xml", ".yaml")) \
+        and b"\0" not in data and data.decode("utf-8", "replace").encode() == data
+
+
+def within_tolerance(expected, actual):
+    """None when `actual` is `expected` but for numbers within the tolerance; else where they part, in words."""
+    expected_parts, actual_parts = NUMBER.split(expected), NUMBER.split(actual)
+    expected_numbers, actual_numbers = NUMBER.findall(expected), NUMBER.findall(actual)
+    if expected_parts != actual_parts or len(expected_numbers) != len(actual_numbers):
+        return "its text differs, not only its numbers"
+    for a, b in zip(expected_numbers, actual_numbers):
+        x, y = float(a), float(b)
+        if abs(x - y) > TOLERANCE_ABSOLUTE + TOLERANCE_RELATIVE * max(abs(x), abs(y)):
+            return f"{a.decode()} became {b.decode()}"
+    return None
+
+
+def self_test():
+    """The tolerance on hand-worked cases: numbers within it pass, a number beyond it, a face more, or other text fail."""
+    same = b'{"faces":[{"box":[10,20,30.5,40],"score":0.912345}]}'
+    cases = [
+        (b'{"faces":[{"box":[10,20,30.5,40],"score":0.912349}]}', None),  # a score's 6th digit
+        (b'{"faces":[{"box":[10.004,20,30.5,40],"score":0.912345}]}', None),  # 0.004 of a pixel
+        (b'{"faces":[{"box":[10,20,30.5,40],"score":0.93}]}', "0.912345 became 0.93"),  # 0.018: beyond 0.01
+        (b'{"faces":[{"box":[11,20,30.5,40],"score":0.912345}]}', "10 became 11"),  # a pixel
+        (b'{"faces":[{"box":[10,20,30.5,40],"score":0.912345},{"box":[1,2,3,4],"score":0.5}]}', "its text differs, not only its numbers"),
+        (b'{"faces":[{"box":[10,20,30.5,40],"score":-0.912345}]}', "0.912345 became -0.912345"),
+        (b'{"face":[{"box":[10,20,30.5,40],"score":0.912345}]}', "its text differs, not only its numbers"),
+    ]
+    # 10000 against 10001: 1 is within 0.01 + 1e-4 * 10001 (1.01); 10002 is not.
+    big = b"frames 10000"
+    failures = [f"{actual!r}: {within_tolerance(same, actual)!r}, not {expected!r}" for actual, expected in cases
+                if within_tolerance(same, actual) != expected]
+    if within_tolerance(big, b"frames 10001") is not None or within_tolerance(big, b"frames 10002") != "10000 became 10002":
+        failures.append("the relative part of the tolerance")
+    if failures:
+        sys.exit("outputs.py self-test: " + "; ".join(failures))
+    print(f"outputs.py self-test: {len(cases) + 2} cases as worked by hand")
+
+
 def run_all(facecam):
-    """Runs every command; returns {entry: sha256} over their outputs."""
+    """Runs every command; returns {entry: sha256} over their outputs, and {entry: bytes} of the text ones."""
     work = os.path.join(ROOT, WORK)
     shutil.rmtree(work, ignore_errors=True)
-    digests = {}
+    digests, texts = {}, {}
     for name, arguments in commands():
         out = f"{WORK}/{name}"
         os.makedirs(os.path.join(ROOT, out))
@@ -90,12 +142,42 @@ def run_all(facecam):
         result = subprocess.run(argv, cwd=ROOT, capture_output=True, timeout=600)
         if result.returncode not in (0, 2):
             sys.exit(f"outputs.py: {' '.join(argv)} exited {result.returncode}: {result.stderr.decode(errors='replace')}")
-        digests[f"{name}/stdout"] = hashlib.sha256(result.stdout).hexdigest()
+        outputs = {f"{name}/stdout": result.stdout}
         for folder, _, files in os.walk(os.path.join(ROOT, out)):
             for file in files:
                 path = os.path.join(folder, file)
-                digests[os.path.relpath(path, os.path.join(ROOT, WORK))] = hashlib.sha256(content(path)).hexdigest()
-    return digests
+                outputs[os.path.relpath(path, os.path.join(ROOT, WORK))] = content(path)
+        for entry, data in outputs.items():
+            digests[entry] = hashlib.sha256(data).hexdigest()
+            if is_text(entry, data):
+                texts[entry] = data
+    return digests, texts
+
+
+def compare_texts(kind, digests, texts, sections):
+    """`check` on a CPU with no section: the text outputs against the copies, within the tolerance."""
+    recorded = {}
+    for folder, _, files in os.walk(TEXT):
+        for file in files:
+            path = os.path.join(folder, file)
+            with open(path, "rb") as handle:
+                recorded[os.path.relpath(path, TEXT)] = handle.read()
+    entries = set(next(iter(sections.values()), {})) if sections else set()
+    problems = [f"{WORK}/{e} is no longer written" for e in sorted(entries - set(digests))]
+    problems += [f"{WORK}/{e} is new" for e in sorted(set(digests) - entries)]
+    problems += [f"{WORK}/{e} is no longer text" for e in sorted(set(recorded) - set(texts)) if e in digests]
+    for entry in sorted(set(recorded) & set(texts)):
+        reason = within_tolerance(recorded[entry], texts[entry])
+        if reason:
+            problems.append(f"{WORK}/{entry}: {reason}")
+    for problem in problems:
+        print(f"outputs.py: {problem}", file=sys.stderr)
+    if problems:
+        sys.exit(f"outputs.py: {len(problems)} outputs changed beyond the tolerance on this CPU ({kind}), compared with the "
+                 f"text recorded on another: if the change is meant, record them again (Tests/Golden/outputs.py record)")
+    print(f"outputs.py: {len(recorded)} text outputs are as recorded, within the tolerance (numbers within "
+          f"{TOLERANCE_ABSOLUTE} + {TOLERANCE_RELATIVE:g} of their size): no digests are recorded for this CPU ({kind}); "
+          f"its {len(digests) - len(recorded)} pictures and videos were not compared")
 
 
 def cpu_kind():
@@ -131,17 +213,28 @@ def read_manifest():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["record", "check"])
-    parser.add_argument("--facecam", required=True)
+    parser.add_argument("action", choices=["record", "check", "self-test"])
+    parser.add_argument("--facecam")
     args = parser.parse_args()
+    if args.action == "self-test":
+        return self_test()
+    if not args.facecam:
+        parser.error("record and check need --facecam BIN")
     facecam = os.path.abspath(args.facecam)
     sections, kind = read_manifest(), cpu_kind()
-    if args.action == "check" and kind not in sections:
+    if args.action == "check" and kind not in sections and not os.path.isdir(TEXT):
         print(f"outputs.py: SKIPPED: no outputs are recorded for this CPU ({kind}; recorded: {', '.join(sorted(sections))}): "
               f"nothing compared. Before a refactor, record them on a commit known good (Tests/Golden/outputs.py record)")
         return
-    digests = run_all(facecam)
+    digests, texts = run_all(facecam)
+    if args.action == "check" and kind not in sections:
+        return compare_texts(kind, digests, texts, sections)
     if args.action == "record":
+        shutil.rmtree(TEXT, ignore_errors=True)
+        for entry, data in texts.items():
+            os.makedirs(os.path.dirname(os.path.join(TEXT, entry)), exist_ok=True)
+            with open(os.path.join(TEXT, entry), "wb") as handle:
+                handle.write(data)
         if kind in sections and sections[kind] != digests:
             # Outputs meant to change on this CPU have changed on the others too: their sections are stale.
             for other in sorted(set(sections) - {kind}):
