@@ -335,3 +335,74 @@ struct SizeCheckFilterTests {
         #expect(try filter.detect(in: frame, geometry: try GeometrySettings().geometry(for: frame.size)) == [faces[0], faces[2]])
     }
 }
+
+/// live's driver in process: frames offered while the detector is busy are dropped to the newest, sequence gaps count
+/// as missed, frames while detection is switched off are let go, and the sink gets what was processed, in order.
+struct LiveProcessorTests {
+    /// Finds one face; the first frame waits for `gate`, as a slow detector would.
+    private final class GatedDetector: FrameFaceDetector, @unchecked Sendable {
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        private let first = Mutex(true)
+        func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
+            let isFirst = first.withLock { isFirst in
+                defer { isFirst = false }
+                return isFirst
+            }
+            if isFirst {
+                started.signal()
+                gate.wait()
+            }
+            let box = PixelRect(x: 8, y: 8, width: 16, height: 16)
+            return [Face(box: box, preview: geometry.bufferToPreview.apply(box.rect), score: 0.9)]
+        }
+    }
+
+    private final class Recorder: FrameConsumer {
+        let frames = Mutex<[Int]>([])
+        func consume(_ tracked: TrackedFrame, fail: @escaping @Sendable (FaceCamError) -> Void) {
+            frames.withLock { $0.append(tracked.frame.result.frame) }
+        }
+        func drain() {}
+    }
+
+    private func frame(_ sequence: Int) -> LiveFrame {
+        LiveFrame(frame: Frame(width: 64, height: 48), sequence: sequence, time: Double(sequence) / 10, capturedAt: monotonicSeconds())
+    }
+
+    @Test func framesOfferedWhileTheDetectorIsBusyAreDroppedToTheNewest() throws {
+        let detector = GatedDetector()
+        let recorder = Recorder()
+        let sink = ResultSink(records: nil, tracking: FrameTracking(tracker: FaceTracker()), consumers: [recorder], report: { _ in })
+        let processor = LiveProcessor(detector: detector, settings: GeometrySettings(), sink: sink, source: "camera")
+        processor.offer(frame(0))
+        #expect(detector.started.wait(timeout: .now() + 60) == .success)
+        // Frame 0 is being detected: 1 to 4 wait in turn, each replacing the one before; 5 and 6 never came.
+        for sequence in [1, 2, 3, 4, 7] { processor.offer(frame(sequence)) }
+        detector.gate.signal()
+        let summary = processor.finish(skipped: 0)
+        #expect(recorder.frames.withLock { $0 } == [0, 7])
+        #expect(summary.captured == 6 && summary.processed == 2 && summary.dropped == 4 && summary.missed == 2)
+        #expect(sink.summary.frames == 2 && sink.summary.faces == 2)
+    }
+
+    @Test func framesWhileDetectionIsOffAreLetGo() throws {
+        let detector = GatedDetector()
+        detector.gate.signal()
+        let recorder = Recorder()
+        let sink = ResultSink(records: nil, consumers: [recorder], report: { _ in })
+        let detection = DetectionSwitch()
+        let processor = LiveProcessor(detector: detector, settings: GeometrySettings(), sink: sink, source: "camera", detection: detection)
+        processor.offer(frame(0))
+        _ = processor.finish(skipped: 0)
+        _ = detection.set(false)
+        processor.offer(frame(1))
+        _ = processor.finish(skipped: 0)
+        _ = detection.set(true)
+        processor.offer(frame(2))
+        let summary = processor.finish(skipped: 3)
+        #expect(recorder.frames.withLock { $0 } == [0, 2])
+        #expect(summary.counts.skippedWhileOff == 1 && summary.processed == 2 && summary.skipped == 3)
+        #expect(summary.description.contains("1 let go while detection was switched off; skipped 3 damaged buffers"))
+    }
+}
