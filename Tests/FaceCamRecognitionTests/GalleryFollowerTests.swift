@@ -8,12 +8,6 @@ import Testing
 /// follower gives the people enrolled then, looking at most once a second on a clock moved by hand, and holding no
 /// connection open between looks (forget empties the log at once).
 struct GalleryFollowerTests {
-    final class ManualClock: MonotonicClock {
-        private let seconds = Mutex(0.0)
-        var now: Double { seconds.withLock { $0 } }
-        func advance(by interval: Double) { seconds.withLock { $0 += interval } }
-    }
-
     /// A descriptor pointing along axis `axis`: two of them are as far apart as descriptors get.
     static func descriptor(_ axis: Int) -> FaceDescriptor {
         FaceDescriptor((0..<FaceDescriptor.count).map { $0 == axis ? 1 : 0 })!

@@ -90,14 +90,6 @@ struct EventHooksTests {
     }
 }
 
-/// A clock the test moves by hand.
-final class ManualClock: MonotonicClock {
-    private let seconds = Mutex(0.0)
-    var now: Double { seconds.withLock { $0 } }
-    func advance(by interval: Double) { seconds.withLock { $0 += interval } }
-    func set(to time: Double) { seconds.withLock { $0 = max($0, time) } }
-}
-
 /// Whether `condition` holds within a minute, looked at every 10 ms: a bound on a wait for another thread or process, so
 /// that a failure ends the test rather than hanging it; no test's result depends on how long the wait took.
 func eventually(_ condition: () -> Bool) -> Bool {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
 
 /// Seconds on CLOCK_MONOTONIC, the clock V4L2 stamps buffers with.
 public func monotonicSeconds() -> Double {
@@ -22,4 +23,18 @@ public protocol MonotonicClock: Sendable {
 public struct SystemClock: MonotonicClock {
     public init() {}
     public var now: Double { monotonicSeconds() }
+}
+
+/// A clock the tests move by hand (the package's own; no command reads it).
+package final class ManualClock: MonotonicClock {
+    private let seconds = Mutex(0.0)
+
+    package init() {}
+
+    package var now: Double { seconds.withLock { $0 } }
+
+    package func advance(by interval: Double) { seconds.withLock { $0 += interval } }
+
+    /// Moves it to `time`, never back.
+    package func set(to time: Double) { seconds.withLock { $0 = max($0, time) } }
 }
