@@ -11,6 +11,7 @@ public final class PeopleBoard: PeopleDesk {
     public static let capacity = 50
     /// A best shot's side, in pixels.
     public static let pictureSide = 112
+    static let gone = "those faces were named or dismissed already, or are no longer on the board"
 
     /// One track of one source, as the tracker numbers it.
     struct Key: Hashable {
@@ -165,9 +166,7 @@ public final class PeopleBoard: PeopleDesk {
         case .name(let tracks, let given):
             let name: String
             do throws(GalleryError) { name = try Gallery.checkName(given) } catch { return .refused(error.description) }
-            guard let taken = claim(tracks) else {
-                return .conflict("those faces were named or dismissed already, or are no longer on the board")
-            }
+            guard let taken = claim(tracks) else { return .conflict(Self.gone) }
             do throws(GalleryError) {
                 try Gallery(path: galleryPath, access: .write).enrol(name, descriptors: taken.descriptions, adding: true)
             } catch {
@@ -186,9 +185,7 @@ public final class PeopleBoard: PeopleDesk {
                 }
                 return numbers.count
             }
-            return dismissed == 0
-                ? .conflict("those faces were named or dismissed already, or are no longer on the board")
-                : .done("dismissed \(dismissed) \(dismissed == 1 ? "track" : "tracks")")
+            return dismissed == 0 ? .conflict(Self.gone) : .done("dismissed \(dismissed) \(dismissed == 1 ? "track" : "tracks")")
         case .rename(let name, let given):
             let newName: String
             do throws(GalleryError) {
@@ -202,17 +199,16 @@ public final class PeopleBoard: PeopleDesk {
             }
             return .done("renamed '\(name)' to '\(newName)'")
         case .forget(let name):
+            var said = "forgot '\(name)'"
             do throws(GalleryError) {
                 try Gallery(path: galleryPath, access: .write).forget(name)
             } catch {
-                if case .logKept = error {
-                    state.withLock { _ = $0.known.removeValue(forKey: Gallery.stored(name)) }
-                    return .done(error.description)
-                }
-                return Self.outcome(error)
+                // Forgotten, though another reader keeps the old pages for now: said as it is.
+                guard case .logKept = error else { return Self.outcome(error) }
+                said = error.description
             }
             state.withLock { _ = $0.known.removeValue(forKey: Gallery.stored(name)) }
-            return .done("forgot '\(name)'")
+            return .done(said)
         }
     }
 

@@ -21,12 +21,6 @@ struct TrackIdentity {
         return frame - lastDescribed >= Self.spacing || frame < lastDescribed
     }
 
-    /// Adds a description of the track's face at `frame`; true when it changed the name given before
-    /// (never without `enrolled` people: then the track is described only).
-    mutating func add(_ descriptor: FaceDescriptor, at frame: Int, enrolled: EnrolledFaces?) -> Bool {
-        update(described: descriptor, at: frame, enrolled: enrolled)
-    }
-
     /// Brings the track up to date at `frame`: `descriptor` added when given, and named among `enrolled` after it, or when
     /// the people enrolled changed since it was named (`enrolledChanged`). True when that changed the name given before,
     /// a name event: a first name is none, and neither is a name changed and changed back within the frame.
@@ -91,9 +85,10 @@ public final class TrackNamer: TrackNaming {
             let enrolledChanged = track.enrolledGeneration != generation
             track.enrolledGeneration = generation
             var descriptor: FaceDescriptor?
+            // The face with its box in the frame's buffer, as the describer and the best shot's crop read it.
+            var face = result.faces[index]
+            face.box = box
             if track.wantsDescription(at: result.frame) {
-                var face = result.faces[index]
-                face.box = box
                 do throws(FaceCamError) {
                     if let described = try FaceRecognizer.describe(face, in: frame, geometry: geometry, with: describer) {
                         descriptor = described.descriptor
@@ -109,8 +104,6 @@ public final class TrackNamer: TrackNaming {
             tracks[key] = track
             result.faces[index].identity = track.identity
             if let board {
-                var face = result.faces[index]
-                face.box = box
                 board.seen(
                     source: result.source, track: id, name: track.identity?.name, zones: face.zones ?? [], description: descriptor,
                     // Pictures are of the unknown only: the panel shows no one else.
@@ -128,9 +121,7 @@ public final class TrackNamer: TrackNaming {
         of face: Face, track: Key, in frame: Frame, geometry: PreviewGeometry, for board: PeopleBoard
     ) -> (jpeg: [UInt8], rank: Double)? {
         let size = min(1, Double(min(face.box.width, face.box.height)) / Double(PeopleBoard.pictureSide))
-        let box = face.box.rect
-        let (dx, dy) = (box.width * FaceCropStyle.defaultMargin, box.height * FaceCropStyle.defaultMargin)
-        let around = Rect(x: box.x - dx, y: box.y - dy, width: box.width + 2 * dx, height: box.height + 2 * dy)
+        let around = face.box.rect.widened(by: FaceCropStyle.defaultMargin)
         let inside = around.intersectionArea(with: Rect(x: 0, y: 0, width: Double(frame.width), height: Double(frame.height))) / around.area
         let rank = (face.quality ?? (face.score ?? 1) * size) * inside
         guard board.wantsPicture(source: track.source, track: track.id, rank: rank) else { return nil }

@@ -64,13 +64,10 @@ public enum ChangeToken {
         return folder.map { "\($0)/serve-\(host)-\(address.port).token" }
     }
 
-    /// Writes `token` to `path`, readable and writable by its owner only, in a folder made for it when missing (0700).
+    /// Writes `token` to `path`, readable and writable by its owner only, in folders made for it when missing (0700).
     public static func write(_ token: String, to path: String) throws(SystemError) {
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !folder.isEmpty, (try? fileKind(folder)) != .directory {
-            try makeDirectories(folder)
-            try blockingSyscall("chmod", path: folder) { chmod(folder, 0o700) }
-        }
+        if !folder.isEmpty { try makeDirectories(folder, mode: 0o700) }
         let file = try PartialFile(for: path)
         try blockingSyscall("fchmod", path: path) { fchmod(file.descriptor, 0o600) }
         try writeAll(Array((token + "\n").utf8), to: file.descriptor, path: path)

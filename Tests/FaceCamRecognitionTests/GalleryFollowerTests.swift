@@ -9,16 +9,20 @@ import Testing
 /// connection open between looks (forget empties the log at once).
 struct GalleryFollowerTests {
     /// A descriptor pointing along axis `axis`: two of them are as far apart as descriptors get.
-    static func descriptor(_ axis: Int) -> FaceDescriptor {
-        FaceDescriptor((0..<FaceDescriptor.count).map { $0 == axis ? 1 : 0 })!
+    static func descriptor(_ axis: Int) -> FaceDescriptor { TrackIdentityTests.descriptor(axis) }
+
+    /// A gallery in a folder of its own (removed by the caller), Ada enrolled along axis 0, and its writer.
+    static func galleryOfAda() throws -> (folder: URL, path: String, writer: Gallery) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-follow-\(UUID().uuidString)")
+        let path = folder.appendingPathComponent("gallery.sqlite").path
+        let writer = try Gallery(path: path, access: .create)
+        try writer.enrol("Ada", descriptors: [descriptor(0)], adding: false)
+        return (folder, path, writer)
     }
 
     @Test func changesAreSeenOncePerIntervalAndOnlyWhenMade() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-follow-\(UUID().uuidString)")
+        let (folder, path, writer) = try Self.galleryOfAda()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("gallery.sqlite").path
-        let writer = try Gallery(path: path, access: .create)
-        try writer.enrol("Ada", descriptors: [Self.descriptor(0)], adding: false)
         let clock = ManualClock()
         let said = Mutex<[String]>([])
         let enrolled = EnrolledFaces(try writer.descriptors(), tolerance: 0.3)
@@ -43,11 +47,8 @@ struct GalleryFollowerTests {
     /// Someone enrolled between the read of the gallery and the follower's start (live loads its models in between) is
     /// seen at the first look.
     @Test func aChangeBeforeTheFollowerStartsIsSeenAtItsFirstLook() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-follow-\(UUID().uuidString)")
+        let (folder, path, writer) = try Self.galleryOfAda()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("gallery.sqlite").path
-        let writer = try Gallery(path: path, access: .create)
-        try writer.enrol("Ada", descriptors: [Self.descriptor(0)], adding: false)
         let enrolled = EnrolledFaces(try Gallery(path: path, access: .read).descriptors(), tolerance: 0.3)
         try writer.enrol("Grace", descriptors: [Self.descriptor(1)], adding: false)
         let clock = ManualClock()
@@ -65,7 +66,7 @@ struct GalleryFollowerTests {
         let ada = EnrolledFaces([("Ada", Self.descriptor(0))], tolerance: 0.3)
         let both = EnrolledFaces([("Ada", Self.descriptor(0)), ("Grace", Self.descriptor(2))], tolerance: 0.3)
         var track = TrackIdentity()
-        _ = track.add(Self.descriptor(2), at: 0, enrolled: ada)
+        _ = track.update(described: Self.descriptor(2), at: 0, enrolled: ada)
         #expect(track.identity?.name == nil)
         let unchanged = track.update(described: nil, at: 5, enrolled: ada)
         #expect(!unchanged)

@@ -10,7 +10,7 @@ struct PeopleBoardTests {
     /// A descriptor pointing along `axis`, turned a little towards `axis + 1` by `offset`: descriptors of one axis lie
     /// closer than the clustering threshold, two axes as far apart as descriptors get.
     static func descriptor(_ axis: Int, offset: Float = 0) -> FaceDescriptor {
-        FaceDescriptor((0..<FaceDescriptor.count).map { $0 == axis ? 1 : $0 == axis + 1 ? offset : 0 })!
+        TrackIdentityTests.descriptor(axis, towards: axis + 1, tilt: offset)
     }
 
     final class WallClock: Sendable {

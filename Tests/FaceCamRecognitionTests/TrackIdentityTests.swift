@@ -18,12 +18,12 @@ struct TrackIdentityTests {
     @Test func describedAtItsFirstFaceThenTwiceMoreTenFramesApart() {
         var track = TrackIdentity()
         #expect(track.wantsDescription(at: 7))
-        _ = track.add(Self.descriptor(0), at: 7, enrolled: Self.enrolled)
+        _ = track.update(described: Self.descriptor(0), at: 7, enrolled: Self.enrolled)
         #expect(!track.wantsDescription(at: 16) && track.wantsDescription(at: 17))
-        _ = track.add(Self.descriptor(0), at: 20, enrolled: Self.enrolled)
+        _ = track.update(described: Self.descriptor(0), at: 20, enrolled: Self.enrolled)
         // A camera's counter that wrapped counts as time passed.
         #expect(track.wantsDescription(at: 3))
-        _ = track.add(Self.descriptor(0), at: 30, enrolled: Self.enrolled)
+        _ = track.update(described: Self.descriptor(0), at: 30, enrolled: Self.enrolled)
         #expect(!track.wantsDescription(at: 100) && track.descriptions.count == 3)
     }
 
@@ -32,15 +32,15 @@ struct TrackIdentityTests {
     /// sqrt((1 - 2/sqrt(5))^2 + (1/sqrt(5))^2) = 0.4595), beyond 0.33: unknown, a change of name.
     @Test func namedAfterTheMeanOfItsDescriptions() {
         var track = TrackIdentity()
-        let first = track.add(Self.descriptor(0, tilt: 0.1), at: 0, enrolled: Self.enrolled)
+        let first = track.update(described: Self.descriptor(0, tilt: 0.1), at: 0, enrolled: Self.enrolled)
         #expect(!first, "the first name is no change")
         #expect(track.identity?.name == "Ada")
-        let same = track.add(Self.descriptor(0), at: 10, enrolled: Self.enrolled)
+        let same = track.update(described: Self.descriptor(0), at: 10, enrolled: Self.enrolled)
         #expect(!same)
         var mixed = TrackIdentity()
-        _ = mixed.add(Self.descriptor(0), at: 0, enrolled: Self.enrolled)
-        _ = mixed.add(Self.descriptor(0), at: 10, enrolled: Self.enrolled)
-        let changed = mixed.add(Self.descriptor(1), at: 20, enrolled: Self.enrolled)
+        _ = mixed.update(described: Self.descriptor(0), at: 0, enrolled: Self.enrolled)
+        _ = mixed.update(described: Self.descriptor(0), at: 10, enrolled: Self.enrolled)
+        let changed = mixed.update(described: Self.descriptor(1), at: 20, enrolled: Self.enrolled)
         #expect(changed)
         #expect(mixed.identity?.name == nil)
         #expect(abs((mixed.identity?.distance ?? 0) - 0.4595) < 1e-4, "\(String(describing: mixed.identity))")

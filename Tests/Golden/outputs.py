@@ -162,7 +162,7 @@ def compare_texts(kind, digests, texts, sections):
             path = os.path.join(folder, file)
             with open(path, "rb") as handle:
                 recorded[os.path.relpath(path, TEXT)] = handle.read()
-    entries = set(next(iter(sections.values()), {})) if sections else set()
+    entries = set(next(iter(sections.values()), {}))
     problems = [f"{WORK}/{e} is no longer written" for e in sorted(entries - set(digests))]
     problems += [f"{WORK}/{e} is new" for e in sorted(set(digests) - entries)]
     problems += [f"{WORK}/{e} is no longer text" for e in sorted(set(recorded) - set(texts)) if e in digests]

@@ -43,9 +43,7 @@ extension Frame {
     /// widened by `margin` of its size on each side and clipped to the aperture; nil when nothing is left.
     public func uprightCut(around box: PixelRect, margin: Double, geometry: PreviewGeometry) throws(FaceCamError) -> UprightCut? {
         let upright = geometry.bufferToUpright.apply(box.rect)
-        let (dx, dy) = (upright.width * margin, upright.height * margin)
-        let widened = Rect(x: upright.x - dx, y: upright.y - dy, width: upright.width + 2 * dx, height: upright.height + 2 * dy)
-        guard let clipped = widened.clipped(to: geometry.uprightSize) else { return nil }
+        guard let clipped = upright.widened(by: margin).clipped(to: geometry.uprightSize) else { return nil }
         let x0 = Int(clipped.minX.rounded()), y0 = Int(clipped.minY.rounded())
         let size = PixelSize(width: Int(clipped.maxX.rounded()) - x0, height: Int(clipped.maxY.rounded()) - y0)
         guard size.width > 0, size.height > 0 else { return nil }

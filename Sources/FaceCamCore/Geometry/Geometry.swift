@@ -100,6 +100,12 @@ extension Rect {
         Rect(spanning: Point(x: min(minX, other.minX), y: min(minY, other.minY)), Point(x: max(maxX, other.maxX), y: max(maxY, other.maxY)))
     }
 
+    /// The rect widened by `fraction` of its width and height on each side, about its centre.
+    public func widened(by fraction: Double) -> Rect {
+        let (dx, dy) = (width * fraction, height * fraction)
+        return Rect(x: x - dx, y: y - dy, width: width + 2 * dx, height: height + 2 * dy)
+    }
+
     /// The rect moved `times` steps of `step` (a distance, as a point).
     public func moved(by step: Point, times: Double) -> Rect {
         Rect(x: x + step.x * times, y: y + step.y * times, width: width, height: height)

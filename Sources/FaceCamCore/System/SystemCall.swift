@@ -146,12 +146,12 @@ package func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) thro
     }
 }
 
-/// Creates `path` and any missing parents, as `mkdir -p` does.
-package func makeDirectories(_ path: String) throws(SystemError) {
+/// Creates `path` and any missing parents, as `mkdir -p` does, with `mode` (less the umask).
+package func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
     if (try? fileKind(path)) == .directory { return }
     let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-    if !parent.isEmpty { try makeDirectories(parent) }
-    if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError(call: "mkdir", path: path, errno: errno) }
+    if !parent.isEmpty { try makeDirectories(parent, mode: mode) }
+    if mkdir(path, mode) != 0 && errno != EEXIST { throw SystemError(call: "mkdir", path: path, errno: errno) }
     // EEXIST: a directory another process made meanwhile is fine; a file of that name is not one.
     if try fileKind(path) != .directory { throw SystemError(call: "mkdir", path: path, errno: ENOTDIR) }
 }
