@@ -65,7 +65,7 @@ struct Detect: ParsableCommand {
             detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(clustering: clustering),
             output: (output, context), folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
         session.countReported(missing: missing)
-        let settings = geometry.settings
+        let inputLoop = geometry.inputLoop(zones: zoneSettings, masks: masks)
         var last: String?
         for item in StillImageInputs(paths: inputs, recursive: folders.recursive) {
             if session.stopping { break }
@@ -79,22 +79,14 @@ struct Detect: ParsableCommand {
                     warn(passed, readingVideos: false)
                 case .file(let path):
                     last = path.description
-                    let image = try ImageFile.load(path, maximumPixels: input.maximumPixels)
-                    var settings = settings
-                    let reported: Orientation
-                    if case .fixed(let given) = geometry.orientation {
-                        reported = given
-                    } else {
-                        settings.orientation = image.uprightOrientation
-                        reported = image.orientation ?? .up
-                    }
-                    let geometry = try settings.geometry(for: image.frame.size, source: path.description)
-                    try zoneSettings?.check(geometry, source: path.description)
-                    try masks.check(geometry, source: path.description)
-                    session.pipeline.submit(FrameJob(
-                        source: path.description, index: 0, time: 0, frame: image.frame, geometry: geometry,
-                        annotationName: output.annotate == nil ? nil : path.stem, orientation: reported,
-                        crops: output.cropRequest(name: path.stem)))
+                    let source = try StillImageSource(path: path, maximumPixels: input.maximumPixels)
+                    let failure = session.read(source, geometry: try inputLoop.geometry(of: source), with: inputLoop, job: { job in
+                        var job = job
+                        job.annotationName = output.annotate == nil ? nil : path.stem
+                        job.crops = output.cropRequest(name: path.stem)
+                        return job
+                    })
+                    if let failure { throw failure }
                 }
             } catch {
                 session.pipeline.submit(failure: error)

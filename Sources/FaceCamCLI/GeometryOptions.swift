@@ -46,13 +46,18 @@ struct GeometryOptions: ParsableArguments {
         }
     }
 
-    /// The orientation given, `up` for `auto` or none (a file's metadata is the command's to apply).
-    var fixedOrientation: Orientation {
-        if case .fixed(let orientation) = orientation { orientation } else { .up }
+    /// The orientation given; nil for `auto` or none (a file's metadata is then the source's to apply).
+    var givenOrientation: Orientation? {
+        if case .fixed(let orientation) = orientation { orientation } else { nil }
     }
 
     var settings: GeometrySettings {
-        GeometrySettings(aperture: aperture, orientation: fixedOrientation, mirrored: mirror, previewSize: preview, gravity: gravity)
+        GeometrySettings(aperture: aperture, orientation: givenOrientation ?? .up, mirrored: mirror, previewSize: preview, gravity: gravity)
+    }
+
+    /// The input loop for these settings, with the zones and masks each source is checked against.
+    func inputLoop(zones: ZoneFilter.Settings? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: [])) -> InputLoop {
+        InputLoop(settings: settings, givenOrientation: givenOrientation, zones: zones, masks: masks)
     }
 
     /// `auto` reads a file's metadata, which `live` and `map` have none of.

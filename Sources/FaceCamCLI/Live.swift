@@ -166,10 +166,18 @@ struct Live: ParsableCommand {
         // Pictures are read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()
         let input = try openSource()
-        // Geometry options that do not fit are said at each frame, as they are without zones.
-        if let first = try? geometry.settings.geometry(for: input.source.frameSize, source: input.name) {
+        let inputLoop = geometry.inputLoop(zones: zones.settings, masks: maskZones.masks)
+        // A polygon that does not fit is a usage error here, where the one source is known before any work.
+        if let first = try? geometry.settings.geometry(for: input.frameSize, source: input.name) {
             try zones.refuseOutside(first, source: input.name)
             try maskZones.refuseOutside(first, source: input.name)
+        }
+        let inputGeometry: PreviewGeometry
+        do throws(FaceCamError) {
+            inputGeometry = try inputLoop.geometry(of: input)
+        } catch {
+            report(error)
+            throw Status.failure
         }
         // One detector on one serial queue: frames are detected one by one, in order.
         let reported = bestShot.implyingQuality(faces.report)
@@ -190,7 +198,7 @@ struct Live: ParsableCommand {
         // Before the outputs open: a namer that cannot be made ends the run with nothing opened.
         let trackingStage = FrameTracking(
             tracker: tracking.makeTracker(), namer: try recognition?.namer(following: true, board: board))
-        let device = try openOutputDevice(size: input.source.frameSize)
+        let device = try openOutputDevice(size: input.frameSize)
         let server = try startServer(source: input.name, board: board)
         defer {
             if let file = server?.tokenFile, unlink(file) != 0, errno != ENOENT {
@@ -207,8 +215,7 @@ struct Live: ParsableCommand {
             crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: bestShot.bestShot) }, consumers: [outputs],
             minimumFaces: output.minFaces ?? 0, report: { report($0) })
         let processor = LiveProcessor(
-            detector: detector, settings: geometry.settings, sink: sink, source: input.name, crops: output.cropStyleChosen,
-            detection: detection, masks: maskZones.masks)
+            detector: detector, sink: sink, detection: detection, masks: maskZones.masks)
         server?.server.attach(counts: {
             var counts = processor.counts()
             counts.mqtt = publisher?.counts
@@ -220,22 +227,22 @@ struct Live: ParsableCommand {
             stop.requested || deadline.map { monotonicSeconds() >= $0 } == true || sink.stopped || window?.quitRequested == true
         }
         var captured = 0
-        var ended = false
+        let cropStyle = output.cropStyleChosen
+        var end = InputLoop.End.stopped
         var failure: Error?
-        while !finished(), frames.map({ captured < $0 }) ?? true {
-            do {
-                guard let frame = try input.source.next(shouldStop: finished) else {
-                    ended = !finished()
-                    break
-                }
-                processor.offer(frame)
+        do {
+            end = try inputLoop.read(input, geometry: inputGeometry, shouldStop: { finished() || frames.map { captured >= $0 } == true }) { job in
+                var job = job
+                job.crops = cropStyle.map { CropRequest(style: $0, name: LiveOutputs.name(ofFrame: job.index)) }
+                return job
+            } submit: { job in
+                processor.submit(job)
                 captured += 1
-            } catch {
-                failure = error
-                break
             }
+        } catch {
+            failure = error
         }
-        report(processor.finish(skipped: input.source.skipped).description)
+        report(processor.finish(skipped: input.skipped).description)
         window?.close()
         server?.server.close()
         let windowFailure = window?.failure
@@ -254,7 +261,7 @@ struct Live: ParsableCommand {
             throw (failure as? CaptureError)?.exitCode ?? (failure as? FaceCamError)?.liveExitCode ?? Status.failure
         }
         // A file played to its end says what it lost, as `video` does.
-        if ended, let damage = input.source.damage {
+        if case .ended(let damage?) = end {
             report(damage)
             throw Status.failure
         }
@@ -390,7 +397,7 @@ struct Live: ParsableCommand {
     }
 
     /// The camera or file, opened; on failure one line and the error's status.
-    private func openSource() throws -> (source: LiveSource, name: String) {
+    private func openSource() throws -> any FrameSource {
         if let source {
             do throws(FaceCamError) {
                 let reader = try VideoReader(
@@ -401,7 +408,7 @@ struct Live: ParsableCommand {
                         try VideoReader(input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumVideoPixels, timeout: timeout)
                     }
                     : nil
-                return (FileSource(reader: reader, realtime: realtime, reopen: again), reader.path)
+                return FileSource(reader: reader, realtime: realtime, reopen: again)
             } catch {
                 report(error)
                 throw error.liveExitCode
@@ -412,7 +419,7 @@ struct Live: ParsableCommand {
             let capture = try V4L2Capture(
                 path: path, request: CaptureRequest(size: size, framesPerSecond: fps, pixelFormat: pixelFormat))
             for adjustment in capture.adjustments { report("warning: \(adjustment)") }
-            return (CameraSource(capture: capture, timeout: timeout), path)
+            return CameraSource(capture: capture, name: path, timeout: timeout)
         } catch {
             report(advised(error))
             throw error.exitCode

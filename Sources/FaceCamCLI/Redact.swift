@@ -234,22 +234,25 @@ struct Redact: ParsableCommand {
         }
     }
 
+    /// The one input loop, as redact reads: no geometry options, each input turned upright by its own metadata, the mask
+    /// zones checked against it.
+    private var inputLoop: InputLoop { InputLoop(masks: maskZones.masks) }
+
     /// Redacts one image; the output's path and the image's counts when it was written.
     private func redactImage(_ job: Job, session: Session) -> (String, ResultSink.Summary)? {
-        let source = job.input.description
         do throws(FaceCamError) {
             guard ImageFile.extensions.contains(FilePath(job.output).fileExtension ?? "") else {
                 throw .imageOutput(
                     path: job.output, reason: "its extension names no image format facecam writes: use \(Self.imageFormats)")
             }
-            let image = try ImageFile.load(job.input, maximumPixels: input.maximumPixels)
-            var settings = GeometrySettings()
-            settings.orientation = image.uprightOrientation
-            let geometry = try settings.geometry(for: image.frame.size, source: source)
-            try maskZones.masks.check(geometry, source: source)
+            let source = try StillImageSource(path: job.input, maximumPixels: input.maximumPixels)
+            let geometry = try inputLoop.geometry(of: source)
             return write(to: StillImageOutput(path: job.output), session: session) {
-                session.pipeline.submit(FrameJob(
-                    source: source, index: 0, time: 0, frame: image.frame, geometry: geometry, renderPreview: true))
+                _ = session.read(source, geometry: geometry, with: inputLoop, job: { job in
+                    var job = job
+                    job.renderPreview = true
+                    return job
+                })
             }
         } catch {
             session.pipeline.submit(failure: error)
@@ -266,21 +269,18 @@ struct Redact: ParsableCommand {
         var progress: ProgressBar?
     }
 
-    /// A video opened for redaction: read, its preview's geometry (the mask zones checked against it) and the encoder
-    /// of its redacted copy.
-    private func open(_ job: Job) throws(FaceCamError) -> (reader: VideoReader, geometry: PreviewGeometry, encoder: VideoEncoder) {
+    /// A video opened for redaction: its source, its preview's geometry (the mask zones checked against it) and the
+    /// encoder of its redacted copy.
+    private func open(_ job: Job) throws(FaceCamError) -> (source: VideoFileSource, geometry: PreviewGeometry, encoder: VideoEncoder) {
         let videoInput = VideoInput(job.input)
-        let reader = try stream.open(job.input, limits: input)
-        var settings = GeometrySettings()
-        settings.orientation = reader.info.rotation
-        let geometry = try settings.geometry(for: reader.info.size, source: reader.path)
-        try maskZones.masks.check(geometry, source: reader.path)
+        let source = VideoFileSource(reader: try stream.open(job.input, limits: input))
+        let geometry = try inputLoop.geometry(of: source)
         // A stream cannot be read twice: its audio is not copied.
         let audio: FilePath? = if case .file(let path) = videoInput { path } else { nil }
         let encoder = try VideoEncoder(
-            path: job.output, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond,
+            path: job.output, size: geometry.previewSize, framesPerSecond: source.reader.info.framesPerSecond,
             settings: VideoEncoder.Settings(crf: crf ?? VideoEncoder.Settings().crf, audioFrom: audio, videoDelay: audio == nil ? 0 : videoInput.videoStartOffset))
-        return (reader, geometry, encoder)
+        return (source, geometry, encoder)
     }
 
     /// Redacts one video read once, each frame written once searched (every --every N) and tracked: the output's path,
@@ -288,13 +288,12 @@ struct Redact: ParsableCommand {
     private func redactVideo(_ job: Job, _ videos: Videos) -> (String, ResultSink.Summary, faces: Int)? {
         let session = videos.session
         do throws(FaceCamError) {
-            let (reader, geometry, encoder) = try open(job)
-            videos.progress?.expect(file: reader.path, frames: reader.info.frameCount)
+            let (source, geometry, encoder) = try open(job)
+            videos.progress?.expect(file: source.name, frames: source.reader.info.frameCount)
             videos.planner.count()
-            let written = write(to: encoder, reader: reader, session: session) { read, frame in
-                FrameJob(
-                    source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,
-                    renderPreview: true, detect: read.index % (every ?? 1) == 0)
+            let written = write(to: encoder, source: source, geometry: geometry, session: session) { job in
+                job.renderPreview = true
+                job.detect = job.index % (every ?? 1) == 0
             }
             let faces = videos.planner.endCount()
             return written.map { ($0.0, $0.1, faces) }
@@ -312,49 +311,47 @@ struct Redact: ParsableCommand {
         let session = videos.session
         let grace = trackGrace ?? TrackerSettings().grace
         do throws(FaceCamError) {
-            let (reader, geometry, encoder) = try open(job)
+            let (source, geometry, encoder) = try open(job)
+            let info = source.reader.info
             // One estimate over both passes: each frame is read twice.
-            videos.progress?.expect(file: reader.path, frames: 2 * reader.info.frameCount)
-            let edge = Int((Self.edgeSeconds * reader.info.framesPerSecond).rounded())
+            videos.progress?.expect(file: source.name, frames: 2 * info.frameCount)
+            let edge = Int((Self.edgeSeconds * info.framesPerSecond).rounded())
             videos.planner.plan(
                 RedactionPlan.Settings(grace: grace, maximumExtension: max(grace, min(edge, 600)), extendOnce: !lookahead),
                 picture: geometry.previewSize)
             var lastRead = -1
-            var schedule = SearchSchedule(interval: every ?? SearchSchedule.interval(framesPerSecond: reader.info.framesPerSecond))
+            var schedule = SearchSchedule(interval: every ?? SearchSchedule.interval(framesPerSecond: info.framesPerSecond))
             // The tracker follows a face over the frames not searched, and over one search that missed it.
             let streamGrace = videos.tracker.settings.grace
             videos.tracker.settings.grace = max(grace, 2 * schedule.interval)
             defer { videos.tracker.settings.grace = streamGrace }
             _ = session.input {
-                func search(_ read: VideoReader.VideoFrame, _ frame: Frame) {
-                    session.pipeline.submit(FrameJob(
-                        source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry))
-                }
                 // The last frame is searched too, so that no face is only guessed at the end: held until the next is read.
-                var skipped: (VideoReader.VideoFrame, Frame)?
+                var skipped: FrameJob?
                 // A frame that cannot be read ends this pass; the second pass reports it.
-                while !session.stopping, let read = try? reader.next() {
-                    guard let frame = read.frame else { continue }
-                    lastRead = read.index
-                    if skipped != nil { videos.progress?.advance(reader.path) }
+                _ = session.read(source, geometry: geometry, with: inputLoop, job: { job in
+                    lastRead = job.index
+                    if skipped != nil { videos.progress?.advance(source.name) }
                     skipped = nil
-                    switch schedule.next(frame, index: read.index) {
-                    case .skip: skipped = (read, frame)
+                    switch schedule.next(job.frame, index: job.index) {
+                    case .skip:
+                        skipped = job
+                        return nil
                     case .search(let cut):
-                        if cut { videos.planner.cut(at: read.index) }
-                        search(read, frame)
+                        if cut { videos.planner.cut(at: job.index) }
+                        return job
                     }
-                }
-                if let (read, frame) = skipped, !session.stopping { search(read, frame) }
+                })
+                if let skipped, !session.stopping { session.pipeline.submit(skipped) }
             }
             guard let plan = videos.planner.endPlan(), !session.stopping else { return nil }
             var masks = plan.masks()
-            let again = try VideoReader(input: VideoInput(job.input), maximumPixels: input.maximumVideoPixels, timeout: stream.timeout ?? 10)
-            guard again.info.size == reader.info.size else { throw Self.changed(again.path) }
-            let written = write(to: encoder, reader: again, session: session, through: lastRead) { read, frame in
-                FrameJob(
-                    source: again.path, index: read.index, time: read.time, frame: frame, geometry: geometry, detect: false,
-                    planned: masks.boxes(at: read.index))
+            let again = VideoFileSource(reader: try VideoReader(
+                input: VideoInput(job.input), maximumPixels: input.maximumVideoPixels, timeout: stream.timeout ?? StreamOptions.defaultTimeout))
+            guard again.frameSize == source.frameSize else { throw Self.changed(again.name) }
+            let written = write(to: encoder, source: again, geometry: geometry, session: session, through: lastRead) { job in
+                job.detect = false
+                job.planned = masks.boxes(at: job.index)
             }
             return written.map { ($0.0, $0.1, masks.faceCount) }
         } catch {
@@ -368,30 +365,30 @@ struct Redact: ParsableCommand {
         .videoDamaged(path: path, reason: "it changed between redaction's two readings: redact it again once it is whole")
     }
 
-    /// Submits each frame `reader` reads, as `job` makes it, until the run stops or the output fails, and writes them to
-    /// `encoder` (`write(to:session:submit:)`); frames lost to damage are reported after the output, as video says them.
+    /// Submits each frame `source` reads, as `ask` makes its job, until the run stops or the output fails, and writes them
+    /// to `encoder` (`write(to:session:submit:)`); frames lost to damage are reported after the output, as video says them.
     /// A frame past `last` (the frames the first pass read) fails the video: it changed between the readings.
     private func write(
-        to encoder: VideoEncoder, reader: VideoReader, session: Session, through last: Int = .max,
-        job: (VideoReader.VideoFrame, Frame) -> FrameJob
+        to encoder: VideoEncoder, source: VideoFileSource, geometry: PreviewGeometry, session: Session, through last: Int = .max,
+        ask: (inout FrameJob) -> Void
     ) -> (String, ResultSink.Summary)? {
-        var damage: FaceCamError?
+        var failure: FaceCamError?
         let written = write(to: encoder, session: session) {
-            do throws(FaceCamError) {
-                while !session.stopping, !session.sink.frameOutputFailed, let read = try reader.next() {
-                    guard read.index <= last else { throw Self.changed(reader.path) }
-                    guard let frame = read.frame else { continue }
-                    session.pipeline.submit(job(read, frame))
-                }
-                // Stopped early (a signal, or the output failed): the rest was not read, not lost.
-                if !session.stopping, !session.sink.frameOutputFailed {
-                    damage = reader.damage ?? (reader.lastIndex < 0 ? .emptyVideo(path: reader.path) : nil)
-                }
-            } catch {
-                damage = error
-            }
+            var changed = false
+            failure = session.read(
+                source, geometry: geometry, with: inputLoop, shouldStop: { session.stopping || session.sink.frameOutputFailed || changed },
+                job: { job in
+                    guard job.index <= last else {
+                        changed = true
+                        return nil
+                    }
+                    var job = job
+                    ask(&job)
+                    return job
+                })
+            if changed { failure = Self.changed(source.name) }
         }
-        if let damage { session.pipeline.submit(failure: damage) }
+        if let failure { session.pipeline.submit(failure: failure) }
         return written
     }
 

@@ -52,6 +52,22 @@ struct Session {
     /// True when no more frames should be submitted: a signal came, or results can no longer be written.
     var stopping: Bool { stop.requested || sink.stopped }
 
+    /// Reads `source`, its `geometry` given, through the one input loop into the pipeline, `job` making each frame's
+    /// job, until it ends or the run is stopping (or `shouldStop` says stop). What it then has to say, if anything:
+    /// the frame that could not be read, or what it lost on the way (for the caller to submit in its place).
+    func read<Source: FrameSource>(
+        _ source: Source, geometry: PreviewGeometry, with loop: InputLoop, shouldStop: (() -> Bool)? = nil,
+        job: (FrameJob) -> FrameJob? = { $0 }
+    ) -> FaceCamError? where Source.Failure == FaceCamError {
+        do throws(FaceCamError) {
+            let end = try loop.read(source, geometry: geometry, shouldStop: shouldStop ?? { stopping }, job: job) { pipeline.submit($0) }
+            if case .ended(let damage) = end { return damage }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// What one input came to (`input(results:frames:_:)`).
     struct InputOutcome {
         /// The sink's counts for this input alone: frames, faces, masks, pixels hidden.

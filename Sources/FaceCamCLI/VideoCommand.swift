@@ -161,7 +161,8 @@ struct Video: ParsableCommand {
         guard let annotateVideo else { return nil }
         do throws(FaceCamError) {
             let reader = try stream.open(inputs[0], limits: input)
-            let geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
+            // Zones and masks are checked when the frames are read, as for any input.
+            let geometry = try geometry.inputLoop().geometry(of: VideoFileSource(reader: reader))
             // The annotated video plays at the source's rate, less the frames --every skips.
             let writer = try VideoWriter(
                 path: annotateVideo, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond / Double(every))
@@ -172,13 +173,6 @@ struct Video: ParsableCommand {
         }
     }
 
-    /// The geometry settings for a file: its rotation metadata first, then --orientation.
-    private func settings(for reader: VideoReader) -> GeometrySettings {
-        var settings = geometry.settings
-        settings.orientation = reader.info.rotation.followed(by: settings.orientation)
-        return settings
-    }
-
     /// Submits `file`'s frames (read from `opened` when it was opened already), and its failures in their place among them;
     /// false when not one frame could be read (the file cannot be opened, or
     /// the geometry options do not fit it).
@@ -186,43 +180,30 @@ struct Video: ParsableCommand {
         of file: FilePath, opened: VideoReader?, named name: String, to session: Session, progress: ProgressBar?,
         position: inout String
     ) -> Bool {
-        let reader: VideoReader
+        let source: VideoFileSource
+        let inputLoop = geometry.inputLoop(zones: zones.settings, masks: maskZones.masks)
         let geometry: PreviewGeometry
         do throws(FaceCamError) {
-            if let opened { reader = opened } else { reader = try stream.open(file, limits: input) }
-            geometry = try settings(for: reader).geometry(for: reader.info.size, source: reader.path)
-            try zones.settings?.check(geometry, source: reader.path)
-            try maskZones.masks.check(geometry, source: reader.path)
+            let reader = if let opened { opened } else { try stream.open(file, limits: input) }
+            source = VideoFileSource(reader: reader, decodeEvery: every)
+            geometry = try inputLoop.geometry(of: source)
         } catch {
             session.pipeline.submit(failure: error)
             return false
         }
-        do throws(FaceCamError) {
-            try submitFrames(of: reader, geometry: geometry, named: name, to: session, progress: progress, position: &position)
-        } catch {
-            session.pipeline.submit(failure: error)
-        }
-        return true
-    }
-
-    /// Submits the frames `reader` reads; throws the damage it found once they are all in.
-    private func submitFrames(
-        of reader: VideoReader, geometry: PreviewGeometry, named name: String, to session: Session, progress: ProgressBar?,
-        position: inout String
-    ) throws(FaceCamError) {
-        progress?.expect(file: reader.path, frames: reader.info.frameCount)
+        progress?.expect(file: source.name, frames: source.reader.info.frameCount)
         var detected = 0
-        while !session.stopping, let read = try reader.next(decodeEvery: every) {
-            guard let frame = read.frame else { continue }
-            position = "at \(reader.path) frame \(read.index)"
-            let annotate = output.annotate != nil && detected % annotateEvery.interval == 0
-            let frameName = String(format: "%@-%06d", name, read.index)
+        let failure = session.read(source, geometry: geometry, with: inputLoop, job: { job in
+            var job = job
+            position = "at \(source.name) frame \(job.index)"
+            let frameName = String(format: "%@-%06d", name, job.index)
+            job.renderPreview = annotateVideo != nil
+            job.annotationName = output.annotate != nil && detected % annotateEvery.interval == 0 ? frameName : nil
+            job.crops = output.cropRequest(name: frameName)
             detected += 1
-            session.pipeline.submit(FrameJob(
-                source: reader.path, index: read.index, time: read.time, frame: frame, geometry: geometry,
-                renderPreview: annotateVideo != nil,
-                annotationName: annotate ? frameName : nil, crops: output.cropRequest(name: frameName)))
-        }
-        if !session.stopping, let damage = reader.damage ?? (reader.lastIndex < 0 ? .emptyVideo(path: reader.path) : nil) { throw damage }
+            return job
+        })
+        if let failure { session.pipeline.submit(failure: failure) }
+        return true
     }
 }

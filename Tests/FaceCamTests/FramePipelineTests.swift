@@ -366,19 +366,21 @@ struct LiveProcessorTests {
         func drain() {}
     }
 
-    private func frame(_ sequence: Int) -> LiveFrame {
-        LiveFrame(frame: Frame(width: 64, height: 48), sequence: sequence, time: Double(sequence) / 10, capturedAt: monotonicSeconds())
+    private func frame(_ sequence: Int) throws -> FrameJob {
+        FrameJob(
+            source: "camera", index: sequence, time: Double(sequence) / 10, frame: Frame(width: 64, height: 48),
+            geometry: try GeometrySettings().geometry(for: PixelSize(width: 64, height: 48)), capture: (sequence, monotonicSeconds()))
     }
 
     @Test func framesOfferedWhileTheDetectorIsBusyAreDroppedToTheNewest() throws {
         let detector = GatedDetector()
         let recorder = Recorder()
         let sink = ResultSink(records: nil, tracking: FrameTracking(tracker: FaceTracker()), consumers: [recorder], report: { _ in })
-        let processor = LiveProcessor(detector: detector, settings: GeometrySettings(), sink: sink, source: "camera")
-        processor.offer(frame(0))
+        let processor = LiveProcessor(detector: detector, sink: sink)
+        processor.submit(try frame(0))
         #expect(detector.started.wait(timeout: .now() + 60) == .success)
         // Frame 0 is being detected: 1 to 4 wait in turn, each replacing the one before; 5 and 6 never came.
-        for sequence in [1, 2, 3, 4, 7] { processor.offer(frame(sequence)) }
+        for sequence in [1, 2, 3, 4, 7] { processor.submit(try frame(sequence)) }
         detector.gate.signal()
         let summary = processor.finish(skipped: 0)
         #expect(recorder.frames.withLock { $0 } == [0, 7])
@@ -392,14 +394,14 @@ struct LiveProcessorTests {
         let recorder = Recorder()
         let sink = ResultSink(records: nil, consumers: [recorder], report: { _ in })
         let detection = DetectionSwitch()
-        let processor = LiveProcessor(detector: detector, settings: GeometrySettings(), sink: sink, source: "camera", detection: detection)
-        processor.offer(frame(0))
+        let processor = LiveProcessor(detector: detector, sink: sink, detection: detection)
+        processor.submit(try frame(0))
         _ = processor.finish(skipped: 0)
         _ = detection.set(false)
-        processor.offer(frame(1))
+        processor.submit(try frame(1))
         _ = processor.finish(skipped: 0)
         _ = detection.set(true)
-        processor.offer(frame(2))
+        processor.submit(try frame(2))
         let summary = processor.finish(skipped: 3)
         #expect(recorder.frames.withLock { $0 } == [0, 2])
         #expect(summary.counts.skippedWhileOff == 1 && summary.processed == 2 && summary.skipped == 3)

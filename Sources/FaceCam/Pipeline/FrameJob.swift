@@ -6,7 +6,8 @@ public struct FrameJob: Sendable {
     public var time: Double
     public var frame: Frame
     public var geometry: PreviewGeometry
-    /// Render the preview image too (for annotated JPEGs or video).
+    /// Render the preview image too (for annotated video, or redaction); it is rendered anyway for an annotated
+    /// JPEG and a frame only shown (`rendersPreview`).
     public var renderPreview: Bool
     /// False for a frame that is only shown (rendered, and its tracked faces masked), not searched:
     /// the frames between detections when a redacted video keeps every frame.
@@ -35,7 +36,7 @@ public struct FrameJob: Sendable {
         self.time = time
         self.frame = frame
         self.geometry = geometry
-        self.renderPreview = renderPreview || annotationName != nil || !detect
+        self.renderPreview = renderPreview
         self.detect = detect
         self.annotationName = annotationName
         self.orientation = orientation
@@ -44,13 +45,16 @@ public struct FrameJob: Sendable {
         self.planned = planned
     }
 
+    /// Whether the preview is rendered: asked, or needed for the annotated JPEG or a frame only shown.
+    public var rendersPreview: Bool { renderPreview || annotationName != nil || !detect }
+
     /// The frame's stage: renders the preview, searches with `detector` and cuts the faces out, `masks`
     /// painted on the preview and the crops (detection sees the whole frame). A failure is the frame's,
     /// said with its source and index.
     public func run(with detector: any FrameFaceDetector, masks: PrivacyMasks) -> Completion {
         // Painted only when a picture is made from the frame.
-        let shown = renderPreview || crops != nil ? masks.applied(to: frame, geometry: geometry) : frame
-        let preview = renderPreview
+        let shown = rendersPreview || crops != nil ? masks.applied(to: frame, geometry: geometry) : frame
+        let preview = rendersPreview
             ? Result { () throws(FaceCamError) in try Annotator.render(shown, geometry: geometry, source: source) }
             : nil
         if !detect, let preview {

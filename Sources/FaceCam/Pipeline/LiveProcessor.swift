@@ -6,24 +6,6 @@ import Musl
 import Foundation
 import Synchronization
 
-/// A frame from a camera (or a video played as one), with when it was taken.
-public struct LiveFrame: Sendable {
-    public var frame: Frame
-    /// The capture counter (the V4L2 sequence, or the video's frame index).
-    public var sequence: Int
-    /// Seconds since the first frame, from the capture timestamps.
-    public var time: Double
-    /// When the frame was taken, on CLOCK_MONOTONIC: the start of its latency.
-    public var capturedAt: Double
-
-    public init(frame: Frame, sequence: Int, time: Double, capturedAt: Double) {
-        self.frame = frame
-        self.sequence = sequence
-        self.time = time
-        self.capturedAt = capturedAt
-    }
-}
-
 /// Counts and latencies of a live run.
 public struct LiveSummary: Sendable, CustomStringConvertible {
     public var counts: LiveCounts
@@ -54,12 +36,8 @@ public struct LiveSummary: Sendable, CustomStringConvertible {
 /// consumers', on queues of their own that never slow detection.
 public final class LiveProcessor: @unchecked Sendable {
     private let detector: any FrameFaceDetector
-    private let settings: GeometrySettings
     private let sink: ResultSink
-    private let source: String
-    /// How faces are cut out for the sink's crops (`--crops`); nil for none.
-    private let crops: FaceCropStyle?
-    private var frames: LatestFrameQueue<LiveFrame>!
+    private var frames: LatestFrameQueue<FrameJob>!
     private let detection: DetectionSwitch?
     /// Painted on the faces cut out, after detection (the consumers paint their own pictures).
     private let masks: PrivacyMasks
@@ -74,16 +52,12 @@ public final class LiveProcessor: @unchecked Sendable {
     }
 
     public init(
-        detector: any FrameFaceDetector, settings: GeometrySettings, sink: ResultSink, source: String, crops: FaceCropStyle? = nil,
-        detection: DetectionSwitch? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: [])
+        detector: any FrameFaceDetector, sink: ResultSink, detection: DetectionSwitch? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: [])
     ) {
         self.detection = detection
         self.masks = masks
         self.detector = detector
-        self.crops = crops
-        self.settings = settings
         self.sink = sink
-        self.source = source
         frames = LatestFrameQueue(label: "facecam.live") { [unowned self] in process($0) }
     }
 
@@ -96,13 +70,14 @@ public final class LiveProcessor: @unchecked Sendable {
         }
     }
 
-    public func offer(_ frame: LiveFrame) {
+    /// Takes a live frame's job (`FrameJob.capture` says when it was taken), which replaces the one waiting, if any.
+    public func submit(_ job: FrameJob) {
+        let sequence = job.capture?.sequence ?? job.index
         state.withLock { state in
             state.offered += 1
-            state.sequences = state.sequences.map { min($0.lowerBound, frame.sequence)...max($0.upperBound, frame.sequence) }
-                ?? frame.sequence...frame.sequence
+            state.sequences = state.sequences.map { min($0.lowerBound, sequence)...max($0.upperBound, sequence) } ?? sequence...sequence
         }
-        frames.offer(frame)
+        frames.offer(job)
     }
 
     /// Waits for the frames still queued, and for what the sink's consumers queued, then tells what happened.
@@ -119,25 +94,15 @@ public final class LiveProcessor: @unchecked Sendable {
         }
     }
 
-    private func process(_ live: LiveFrame) {
+    private func process(_ job: FrameJob) {
         if let detection, !detection.isOn {
             state.withLock { $0.skippedWhileOff += 1 }
             return
         }
-        let geometry: PreviewGeometry
-        do throws(FaceCamError) {
-            geometry = try settings.geometry(for: live.frame.size, source: source)
-        } catch {
-            return sink.consume(.failure(error))
-        }
-        let job = FrameJob(
-            source: source, index: live.sequence, time: live.time, frame: live.frame, geometry: geometry,
-            crops: crops.map { CropRequest(style: $0, name: LiveOutputs.name(ofFrame: live.sequence)) },
-            capture: (live.sequence, live.capturedAt))
         let completion = job.run(with: detector, masks: masks)
         sink.consume(completion)
-        guard case .frame = completion else { return }
-        let latency = monotonicSeconds() - live.capturedAt
+        guard case .frame = completion, let capturedAt = job.capture?.at else { return }
+        let latency = monotonicSeconds() - capturedAt
         state.withLock { $0.latencies.append(latency) }
     }
 }

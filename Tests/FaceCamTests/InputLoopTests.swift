@@ -1,0 +1,128 @@
+import Testing
+@testable import FaceCam
+
+/// The one input loop, on scripted sources and on the fixtures' photographs and videos.
+@Suite struct InputLoopTests {
+    /// A source of `count` frames of `size`, stored turned by `stored`; it throws at frame `failAt` and reports `damage` once ended.
+    private final class ScriptedSource: FrameSource {
+        let name = "scripted"
+        let frameSize: PixelSize
+        let stored: Orientation
+        let count: Int
+        let failAt: Int?
+        let damage: FaceCamError?
+        private(set) var reads = 0
+
+        init(count: Int, size: PixelSize = PixelSize(width: 64, height: 48), stored: Orientation = .up, failAt: Int? = nil, damage: FaceCamError? = nil) {
+            self.count = count
+            frameSize = size
+            self.stored = stored
+            self.failAt = failAt
+            self.damage = damage
+        }
+
+        func orientation(given: Orientation?) -> Orientation { stored.followed(by: given ?? .up) }
+
+        func next(shouldStop: () -> Bool) throws(FaceCamError) -> SourceFrame? {
+            guard reads < count else { return nil }
+            if reads == failAt { throw .videoFrame(path: name, frame: reads, reason: "scripted") }
+            defer { reads += 1 }
+            return SourceFrame(frame: Frame(width: frameSize.width, height: frameSize.height), index: 10 + reads, time: Double(reads) / 4)
+        }
+    }
+
+    @Test func everyFrameBecomesAJobInOrderAndTheDamageIsSaidAtTheEnd() throws {
+        let damage = FaceCamError.videoDamaged(path: "scripted", reason: "frame 12 was lost")
+        let source = ScriptedSource(count: 4, damage: damage)
+        let loop = InputLoop()
+        let geometry = try loop.geometry(of: source)
+        var jobs: [FrameJob] = []
+        let end = try loop.read(source, geometry: geometry, shouldStop: { false }, submit: { jobs.append($0) })
+        #expect(jobs.map(\.index) == [10, 11, 12, 13])
+        #expect(jobs.map(\.time) == [0, 0.25, 0.5, 0.75])
+        #expect(jobs.allSatisfy { $0.source == "scripted" && $0.detect && $0.capture == nil && $0.orientation == nil })
+        guard case .ended(let said?) = end else { Issue.record("the damage was not said: \(end)"); return }
+        #expect(said.description == damage.description)
+    }
+
+    @Test func aStopEndsTheReadingWithNothingSaidOfTheRest() throws {
+        let source = ScriptedSource(count: 10, damage: .emptyVideo(path: "scripted"))
+        let loop = InputLoop()
+        var jobs: [FrameJob] = []
+        let end = try loop.read(source, geometry: try loop.geometry(of: source), shouldStop: { jobs.count == 3 }, submit: { jobs.append($0) })
+        #expect(jobs.count == 3 && source.reads == 3)
+        guard case .stopped = end else { Issue.record("a stopped reading ended as \(end)"); return }
+    }
+
+    @Test func framesTheCommandPassesOverAreNotSubmitted() throws {
+        let source = ScriptedSource(count: 6)
+        let loop = InputLoop()
+        var submitted: [Int] = []
+        _ = try loop.read(
+            source, geometry: try loop.geometry(of: source), shouldStop: { false },
+            job: { $0.index % 2 == 0 ? $0 : nil }, submit: { submitted.append($0.index) })
+        #expect(submitted == [10, 12, 14])
+    }
+
+    @Test func aFrameThatCannotBeReadIsThrownAfterTheFramesBeforeIt() throws {
+        let source = ScriptedSource(count: 5, failAt: 2)
+        let loop = InputLoop()
+        var submitted: [Int] = []
+        #expect(throws: FaceCamError.self) {
+            _ = try loop.read(source, geometry: try loop.geometry(of: source), shouldStop: { false }, submit: { submitted.append($0.index) })
+        }
+        #expect(submitted == [10, 11])
+    }
+
+    /// 64x48 stored turned right, and the user's `left` after it: upright again, 64x48; `right` after it: upside down, 64x48.
+    @Test func theSourcesOrientationComesFirstThenTheGivenOne() throws {
+        let source = ScriptedSource(count: 1, stored: .right)
+        #expect(try InputLoop().geometry(of: source).previewSize == PixelSize(width: 48, height: 64))
+        #expect(try InputLoop(givenOrientation: .left).geometry(of: source).previewSize == PixelSize(width: 64, height: 48))
+        #expect(try InputLoop(givenOrientation: .right).geometry(of: source).previewSize == PixelSize(width: 64, height: 48))
+    }
+
+    @Test func optionsThatDoNotFitASourceAreRefusedNamingIt() throws {
+        let source = ScriptedSource(count: 1)
+        let aperture = InputLoop(settings: GeometrySettings(aperture: PixelRect(x: 0, y: 0, width: 100, height: 100)))
+        #expect { try aperture.geometry(of: source) } throws: { "\($0)".hasPrefix("scripted: the aperture does not fit") }
+        let mask = InputLoop(masks: PrivacyMasks(polygons: [[Point(x: 0, y: 0), Point(x: 70, y: 0), Point(x: 0, y: 10)]]))
+        #expect { try mask.geometry(of: source) } throws: { error in
+            guard case FaceCamError.zone(let name, _) = error else { return false }
+            return name == "scripted"
+        }
+    }
+
+    /// portrait-6.jpg: 400x512 upright, stored turned so that EXIF orientation 6 makes it upright (Fixtures/README.md).
+    @Test func aPhotographIsTurnedByItsEXIFUnlessAnOrientationIsGiven() throws {
+        let source = try StillImageSource(path: FilePath(fixture("exif/portrait-6.jpg")))
+        let loop = InputLoop()
+        let geometry = try loop.geometry(of: source)
+        #expect(geometry.previewSize == PixelSize(width: 400, height: 512))
+        var jobs: [FrameJob] = []
+        let end = try loop.read(source, geometry: geometry, shouldStop: { false }, submit: { jobs.append($0) })
+        #expect(jobs.count == 1 && jobs[0].index == 0 && jobs[0].orientation?.rawValue == 6)
+        guard case .ended(nil) = end else { Issue.record("a photograph ended as \(end)"); return }
+        let given = InputLoop(givenOrientation: .up)
+        #expect(try given.geometry(of: source).previewSize == PixelSize(width: 512, height: 400))
+        #expect(source.reportedOrientation(given: .up) == .up)
+    }
+
+    /// rotated.mp4: 512x400 stored, 24 frames, rotation metadata of a quarter turn; damaged.mp4 loses frame 16 (Fixtures/README.md).
+    @Test func aVideoIsTurnedByItsRotationAndSaysWhatItLost() throws {
+        let rotated = VideoFileSource(reader: try VideoReader(path: FilePath(fixture("video/rotated.mp4"))), decodeEvery: 5)
+        let loop = InputLoop()
+        #expect(try loop.geometry(of: rotated).previewSize == PixelSize(width: 400, height: 512))
+        var indices: [Int] = []
+        let end = try loop.read(rotated, geometry: try loop.geometry(of: rotated), shouldStop: { false }, submit: { indices.append($0.index) })
+        #expect(indices == [0, 5, 10, 15, 20])
+        guard case .ended(nil) = end else { Issue.record("a whole video ended as \(end)"); return }
+
+        let damaged = VideoFileSource(reader: try VideoReader(path: FilePath(fixture("video/damaged.mp4"))))
+        var read: [Int] = []
+        let damagedEnd = try loop.read(damaged, geometry: try loop.geometry(of: damaged), shouldStop: { false }, submit: { read.append($0.index) })
+        #expect(read.count == 23 && !read.contains(16))
+        guard case .ended(let damage?) = damagedEnd else { Issue.record("the lost frame was not said: \(damagedEnd)"); return }
+        #expect("\(damage)".contains("frame 16 could not be decoded"))
+    }
+}
