@@ -101,6 +101,16 @@ struct LiveCommandTests {
         #expect(result.errorLines.first?.hasPrefix("facecam: " + message) == true, "\(result.stderr)")
     }
 
+    /// crossing.avi is 640x360: an aperture of 5000x5000 cannot be cut from it. Said once, before any frame.
+    @Test func geometryThatDoesNotFitTheSourceIsSaidOnce() throws {
+        let result = try facecam("live", "--source", "Fixtures/video/crossing.avi", "--aperture", "0,0,5000,5000")
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.errorLines == [
+            "facecam: Fixtures/video/crossing.avi: --aperture does not fit: aperture 0,0,5000,5000 is not inside the 640x360 frame",
+        ], "\(result.stderr)")
+    }
+
     @Test(arguments: [
         ["--device", "/dev/video0", "--source", "x.avi"], ["--realtime"], ["--source", "x.avi", "--fps", "30"],
         ["--frames", "0"], ["--timeout", "0"], ["--pixel-format", "h264"],
