@@ -54,14 +54,13 @@ static void install_error_manager(error_manager *manager, char *message, size_t 
     manager->message_capacity = capacity;
 }
 
-cjpeg_status cjpeg_read_header(const uint8_t *data, size_t size, cjpeg_header *header,
-                               char *message, size_t message_capacity) {
-    if (header == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
-    memset(header, 0, sizeof *header);
-    if (data == NULL || size == 0) {
-        set_message(message, message_capacity, "empty file");
-        return CJPEG_ERROR_CORRUPT;
-    }
+/*
+ * The one place libjpeg's decompressor is set up and its longjmp caught: reads the header of the
+ * JPEG in data into header; with pixels, decodes it into them instead (BGRA, width x height at
+ * stride), refusing an image of another size than the caller was told.
+ */
+static cjpeg_status decompress(const uint8_t *data, size_t size, cjpeg_header *header, uint8_t *pixels,
+                               int32_t width, int32_t height, size_t stride, char *message, size_t message_capacity) {
     struct jpeg_decompress_struct cinfo;
     error_manager manager;
     cinfo.err = &manager.base;
@@ -74,14 +73,40 @@ cjpeg_status cjpeg_read_header(const uint8_t *data, size_t size, cjpeg_header *h
     jpeg_mem_src(&cinfo, data, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
     cjpeg_status status = CJPEG_OK;
-    if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
-        set_message(message, message_capacity, "CMYK JPEG");
-        status = CJPEG_ERROR_UNSUPPORTED;
+    if (pixels == NULL) {
+        if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
+            set_message(message, message_capacity, "CMYK JPEG");
+            status = CJPEG_ERROR_UNSUPPORTED;
+        }
+        header->width = (int32_t)cinfo.image_width;
+        header->height = (int32_t)cinfo.image_height;
+    } else {
+        cinfo.out_color_space = JCS_EXT_BGRA;
+        jpeg_start_decompress(&cinfo);
+        if (cinfo.output_width != (JDIMENSION)width || cinfo.output_height != (JDIMENSION)height) {
+            set_message(message, message_capacity, "the image is not the size its header announced");
+            status = CJPEG_ERROR_INVALID_ARGUMENT;
+        } else {
+            while (cinfo.output_scanline < cinfo.output_height) {
+                JSAMPROW row = pixels + (size_t)cinfo.output_scanline * stride;
+                jpeg_read_scanlines(&cinfo, &row, 1);
+            }
+            jpeg_finish_decompress(&cinfo);
+        }
     }
-    header->width = (int32_t)cinfo.image_width;
-    header->height = (int32_t)cinfo.image_height;
     jpeg_destroy_decompress(&cinfo);
     return status;
+}
+
+cjpeg_status cjpeg_read_header(const uint8_t *data, size_t size, cjpeg_header *header,
+                               char *message, size_t message_capacity) {
+    if (header == NULL) return CJPEG_ERROR_INVALID_ARGUMENT;
+    memset(header, 0, sizeof *header);
+    if (data == NULL || size == 0) {
+        set_message(message, message_capacity, "empty file");
+        return CJPEG_ERROR_CORRUPT;
+    }
+    return decompress(data, size, header, NULL, 0, 0, 0, message, message_capacity);
 }
 
 cjpeg_status cjpeg_decode_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width, int32_t height,
@@ -90,31 +115,7 @@ cjpeg_status cjpeg_decode_into(const uint8_t *data, size_t size, uint8_t *pixels
         set_message(message, message_capacity, "invalid arguments");
         return CJPEG_ERROR_INVALID_ARGUMENT;
     }
-    struct jpeg_decompress_struct cinfo;
-    error_manager manager;
-    cinfo.err = &manager.base;
-    install_error_manager(&manager, message, message_capacity);
-    if (setjmp(manager.jump)) {
-        jpeg_destroy_decompress(&cinfo);
-        return CJPEG_ERROR_CORRUPT;
-    }
-    jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, data, (unsigned long)size);
-    jpeg_read_header(&cinfo, TRUE);
-    cinfo.out_color_space = JCS_EXT_BGRA;
-    jpeg_start_decompress(&cinfo);
-    if (cinfo.output_width != (JDIMENSION)width || cinfo.output_height != (JDIMENSION)height) {
-        set_message(message, message_capacity, "the image is not the size its header announced");
-        jpeg_destroy_decompress(&cinfo);
-        return CJPEG_ERROR_INVALID_ARGUMENT;
-    }
-    while (cinfo.output_scanline < cinfo.output_height) {
-        JSAMPROW row = pixels + (size_t)cinfo.output_scanline * stride;
-        jpeg_read_scanlines(&cinfo, &row, 1);
-    }
-    jpeg_finish_decompress(&cinfo);
-    jpeg_destroy_decompress(&cinfo);
-    return CJPEG_OK;
+    return decompress(data, size, NULL, pixels, width, height, stride, message, message_capacity);
 }
 
 cjpeg_status cjpeg_encode(const uint8_t *pixels, int32_t width, int32_t height, size_t stride,

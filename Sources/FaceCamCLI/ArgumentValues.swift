@@ -32,3 +32,6 @@ enum OrientationChoice: Equatable, ExpressibleByArgument {
 }
 extension Gravity: ExpressibleByArgument {}
 extension ResultFormat: ExpressibleByArgument {}
+
+/// A flag's default as help writes it.
+func onOff(_ value: Bool) -> String { value ? "on" : "off" }

@@ -62,7 +62,7 @@ struct Detect: ParsableCommand {
         let context = OutputOptions.context(
             detector: detector, faces: faces.report, video: false, dataset: dataset, recognition: faces.recognition, clustering: clustering)
         let session = try Session(
-            detector: detector, jobs: parallelism.jobs, faces: faces.report, recognition: try faces.recognition.load(clustering: clustering),
+            detectors: DetectorPlan(detector, jobs: parallelism.jobs), faces: faces.report, recognition: try faces.recognition.load(clustering: clustering),
             output: (output, context), folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
         session.countReported(missing: missing)
         let inputLoop = geometry.inputLoop(zones: zoneSettings, masks: masks)

@@ -99,7 +99,7 @@ enum RedactionDefaults {
 struct DetectorOptions: ParsableArguments {
     @Option(name: .customLong("detector"), help: ArgumentHelp(
         FaceModelKind.allCases.map { "\($0.id): \($0.summary); " }.joined() + "these run on --engine; haar: OpenCV's cascades, "
-            + "boxes exactly detectMultiScale's, fewer faces, slower (default: yunet; redact: \(RedactionDefaults.detector.id) "
+            + "boxes exactly detectMultiScale's, fewer faces, slower (default: \(Self.defaultKind.id); redact: \(RedactionDefaults.detector.id) "
             + "with --focus, --plus-yunet and --size-check).",
         valueName: DetectorKind.allValueStrings.joined(separator: "|")))
     var choice: DetectorKind?
@@ -109,7 +109,9 @@ struct DetectorOptions: ParsableArguments {
     static let network = ModelParameters()
 
     /// The detector that runs: yunet unless chosen (redact chooses through `redactionDefaults`).
-    var kind: DetectorKind { choice ?? .yunet }
+    var kind: DetectorKind { choice ?? Self.defaultKind }
+
+    static let defaultKind = DetectorKind.yunet
 
     @Option(help: ArgumentHelp(
         "Haar: cascade name (looked up in /usr/share/opencv4/haarcascades and lbpcascades) or path to a cascade XML file "
@@ -154,21 +156,21 @@ struct DetectorOptions: ParsableArguments {
         "\(DetectorKind.networkNames) with several --scales: search the larger scales only in small tiles around the faint or "
             + "too small faces the smallest scale found, and everywhere when those tiles would cover a tenth of it: "
             + "a frame with a few faces costs little more than the smallest scale alone, but a face the smallest scale saw nothing of "
-            + "is missed (default: off; redact: on, unless --detector is given)."))
+            + "is missed (default: off; redact: \(onOff(RedactionDefaults.focus)), unless --detector is given)."))
     var focus: Bool?
 
     @Flag(name: .customLong("plus-yunet"), inversion: .prefixedNo, help: ArgumentHelp(
         "CenterFace: also search each frame with YuNet, shrunk to \(RedactionDefaults.plusYuNetWidth) pixels wide (at its default "
             + "threshold 0.9, on the same --engine), and add the faces it finds that overlap none of CenterFace's by more than "
             + "--nms-threshold: close-ups CenterFace scores low. Costs about a tenth of CenterFace's search at 640x480 "
-            + "(default: on in redact unless --detector is given, off elsewhere)."))
+            + "(default: \(onOff(RedactionDefaults.plusYuNet)) in redact unless --detector is given, off elsewhere)."))
     var plusYuNet: Bool?
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
         "\(DetectorKind.networkNames): drop the faces scoring under \(decimal(SizeCheck.redaction.faintBelow)) that are over "
             + "\(decimal(SizeCheck.redaction.tallerThan)) times as tall as the faces scoring \(decimal(SizeCheck.redaction.confidentFrom)) "
             + "or more near their height in the picture: in crowds, legs, clothing and furniture the enlarged scales take "
-            + "for faces (default: off; redact: on, unless --detector is given)."))
+            + "for faces (default: off; redact: \(onOff(RedactionDefaults.sizeCheck)), unless --detector is given)."))
     var sizeCheck: Bool?
 
     @Option(help: ArgumentHelp(
@@ -189,61 +191,17 @@ struct DetectorOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "\(DetectorKind.networkNames): the arithmetic on OpenVINO: f32, the networks' own; or bf16, where the CPU has it, with "
             + "scores that move by up to a few hundredths, so faces near the threshold come and go "
-            + "(docs/reference/detectors.md) (default: f32).",
+            + "(docs/reference/detectors.md) (default: \(Self.defaultPrecision.rawValue)).",
         valueName: "f32|bf16"))
     var precision: InferencePrecision?
+
+    static let defaultPrecision = InferencePrecision.f32
 
     @Option(name: [.customLong("threads"), .customLong("opencv-threads")], parsing: .unconditional, help: ArgumentHelp(
         "All detectors: threads the engine uses inside each detection, OpenVINO's or OpenCV's own pool, at most the cores "
             + "this process may use (default: 1 with more than one job, else those cores). --opencv-threads is its former name.",
         valueName: "N"))
     var threadsOption: Int?
-
-    static let cores = OpenCVThreads.usableCores
-
-    /// The most jobs a run takes: twice the cores this process may use. More only add a model's memory each and switching
-    /// (--jobs 256 on 2 cores took 94 s and 1.6 GB for a clip the default does in 5 s).
-    static let mostJobs = 2 * cores
-
-    /// Frames detected at once, of the `given` --jobs (at most `mostJobs`): Haar's fast mode follows faces from frame to
-    /// frame, so it takes them one by one.
-    func effectiveJobs(_ given: Int?, fast: FastSettings?) -> Int {
-        fast != nil && kind.fastModeFollowsFaces ? 1 : min(given ?? Self.cores, Self.mostJobs)
-    }
-
-    /// With several jobs the engine's threads would split each frame's search over
-    /// cores the jobs already use; `make bench` measures the arrangements side
-    /// by side, and one job per core with one thread each came out faster,
-    /// for all detectors.
-    func engineThreads(jobs: Int) -> Int {
-        threadsOption ?? (jobs > 1 ? 1 : Self.cores)
-    }
-
-    /// The engine the DNN models run on: OpenVINO unless told otherwise, loaded here, or OpenCV,
-    /// with one line saying why, when OpenVINO was not asked for by name and cannot be loaded.
-    func engineSettings(threads: Int) throws(FaceCamError) -> EngineSettings {
-        var precision = precision ?? .f32
-        if precision == .bf16, !InferencePrecision.cpuHasBF16 {
-            report("warning: --precision bf16: this CPU has no bfloat16 arithmetic (avx512_bf16 or amx_bf16), where it runs at "
-                + "two to three times f32's time: running f32")
-            precision = .f32
-        }
-        switch engine {
-        case .opencv:
-            return EngineSettings(engine: .opencv, precision: precision, threads: threads)
-        case .openvino:
-            try OpenVINORuntime.load()
-            return EngineSettings(engine: .openvino, precision: precision, threads: threads)
-        case nil:
-            do {
-                try OpenVINORuntime.load()
-                return EngineSettings(engine: .openvino, precision: precision, threads: threads)
-            } catch {
-                report("\(error.advised); running on OpenCV's dnn, at about half the speed")
-                return EngineSettings(engine: .opencv, precision: precision, threads: threads)
-            }
-        }
-    }
 
     /// Redaction's defaults (`RedactionDefaults`), since a missed face is a leak. What was given stays.
     var redactionDefaults: DetectorOptions {
@@ -336,105 +294,4 @@ struct DetectorOptions: ParsableArguments {
         if let minSize { parameters.minSize = minSize }
         return parameters
     }
-
-    /// One detector per job (`jobs` as --jobs gave it), exact or in fast mode (`fast`); sets OpenCV's pool to match. Live
-    /// Haar fast mode runs its full searches in the background, on a core of their own. Each is
-    /// wrapped in `zones` and `faces`'s limit, pose and quality (`FaceReport.wrapping`), then named (`recognition`).
-    func makeDetectors(
-        jobs given: Int?, fast: FastSettings? = nil, live: Bool = false, zones: ZoneFilter.Settings? = nil, faces: FaceReport = FaceReport(),
-        recognition: Recognition? = nil
-    ) throws -> [any FrameFaceDetector] {
-        var fast = fast
-        let background = live && fast != nil && kind.fastModeFollowsFaces
-        fast?.searchInBackground = background
-        let jobs = effectiveJobs(given, fast: fast)
-        if let given, given > jobs, jobs == Self.mostJobs {
-            report("warning: --jobs \(given) runs \(jobs) jobs, twice the \(Self.cores) cores this process may use: more would only take memory")
-        }
-        // Threads beyond the cores only wait on each other (and TBB warns of them).
-        if let threadsOption, threadsOption > Self.cores {
-            report("warning: --threads \(threadsOption) runs \(Self.cores), the cores this process may use")
-        }
-        let threads = min(threadsOption ?? (background ? 1 : engineThreads(jobs: jobs)), Self.cores)
-        OpenCVThreads.count = threads
-        let wrapped: [any FrameFaceDetector]
-        do throws(FaceCamError) {
-            // Haar runs no network (and pose and quality, which need one, are refused with it).
-            var engine = EngineSettings()
-            let detectors: [any FrameFaceDetector]
-            switch kind {
-            case .haar:
-                let cascade = try Cascade(resolving: cascade ?? Cascade.defaultName)
-                detectors = try (0..<jobs).map { _ throws(FaceCamError) in
-                    let detector = try FaceDetector(cascade: cascade, parameters: parameters)
-                    return if let fast { try FastFaceDetector(detector: detector, settings: fast) } else { detector }
-                }
-            case .network(let kind):
-                let model = if let path = self.model { try FaceModelFile(kind, path: path) } else { try FaceModelFile(shipped: kind) }
-                // After the model is found, so that a missing model is the one line said.
-                engine = try engineSettings(threads: threads)
-                let yunet = plusYuNet == true ? try FaceModelFile(shipped: .yunet) : nil
-                let searchWidth = fast?.detectWidth
-                let (modelParameters, scales, focus, sizeCheck) = (modelParameters, scales, focus, sizeCheck)
-                func networks(on engine: EngineSettings) throws(FaceCamError) -> [any FrameFaceDetector] {
-                    try madeSideBySide(jobs) { () throws(FaceCamError) -> any FrameFaceDetector in
-                        let detector = try ModelFaceDetector(
-                            model: model, parameters: modelParameters, scales: scales?.values ?? [1], searchWidth: searchWidth,
-                            focused: focus ?? false, engine: engine)
-                        // Checked before YuNet's faces are added, so that a close-up YuNet found is not left out for
-                        // overlapping a faint face the check then drops.
-                        let checked: any FrameFaceDetector = sizeCheck == true ? SizeCheckFilter(detector, check: .redaction) : detector
-                        guard let yunet else { return checked }
-                        var parameters = modelParameters
-                        parameters.scoreThreshold = FaceModelKind.yunet.defaultScoreThreshold
-                        let companion = try ModelFaceDetector(
-                            model: yunet, parameters: parameters, searchWidth: RedactionDefaults.plusYuNetWidth, engine: engine)
-                        return FaceDetectorUnion(checked, adding: companion, unlessOverlapping: parameters.nmsThreshold)
-                    }
-                }
-                do {
-                    detectors = try networks(on: engine)
-                } catch where engine.engine == .openvino && self.engine == nil {
-                    // OpenVINO may fail to read a sound model (its ONNX reader would not load): OpenCV reading it says
-                    // the model is sound, and runs it. A model neither reads is the model's fault, said as OpenVINO said it.
-                    var opencv = engine
-                    opencv.engine = .opencv
-                    guard let made = try? networks(on: opencv) else { throw error }
-                    report("OpenVINO could not run the model (\(error)); running on OpenCV's dnn, at about half the speed")
-                    (detectors, engine) = (made, opencv)
-                }
-            }
-            wrapped = try detectors.map { (detector) throws(FaceCamError) in try faces.wrapping(detector, zones: zones, engine: engine) }
-        } catch {
-            // A cascade or model that cannot be loaded is a usage error: nothing was processed.
-            report(error)
-            throw Status.usage
-        }
-        // Named last: only the faces kept are described.
-        guard let recognition else { return wrapped }
-        do throws(RecognitionError) {
-            return try wrapped.map { (detector) throws(RecognitionError) in try recognition.wrapping(detector) }
-        } catch {
-            report(advised(error))
-            throw Status.usage
-        }
-    }
-}
-
-/// `count` detectors made side by side: each compiles its networks, most of a run's start, on one core. The first
-/// failure is thrown.
-private func madeSideBySide(
-    _ count: Int, _ make: @Sendable () throws(FaceCamError) -> any FrameFaceDetector
-) throws(FaceCamError) -> [any FrameFaceDetector] {
-    let made = Mutex([Int: Result<MadeDetector, FaceCamError>]())
-    DispatchQueue.concurrentPerform(iterations: count) { index in
-        let result = Result { () throws(FaceCamError) in MadeDetector(detector: try make()) }
-        made.withLock { $0[index] = result }
-    }
-    return try made.withLock { made throws(FaceCamError) in try (0..<count).map { (index) throws(FaceCamError) in try made[index]!.get().detector } }
-}
-
-/// A detector just made, handed from the thread that made it: no other thread holds it.
-private struct MadeDetector: @unchecked Sendable {
-    let detector: any FrameFaceDetector
 }

@@ -134,7 +134,7 @@ struct Eval: ParsableCommand {
     private func makeDetector() throws -> any FrameFaceDetector {
         var options = detector
         if let operatingScore { options.scoreThreshold = min(operatingScore, Self.curveFloor) }
-        return try options.makeDetectors(jobs: 1)[0]
+        return try DetectorPlan(options, jobs: 1).build()[0]
     }
 
     /// Runs `found` over the ground truth's images, one after another.

@@ -12,9 +12,11 @@ struct FaceReportOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "What --max-faces keeps the best of: size (the largest boxes), score or quality (\(DetectorKind.networkNames); quality implies "
-            + "--quality) (default: size).",
+            + "--quality) (default: \(Self.defaultRanking.rawValue)).",
         valueName: "size|score|quality"))
     var by: FaceRanking?
+
+    static let defaultRanking = FaceRanking.size
 
     @Flag(help: ArgumentHelp(
         "\(DetectorKind.networkNames): report each face's head pose, roll, yaw and pitch in degrees (docs/reference/faces.md): "
@@ -56,7 +58,7 @@ struct FaceReportOptions: ParsableArguments {
         }
     }
 
-    var report: FaceReport { FaceReport(maxFaces: maxFaces, ranking: by ?? .size, pose: pose, quality: quality) }
+    var report: FaceReport { FaceReport(maxFaces: maxFaces, ranking: by ?? Self.defaultRanking, pose: pose, quality: quality) }
 }
 
 /// --jobs: the commands that detect many frames at once (detect, video, redact). live detects its

@@ -183,9 +183,8 @@ struct Live: ParsableCommand {
         let reported = bestShot.implyingQuality(faces.report)
         let recognition = try faces.recognition.load()
         let context = OutputOptions.context(detector: detector, faces: reported, video: true, recognition: faces.recognition)
-        let detector = try detector.makeDetectors(
-            jobs: 1, fast: fastMode.settings, live: true, zones: zones.settings, faces: reported)[0]
-        let (writer, annotator, cropSaver) = try output.makeSinks(context: context)
+        let detector = try DetectorPlan(detector, jobs: 1, fast: fastMode.settings, live: true).build(zones: zones.settings, faces: reported)[0]
+        let outputs = try RunOutputs(output, context: context)
         let detection = DetectionSwitch()
         let publisher = try startPublisher(cameraName: cameraName, detection: detection, people: recognition?.people ?? [])
         var events = tracking.eventHandling(exitOn: exitOn)
@@ -195,7 +194,7 @@ struct Live: ParsableCommand {
                 PeopleBoard(galleryPath: path, enrolled: recognition?.people ?? [], now: { Date().timeIntervalSince1970 })
             }
             : nil
-        // Before the outputs open: a namer that cannot be made ends the run with nothing opened.
+        // Before the output device and the server open: a namer that cannot be made ends the run with neither opened.
         let trackingStage = FrameTracking(
             tracker: tracking.makeTracker(), namer: try recognition?.namer(following: true, board: board))
         let device = try openOutputDevice(size: input.frameSize)
@@ -206,13 +205,13 @@ struct Live: ParsableCommand {
             }
         }
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
-        let outputs = LiveOutputs(
-            source: input.name, masks: maskZones.masks, marking: marking, annotator: annotator, annotateEvery: annotateEvery.interval, outputDevice: device,
+        let liveOutputs = LiveOutputs(
+            source: input.name, masks: maskZones.masks, marking: marking, annotator: outputs.annotator, annotateEvery: annotateEvery.interval, outputDevice: device,
             observers: [server?.server as (any LiveObserver)?, window, publisher].compactMap { $0 })
         let sink = ResultSink(
-            records: writer.map { RecordOutput(writer: $0) },
+            records: outputs.writer.map { RecordOutput(writer: $0) },
             tracking: trackingStage, events: events,
-            crops: cropSaver.map { CropOutput(saver: $0, bestShotsOnly: bestShot.bestShot) }, consumers: [outputs],
+            crops: outputs.cropSaver.map { CropOutput(saver: $0, bestShotsOnly: bestShot.bestShot) }, consumers: [liveOutputs],
             minimumFaces: output.minFaces ?? 0, report: { report($0) })
         let processor = LiveProcessor(
             detector: detector, sink: sink, detection: detection, masks: maskZones.masks)

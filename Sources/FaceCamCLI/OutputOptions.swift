@@ -29,12 +29,18 @@ struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "With --crops: box (the face's box with --crop-margin around it, upright) or aligned (--crop-size pixels square, "
             + "turned and scaled so that the eyes, nose and mouth sit where face-recognition models expect them; \(DetectorKind.networkNames)) "
-            + "(default: box).",
+            + "(default: \(Self.defaultCropStyle.rawValue)).",
         valueName: "box|aligned"))
     var cropStyle: CropStyleName?
 
-    @Option(help: ArgumentHelp("With --crops: the files' format, jpg (quality 95) or png (lossless) (default: jpg).", valueName: "jpg|png"))
+    static let defaultCropStyle = CropStyleName.box
+
+    @Option(help: ArgumentHelp("With --crops: the files' format, jpg (quality \(Self.cropQuality)) or png (lossless) (default: \(Self.defaultCropFormat.rawValue)).", valueName: "jpg|png"))
     var cropFormat: CropFormat?
+
+    static let defaultCropFormat = CropFormat.jpg
+    /// The JPEG quality of the crops.
+    static let cropQuality = 95
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "With --crop-style box: the margin on each side, as a share of the box's width and height (default: "
@@ -83,7 +89,7 @@ struct OutputOptions: ParsableArguments {
     /// How --crops cuts faces out; nil without it.
     var cropStyleChosen: FaceCropStyle? {
         guard crops != nil else { return nil }
-        return cropStyle == .aligned
+        return (cropStyle ?? Self.defaultCropStyle) == .aligned
             ? .aligned(size: cropSize ?? FaceCropStyle.defaultAlignedSize) : .box(margin: cropMargin ?? FaceCropStyle.defaultMargin)
     }
 
@@ -135,32 +141,6 @@ struct OutputOptions: ParsableArguments {
             throw Status.usage
         }
     }
-
-    /// Opens the output (the dataset `folder`, or creates `resultDirectory`, whose files are opened
-    /// input by input) and the annotation directory, or reports why not and exits with status 1.
-    func makeSinks(resultDirectory: ResultDirectory? = nil, folder: String? = nil, context: ExportContext) throws
-        -> (writer: ResultWriter?, annotator: Annotator?, cropSaver: Annotator?)
-    {
-        do {
-            let writer: ResultWriter?
-            if let resultDirectory {
-                try resultDirectory.create()
-                writer = nil
-            } else if let folder {
-                writer = try ResultWriter(format: format, path: folder, folder: true, context: context)
-            } else {
-                writer = try ResultWriter(format: format, path: output, context: context)
-            }
-            let annotator = try annotate.map { (directory) throws(SystemError) in try Annotator(directory: directory) }
-            let cropSaver = try crops.map { (directory) throws(SystemError) in
-                try Annotator(directory: directory, quality: 95, fileExtension: (cropFormat ?? .jpg).rawValue, what: "face crop")
-            }
-            return (writer, annotator, cropSaver)
-        } catch {
-            report("cannot open \(error.path ?? "output"): \(error.reason)")
-            throw Status.failure
-        }
-    }
 }
 
 /// --crop-style's values.
@@ -175,10 +155,11 @@ enum CropFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// --annotate-every (video, live): 1 or more, and only with --annotate, which it thins out.
 struct AnnotateEveryOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --annotate, save every Nth detected frame only (default: 1).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --annotate, save every Nth detected frame only (default: \(Self.defaultInterval)).", valueName: "N"))
     var annotateEvery: Int?
 
-    var interval: Int { annotateEvery ?? 1 }
+    static let defaultInterval = 1
+    var interval: Int { annotateEvery ?? Self.defaultInterval }
 
     func validate(with output: OutputOptions) throws {
         guard let annotateEvery else { return }

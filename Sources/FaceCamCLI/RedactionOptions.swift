@@ -6,8 +6,11 @@ extension RedactionSettings.Shape: ExpressibleByArgument {}
 
 /// How hidden faces look (redact, and --redact on video and live).
 struct MaskOptions: ParsableArguments {
-    @Option(help: "The mask's shape: ellipse (the ellipse inscribed in the enlarged box) or box (default: ellipse).")
+    @Option(help: ArgumentHelp(
+        "The mask's shape: ellipse (the ellipse inscribed in the enlarged box) or box (default: \(Self.defaultShape.rawValue))."))
     var shape: RedactionSettings.Shape?
+
+    static let defaultShape = RedactionSettings.Shape.ellipse
 
     @Option(help: ArgumentHelp(
         "Each face's box is enlarged around its centre by this factor before it is hidden (hair, ears, chin), "
@@ -49,7 +52,7 @@ struct MaskOptions: ParsableArguments {
                 throw Status.usage
             }
         }
-        return RedactionSettings(mode: mode, replacement: replacement, shape: shape ?? .ellipse, scale: maskScale ?? RedactionSettings.defaultScale)
+        return RedactionSettings(mode: mode, replacement: replacement, shape: shape ?? Self.defaultShape, scale: maskScale ?? RedactionSettings.defaultScale)
     }
 }
 
@@ -112,9 +115,11 @@ struct OverlayOptions: ParsableArguments {
     var overlay: String?
 
     @Option(help: ArgumentHelp(
-        "With --overlay: the face's landmarks the picture's two points go onto: eyes, or mouth (its corners) (default: eyes).",
+        "With --overlay: the face's landmarks the picture's two points go onto: eyes, or mouth (its corners) (default: \(Self.defaultAnchor.rawValue)).",
         valueName: "eyes|mouth"))
     var overlayAnchor: FaceOverlay.Anchor?
+
+    static let defaultAnchor = FaceOverlay.Anchor.eyes
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "With --overlay: the picture's two points, in its pixels, that go onto the anchor's (the one on the left first) "
@@ -159,7 +164,7 @@ struct OverlayOptions: ParsableArguments {
         guard let overlay else { return nil }
         do {
             let image = try OverlayImage(path: overlay, requiringAlpha: true)
-            return FaceOverlay(image: image, anchor: overlayAnchor ?? .eyes, points: try points())
+            return FaceOverlay(image: image, anchor: overlayAnchor ?? Self.defaultAnchor, points: try points())
         } catch let error as FaceCamError {
             report("--overlay \(advised(error))")
             throw Status.usage

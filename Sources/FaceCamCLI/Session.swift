@@ -8,7 +8,7 @@ struct Session {
     let sink: ResultSink
     let stop: StopRequest
 
-    /// Loads the detector once per job and opens the outputs, or reports why
+    /// Builds the `detectors` planned (one per job) and opens the outputs, or reports why
     /// not and exits (64 for the detector, 1 for the outputs); `output` (the options, and what the dataset formats
     /// record) nil writes no results (redact, whose results are its files). With a
     /// `resultDirectory`, each input's results are redirected to its own file
@@ -17,8 +17,7 @@ struct Session {
     /// redaction may hold previews back (`lookahead`). From here on SIGINT, SIGTERM and SIGHUP stop between
     /// frames instead of ending the process.
     init(
-        detector options: DetectorOptions, jobs: Int?, faces: FaceReport = FaceReport(), recognition: Recognition? = nil,
-        fast: FastSettings? = nil, output: (options: OutputOptions, context: ExportContext)?, bestShotsOnly: Bool = false,
+        detectors plan: DetectorPlan, faces: FaceReport = FaceReport(), recognition: Recognition? = nil, output: (options: OutputOptions, context: ExportContext)?, bestShotsOnly: Bool = false,
         resultDirectory: ResultDirectory? = nil, folder: String? = nil, zones: ZoneFilter.Settings? = nil,
         masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
@@ -27,12 +26,12 @@ struct Session {
     ) throws {
         // Tracked faces are named per track, in the sink; sparing stays per frame, where a doubt hides the face.
         let perTrack = tracker != nil && recognition?.spared == nil
-        let detectors = try options.makeDetectors(
-            jobs: jobs, fast: fast, zones: zones, faces: faces, recognition: perTrack ? nil : recognition)
+        let detectors = try plan.build(zones: zones, faces: faces, recognition: perTrack ? nil : recognition)
         let namer = perTrack ? try recognition?.namer() : nil
-        let (writer, annotator, cropSaver) = try output.map { output in
-            try output.options.makeSinks(resultDirectory: resultDirectory, folder: folder, context: output.context)
-        } ?? (nil, nil, nil)
+        let opened = try output.map { output in
+            try RunOutputs(output.options, resultDirectory: resultDirectory, folder: folder, context: output.context)
+        }
+        let (writer, annotator, cropSaver) = (opened?.writer, opened?.annotator, opened?.cropSaver)
         let sink = ResultSink(
             records: output.map { _ in RecordOutput(writer: writer, clusterer: recognition?.clusterer) },
             tracking: tracker.map { FrameTracking(tracker: $0, namer: namer) }, events: events,

@@ -131,8 +131,8 @@ struct Video: ParsableCommand {
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detector: detector, jobs: parallelism.jobs, faces: reported, recognition: try faces.recognition.load(clustering: clustering),
-            fast: fastMode.settings, output: (output, context), bestShotsOnly: bestShot.bestShot, resultDirectory: results,
+            detectors: DetectorPlan(detector, jobs: parallelism.jobs, fast: fastMode.settings), faces: reported, recognition: try faces.recognition.load(clustering: clustering),
+            output: (output, context), bestShotsOnly: bestShot.bestShot, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, zones: zones.settings, masks: maskZones.masks,
             tracker: tracking.makeTracker(every: every),
             events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,

@@ -53,6 +53,8 @@ final class BackgroundProcess {
     private let scratch: URL
     private let out: URL
     private let err: URL
+    private let started = Date()
+    private let label: String
 
     init(_ executable: URL, _ arguments: [String], input: URL? = nil, environment: [String: String]? = nil) throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-run-\(UUID().uuidString)")
@@ -62,6 +64,7 @@ final class BackgroundProcess {
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.executableURL = executable
+        label = "\(Test.current?.name ?? "?") | \(executable.lastPathComponent) \(arguments.joined(separator: " "))"
         process.arguments = arguments
         process.currentDirectoryURL = repository
         if let environment { process.environment = environment }
@@ -111,6 +114,11 @@ final class BackgroundProcess {
     /// Waits for the program to end.
     func wait() throws -> Run {
         process.waitUntilExit()
+        if let path = ProcessInfo.processInfo.environment["FACECAM_TEST_TIMES"], let handle = FileHandle(forWritingAtPath: path) {
+            handle.seekToEndOfFile()
+            handle.write(Data(String(format: "%.2f | %@\n", Date().timeIntervalSince(started), label).utf8))
+            try? handle.close()
+        }
         let bytes = try Data(contentsOf: out)
         return Run(
             status: process.terminationStatus,

@@ -62,19 +62,28 @@ final class MQTTSubscriber {
     }
 
     private let process: BackgroundProcess
+    private let port: Int
+    private let retainedOnly: Bool
+    /// Published, not retained, to end a `retainedOnly` subscription once its retained messages are in.
+    private static let end = "facecam-test/end"
 
     /// Subscribes to `topics` and waits until the subscription holds: a retained marker, published
-    /// before, has arrived. `retainedOnly` ends at the first message that is not retained.
-    init(port: Int, topics: [String] = ["#"], retainedOnly: Bool = false, seconds: Int? = nil) throws {
+    /// before, has arrived. `retainedOnly` takes what is retained, and ends at the first message that is not.
+    init(port: Int, topics: [String] = ["#"], retainedOnly: Bool = false) throws {
+        self.port = port
+        self.retainedOnly = retainedOnly
         let marker = "facecam-test/ready"
-        let published = try run(URL(fileURLWithPath: "/usr/bin/mosquitto_pub"),
-                                ["-p", "\(port)", "-t", marker, "-m", "ready", "-r", "-q", "1"])
-        try #require(published.status == 0, "mosquitto_pub: \(published.stderr)")
+        try Self.publish(port: port, topic: marker, message: "ready", retained: true)
         var arguments = ["-p", "\(port)", "-q", "1", "-F", "%r\t%t\t%x", "-t", marker] + topics.flatMap { ["-t", $0] }
-        if retainedOnly { arguments.append("--retained-only") }
-        if let seconds { arguments += ["-W", "\(seconds)"] }
+        if retainedOnly { arguments += ["-t", Self.end, "--retained-only"] }
         process = try BackgroundProcess(URL(fileURLWithPath: "/usr/bin/mosquitto_sub"), arguments)
         try #require(wait(timeout: 10) { $0.contains { $0.topic == marker } }, "mosquitto_sub never subscribed: \(process.standardError)")
+    }
+
+    private static func publish(port: Int, topic: String, message: String, retained: Bool) throws {
+        let published = try run(URL(fileURLWithPath: "/usr/bin/mosquitto_pub"),
+                                ["-p", "\(port)", "-t", topic, "-m", message, "-q", "1"] + (retained ? ["-r"] : []))
+        try #require(published.status == 0, "mosquitto_pub: \(published.stderr)")
     }
 
     /// The messages so far, the marker left out.
@@ -90,8 +99,13 @@ final class MQTTSubscriber {
         return false
     }
 
-    /// Ends the subscription (or waits for -W to end it); its messages.
+    /// Ends the subscription; its messages. A `retainedOnly` one ends at a message published now, not retained: the broker
+    /// sends it after every retained message the subscription was owed, so none is cut off, however slow the machine.
     func finish() throws -> [Message] {
+        if retainedOnly {
+            try Self.publish(port: port, topic: Self.end, message: "end", retained: false)
+            _ = wait(timeout: 60) { _ in !process.isRunning }
+        }
         if process.isRunning { process.signal(SIGKILL) }
         return parse(try process.wait().stdout)
     }

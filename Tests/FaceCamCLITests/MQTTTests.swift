@@ -87,7 +87,7 @@ struct MQTTTests {
         try checkDiscovery(configs, prefix: "facecam/hall")
 
         // What a subscriber that comes later gets: the configs and the last state, retained.
-        let retained = try MQTTSubscriber(port: broker.port, retainedOnly: true, seconds: 2).finish()
+        let retained = try MQTTSubscriber(port: broker.port, retainedOnly: true).finish()
         #expect(retained.allSatisfy { $0.retained })
         let retainedTopics = Set(retained.map(\.topic))
         #expect(retainedTopics == Set(configs.map(\.topic)).union(
@@ -98,7 +98,7 @@ struct MQTTTests {
         #expect(removal.status == 0, "\(removal.stderr)")
         #expect(removal.errorLines == [
             "facecam: removed the Home Assistant configs and the retained state of facecam/hall from \(broker.url)"])
-        let left = try MQTTSubscriber(port: broker.port, retainedOnly: true, seconds: 2).finish()
+        let left = try MQTTSubscriber(port: broker.port, retainedOnly: true).finish()
         #expect(left.isEmpty, "still retained: \(left.map(\.topic))")
     }
 
@@ -197,7 +197,7 @@ struct MQTTTests {
         let removal = try facecam("live", "--mqtt", broker.url, "--name", "hall", "--recognize", "--gallery", gallery,
                                   "--mqtt-discovery", "remove")
         #expect(removal.status == 0, "\(removal.stderr)")
-        let left = try MQTTSubscriber(port: broker.port, retainedOnly: true, seconds: 2).finish()
+        let left = try MQTTSubscriber(port: broker.port, retainedOnly: true).finish()
         #expect(left.isEmpty, "still retained: \(left.map(\.topic))")
     }
 
@@ -318,7 +318,7 @@ struct MQTTTests {
         live.signal(SIGKILL)
         #expect(try live.wait().status != 0)
         #expect(subscriber.wait { $0.last.map { "\($0.topic) \($0.text)" } == "facecam/porch/availability offline" })
-        let retained = try MQTTSubscriber(port: broker.port, topics: ["facecam/porch/availability"], retainedOnly: true, seconds: 1)
+        let retained = try MQTTSubscriber(port: broker.port, topics: ["facecam/porch/availability"], retainedOnly: true)
             .finish()
         #expect(retained.map(\.text) == ["offline"])
     }
@@ -350,7 +350,7 @@ struct MQTTTests {
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(ending != nil && ending?.hasSuffix(" disconnected.") == false, "\(broker.log)")
-        let retained = try MQTTSubscriber(port: broker.port, topics: ["facecam/attic/availability"], retainedOnly: true, seconds: 1)
+        let retained = try MQTTSubscriber(port: broker.port, topics: ["facecam/attic/availability"], retainedOnly: true)
             .finish()
         #expect(retained.map(\.text) == ["offline"])
     }
@@ -386,7 +386,7 @@ struct MQTTTests {
         #expect(result.status == 0, "\(result.stderr)")
         // What the broker keeps is the newest state: the last frame's count, then offline.
         let lastCount = try #require(try result.records().last { $0["faces"] != nil }?["faces"] as? [Any]).count
-        let retained = try MQTTSubscriber(port: broker.port, topics: ["facecam/door/#"], retainedOnly: true, seconds: 1).finish()
+        let retained = try MQTTSubscriber(port: broker.port, topics: ["facecam/door/#"], retainedOnly: true).finish()
         #expect(retained.first { $0.topic == "facecam/door/faces" }?.text == String(lastCount))
         #expect(retained.first { $0.topic == "facecam/door/availability" }?.text == "offline")
         #expect(result.errorLines.filter { $0.contains("cannot reach the broker") }.count == 1)

@@ -6,7 +6,7 @@ import Testing
 /// need --recognize and the panel, and a token file needs changes.
 struct ServeOptionsTests {
     static func validated(_ arguments: [String]) throws -> Live {
-        var live = try Live.parse(["--source", "clip.avi"] + arguments)
+        let live = try Live.parse(["--source", "clip.avi"] + arguments)
         try live.validate()
         return live
     }
