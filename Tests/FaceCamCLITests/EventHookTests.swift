@@ -84,14 +84,4 @@ struct EventHookTests {
         #expect(result.errorLines.last?.hasPrefix("facecam: --on-event: ") == true, "\(result.stderr)")
     }
 
-    @Test(arguments: [
-        (["video", "--on-event-jobs", "2"], "--on-event-jobs tunes --on-event"),
-        (["video", "--on-event", "true", "--on-event-jobs", "0"], "--on-event-jobs must be from 1 to 64"),
-        (["video", "--on-event", "true", "--on-event-timeout", "0"], "--on-event-timeout must be more than 0"),
-        (["video", "--on-event", " "], "--on-event needs a command"),
-    ])
-    func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
-        let line = try reportedUsageError(arguments + ["Fixtures/video/leave-enter.avi"])
-        #expect(line?.hasPrefix("facecam: \(message)") == true, "\(line ?? "none")")
-    }
 }

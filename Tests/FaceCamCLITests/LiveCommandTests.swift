@@ -111,13 +111,6 @@ struct LiveCommandTests {
         ], "\(result.stderr)")
     }
 
-    @Test(arguments: [
-        ["--device", "/dev/video0", "--source", "x.avi"], ["--realtime"], ["--source", "x.avi", "--fps", "30"],
-        ["--frames", "0"], ["--timeout", "0"], ["--pixel-format", "h264"],
-    ])
-    func contradictoryOptionsAreUsageErrors(arguments: [String]) throws {
-        #expect(try reportedUsageError(["live"] + arguments) != nil)
-    }
 
     @Test func annotatedFramesAreSavedAlongside() throws {
         let directory = try temporaryDirectory("live-annotate")

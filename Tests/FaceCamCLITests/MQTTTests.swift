@@ -532,35 +532,6 @@ struct MQTTTests {
         }
     }
 
-    @Test(arguments: [
-        (["--mqtt", "mqtt://camera:pw@localhost"], "--mqtt: the broker URL holds a password"),
-        (["--mqtt", "mqtt://camera:p/w@localhost"], "--mqtt: the broker URL holds a password, which ps shows"),
-        (["--mqtt", "http://camera:pw@localhost"], "--mqtt: the broker URL holds a password, which ps shows"),
-        (["--mqtt", "mqtt://::1"], "--mqtt: mqtt://::1: write an IPv6 address in brackets"),
-        (["--mqtt", "mqtt://localhost", "--mqtt-topic", "$SYS/x"], "--mqtt-topic $SYS/x: a prefix is levels joined by /"),
-        (["--mqtt", "http://localhost"], "--mqtt: http://localhost: the scheme is mqtt:// or mqtts://"),
-        (["--mqtt", "mqtt://localhost:99999"], "--mqtt: mqtt://localhost:99999: the port must be a number from 1 to 65535"),
-        (["--mqtt-topic", "facecam/x"], "--mqtt-topic goes with --mqtt URL"),
-        (["--mqtt", "mqtt://localhost", "--mqtt-ca", "/etc/hostname"], "--mqtt-ca is for TLS"),
-        (["--mqtt", "mqtt://localhost", "--mqtt-topic", "a/#"], "--mqtt-topic a/#: a prefix is levels joined by /"),
-        (["--mqtt", "mqtt://localhost", "--name", "a/b"], "--name a/b: one topic level is needed"),
-        (["--mqtt", "mqtt://localhost", "--mqtt-queue", "0"], "--mqtt-queue must be from 1 to 100000"),
-        // Values libmosquitto would refuse once running are refused first, naming the option.
-        (["--mqtt", "mqtt://localhost", "--name", "hall\u{85}"], "--name: holds U+0085, which MQTT does not allow in a topic"),
-        (["--mqtt", "mqtt://localhost", "--mqtt-topic", "home/\u{FFFE}"], "--mqtt-topic: holds U+FFFE, which MQTT does not allow"),
-        (["--mqtt", "mqtt://localhost", "--mqtt-discovery-prefix", "ha\u{85}"], "--mqtt-discovery-prefix: holds U+0085"),
-        (["--mqtt", "mqtt://localhost", "--name", String(repeating: "n", count: 70_000)],
-         "--name: 70000 bytes is longer than the 1024 MQTT topics can be built on"),
-        // A negative value is the option's, refused by its own rule, not "Missing value".
-        (["--mqtt", "mqtt://localhost", "--mqtt-queue", "-1"], "--mqtt-queue must be from 1 to 100000"),
-        (["--mqtt-person-hold", "3"], "--mqtt-person-hold goes with --mqtt URL"),
-        (["--mqtt", "mqtt://localhost", "--mqtt-person-hold", "3"], "--mqtt-person-hold tunes the person sensors --recognize adds"),
-        (["--mqtt", "mqtt://localhost", "--recognize", "--mqtt-person-hold", "-1"], "--mqtt-person-hold must be from 0 to 86400"),
-    ])
-    func badOptionsAreUsageErrors(arguments: [String], message: String) throws {
-        let line = try reportedUsageError(["live", "--source", Self.clip] + arguments)
-        #expect(line?.hasPrefix("facecam: \(message)") == true, "\(line ?? "none")")
-    }
 
     private func publish(_ broker: MosquittoBroker, _ topic: String, _ message: String) throws {
         let published = try run(URL(fileURLWithPath: "/usr/bin/mosquitto_pub"), ["-p", "\(broker.port)", "-t", topic, "-m", message, "-q", "1"])

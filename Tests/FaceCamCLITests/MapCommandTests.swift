@@ -35,15 +35,6 @@ struct MapCommandTests {
         #expect(result.stdout == "78.125 1.5625 6.25 4.6875\n")
     }
 
-    @Test(arguments: [
-        (["--aperture", "30,0,20,20"], "--aperture"),
-        (["--orientation", "0"], "--orientation"),
-        (["--preview", "10x0"], "--preview"),
-    ])
-    func invalidGeometryIsAUsageError(arguments: [String], option: String) throws {
-        let line = try reportedUsageError(["map", "--frame", "40x20", "--rect", "4,2,6,4"] + arguments)
-        #expect(line?.contains(option) == true, "\(line ?? "none")")
-    }
 
     @Test func emptyFrameIsAUsageError() throws {
         let result = try facecam("map", "--frame", "0x20", "--rect", "4,2,6,4")

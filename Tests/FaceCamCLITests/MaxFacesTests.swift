@@ -40,18 +40,4 @@ struct MaxFacesTests {
         #expect(facesMatch(record, expected), "\(record["faces"]!) against \(expected)")
     }
 
-    @Test(arguments: [
-        (["detect", "--max-faces", "0"], "--max-faces must be 1 or more"),
-        (["detect", "--by", "score"], "--by says which faces --max-faces keeps"),
-        (["detect", "--detector", "haar", "--max-faces", "1", "--by", "score"], "--by score needs scores"),
-        (["redact", "--max-faces", "1", "-o", "/tmp/facecam-never-written.png"], "Unknown option '--max-faces'"),
-        (["live", "--redact", "blur", "--max-faces", "1"], "--redact hides every face found"),
-        (["video", "--redact", "blur", "--by", "score"], "--redact hides every face found"),
-        (["detect", "--max-faces", "1", "--min-faces", "2"], "--min-faces 2 cannot be met with --max-faces 1"),
-        (["eval", "--ground-truth", fixture("evaluation/truth.json"), "--max-faces", "1"], "Unknown option '--max-faces'"),
-    ])
-    func limitsThatCannotHoldAreUsageErrors(arguments: [String], message: String) throws {
-        let line = try reportedUsageError(arguments + (arguments[0] == "live" ? [] : [fixture("images/astronaut.png")]))
-        #expect(line?.hasPrefix("facecam: \(message)") == true, "\(line ?? "none")")
-    }
 }

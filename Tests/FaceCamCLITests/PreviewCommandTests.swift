@@ -194,13 +194,6 @@ struct PreviewCommandTests {
         #expect(try first.stop().status == 0)
     }
 
-    @Test(arguments: [
-        ["--serve", "http"], ["--serve", "70000"], ["--serve", "::1:8080"], ["--serve", "[::1]8080"], ["--serve", ":8080"],
-        ["--loop"], ["--source", "-", "--loop"], ["--source", "x.avi", "--redact", "blur"],
-    ])
-    func badServeAndShowOptionsAreUsageErrors(arguments: [String]) throws {
-        #expect(try reportedUsageError(["live"] + arguments) != nil)
-    }
 }
 
 /// Where the tests leave their screenshots (docs/webcam.md shows the page's).

@@ -353,14 +353,6 @@ struct RecognitionCommandTests {
         #expect(hopperAfter * 10 >= hopperBefore * 8, "Hopper found in \(hopperAfter) frames of the output, \(hopperBefore) of the input")
     }
 
-    /// Names --spare could not list (a comma), that would not show (spaces at either end), or too long for MQTT topics.
-    @Test(arguments: [["enrol", "Hopper, Grace", "Fixtures/images/grace_hopper.jpg"], ["enrol", " Grace", "Fixtures/images/grace_hopper.jpg"],
-                      ["enrol", "", "Fixtures/images/grace_hopper.jpg"], ["people", "rename", "Grace", "Hopper, Grace"],
-                      ["enrol", String(repeating: "g", count: 201), "Fixtures/images/grace_hopper.jpg"]])
-    func namesThatCannotBeAreUsageErrors(_ arguments: [String]) throws {
-        let line = try reportedUsageError(arguments)
-        #expect(line?.contains("cannot be a name: give one of at most 200 bytes, with no comma") == true, "\(line ?? "none")")
-    }
 
     @Test func spareRefusesNamesNoOneHas() throws {
         let (directory, gallery) = try Self.directoryWithGallery("spare-unknown")

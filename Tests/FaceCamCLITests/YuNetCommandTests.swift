@@ -3,44 +3,7 @@ import Testing
 
 /// facecam --detector yunet end to end: options, the shipped model, live use.
 struct YuNetCommandTests {
-    @Test(arguments: [
-        (["--detector", "yunet", "--cascade", "haarcascade_frontalface_default"], "--cascade", "haar"),
-        (["--detector", "yunet", "--scale-factor", "1.2"], "--scale-factor", "haar"),
-        (["--detector", "yunet", "--min-neighbors", "4"], "--min-neighbors", "haar"),
-        (["--detector", "centerface", "--min-neighbors", "4"], "--min-neighbors", "haar"),
-        // Haar's options need --detector haar: YuNet is the default.
-        (["--cascade", "haarcascade_frontalface_default"], "--cascade", "haar"),
-        (["--scale-factor", "1.2"], "--scale-factor", "haar"),
-        (["--detector", "haar", "--model", "/tmp/x.onnx"], "--model", "yunet and centerface"),
-        (["--detector", "haar", "--score-threshold", "0.5"], "--score-threshold", "yunet and centerface"),
-        (["--detector", "haar", "--nms-threshold", "0.5"], "--nms-threshold", "yunet and centerface"),
-        (["--detector", "haar", "--top-k", "10"], "--top-k", "yunet and centerface"),
-        (["--detector", "haar", "--scales", "1,2"], "--scales", "yunet and centerface"),
-        (["--detector", "haar", "--focus"], "--focus", "yunet and centerface"),
-    ])
-    func anOptionOfTheOtherDetectorNamesItsDetector(arguments: [String], option: String, owner: String) throws {
-        let line = try reportedUsageError(["detect"] + arguments + ["Fixtures/images/astronaut.png"])
-        #expect(line?.hasPrefix("facecam: \(option) is an option of the \(owner) detector") == true, "\(line ?? "none")")
-    }
 
-    @Test(arguments: [
-        (["--score-threshold", "1.5"], "--score-threshold"),
-        (["--nms-threshold", "-0.1"], "--nms-threshold"),
-        (["--top-k", "0"], "--top-k"),
-        (["--detector", "dnn"], "--detector"),
-        (["--scales", "0"], "--scales"),
-        (["--scales", "1,1"], "--scales"),
-        (["--scales", "1,x"], "--scales"),
-        (["--scales", "5"], "--scales"),
-        (["--scales", "1,2,3,4,0.5"], "--scales"),
-        // Focus narrows the larger of several scales: one scale has none.
-        (["--focus"], "--focus"),
-        (["--scales", "2", "--focus"], "--focus"),
-    ])
-    func badYuNetValuesAreUsageErrors(arguments: [String], option: String) throws {
-        let line = try reportedUsageError(["detect", "--detector", "yunet"] + arguments + ["Fixtures/images/astronaut.png"])
-        #expect(line?.contains(option) == true, "\(line ?? "none")")
-    }
 
     @Test func aMissingOrCorruptModelIsOneLineNamingIt() throws {
         let directory = try temporaryDirectory("model")
