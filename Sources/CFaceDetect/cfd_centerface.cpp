@@ -76,9 +76,9 @@ private:
     }
 };
 
-} // namespace
-
-std::unique_ptr<cfd::FaceModel> cfd::make_centerface(const char *model_path, const cfd_model_params &params,
-                                                     const cfd_engine_settings &engine) {
+const cfd::FaceModelRegistration registration("centerface", [](const char *model_path, const cfd_model_params &params,
+                                                               const cfd_engine_settings &engine) -> std::unique_ptr<cfd::FaceModel> {
     return std::make_unique<CenterFace>(model_path, params, engine);
-}
+});
+
+} // namespace

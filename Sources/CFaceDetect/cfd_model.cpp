@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
+#include <vector>
 
 struct cfd_model {
     std::unique_ptr<cfd::FaceModel> model;
@@ -36,17 +38,25 @@ bool plausible(const cfd_model_face &face) {
     return std::all_of(std::begin(face.landmarks), std::end(face.landmarks), near);
 }
 
-/* Every DNN face model the shim decodes, by the id Swift's FaceModelKind gives it. */
-struct RegisteredModel {
-    const char *id;
-    std::unique_ptr<cfd::FaceModel> (*make)(const char *, const cfd_model_params &, const cfd_engine_settings &);
-};
-constexpr RegisteredModel registered_models[] = {
-    {"yunet", cfd::make_yunet},
-    {"centerface", cfd::make_centerface},
-};
+/* Every DNN face model the shim decodes, by the id Swift's FaceModelKind gives it: filled by the models' own
+   files as the program starts (a function's static, so that it exists before the first registration). */
+std::vector<std::pair<const char *, cfd::FaceModelMaker>> &registry() {
+    static std::vector<std::pair<const char *, cfd::FaceModelMaker>> models;
+    return models;
+}
 
 } // namespace
+
+cfd::FaceModelRegistration::FaceModelRegistration(const char *id, FaceModelMaker make) {
+    registry().emplace_back(id, make);
+}
+
+cfd::FaceModelMaker cfd::registered_model(const char *id) {
+    for (const auto &[registered, make] : registry()) {
+        if (std::strcmp(registered, id) == 0) return make;
+    }
+    return nullptr;
+}
 
 extern "C" {
 
@@ -61,15 +71,14 @@ cfd_model *cfd_model_create(const char *kind, const char *model_path, const cfd_
             !(params->nms_threshold >= 0 && params->nms_threshold <= 1) || params->top_k < 1) {
             return invalid(error, "score and NMS thresholds must be 0...1 and top-k 1 or more");
         }
-        const auto entry = std::find_if(std::begin(registered_models), std::end(registered_models),
-                                        [&](const RegisteredModel &model) { return std::strcmp(model.id, kind) == 0; });
-        if (entry == std::end(registered_models)) return invalid(error, "unknown model kind");
+        const cfd::FaceModelMaker make = cfd::registered_model(kind);
+        if (make == nullptr) return invalid(error, "unknown model kind");
         if ((engine->engine != CFD_ENGINE_OPENCV && engine->engine != CFD_ENGINE_OPENVINO) ||
             (engine->precision != CFD_PRECISION_F32 && engine->precision != CFD_PRECISION_BF16) || engine->threads < 1) {
             return invalid(error, "unknown engine or precision, or threads under 1");
         }
         auto model = std::make_unique<cfd_model>();
-        model->model = entry->make(model_path, *params, *engine);
+        model->model = make(model_path, *params, *engine);
         // A file that parses as some other network fails only when run: try it once on a black image.
         model->model->detect(cv::Mat(64, 64, CV_8UC3, cv::Scalar::all(0)));
         result = model.release();

@@ -106,9 +106,9 @@ private:
     }
 };
 
-} // namespace
-
-std::unique_ptr<cfd::FaceModel> cfd::make_yunet(const char *model_path, const cfd_model_params &params,
-                                                const cfd_engine_settings &engine) {
+const cfd::FaceModelRegistration registration("yunet", [](const char *model_path, const cfd_model_params &params,
+                                                          const cfd_engine_settings &engine) -> std::unique_ptr<cfd::FaceModel> {
     return std::make_unique<YuNet>(model_path, params, engine);
-}
+});
+
+} // namespace

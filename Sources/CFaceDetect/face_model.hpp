@@ -33,9 +33,17 @@ std::vector<cfd_model_face> suppressed(const std::vector<cfd_model_face> &candid
     return faces;
 }
 
-std::unique_ptr<FaceModel> make_yunet(const char *model_path, const cfd_model_params &params,
-                                      const cfd_engine_settings &engine);
-std::unique_ptr<FaceModel> make_centerface(const char *model_path, const cfd_model_params &params,
-                                           const cfd_engine_settings &engine);
+/* Makes a model from its file, with the caller's parameters, on an engine. */
+using FaceModelMaker = std::unique_ptr<FaceModel> (*)(const char *model_path, const cfd_model_params &params,
+                                                      const cfd_engine_settings &engine);
+
+/* Registers a model under its id (Swift's FaceModelKind.id) as the program starts: each model's own file
+   holds one, so that a model is added in its file alone. */
+struct FaceModelRegistration {
+    FaceModelRegistration(const char *id, FaceModelMaker make);
+};
+
+/* The maker registered under `id`; nullptr for none. */
+FaceModelMaker registered_model(const char *id);
 
 } // namespace cfd

@@ -7,12 +7,16 @@ import Synchronization
 /// Where and how results go.
 struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Result format: jsonl (one JSON object per frame), csv (one row per face), text; for datasets (detect and video): coco (a COCO "
-            + "instances JSON), cvat (CVAT 1.1 XML), labelstudio (Label Studio tasks), each written whole at the end; "
-            + "yolo and voc (folders, --output-dir); wider (WIDER FACE's ground-truth text, or in --output-dir its "
-            + "detection results); mot (MOTChallenge's lines; video and live). See docs/evaluation.md.",
+        "Result format: " + ResultFormat.allCases.map(Self.described).joined(separator: ", ") + ". See docs/evaluation.md.",
         valueName: "format"))
     var format: ResultFormat = .jsonl
+
+    /// A format as `--format`'s help lists it: its name, what it is, and how it is written, from what the format says of itself.
+    private static func described(_ format: ResultFormat) -> String {
+        let how = (format.isDocument ? ", written whole at the end" : "") + (format.isFolderOnly ? ", in --output-dir" : "")
+            + (format.isVideoOnly ? "; video and live" : "")
+        return "\(format.rawValue) (\(format.summary)\(how))"
+    }
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write results to this file instead of standard output.", valueName: "file"))
     var output: String?

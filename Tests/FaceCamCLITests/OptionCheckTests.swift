@@ -1,3 +1,5 @@
+@testable import FaceCamCLI
+import FaceCam
 import Foundation
 import Testing
 
@@ -153,5 +155,15 @@ struct OptionCheckTests {
     func namesThatCannotBeAreUsageErrors(_ arguments: [String]) throws {
         let line = usageError(arguments)
         #expect(line?.contains("cannot be a name: give one of at most 200 bytes, with no comma") == true, "\(line ?? "none")")
+    }
+
+    /// --format's help is made from the formats themselves: each is listed with what it says it is.
+    @Test func formatHelpListsEveryFormatAsItDescribesItself() {
+        let help = Detect.helpMessage(columns: 10_000)
+        for format in ResultFormat.allCases {
+            #expect(help.contains("\(format.rawValue) (\(format.summary)"), "\(format)")
+        }
+        #expect(help.contains("mot (MOTChallenge's lines; video and live)"))
+        #expect(help.contains("coco (a COCO instances JSON, written whole at the end)"))
     }
 }

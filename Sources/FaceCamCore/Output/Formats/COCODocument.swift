@@ -10,6 +10,7 @@ import Foundation
 /// quality `attributes.roll`, `yaw`, `pitch` and `quality`.
 struct COCODocument: DocumentFormat {
     static let traits = FormatTraits(
+        summary: "a COCO instances JSON",
         fileExtension: "json", isWrittenWhole: true, isOneVideo: false, isVideoOnly: false, namesImages: true,
         holds: [.poseAndQuality, .identity, .cluster])
     private var images = 0

@@ -3,6 +3,7 @@ import Foundation
 /// CSV: a row per face, after a header row (RFC 4180 quoting).
 struct CSVFormat: LineFormat {
     static let traits = FormatTraits(
+        summary: "one row per face",
         fileExtension: "csv", isWrittenWhole: false, isOneVideo: false, isVideoOnly: false, namesImages: false,
         holds: [.poseAndQuality, .identity])
 

@@ -8,6 +8,7 @@ import Foundation
 /// kept in memory until `closing` (the task's size and frame size come first and are known only then).
 struct CVATDocument: DocumentFormat {
     static let traits = FormatTraits(
+        summary: "CVAT 1.1 XML",
         fileExtension: "xml", isWrittenWhole: true, isOneVideo: true, isVideoOnly: false, namesImages: true,
         holds: [.poseAndQuality, .identity, .cluster])
     private let video: Bool

@@ -4,6 +4,7 @@ import Foundation
 /// that `--on-event`, MQTT and the preview server pass on.
 public struct JSONLinesFormat: EventFormat {
     static let traits = FormatTraits(
+        summary: "one JSON object per frame",
         fileExtension: "jsonl", isWrittenWhole: false, isOneVideo: false, isVideoOnly: false, namesImages: false,
         holds: [.poseAndQuality, .identity, .cluster, .descriptor])
     let opening = ""

@@ -11,6 +11,7 @@ import Foundation
 /// `--image-root` (Label Studio's LOCAL_FILES_DOCUMENT_ROOT); without a root, the path as given.
 struct LabelStudioDocument: DocumentFormat {
     static let traits = FormatTraits(
+        summary: "Label Studio tasks",
         fileExtension: "json", isWrittenWhole: true, isOneVideo: false, isVideoOnly: false, namesImages: true, holds: [])
     private let context: ExportContext
     private var tasks = 0

@@ -2,6 +2,7 @@
 /// Haar), then -1 for MOTChallenge's 3-D position, which a detector does not know.
 struct MOTFormat: LineFormat {
     static let traits = FormatTraits(
+        summary: "MOTChallenge's lines",
         fileExtension: "txt", isWrittenWhole: true, isOneVideo: true, isVideoOnly: true, namesImages: false, holds: [])
     let opening = ""
 

@@ -69,6 +69,9 @@ public enum ResultFormat: String, CaseIterable, Sendable {
 
     /// The extension of a results file in this format (`--output-dir`).
     public var fileExtension: String { type.traits.fileExtension }
+
+    /// What it is, in a few words (`--format`'s help).
+    public var summary: String { type.traits.summary }
 }
 
 /// What a face may carry beyond its box, score and landmarks, which a format has a place for or not.
@@ -87,6 +90,8 @@ public struct FaceDetail: OptionSet, Sendable {
 
 /// What a format's files are, beyond how it writes them; every format states each.
 struct FormatTraits {
+    /// What it is, in a few words: its entry in `--format`'s help.
+    var summary: String
     /// The extension of a results file in this format.
     var fileExtension: String
     /// A dataset file, which must not pass for a whole one unless the run finished.

@@ -3,6 +3,7 @@ import Foundation
 /// Readable lines for people: a line per frame and one per face under it, and a line per event and best shot.
 struct TextFormat: EventFormat {
     static let traits = FormatTraits(
+        summary: "readable lines",
         fileExtension: "txt", isWrittenWhole: false, isOneVideo: false, isVideoOnly: false, namesImages: false,
         holds: [.poseAndQuality, .identity])
     let opening = ""

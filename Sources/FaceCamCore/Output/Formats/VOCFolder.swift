@@ -3,6 +3,7 @@ import Foundation
 /// Pascal VOC: `Annotations/ITEM.xml`, the list of items `ImageSets/Main/train.txt` and `labelmap.txt`.
 struct VOCFolder: FolderFormat {
     static let traits = FormatTraits(
+        summary: "a folder of Pascal VOC XML files",
         fileExtension: "xml", isWrittenWhole: false, isOneVideo: false, isVideoOnly: false, namesImages: true,
         holds: [.poseAndQuality])
     static let indexFiles = ["ImageSets/Main/train.txt", "labelmap.txt"]

@@ -8,6 +8,7 @@ import Foundation
 /// name), the image's name, the number of faces, and `x y w h score` a face, as WIDER's evaluation reads them.
 struct WiderFormat: LineFormat, FolderFormat {
     static let traits = FormatTraits(
+        summary: "WIDER FACE's ground-truth text, or in --output-dir its detection results",
         fileExtension: "txt", isWrittenWhole: true, isOneVideo: false, isVideoOnly: false, namesImages: true, holds: [])
     static let indexFiles: [String] = []
     let opening = ""

@@ -2,6 +2,7 @@
 /// as fractions of the image, then, with landmarks, YOLO-pose keypoints x y 2), and `data.yaml`.
 struct YOLOFolder: FolderFormat {
     static let traits = FormatTraits(
+        summary: "a folder of YOLO label files and data.yaml",
         fileExtension: "txt", isWrittenWhole: false, isOneVideo: false, isVideoOnly: false, namesImages: true, holds: [])
     static let indexFiles = ["data.yaml"]
     private let context: ExportContext
