@@ -113,9 +113,9 @@ struct Live: ParsableCommand {
 
     func validate() throws {
         if device != nil, source != nil { throw ValidationError("--device and --source exclude each other") }
-        if output.format.isDocument || output.format.isFolderOnly {
+        if output.format.isWholeAtRunEnd {
             throw ValidationError("--format \(output.format.rawValue) is a dataset written whole when a run ends, which live does not: "
-                + "use \(ResultFormat.names { !$0.isDocument && !$0.isFolderOnly })")
+                + "use \(ResultFormat.names { !$0.isWholeAtRunEnd })")
         }
         if source != nil, size != nil || fps != nil || pixelFormat != .auto {
             throw ValidationError("--size, --fps and --pixel-format are for cameras, not --source")
@@ -230,7 +230,7 @@ struct Live: ParsableCommand {
         var end = InputLoop.End.stopped
         var failure: Error?
         do {
-            end = try inputLoop.read(input, geometry: inputGeometry, shouldStop: { finished() || frames.map { captured >= $0 } == true }) { job in
+            end = try Self.read(input, with: inputLoop, geometry: inputGeometry, shouldStop: { finished() || frames.map { captured >= $0 } == true }) { job in
                 var job = job
                 job.crops = cropStyle.map { CropRequest(style: $0, name: LiveOutputs.name(ofFrame: job.index)) }
                 return job
@@ -275,6 +275,18 @@ struct Live: ParsableCommand {
             }
             report("\(what) before the end (--exit-on \(exitOn.rawValue))")
             throw ExitCode(9)
+        }
+    }
+
+    /// The input loop over live's source, whichever kind it is; what it throws is the source's error or the geometry's.
+    private static func read<Source: FrameSource>(
+        _ source: Source, with loop: InputLoop, geometry: PreviewGeometry, shouldStop: () -> Bool, job: (FrameJob) -> FrameJob?,
+        submit: (FrameJob) -> Void
+    ) throws -> InputLoop.End {
+        do {
+            return try loop.read(source, geometry: geometry, shouldStop: shouldStop, job: job, submit: submit)
+        } catch {
+            throw error.underlying
         }
     }
 

@@ -14,7 +14,7 @@ struct OutputOptions: ParsableArguments {
     /// A format as `--format`'s help lists it: its name, what it is, and how it is written, from what the format says of itself.
     private static func described(_ format: ResultFormat) -> String {
         let how = (format.isDocument ? ", written whole at the end" : "") + (format.isFolderOnly ? ", in --output-dir" : "")
-            + (format.isVideoOnly ? "; video and live" : "")
+            + (format.isVideoOnly ? "; video and live" : format.isWholeAtRunEnd ? "; detect and video" : "")
         return "\(format.rawValue) (\(format.summary)\(how))"
     }
 

@@ -251,7 +251,8 @@ struct Redact: ParsableCommand {
             let source = try StillImageSource(path: job.input, maximumPixels: input.maximumPixels)
             let geometry = try inputLoop.geometry(of: source)
             return write(to: StillImageOutput(path: job.output), session: session) {
-                _ = session.read(source, geometry: geometry, with: inputLoop, job: { job in
+                // Once decoded, as in detect; a stop then keeps the output from being finished.
+                _ = session.read(source, geometry: geometry, with: inputLoop, shouldStop: { false }, job: { job in
                     var job = job
                     job.renderPreview = true
                     return job

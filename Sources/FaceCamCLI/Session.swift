@@ -58,12 +58,14 @@ struct Session {
         _ source: Source, geometry: PreviewGeometry, with loop: InputLoop, shouldStop: (() -> Bool)? = nil,
         job: (FrameJob) -> FrameJob? = { $0 }
     ) -> FaceCamError? where Source.Failure == FaceCamError {
-        do throws(FaceCamError) {
+        do throws(InputLoop.Failure<FaceCamError>) {
             let end = try loop.read(source, geometry: geometry, shouldStop: shouldStop ?? { stopping }, job: job) { pipeline.submit($0) }
             if case .ended(let damage) = end { return damage }
             return nil
         } catch {
-            return error
+            switch error {
+            case .source(let error), .geometry(let error): return error
+            }
         }
     }
 

@@ -114,10 +114,14 @@ final class BackgroundProcess {
     /// Waits for the program to end.
     func wait() throws -> Run {
         process.waitUntilExit()
-        if let path = ProcessInfo.processInfo.environment["FACECAM_TEST_TIMES"], let handle = FileHandle(forWritingAtPath: path) {
-            handle.seekToEndOfFile()
-            handle.write(Data(String(format: "%.2f | %@\n", Date().timeIntervalSince(started), label).utf8))
-            try? handle.close()
+        // Appended with O_APPEND in one write, so that tests running side by side never write over each other's lines.
+        if let path = ProcessInfo.processInfo.environment["FACECAM_TEST_TIMES"] {
+            let file = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+            if file >= 0 {
+                let line = Array(String(format: "%.2f | %@\n", Date().timeIntervalSince(started), label).utf8)
+                _ = line.withUnsafeBytes { Glibc.write(file, $0.baseAddress, $0.count) }
+                close(file)
+            }
         }
         let bytes = try Data(contentsOf: out)
         return Run(

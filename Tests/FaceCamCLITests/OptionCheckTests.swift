@@ -164,6 +164,8 @@ struct OptionCheckTests {
             #expect(help.contains("\(format.rawValue) (\(format.summary)"), "\(format)")
         }
         #expect(help.contains("mot (MOTChallenge's lines; video and live)"))
-        #expect(help.contains("coco (a COCO instances JSON, written whole at the end)"))
+        #expect(help.contains("coco (a COCO instances JSON, written whole at the end; detect and video)"))
+        #expect(help.contains("yolo (a folder of YOLO label files and data.yaml, in --output-dir; detect and video)"))
+        #expect(help.contains("csv (one row per face), "))
     }
 }

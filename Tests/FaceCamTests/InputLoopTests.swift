@@ -11,6 +11,8 @@ import Testing
         let count: Int
         let failAt: Int?
         let damage: FaceCamError?
+        /// From this frame on, frames come at `laterSize` (a file replaced while live plays it again).
+        var resize: (at: Int, to: PixelSize)?
         private(set) var reads = 0
 
         init(count: Int, size: PixelSize = PixelSize(width: 64, height: 48), stored: Orientation = .up, failAt: Int? = nil, damage: FaceCamError? = nil) {
@@ -27,7 +29,8 @@ import Testing
             guard reads < count else { return nil }
             if reads == failAt { throw .videoFrame(path: name, frame: reads, reason: "scripted") }
             defer { reads += 1 }
-            return SourceFrame(frame: Frame(width: frameSize.width, height: frameSize.height), index: 10 + reads, time: Double(reads) / 4)
+            let size = resize.map { reads >= $0.at ? $0.to : frameSize } ?? frameSize
+            return SourceFrame(frame: Frame(width: size.width, height: size.height), index: 10 + reads, time: Double(reads) / 4)
         }
     }
 
@@ -68,10 +71,35 @@ import Testing
         let source = ScriptedSource(count: 5, failAt: 2)
         let loop = InputLoop()
         var submitted: [Int] = []
-        #expect(throws: FaceCamError.self) {
+        #expect {
             _ = try loop.read(source, geometry: try loop.geometry(of: source), shouldStop: { false }, submit: { submitted.append($0.index) })
+        } throws: { error in
+            guard case InputLoop.Failure<FaceCamError>.source(let reason) = error else { return false }
+            return "\(reason)" == "scripted: frame 2: scripted"
         }
         #expect(submitted == [10, 11])
+    }
+
+    @Test func aFrameOfAnotherSizeGetsTheGeometryOfItsSize() throws {
+        let source = ScriptedSource(count: 4)
+        source.resize = (at: 2, to: PixelSize(width: 32, height: 24))
+        let loop = InputLoop()
+        var sizes: [PixelSize] = []
+        _ = try loop.read(source, geometry: try loop.geometry(of: source), shouldStop: { false }, submit: { sizes.append($0.geometry.frameSize) })
+        #expect(sizes == [PixelSize(width: 64, height: 48), PixelSize(width: 64, height: 48), PixelSize(width: 32, height: 24), PixelSize(width: 32, height: 24)])
+
+        // An aperture that fits the first size and not the second ends the reading, saying so.
+        let again = ScriptedSource(count: 4)
+        again.resize = (at: 2, to: PixelSize(width: 32, height: 24))
+        let aperture = InputLoop(settings: GeometrySettings(aperture: PixelRect(x: 0, y: 0, width: 40, height: 30)))
+        var submitted = 0
+        #expect {
+            _ = try aperture.read(again, geometry: try aperture.geometry(of: again), shouldStop: { false }, submit: { _ in submitted += 1 })
+        } throws: { error in
+            guard case InputLoop.Failure<FaceCamError>.geometry(let reason) = error else { return false }
+            return "\(reason)".hasPrefix("scripted: the aperture does not fit")
+        }
+        #expect(submitted == 2)
     }
 
     /// 64x48 stored turned right, and the user's `left` after it: upright again, 64x48; `right` after it: upside down, 64x48.
@@ -113,6 +141,10 @@ import Testing
         let rotated = VideoFileSource(reader: try VideoReader(path: FilePath(fixture("video/rotated.mp4"))), decodeEvery: 5)
         let loop = InputLoop()
         #expect(try loop.geometry(of: rotated).previewSize == PixelSize(width: 400, height: 512))
+        // The file's rotation first, then the orientation given: with a mirror the two orders differ.
+        let rotation = rotated.reader.info.rotation
+        #expect(rotated.orientation(given: .upMirrored) == rotation.followed(by: .upMirrored))
+        #expect(rotation.followed(by: .upMirrored) != Orientation.upMirrored.followed(by: rotation))
         var indices: [Int] = []
         let end = try loop.read(rotated, geometry: try loop.geometry(of: rotated), shouldStop: { false }, submit: { indices.append($0.index) })
         #expect(indices == [0, 5, 10, 15, 20])

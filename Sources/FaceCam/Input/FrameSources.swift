@@ -92,6 +92,8 @@ public final class VideoFileSource: FrameSource {
     public func next(shouldStop: () -> Bool) throws(FaceCamError) -> SourceFrame? {
         while let read = try reader.next(decodeEvery: decodeEvery) {
             if let frame = read.frame { return SourceFrame(frame: frame, index: read.index, time: read.time) }
+            // A stream's frames skipped undecoded still take their time to come: a stop is heard between them.
+            if shouldStop() { return nil }
         }
         return nil
     }

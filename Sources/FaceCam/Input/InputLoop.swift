@@ -22,6 +22,20 @@ public struct InputLoop {
         self.masks = masks
     }
 
+    /// Why a reading stopped short: the source failed, or a frame came of a size the options do not fit.
+    public enum Failure<SourceFailure: Error>: Error {
+        case source(SourceFailure)
+        case geometry(FaceCamError)
+
+        /// The error itself, whichever it is.
+        public var underlying: any Error {
+            switch self {
+            case .source(let error): error
+            case .geometry(let error): error
+            }
+        }
+    }
+
     /// How a source's reading ended.
     public enum End: Sendable {
         /// It ended; with what it lost on the way, if anything (said after its frames, in their place).
@@ -33,23 +47,44 @@ public struct InputLoop {
     /// The preview geometry of `source`'s frames; throws, naming the source, when the geometry options, a zone or a
     /// mask do not fit it.
     public func geometry(of source: any FrameSource) throws(FaceCamError) -> PreviewGeometry {
+        try geometry(of: source, size: source.frameSize)
+    }
+
+    /// The geometry of `source`'s frames of `size`.
+    private func geometry(of source: any FrameSource, size: PixelSize) throws(FaceCamError) -> PreviewGeometry {
         var settings = settings
         settings.orientation = source.orientation(given: givenOrientation)
-        let geometry = try settings.geometry(for: source.frameSize, source: source.name)
+        let geometry = try settings.geometry(for: size, source: source.name)
         try zones?.check(geometry, source: source.name)
         try masks.check(geometry, source: source.name)
         return geometry
     }
 
     /// Reads `source` until it ends or `shouldStop` says stop, making each frame a job with `geometry` and handing
-    /// what `job` makes of it (nil: nothing, for a frame passed over) to `submit`. Throws what the source threw.
+    /// what `job` makes of it (nil: nothing, for a frame passed over) to `submit`. A frame of another size than the
+    /// geometry's (a file `live --loop` found replaced when it played it again) gets the geometry of its size, or
+    /// ends the reading with the reason the options do not fit it. Throws what the source threw.
     public func read<Source: FrameSource>(
         _ source: Source, geometry: PreviewGeometry, shouldStop: () -> Bool,
         job: (FrameJob) -> FrameJob? = { $0 }, submit: (FrameJob) -> Void
-    ) throws(Source.Failure) -> End {
+    ) throws(InputLoop.Failure<Source.Failure>) -> End {
         let orientation = source.reportedOrientation(given: givenOrientation)
+        var geometry = geometry
         while !shouldStop() {
-            guard let read = try source.next(shouldStop: shouldStop) else { break }
+            let next: SourceFrame?
+            do throws(Source.Failure) {
+                next = try source.next(shouldStop: shouldStop)
+            } catch {
+                throw .source(error)
+            }
+            guard let read = next else { break }
+            if read.frame.size != geometry.frameSize {
+                do throws(FaceCamError) {
+                    geometry = try self.geometry(of: source, size: read.frame.size)
+                } catch {
+                    throw .geometry(error)
+                }
+            }
             let made = FrameJob(
                 source: source.name, index: read.index, time: read.time, frame: read.frame, geometry: geometry,
                 orientation: orientation, capture: read.capturedAt.map { (read.index, $0) })

@@ -48,6 +48,10 @@ public enum ResultFormat: String, CaseIterable, Sendable {
     /// A document whose end is written when the run ends.
     public var isDocument: Bool { type is any DocumentFormat.Type }
 
+    /// Its file or folder is whole only once the run ends (a document, or a folder with index files): no use to a run
+    /// that may never end, as live's.
+    public var isWholeAtRunEnd: Bool { isDocument || isFolderOnly }
+
     /// A dataset file, which must not pass for a whole one unless the run finished: a file of it is
     /// written under a partial name and renamed only then.
     var isWrittenWhole: Bool { type.traits.isWrittenWhole }
