@@ -38,7 +38,9 @@ using FaceModelMaker = std::unique_ptr<FaceModel> (*)(const char *model_path, co
                                                       const cfd_engine_settings &engine);
 
 /* Registers a model under its id (Swift's FaceModelKind.id) as the program starts: each model's own file
-   holds one, so that a model is added in its file alone. */
+   holds one, so that a model is added in its file alone. Nothing else refers to those files: SwiftPM links a
+   target's objects whole, where a static archive would drop them; the engine tests make every model, so a dropped
+   one fails them. */
 struct FaceModelRegistration {
     FaceModelRegistration(const char *id, FaceModelMaker make);
 };
