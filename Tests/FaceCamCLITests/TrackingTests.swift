@@ -1,3 +1,4 @@
+import FaceCam
 import Foundation
 import Testing
 
@@ -74,10 +75,11 @@ struct SyntheticClips: Sendable {
         }
     }
 
-    /// Faces found in two consecutive processed frames under different ids, as "face2 at frame 12: 3 -> 4".
-    func switches(_ records: [[String: Any]], seed: Int) -> [String] {
+    /// Faces found in two consecutive processed frames under different ids, as "face2 at frame 12: 3 -> 4"; with
+    /// `within`, only frames at most that many source frames apart.
+    func switches(_ records: [[String: Any]], seed: Int, within: Int = .max) -> [String] {
         let frames = ids(records, seed: seed)
-        return zip(frames, frames.dropFirst()).flatMap { before, after in
+        return zip(frames, frames.dropFirst()).filter { $1.frame - $0.frame <= within }.flatMap { before, after in
             after.ids.compactMap { name, id in
                 before.ids[name].flatMap { $0 == id ? nil : "\(name) at frame \(after.frame): \($0) -> \(id)" }
             }
@@ -126,7 +128,9 @@ struct TrackingTests {
             let sequences = records.compactMap { $0["sequence"] as? Int }
             // Frames were dropped: the processed sequence numbers have gaps.
             #expect(zip(sequences, sequences.dropFirst()).contains { $1 - $0 > 1 }, "seed \(seed): nothing dropped")
-            #expect(clips.switches(records, seed: seed) == [], "seed \(seed)")
+            // A track ends once its face is unseen for more than --track-grace source frames (5): over a longer drop, which
+            // a loaded machine makes, a new id is the tracker's rule, not a switch.
+            #expect(clips.switches(records, seed: seed, within: TrackerSettings().grace) == [], "seed \(seed)")
         }
     }
 
