@@ -166,19 +166,18 @@ struct Live: ParsableCommand {
         // Pictures are read before any work: one that cannot be used is a usage error.
         let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()
         let input = try openSource()
-        let inputLoop = geometry.inputLoop(zones: zones.settings, masks: maskZones.masks)
-        // A polygon that does not fit is a usage error here, where the one source is known before any work.
-        if let first = try? geometry.settings.geometry(for: input.frameSize, source: input.name) {
-            try zones.refuseOutside(first, source: input.name)
-            try maskZones.refuseOutside(first, source: input.name)
-        }
         let inputGeometry: PreviewGeometry
         do throws(FaceCamError) {
-            inputGeometry = try inputLoop.geometry(of: input)
+            inputGeometry = try geometry.inputLoop().geometry(of: input)
         } catch {
             report(error)
             throw Status.failure
         }
+        // A polygon that does not fit is a usage error here, where the one source is known before any work.
+        try zones.refuseOutside(inputGeometry, source: input.name)
+        try maskZones.refuseOutside(inputGeometry, source: input.name)
+        // The polygons are checked again only if a frame comes at another size.
+        let inputLoop = geometry.inputLoop(zones: zones.settings, masks: maskZones.masks)
         // One detector on one serial queue: frames are detected one by one, in order.
         let reported = bestShot.implyingQuality(faces.report)
         let recognition = try faces.recognition.load()
