@@ -125,7 +125,7 @@ struct DetectorPlan {
 
     /// The engine the DNN models run on: OpenVINO unless told otherwise, loaded here, or OpenCV,
     /// with one line saying why, when OpenVINO was not asked for by name and cannot be loaded.
-    func engineSettings() throws(FaceCamError) -> EngineSettings {
+    private func engineSettings() throws(FaceCamError) -> EngineSettings {
         var precision = options.precision ?? DetectorOptions.defaultPrecision
         if precision == .bf16, !InferencePrecision.cpuHasBF16 {
             report("warning: --precision bf16: this CPU has no bfloat16 arithmetic (avx512_bf16 or amx_bf16), where it runs at "
