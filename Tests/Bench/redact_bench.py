@@ -42,7 +42,7 @@ args = parser.parse_args()
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 shared = os.path.join(root, "..", "shared", "data")
 VIDEO = (".avi", ".mp4", ".mkv", ".mov")
-# redact's default detector, as `facecam video` options (Sources/FaceCamCLI/DetectorOptions.swift, RedactionDefaults).
+# redact's default detector, as `facecam video` options (Sources/FaceCamCLI/Options/DetectorOptions.swift, RedactionDefaults).
 REDACT_DETECTOR = ["--detector", "centerface", "--score-threshold", "0.1", "--scales", "1,2,3", "--focus", "--plus-yunet"]
 # The faster choice the README and redact --help offer.
 FASTER = ["--detector", "yunet", "--score-threshold", "0.5", "--scales", "1"]
