@@ -73,8 +73,7 @@ struct Eval: ParsableCommand {
     func run() throws {
         if let plot, let conflict = OutputSafety.conflict(
             files: [("--plot", plot)], directories: [], inputs: ([groundTruth] + detections).map { FilePath(argument: $0) }) {
-            report(conflict)
-            throw Status.usage
+            throw Refusal.usage(conflict)
         }
         let truth = try load(groundTruth)
         var runs: [(name: String, evaluation: Evaluation)] = []
@@ -89,8 +88,7 @@ struct Eval: ParsableCommand {
                 runs.append((found.path, try Evaluation(detections: found, truth: truth, operatingScore: detector.scoreThreshold)))
             }
         } catch {
-            report(advised(error))
-            throw Status.usage
+            throw Refusal.usage(advised(error))
         }
         let text = format == .json ? json(truth, runs) : table(truth, runs)
         try writeResult(text)
@@ -119,8 +117,7 @@ struct Eval: ParsableCommand {
             }
             return list
         } catch {
-            report(advised(error))
-            throw Status.usage
+            throw Refusal.usage(advised(error))
         }
     }
 

@@ -39,6 +39,9 @@ struct FaceCamCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
+        } catch let refusal as Refusal {
+            report(refusal.line)
+            exit(withError: refusal.status)
         } catch {
             let status = exitCode(for: error)
             // Help and a subcommand's version: written and checked as results are, so that a full disk is said.

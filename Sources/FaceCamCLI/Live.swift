@@ -156,15 +156,14 @@ struct Live: ParsableCommand {
             given: mqtt.name, device: devicePath, source: source.map { VideoInput(FilePath(argument: $0)) })
         if mqtt.mqttDiscovery == .remove { return try removeDiscovery(cameraName: cameraName) }
         let stop = StopRequest()
-        try output.refuseOverwriting(
-            source.map { [FilePath(argument: $0)] } ?? [],
+        try RunOutputs.refuseOverwriting(
+            source.map { [FilePath(argument: $0)] } ?? [], by: output,
             gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
         if show, let problem = PreviewWindow.problem(display: ProcessInfo.processInfo.environment["DISPLAY"]) {
-            report("--show cannot open a window: \(problem), or watch in a browser with --serve")
-            throw Status.usage
+            throw Refusal.usage("--show cannot open a window: \(problem), or watch in a browser with --serve")
         }
         // Pictures are read before any work: one that cannot be used is a usage error.
-        let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()
+        let marking = try RunPictures.marking(overlay: overlay, redaction: redaction)
         let input = try openSource()
         let inputGeometry: PreviewGeometry
         do throws(FaceCamError) {
@@ -180,13 +179,13 @@ struct Live: ParsableCommand {
         let inputLoop = geometry.inputLoop(zones: zones.settings, masks: maskZones.masks)
         // One detector on one serial queue: frames are detected one by one, in order.
         let reported = bestShot.implyingQuality(faces.report)
-        let recognition = try faces.recognition.load()
+        let recognition = try RecognitionPlan.recognition(faces.recognition)
         let context = OutputOptions.context(detector: detector, faces: reported, video: true, recognition: faces.recognition)
         let detector = try DetectorPlan(detector, jobs: 1, fast: fastMode.settings, live: true).build(zones: zones.settings, faces: reported)[0]
         let outputs = try RunOutputs(output, context: context)
         let detection = DetectionSwitch()
         let publisher = try startPublisher(cameraName: cameraName, detection: detection, people: recognition?.people ?? [])
-        var events = tracking.eventHandling(exitOn: exitOn)
+        var events = RunOutputs.events(tracking, exitOn: exitOn)
         if let publisher { events.observers.append(publisher.event) }
         let board = serving.serve != nil && serving.servePeople
             ? recognition?.galleryPath.map { path in
@@ -291,7 +290,7 @@ struct Live: ParsableCommand {
 
     /// --mqtt: connects in the background and says where it publishes; nil without it.
     private func startPublisher(cameraName: String, detection: DetectionSwitch, people: [String]) throws -> MQTTPublisher? {
-        guard let settings = try mqtt.connectionSettings(cameraName: cameraName) else { return nil }
+        guard let settings = try MQTTConnectionPlan.settings(mqtt, cameraName: cameraName) else { return nil }
         let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [], people: people)
         do {
             let publisher = try MQTTPublisher(connection: settings, publishing: publishing, detection: detection, report: { report($0) })
@@ -307,12 +306,11 @@ struct Live: ParsableCommand {
     /// --mqtt-discovery remove: clears the configs and the retained state, then ends; status 1 when the
     /// broker did not acknowledge it all within --timeout.
     private func removeDiscovery(cameraName: String) throws {
-        guard let settings = try mqtt.connectionSettings(cameraName: cameraName) else {
-            report("--mqtt-discovery remove needs --mqtt URL")
-            throw Status.usage
+        guard let settings = try MQTTConnectionPlan.settings(mqtt, cameraName: cameraName) else {
+            throw Refusal.usage("--mqtt-discovery remove needs --mqtt URL")
         }
         // With --recognize, the person sensors of everyone enrolled now go too.
-        let people = try faces.recognition.load()?.people ?? []
+        let people = try RecognitionPlan.recognition(faces.recognition)?.people ?? []
         let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [], people: people)
         do {
             guard try MQTTPublisher.removeDiscovery(connection: settings, publishing: publishing, timeout: timeout, report: { report($0) }) else {

@@ -3,36 +3,6 @@ import FaceCam
 import Foundation
 import Synchronization
 
-/// How a long run shows its progress on standard error.
-enum ProgressStyle: String, CaseIterable, ExpressibleByArgument {
-    /// A bar redrawn on one line when standard error is a terminal; nothing otherwise.
-    case auto
-    /// A plain line every 10 seconds and at each file's end, for logs and CI.
-    case lines
-    case none
-}
-
-/// `--progress` and its shorthand `--quiet`, for the commands that read videos.
-struct ProgressOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "auto: a bar on a terminal (frames, frames/s, time left), nothing otherwise; lines: a line every 10 s and at each "
-            + "file's end, for logs; none.",
-        valueName: "auto|lines|none"))
-    var progress: ProgressStyle = .auto
-
-    @Flag(help: "The same as --progress none.")
-    var quiet = false
-
-    /// The progress display for frames read every `every`, or nil for none.
-    func makeProgress(every: Int) -> ProgressBar? {
-        switch quiet ? .none : progress {
-        case .none: nil
-        case .auto: isatty(STDERR_FILENO) == 1 ? ProgressBar(every: every, lines: false) : nil
-        case .lines: ProgressBar(every: every, lines: true)
-        }
-    }
-}
-
 /// Frames done, frames per second and time left on standard error: redrawn on one line of a
 /// terminal, or written as plain lines every `lineInterval` seconds.
 final class ProgressBar: Sendable {
@@ -106,5 +76,16 @@ final class ProgressBar: Sendable {
         line += String(format: " %.1f frames/s", rate) + (timeLeft.map { " " + $0 } ?? "")
         line += "\u{1B}[K" + (newline ? "\n" : "")
         FileHandle.standardError.write(Data(line.utf8))
+    }
+}
+
+extension ProgressBar {
+    /// The progress display `options` ask for, for frames read every `every`, or nil for none.
+    static func made(_ options: ProgressOptions, every: Int) -> ProgressBar? {
+        switch options.quiet ? .none : options.progress {
+        case .none: nil
+        case .auto: isatty(STDERR_FILENO) == 1 ? ProgressBar(every: every, lines: false) : nil
+        case .lines: ProgressBar(every: every, lines: true)
+        }
     }
 }

@@ -138,8 +138,7 @@ struct Redact: ParsableCommand {
     func run() throws {
         let (jobs, expansionFailures) = plan()
         if output != nil, jobs.count > 1 {
-            report("-o names one redacted file, but \(inputs[0]) holds \(jobs.count) images: give --output-dir DIR")
-            throw Status.usage
+            throw Refusal.usage("-o names one redacted file, but \(inputs[0]) holds \(jobs.count) images: give --output-dir DIR")
         }
         try refuseOverwriting(jobs)
         // Said before any model loads, so that a mistyped path costs no start-up.
@@ -154,19 +153,19 @@ struct Redact: ParsableCommand {
                 throw Status.failure
             }
         }
-        let progress = progressOptions.makeProgress(every: 1)
+        let progress = ProgressBar.made(progressOptions, every: 1)
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let grace = TrackingOptions.grace(given: trackGrace, every: every ?? Self.streamEvery)
         let tracker = FaceTracker(settings: TrackerSettings(grace: grace))
-        let recognition = try sparing.load()
+        let recognition = try RecognitionPlan.sparing(sparing)
         let planner = RedactionPlanner()
         let session = try Session(
             // Photographs are redacted one at a time, each its own output: one job, on every core's threads, where jobs
             // side by side would leave all but one idle.
             detectors: DetectorPlan(detector.redactionDefaults, jobs: parallelism.jobs ?? (jobs.allSatisfy(\.isImage) ? 1 : nil)), recognition: recognition, output: nil,
             masks: maskZones.masks, tracker: tracker,
-            marking: .redact(try mask.settings(mode: mode), outline: false),
+            marking: .redact(try RunPictures.masks(mask, mode: mode), outline: false),
             // Only a video read once holds previews back.
             lookahead: jobs.contains { !$0.isImage && !readsTwice($0.input, sparing: recognition?.spared != nil) }
                 ? lookaheadFrames(grace: grace, sparing: recognition?.spared != nil) : 0,
@@ -228,13 +227,10 @@ struct Redact: ParsableCommand {
     }
 
     /// An output that is also an input would be truncated before it is read: refused (64).
-    private func refuseOverwriting(_ jobs: [Job]) throws {
+    private func refuseOverwriting(_ jobs: [Job]) throws(Refusal) {
         let outputs = jobs.map { ("the redacted file", $0.output) }
-        try GalleryOptions.refuseOverwriting(sparing.galleryOptions.guarded(when: !sparing.spare.isEmpty), by: outputs)
-        if let conflict = OutputSafety.conflict(files: outputs, directories: [], inputs: jobs.map(\.input)) {
-            report(conflict)
-            throw Status.usage
-        }
+        try RunOutputs.refuseOverwriting(gallery: sparing.galleryOptions.guarded(when: !sparing.spare.isEmpty), by: outputs)
+        if let conflict = OutputSafety.conflict(files: outputs, directories: [], inputs: jobs.map(\.input)) { throw .usage(conflict) }
     }
 
     /// The one input loop, as redact reads: no geometry options, each input turned upright by its own metadata, the mask
@@ -277,7 +273,7 @@ struct Redact: ParsableCommand {
     /// encoder of its redacted copy.
     private func open(_ job: Job) throws(FaceCamError) -> (source: VideoFileSource, geometry: PreviewGeometry, encoder: VideoEncoder) {
         let videoInput = VideoInput(job.input)
-        let source = VideoFileSource(reader: try stream.open(job.input, limits: input))
+        let source = VideoFileSource(reader: try RunInputs.open(job.input, stream: stream, limits: input))
         let geometry = try inputLoop.geometry(of: source)
         // A stream cannot be read twice: its audio is not copied.
         let audio: FilePath? = if case .file(let path) = videoInput { path } else { nil }

@@ -79,7 +79,7 @@ struct Video: ParsableCommand {
 
     func run() throws {
         // Directories become their video files, before the batch is sharded, so that every shard sees one list.
-        let given = try batch.inputs(arguments: files)
+        let given = try RunInputs(arguments: files, options: batch).batch
         let (all, expansionFailures, empty, passedOver) = StillImageInputs.expanding(
             given, recursive: folders.recursive, extensions: VideoInput.fileExtensions, keepingOthers: true)
         for directory in empty where !all.isEmpty { warn(directory, recursion: folders.recursive ? nil : "--recursive") }
@@ -92,7 +92,8 @@ struct Video: ParsableCommand {
             }
             throw expansionFailures.isEmpty ? Status.usage : Status.failure
         }
-        let inputs = batch.part(of: all)
+        let (inputs, shardNote) = RunInputs.part(of: all, shard: batch.shard)
+        if let shardNote { report(shardNote) }
         // Named over the whole batch, so that every shard names an input's files alike.
         let names = InputNames(all)
         let reported = bestShot.implyingQuality(faces.report)
@@ -101,41 +102,38 @@ struct Video: ParsableCommand {
         let results = batch.resultDirectory(output: output, names: names, context: context)
         let stream = inputs.firstIndex(where: { $0.description == "-" || $0.description.contains("://") })
         if dataset.imageRoot != nil, let stream {
-            report("--image-root names files, and input \(stream + 1) is a stream (a URL or standard input): leave out the stream, or --image-root")
-            throw Status.usage
+            throw Refusal.usage("--image-root names files, and input \(stream + 1) is a stream (a URL or standard input): leave out the stream, or --image-root")
         }
         if clustering.cluster, let stream {
-            report("--cluster writes its records when the run ends, and input \(stream + 1) is a stream (a URL or standard input) that "
+            throw Refusal.usage("--cluster writes its records when the run ends, and input \(stream + 1) is a stream (a URL or standard input) that "
                 + "may not end: leave out the stream, or --cluster")
-            throw Status.usage
         }
-        try dataset.refuseInputsOutside(inputs)
+        try RunOutputs.refuseInputsOutside(inputs, imageRoot: dataset.imageRoot)
         // MOT's lines name no video, and a CVAT task is one: frames and ids of several would run together in one file.
         if output.format.isOneVideo, all.count > 1, batch.outputDir == nil {
-            report("--format \(output.format.rawValue) holds one video: give one, or --output-dir for a file per video")
-            throw Status.usage
+            throw Refusal.usage("--format \(output.format.rawValue) holds one video: give one, or --output-dir for a file per video")
         }
-        try output.refuseOverwriting(
-            inputs,
+        try RunOutputs.refuseOverwriting(
+            inputs, by: output,
             alsoWriting: (annotateVideo.map { [("--annotate-video", $0)] } ?? [])
                 + (results?.paths(for: inputs).map { ("--output-dir", $0) } ?? []),
             gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
         guard !inputs.isEmpty else { return }
         // Pictures are read before any work: one that cannot be used is a usage error.
-        let marking = try overlay.load().map { .overlay($0) } ?? redaction.marking()
+        let marking = try RunPictures.marking(overlay: overlay, redaction: redaction)
         for failure in expansionFailures { report(failure) }
         let (present, missing) = withoutMissing(inputs)
         if present.isEmpty { throw Status.failure }
         let annotated = try openAnnotatedVideo(for: present)
-        let progress = progressOptions.makeProgress(every: every)
+        let progress = ProgressBar.made(progressOptions, every: every)
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detectors: DetectorPlan(detector, jobs: parallelism.jobs, fast: fastMode.settings), faces: reported, recognition: try faces.recognition.load(clustering: clustering),
+            detectors: DetectorPlan(detector, jobs: parallelism.jobs, fast: fastMode.settings), faces: reported, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
             output: (output, context), bestShotsOnly: bestShot.bestShot, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, zones: zones.settings, masks: maskZones.masks,
             tracker: tracking.makeTracker(every: every),
-            events: tracking.eventHandling(), marking: marking, frames: annotated?.writer,
+            events: RunOutputs.events(tracking), marking: marking, frames: annotated?.writer,
             progress: advance)
         session.countReported(missing: expansionFailures.count + missing)
         var position = "before the first frame"
@@ -160,7 +158,7 @@ struct Video: ParsableCommand {
     private func openAnnotatedVideo(for inputs: [FilePath]) throws -> (writer: VideoWriter, reader: VideoReader)? {
         guard let annotateVideo else { return nil }
         do throws(FaceCamError) {
-            let reader = try stream.open(inputs[0], limits: input)
+            let reader = try RunInputs.open(inputs[0], stream: stream, limits: input)
             // Zones and masks are checked when the frames are read, as for any input.
             let geometry = try geometry.inputLoop().geometry(of: VideoFileSource(reader: reader))
             // The annotated video plays at the source's rate, less the frames --every skips.
@@ -184,7 +182,7 @@ struct Video: ParsableCommand {
         let inputLoop = geometry.inputLoop(zones: zones.settings, masks: maskZones.masks)
         let geometry: PreviewGeometry
         do throws(FaceCamError) {
-            let reader = if let opened { opened } else { try stream.open(file, limits: input) }
+            let reader = if let opened { opened } else { try RunInputs.open(file, stream: stream, limits: input) }
             source = VideoFileSource(reader: reader, decodeEvery: every)
             geometry = try inputLoop.geometry(of: source)
         } catch {

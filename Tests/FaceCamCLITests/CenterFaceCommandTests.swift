@@ -60,12 +60,4 @@ struct CenterFaceCommandTests {
                                      reference: ["--score-threshold", "0.3", "--scale", scale])
         #expect(faces >= 10)
     }
-
-    @Test func aModelThatIsNotCenterFaceIsOneLineNamingIt() throws {
-        let yunet = repository.appendingPathComponent("Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx").path
-        let result = try facecam("detect", "--detector", "centerface", "--model", yunet, "Fixtures/images/astronaut.png")
-        #expect(result.status == 64)
-        #expect(result.errorLines.count == 1)
-        #expect(result.stderr.contains("cannot load CenterFace model \(yunet)"), "\(result.stderr)")
-    }
 }

@@ -457,18 +457,4 @@ struct DatasetFormatTests {
         let xml = try String(contentsOf: directory.appendingPathComponent("voc/Annotations/two-faces.xml"), encoding: .utf8)
         #expect(xml.contains("<truncated>1</truncated>") && !xml.contains("<ymin>-"), "\(xml)")
     }
-
-    /// A folder format needs --output-dir, and live refuses the dataset formats: one line, status 64.
-    @Test func datasetFormatsNeedTheirPlace() throws {
-        let yolo = try run(facecamBinary, ["detect", "--format", "yolo", fixture("images")])
-        #expect(yolo.status == 64 && yolo.stderr.contains("--format yolo writes a folder of files: give --output-dir DIR"), "\(yolo.stderr)")
-        let live = try run(facecamBinary, ["live", "--format", "cvat", "--source", fixture("video/pan-zoom.avi")])
-        #expect(live.status == 64 && live.stderr.contains("--format cvat is a dataset"), "\(live.stderr)")
-        let resume = try run(facecamBinary, ["video", "--format", "voc", "--output-dir", "/tmp/x", "--resume", fixture("video/pan-zoom.avi")])
-        #expect(resume.status == 64 && resume.stderr.contains("cannot split"), "\(resume.stderr)")
-        let both = try run(facecamBinary, ["detect", "--format", "wider", "--output-dir", "/tmp/x", "-o", "/tmp/y", fixture("images")])
-        #expect(both.status == 64 && both.stderr.contains("--output-dir and --output both say where results go"), "\(both.stderr)")
-        let root = try run(facecamBinary, ["detect", "--format", "coco", "--image-root", fixture("images/two-faces.jpg"), fixture("images/two-faces.jpg")])
-        #expect(root.status == 64 && root.stderr.contains("is not a directory: give the dataset's image folder"), "\(root.stderr)")
-    }
 }

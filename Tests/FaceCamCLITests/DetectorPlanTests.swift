@@ -1,5 +1,6 @@
 @testable import FaceCamCLI
 import FaceCam
+import Foundation
 import Testing
 
 /// The detectors a run will make, planned from the parsed options in this process: nothing is loaded to plan them.
@@ -40,5 +41,38 @@ struct DetectorPlanTests {
         // YuNet's fast mode shrinks each frame alone: its frames go to every job.
         let yunet = try Self.plan(jobs: 4, fast: true)
         #expect(yunet.jobs == min(4, 2 * Self.cores) && yunet.fast?.searchInBackground == false)
+    }
+
+    /// What `build` refuses, `plan`'s detectors that cannot be loaded: one line naming the model or cascade and where it
+    /// was looked for.
+    private static func refusal(_ plan: DetectorPlan) -> Refusal? {
+        do {
+            _ = try plan.build()
+            return nil
+        } catch {
+            return error as? Refusal
+        }
+    }
+
+    @Test func anUnknownCascadeNamesEveryPathTried() throws {
+        #expect(Self.refusal(try Self.plan("--detector", "haar", "--cascade", "no_such_cascade", jobs: 1)) == .usage(
+            "cascade 'no_such_cascade' not found; tried no_such_cascade, "
+                + "/usr/share/opencv4/haarcascades/no_such_cascade.xml, /usr/share/opencv4/lbpcascades/no_such_cascade.xml, "
+                + "/usr/local/share/opencv4/haarcascades/no_such_cascade.xml, /usr/local/share/opencv4/lbpcascades/no_such_cascade.xml "
+                + "(install opencv-data, or pass --cascade a path to a cascade XML file)"))
+    }
+
+    @Test func aMissingCorruptOrOtherModelIsOneLineNamingIt() throws {
+        let directory = try temporaryDirectory("model")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let corrupt = directory.appendingPathComponent("corrupt.onnx").path
+        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: corrupt))
+        for model in [corrupt, directory.appendingPathComponent("missing.onnx").path] {
+            let refused = Self.refusal(try Self.plan("--detector", "yunet", "--model", model, jobs: 1))
+            #expect(refused?.status == Status.usage && refused?.line.contains(model) == true, "\(String(describing: refused))")
+        }
+        let yunet = repository.appendingPathComponent("Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx").path
+        let notCenterFace = Self.refusal(try Self.plan("--detector", "centerface", "--model", yunet, jobs: 1))
+        #expect(notCenterFace?.line.contains("cannot load CenterFace model \(yunet)") == true, "\(String(describing: notCenterFace))")
     }
 }

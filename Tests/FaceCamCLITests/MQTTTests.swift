@@ -515,24 +515,6 @@ struct MQTTTests {
         for run in [fromEnvironment, fromFile, fromPipe, refused] { #expect(!run.stderr.contains("s3cret") && !run.stderr.contains("not-it")) }
     }
 
-    /// A password file whose first line is not UTF-8, is longer than MQTT allows, or that cannot be
-    /// read is refused (64) before anything starts, saying which.
-    @Test func unusablePasswordFilesSayWhy() throws {
-        let directory = try temporaryDirectory("mqtt-password-files")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let binary = directory.appendingPathComponent("binary"), long = directory.appendingPathComponent("long")
-        try Data([0x70, 0xff, 0xfe, 0x0a]).write(to: binary)
-        try Data(repeating: UInt8(ascii: "p"), count: 70_000).write(to: long)
-        for (file, reason) in [(binary.path, "its first line is not UTF-8 text"), (long.path, "its first line is longer than MQTT's 65,535 bytes"),
-                               (directory.path, "cannot be read (Is a directory)")] {
-            let result = try facecam("live", "--source", Self.clip, "--mqtt", "mqtt://camera@127.0.0.1:1", "--mqtt-password-file", file)
-            #expect(result.status == 64)
-            #expect(result.errorLines == ["facecam: --mqtt-password-file \(file): \(reason); name a file whose first line is the password"],
-                    "\(result.stderr)")
-        }
-    }
-
-
     private func publish(_ broker: MosquittoBroker, _ topic: String, _ message: String) throws {
         let published = try run(URL(fileURLWithPath: "/usr/bin/mosquitto_pub"), ["-p", "\(broker.port)", "-t", topic, "-m", message, "-q", "1"])
         try #require(published.status == 0, "\(published.stderr)")

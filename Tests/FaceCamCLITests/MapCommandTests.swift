@@ -35,10 +35,4 @@ struct MapCommandTests {
         #expect(result.stdout == "78.125 1.5625 6.25 4.6875\n")
     }
 
-
-    @Test func emptyFrameIsAUsageError() throws {
-        let result = try facecam("map", "--frame", "0x20", "--rect", "4,2,6,4")
-        #expect(result.status == 64)
-        #expect(result.errorLines.first?.contains("--frame") == true)
-    }
 }

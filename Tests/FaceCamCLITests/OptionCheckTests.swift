@@ -168,4 +168,33 @@ struct OptionCheckTests {
         #expect(help.contains("yolo (a folder of YOLO label files and data.yaml, in --output-dir; detect and video)"))
         #expect(help.contains("csv (one row per face), "))
     }
+
+    /// What a usage error says to do: the orientations files alone have, the numbers among the names, the frame a map needs,
+    /// the one file --annotate-video takes, where the dataset formats go, and the engine's options.
+    @Test(arguments: [
+        (["live", "--orientation", "auto"], "--orientation auto is for files"),
+        (["map", "--frame", "640x480", "--rect", "0,0,10,10", "--orientation", "auto"], "--orientation auto is for files"),
+        (["detect", "--orientation", "9", "Fixtures/images/astronaut.png"], "auto, 1, 2, 3, 4, 5, 6, 7, 8, up,"),
+        (["map", "--frame", "0x20", "--rect", "4,2,6,4"], "--frame"),
+        (["video", "--annotate-video", "/tmp/x.avi", "Fixtures/video/pan-zoom.avi", "Fixtures/video/rotated.mp4"],
+         "--annotate-video takes one input file"),
+        (["detect", "--format", "yolo", "Fixtures/images"], "--format yolo writes a folder of files: give --output-dir DIR"),
+        (["live", "--format", "cvat", "--source", "Fixtures/video/pan-zoom.avi"], "--format cvat is a dataset"),
+        (["video", "--format", "voc", "--output-dir", "/tmp/x", "--resume", "Fixtures/video/pan-zoom.avi"], "cannot split"),
+        (["detect", "--format", "wider", "--output-dir", "/tmp/x", "-o", "/tmp/y", "Fixtures/images"],
+         "--output-dir and --output both say where results go"),
+        (["detect", "--detector", "haar", "--engine", "openvino", "Fixtures/images"], "--engine is an option of the yunet and centerface detectors"),
+        (["detect", "--detector", "haar", "--precision", "bf16", "Fixtures/images"], "--precision is an option of the yunet and centerface detectors"),
+        (["detect", "--engine", "opencv", "--precision", "bf16", "Fixtures/images"], "--precision bf16 is OpenVINO's"),
+        (["detect", "--engine", "tensorrt", "Fixtures/images"], "--engine"),
+        (["detect", "--threads", "0", "Fixtures/images"], "--threads must be from 1 to 256"),
+        (["detect", "--opencv-threads", "300", "Fixtures/images"], "--threads must be from 1 to 256"),
+        (["video", "--events", "--format", "csv", "Fixtures/video/leave-enter.avi"], "--events needs --format jsonl or text"),
+        (["detect", "--recognize", "--format", "yolo", "--output-dir", "/tmp/x", "Fixtures/images/astronaut.png"],
+         "--format yolo has no place for the names --recognize gives"),
+    ])
+    func usageErrorsSayWhatToDo(arguments: [String], words: String) {
+        let line = usageError(arguments)
+        #expect(line?.contains(words) == true, "\(arguments): \(line ?? "none")")
+    }
 }

@@ -308,10 +308,4 @@ struct VideoCommandTests {
         #expect(replay.count == 18)
         #expect(replay.first?["size"] as? [Int] == [320, 240])
     }
-
-    @Test func annotateVideoTakesOneFile() throws {
-        let result = try facecam("video", "--annotate-video", "/tmp/x.avi", "Fixtures/video/pan-zoom.avi", "Fixtures/video/rotated.mp4")
-        #expect(result.status == 64)
-        #expect(result.errorLines.first?.contains("--annotate-video") == true)
-    }
 }

@@ -5,20 +5,6 @@ import Testing
 struct YuNetCommandTests {
 
 
-    @Test func aMissingOrCorruptModelIsOneLineNamingIt() throws {
-        let directory = try temporaryDirectory("model")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let corrupt = directory.appendingPathComponent("corrupt.onnx").path
-        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: corrupt))
-        for model in [corrupt, directory.appendingPathComponent("missing.onnx").path] {
-            let result = try facecam("detect", "--detector", "yunet", "--model", model, "Fixtures/images/astronaut.png")
-            #expect(result.status == 64)
-            #expect(result.stdout.isEmpty)
-            #expect(result.errorLines.count == 1 && result.errorLines[0].hasPrefix("facecam: ") && result.errorLines[0].contains(model),
-                    "\(result.stderr)")
-        }
-    }
-
     /// An installed binary finds the model in PREFIX/share/facecam from any working directory,
     /// and one with no model anywhere says where it looked.
     @Test func anInstalledBinaryFindsTheModelUnderItsPrefix() throws {

@@ -50,7 +50,7 @@ struct DetectorPlan {
 
     /// One detector per job, exact or in fast mode; sets OpenCV's pool to `threads`. Each is wrapped in `zones` and
     /// `faces`'s limit, pose and quality (`FaceReport.wrapping`), then named (`recognition`). A cascade, model or
-    /// gallery that cannot be loaded is said in one line: a usage error, since nothing was processed.
+    /// gallery that cannot be loaded is refused (64): nothing was processed.
     func build(zones: ZoneFilter.Settings? = nil, faces: FaceReport = FaceReport(), recognition: Recognition? = nil) throws
         -> [any FrameFaceDetector]
     {
@@ -61,16 +61,14 @@ struct DetectorPlan {
             let (detectors, engine) = try detectors()
             wrapped = try detectors.map { (detector) throws(FaceCamError) in try faces.wrapping(detector, zones: zones, engine: engine) }
         } catch {
-            report(error)
-            throw Status.usage
+            throw Refusal.usage(error.advised)
         }
         // Named last: only the faces kept are described.
         guard let recognition else { return wrapped }
         do throws(RecognitionError) {
             return try wrapped.map { (detector) throws(RecognitionError) in try recognition.wrapping(detector) }
         } catch {
-            report(advised(error))
-            throw Status.usage
+            throw Refusal.usage(advised(error))
         }
     }
 

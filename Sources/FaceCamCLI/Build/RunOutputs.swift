@@ -8,7 +8,7 @@ struct RunOutputs {
     var cropSaver: Annotator?
 
     /// Opens the results (the dataset `folder`, or creates `resultDirectory`, whose files are opened input by input,
-    /// or --output, else standard output) and the annotation and crop directories, or says why not and exits with status 1.
+    /// or --output, else standard output) and the annotation and crop directories, or refuses (1) saying why not.
     init(_ options: OutputOptions, resultDirectory: ResultDirectory? = nil, folder: String? = nil, context: ExportContext) throws {
         do {
             if let resultDirectory {
@@ -26,8 +26,57 @@ struct RunOutputs {
                     fileExtension: (options.cropFormat ?? OutputOptions.defaultCropFormat).rawValue, what: "face crop")
             }
         } catch {
-            report("cannot open \(error.path ?? "output"): \(error.reason)")
-            throw Status.failure
+            throw Refusal.failure("cannot open \(error.path ?? "output"): \(error.reason)")
         }
+    }
+}
+
+extension RunOutputs {
+    /// Refuses (64), before anything is opened for writing: an output file (--output, `extra`) or folder (--annotate,
+    /// --crops) that would overwrite one of `inputs`, an output file that would overwrite the `gallery`, and a folder option
+    /// naming something that is there and is no folder (said once, not once per image).
+    static func refuseOverwriting(
+        _ inputs: [FilePath], by options: OutputOptions, alsoWriting extra: [(option: String, path: String)] = [], gallery: [FilePath] = []
+    ) throws(Refusal) {
+        let files = (options.output.map { [("--output", $0)] } ?? []) + extra
+        let directories = (options.annotate.map { [("--annotate", $0)] } ?? []) + (options.crops.map { [("--crops", $0)] } ?? [])
+        try refuseOverwriting(gallery: gallery, by: files)
+        for (option, path) in directories {
+            if let kind = try? fileKind(path), kind != .directory {
+                throw .usage("\(option) \(FilePath(path)) is \(kind == .regular ? "a file" : "a FIFO, socket or device"), not a folder: "
+                    + "give a folder (made when missing)")
+            }
+        }
+        if let conflict = OutputSafety.conflict(files: files, directories: directories, inputs: inputs) { throw .usage(conflict) }
+    }
+
+    /// Refuses (64) an output file that is one of the gallery's files (`GalleryOptions.guarded`): results written there
+    /// would erase everyone enrolled.
+    static func refuseOverwriting(gallery: [FilePath], by outputs: [(option: String, path: String)]) throws(Refusal) {
+        for (option, path) in outputs where OutputSafety.conflict(files: [(option, path)], directories: [], inputs: gallery) != nil {
+            throw .usage("\(option) \(path) is the gallery of enrolled people: results written there would erase them; choose another file")
+        }
+    }
+
+    /// Refuses (64) an --image-root that is not a directory, and an input outside it, whose name could not be made
+    /// relative to it.
+    static func refuseInputsOutside(_ inputs: [FilePath], imageRoot: String?) throws(Refusal) {
+        guard let imageRoot else { return }
+        let root = ImageRoot(imageRoot)
+        if !root.isDirectory { throw .usage("--image-root \(imageRoot) is not a directory: give the dataset's image folder") }
+        if let outside = inputs.first(where: { !root.holds($0.description) }) {
+            throw .usage("\(outside) is not inside --image-root \(imageRoot): give inputs under it, or another --image-root")
+        }
+    }
+
+    /// What the sink does with track events (`TrackingOptions`): written with --events, run with --on-event, and ending the
+    /// run at `exitOn`.
+    static func events(_ tracking: TrackingOptions, exitOn: TrackEvent.Kind? = nil) -> ResultSink.EventHandling {
+        let hooks = tracking.onEvent.map { command in
+            EventHooks(
+                command: command, concurrency: tracking.onEventJobs ?? TrackingOptions.onEventJobsDefault,
+                timeout: tracking.onEventTimeout ?? TrackingOptions.onEventTimeoutDefault, report: { report("--on-event: \($0)") })
+        }
+        return ResultSink.EventHandling(write: tracking.events, exitOn: exitOn, hooks: hooks)
     }
 }

@@ -44,38 +44,6 @@ struct BatchOptions: ParsableArguments {
         }
     }
 
-    /// The batch: `arguments`, then the --files-from list. A list that cannot be read is a usage error (64).
-    func inputs(arguments: [String]) throws -> [FilePath] {
-        var inputs = arguments.map(FilePath.init(argument:))
-        if let filesFrom {
-            do {
-                inputs += try InputList.read(FilePath(argument: filesFrom))
-            } catch {
-                report("cannot read --files-from \(filesFrom): \(error.reason); give a readable list, one path per line")
-                throw Status.usage
-            }
-        }
-        if inputs.isEmpty {
-            report("no inputs: give files as arguments or with --files-from")
-            throw Status.usage
-        }
-        return inputs
-    }
-
-    /// This task's part of `batch` (all of it without --shard), saying on standard error which part it is:
-    /// a run that does a fraction of what it was given says so.
-    func part(of batch: [FilePath]) -> [FilePath] {
-        guard let shard else { return batch }
-        let part = shard.select(batch)
-        let inputs = Set(batch).count
-        if part.isEmpty {
-            report("shard \(shard) has no inputs: the batch has \(inputs), fewer than \(shard.count) parts")
-        } else {
-            report("shard \(shard): \(Set(part).count) of the batch's \(inputs) inputs; the other \(shard.count - 1) shards take the rest")
-        }
-        return part
-    }
-
     /// --output-dir is a dataset folder (yolo, voc, wider's detection results), not a file per input.
     func writesDatasetFolder(_ output: OutputOptions) -> Bool {
         outputDir != nil && output.format.canWriteFolder

@@ -43,11 +43,4 @@ struct StreamOptions: ParsableArguments {
     func validate() throws {
         try Self.validate(timeout: timeout)
     }
-
-    /// A file, URL or standard input ("-"), opened within `limits`; a rotation it cannot apply is reported.
-    func open(_ file: FilePath, limits: InputOptions) throws(FaceCamError) -> VideoReader {
-        let reader = try VideoReader(input: VideoInput(file), maximumPixels: limits.maximumVideoPixels, timeout: timeout ?? Self.defaultTimeout)
-        if let warning = reader.rotationWarning { report(warning) }
-        return reader
-    }
 }

@@ -127,47 +127,6 @@ struct MQTTOptions: ParsableArguments {
         }
     }
 
-    /// The connection's settings: the password read from its file or the environment. A password
-    /// file that cannot be read is a usage error, said in one line.
-    func connectionSettings(cameraName: String) throws -> MQTTConnection.Settings? {
-        guard let mqtt, var endpoint = try? MQTTEndpoint(parsing: mqtt) else { return nil }
-        let environment = ProcessInfo.processInfo.environment
-        if endpoint.username == nil { endpoint.username = environment["FACECAM_MQTT_USERNAME"].flatMap { $0.isEmpty ? nil : $0 } }
-        var password = environment["FACECAM_MQTT_PASSWORD"]
-        // Read once: the commands facecam runs (--on-event) do not inherit it.
-        unsetenv("FACECAM_MQTT_PASSWORD")
-        if let mqttPasswordFile {
-            let problem: String
-            do {
-                // MQTT's longest password: a file's first line longer than that is not one.
-                let line = try firstLine(ofFile: mqttPasswordFile, limit: 65_535)
-                if let text = String(validating: line, as: UTF8.self) {
-                    password = text
-                    problem = ""
-                } else {
-                    problem = "its first line is not UTF-8 text"
-                }
-            } catch {
-                problem = error.errno == EFBIG ? "its first line is longer than MQTT's 65,535 bytes" : "cannot be read (\(error.reason))"
-            }
-            if !problem.isEmpty {
-                report("--mqtt-password-file \(mqttPasswordFile): \(problem); name a file whose first line is the password")
-                throw Status.usage
-            }
-        }
-        if let mqttCa, !FileManager.default.isReadableFile(atPath: mqttCa) {
-            report("--mqtt-ca \(mqttCa): cannot be read; name a PEM file of CA certificates")
-            throw Status.usage
-        }
-        if password != nil, endpoint.username == nil {
-            report("--mqtt: a password needs a user: write it in the URL (mqtt://USER@HOST) or in FACECAM_MQTT_USERNAME")
-            throw Status.usage
-        }
-        return MQTTConnection.Settings(
-            endpoint: endpoint, clientID: "facecam-\(cameraName)-\(getpid())", password: password, caFile: mqttCa,
-            caOption: "--mqtt-ca", queueCapacity: mqttQueue ?? MQTTConnection.Settings.defaultQueueCapacity)
-    }
-
     /// `people`: the enrolled people, each given a presence topic (with --recognize).
     func publishing(cameraName: String, zones: [String], people: [String]) -> MQTTPublisher.Settings {
         MQTTPublisher.Settings(

@@ -125,26 +125,6 @@ struct OutputOptions: ParsableArguments {
             throw ValidationError("--format \(format.rawValue) writes a folder: give --output-dir DIR instead of --output")
         }
     }
-
-    /// Refuses (64) an output file or annotation directory that would overwrite
-    /// one of `inputs`, or an output file that would overwrite the `gallery`, before anything is opened for writing.
-    func refuseOverwriting(_ inputs: [FilePath], alsoWriting extra: [(option: String, path: String)] = [], gallery: [FilePath] = []) throws {
-        let files = (output.map { [("--output", $0)] } ?? []) + extra
-        let directories = (annotate.map { [("--annotate", $0)] } ?? []) + (crops.map { [("--crops", $0)] } ?? [])
-        try GalleryOptions.refuseOverwriting(gallery, by: files)
-        // A folder option naming something that is there and is no folder: said before any work, not once per image.
-        for (option, path) in directories {
-            if let kind = try? fileKind(path), kind != .directory {
-                report("\(option) \(FilePath(path)) is \(kind == .regular ? "a file" : "a FIFO, socket or device"), not a folder: "
-                    + "give a folder (made when missing)")
-                throw Status.usage
-            }
-        }
-        if let conflict = OutputSafety.conflict(files: files, directories: directories, inputs: inputs) {
-            report(conflict)
-            throw Status.usage
-        }
-    }
 }
 
 /// --crop-style's values.
@@ -221,19 +201,5 @@ struct DatasetOptions: ParsableArguments {
             throw ValidationError("--image-root names images in the dataset formats (\(ResultFormat.names { $0.namesImages })): "
                 + "add one, or leave --image-root out")
         }
-    }
-
-    /// Refuses (64) an --image-root that is not a directory, and an input outside it, whose name could
-    /// not be made relative to it.
-    func refuseInputsOutside(_ inputs: [FilePath]) throws {
-        if let imageRoot, !ImageRoot(imageRoot).isDirectory {
-            report("--image-root \(imageRoot) is not a directory: give the dataset's image folder")
-            throw Status.usage
-        }
-        guard let root = imageRoot.map(ImageRoot.init), let outside = inputs.first(where: { !root.holds($0.description) }) else {
-            return
-        }
-        report("\(outside) is not inside --image-root \(imageRoot!): give inputs under it, or another --image-root")
-        throw Status.usage
     }
 }

@@ -40,19 +40,9 @@ struct MaskOptions: ParsableArguments {
         }
     }
 
-    /// The settings; image mode's picture is loaded, and one that cannot be used is reported and
-    /// exits with status 64 before any work.
-    func settings(mode: RedactionSettings.Mode) throws -> RedactionSettings {
-        var replacement: OverlayImage?
-        if mode == .image, let image {
-            do {
-                replacement = try OverlayImage(path: image, requiringAlpha: false)
-            } catch {
-                report("--image \(advised(error))")
-                throw Status.usage
-            }
-        }
-        return RedactionSettings(mode: mode, replacement: replacement, shape: shape ?? Self.defaultShape, scale: maskScale ?? RedactionSettings.defaultScale)
+    /// The settings, with image mode's `replacement` picture (`RunPictures` loads it).
+    func settings(mode: RedactionSettings.Mode, replacement: OverlayImage?) -> RedactionSettings {
+        RedactionSettings(mode: mode, replacement: replacement, shape: shape ?? Self.defaultShape, scale: maskScale ?? RedactionSettings.defaultScale)
     }
 }
 
@@ -82,12 +72,6 @@ struct PreviewRedactionOptions: ParsableArguments {
             throw ValidationError("--redact hides faces on the frames \(listed(previews.map(\.option), "or")) writes or shows; add "
                 + (previews.count == 1 ? "it" : "one") + ", or use facecam redact")
         }
-    }
-
-    /// What the previews show; loads --image (see `MaskOptions.settings`).
-    func marking() throws -> PreviewMarking {
-        guard let redact else { return .outline }
-        return .redact(try mask.settings(mode: redact), outline: outline)
     }
 }
 
@@ -127,8 +111,10 @@ struct OverlayOptions: ParsableArguments {
         valueName: "x1,y1,x2,y2"))
     var overlayPoints: String?
 
-    /// The points given, parsed; nil when not given.
-    private func points() throws -> [Point]? {
+    /// The points given, parsed (checked in `validate`); nil when not given.
+    var points: [Point]? { try? parsedPoints() }
+
+    private func parsedPoints() throws -> [Point]? {
         guard let overlayPoints else { return nil }
         let numbers = overlayPoints.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard numbers.count == 4, let values = numbers as? [Double], values.allSatisfy({ abs($0) <= 100_000 }) else {
@@ -149,25 +135,13 @@ struct OverlayOptions: ParsableArguments {
             }
             return
         }
-        _ = try points()
+        _ = try parsedPoints()
         if redacting { throw ValidationError("--overlay and --redact both say what covers the faces: choose one") }
         if !detector.kind.givesScoresAndLandmarks {
             throw ValidationError("--overlay is placed on the landmarks the \(detector.kind.id) detector does not give: add --detector yunet")
         }
         if !previews.contains(where: \.given) {
             throw ValidationError("--overlay goes on the frames \(listed(previews.map(\.option), "or")) writes or shows; add " + (previews.count == 1 ? "it" : "one"))
-        }
-    }
-
-    /// The overlay, loaded; a picture that cannot be used is reported and exits with status 64 before any work.
-    func load() throws -> FaceOverlay? {
-        guard let overlay else { return nil }
-        do {
-            let image = try OverlayImage(path: overlay, requiringAlpha: true)
-            return FaceOverlay(image: image, anchor: overlayAnchor ?? Self.defaultAnchor, points: try points())
-        } catch let error as FaceCamError {
-            report("--overlay \(advised(error))")
-            throw Status.usage
         }
     }
 }

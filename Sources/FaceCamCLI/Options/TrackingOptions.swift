@@ -55,15 +55,6 @@ struct TrackingOptions: ParsableArguments {
         }
     }
 
-    /// What the sink does with events: written with --events, run with --on-event, and ending the run at `exitOn`.
-    func eventHandling(exitOn: TrackEvent.Kind? = nil) -> ResultSink.EventHandling {
-        let hooks = onEvent.map { command in
-            EventHooks(command: command, concurrency: onEventJobs ?? Self.onEventJobsDefault,
-                timeout: onEventTimeout ?? Self.onEventTimeoutDefault, report: { report("--on-event: \($0)") })
-        }
-        return ResultSink.EventHandling(write: events, exitOn: exitOn, hooks: hooks)
-    }
-
     /// --events has no place in CSV, whose rows are faces.
     func validate(with output: OutputOptions) throws {
         if events, !output.format.hasEvents {

@@ -45,7 +45,7 @@ struct ZoneOptions: ParsableArguments {
         return ZoneFilter.Settings(zones: zones, ignored: ignored)
     }
 
-    func refuseOutside(_ geometry: PreviewGeometry, source: String) throws {
+    func refuseOutside(_ geometry: PreviewGeometry, source: String) throws(Refusal) {
         try refusePolygonsOutside(settings?.problem(previewSize: geometry.previewSize), geometry: geometry, source: source)
     }
 }
@@ -76,15 +76,14 @@ struct MaskZoneOptions: ParsableArguments {
         }
     }
 
-    func refuseOutside(_ geometry: PreviewGeometry, source: String) throws {
+    func refuseOutside(_ geometry: PreviewGeometry, source: String) throws(Refusal) {
         try refusePolygonsOutside(masks.problem(previewSize: geometry.previewSize), geometry: geometry, source: source)
     }
 }
 
 /// When a polygon does not fit `geometry`'s preview (`problem`), one line naming the source and the
 /// polygon, and a usage error (live, whose one source is known before the first frame).
-private func refusePolygonsOutside(_ problem: PolygonOutside?, geometry: PreviewGeometry, source: String) throws {
+private func refusePolygonsOutside(_ problem: PolygonOutside?, geometry: PreviewGeometry, source: String) throws(Refusal) {
     guard let problem else { return }
-    report("\(source): \(problem.advised): give corners inside the preview, 0,0 to \(geometry.previewSize.width),\(geometry.previewSize.height)")
-    throw Status.usage
+    throw .usage("\(source): \(problem.advised): give corners inside the preview, 0,0 to \(geometry.previewSize.width),\(geometry.previewSize.height)")
 }

@@ -1,0 +1,41 @@
+import FaceCam
+
+/// The files a batch run reads, gathered from its arguments and --files-from (`BatchOptions`, which only parse), and the
+/// shard's part of them; and the video files and streams it opens.
+struct RunInputs {
+    /// Every input given: the arguments, then the --files-from list.
+    let batch: [FilePath]
+
+    /// Reads --files-from; a list that cannot be read, or no input at all, is refused (64).
+    init(arguments: [String], options: BatchOptions) throws(Refusal) {
+        var inputs = arguments.map(FilePath.init(argument:))
+        if let list = options.filesFrom {
+            do {
+                inputs += try InputList.read(FilePath(argument: list))
+            } catch {
+                throw .usage("cannot read --files-from \(list): \(error.reason); give a readable list, one path per line")
+            }
+        }
+        if inputs.isEmpty { throw .usage("no inputs: give files as arguments or with --files-from") }
+        batch = inputs
+    }
+
+    /// `shard`'s part of `all` (all of it without a shard), and the line that says which part it is: a run that does a
+    /// fraction of what it was given says so.
+    static func part(of all: [FilePath], shard: Shard?) -> (inputs: [FilePath], note: String?) {
+        guard let shard else { return (all, nil) }
+        let part = shard.select(all)
+        let inputs = Set(all).count
+        return (part, part.isEmpty
+            ? "shard \(shard) has no inputs: the batch has \(inputs), fewer than \(shard.count) parts"
+            : "shard \(shard): \(Set(part).count) of the batch's \(inputs) inputs; the other \(shard.count - 1) shards take the rest")
+    }
+
+    /// A file, URL or standard input ("-"), opened within `limits` and `stream`'s timeout; a rotation it cannot apply is reported.
+    static func open(_ file: FilePath, stream: StreamOptions, limits: InputOptions) throws(FaceCamError) -> VideoReader {
+        let reader = try VideoReader(
+            input: VideoInput(file), maximumPixels: limits.maximumVideoPixels, timeout: stream.timeout ?? StreamOptions.defaultTimeout)
+        if let warning = reader.rotationWarning { report(warning) }
+        return reader
+    }
+}
