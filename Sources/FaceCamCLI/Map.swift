@@ -35,7 +35,12 @@ struct Map: ParsableCommand {
     }
 
     func run() throws {
+        try writeResult(try line() + "\n")
+    }
+
+    /// The preview rect as printed: x y w h, plain decimals.
+    func line() throws -> String {
         let mapped = try geometry.settings.geometry(for: frame).bufferToPreview.apply(rect)
-        try writeResult([mapped.x, mapped.y, mapped.width, mapped.height].map(decimal).joined(separator: " ") + "\n")
+        return [mapped.x, mapped.y, mapped.width, mapped.height].map(decimal).joined(separator: " ")
     }
 }
