@@ -75,23 +75,8 @@ struct Eval: ParsableCommand {
             files: [("--plot", plot)], directories: [], inputs: ([groundTruth] + detections).map { FilePath(argument: $0) }) {
             throw Refusal.usage(conflict)
         }
-        let truth = try load(groundTruth)
-        var runs: [(name: String, evaluation: Evaluation)] = []
-        let own = detections.isEmpty ? try makeDetector() : nil
-        do throws(EvaluationInputError) {
-            if let own {
-                let (found, operating) = try detect(in: truth, with: own)
-                runs.append((detector.kind.id, try Evaluation(detections: found, truth: truth, operatingScore: operating)))
-            }
-            for path in detections.map(FilePath.init(argument:)) {
-                let found = try FaceList.load(path, cocoImages: truth.imageIDs)
-                runs.append((found.path, try Evaluation(detections: found, truth: truth, operatingScore: detector.scoreThreshold)))
-            }
-        } catch {
-            throw Refusal.usage(advised(error))
-        }
-        let text = format == .json ? json(truth, runs) : table(truth, runs)
-        try writeResult(text)
+        let (truth, runs) = try evaluated()
+        try writeResult(text(truth, runs))
         if let plot {
             let chart = PrecisionRecallPlot(
                 title: "Precision and recall on \(URL(fileURLWithPath: truth.path).lastPathComponent)",
@@ -107,6 +92,31 @@ struct Eval: ParsableCommand {
                 throw Status.failure
             }
         }
+    }
+
+    /// What eval prints: the table, or the JSON object (--format json).
+    func text(_ truth: FaceList, _ runs: [(name: String, evaluation: Evaluation)]) -> String {
+        format == .json ? json(truth, runs) : table(truth, runs)
+    }
+
+    /// The ground truth and each run scored against it: the files given, or eval's own detections.
+    func evaluated() throws -> (truth: FaceList, runs: [(name: String, evaluation: Evaluation)]) {
+        let truth = try load(groundTruth)
+        var runs: [(name: String, evaluation: Evaluation)] = []
+        let own = detections.isEmpty ? try makeDetector() : nil
+        do throws(EvaluationInputError) {
+            if let own {
+                let (found, operating) = try detect(in: truth, with: own)
+                runs.append((detector.kind.id, try Evaluation(detections: found, truth: truth, operatingScore: operating)))
+            }
+            for path in detections.map(FilePath.init(argument:)) {
+                let found = try FaceList.load(path, cocoImages: truth.imageIDs)
+                runs.append((found.path, try Evaluation(detections: found, truth: truth, operatingScore: detector.scoreThreshold)))
+            }
+        } catch {
+            throw Refusal.usage(advised(error))
+        }
+        return (truth, runs)
     }
 
     private func load(_ path: String) throws -> FaceList {

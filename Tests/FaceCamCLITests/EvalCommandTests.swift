@@ -1,3 +1,4 @@
+@testable import FaceCamCLI
 import Foundation
 import Testing
 
@@ -14,10 +15,11 @@ struct EvalCommandTests {
         return try #require(try result.records().last)
     }
 
+    /// eval's JSON object for `arguments`, scored in this process: `Eval.evaluated` and `Eval.text`, what the binary prints.
     static func evaluate(_ arguments: [String]) throws -> [String: Any] {
-        let result = try run(facecamBinary, ["eval", "--format", "json"] + arguments)
-        try #require(result.status == 0, "\(result.stderr)")
-        return try #require(try result.records().first)
+        let eval = try Eval.parse(["--format", "json"] + arguments)
+        let (truth, runs) = try eval.evaluated()
+        return try #require(try JSONSerialization.jsonObject(with: Data(eval.text(truth, runs).utf8)) as? [String: Any])
     }
 
     /// A figure of the band `band` (0: all faces) of run `index`.
@@ -25,21 +27,6 @@ struct EvalCommandTests {
         let runs = record["runs"] as! [[String: Any]]
         let bands = runs[index]["bands"] as! [[String: Any]]
         return (bands[band][name] as! NSNumber).doubleValue
-    }
-
-    /// A seeded synthetic set (814 faces, 6 to 150 pixels tall, 862 detections): eval's AP equals
-    /// pycocotools' within 0.005, read from the COCO results list and from the same detections as
-    /// facecam's JSON Lines (which name the images by longer paths).
-    @Test func apAgreesWithPycocotools() throws {
-        let directory = try temporaryDirectory("eval-synthetic")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let expected = (try Self.reference(["synthetic", directory.path])["ap"] as! NSNumber).doubleValue
-        let record = try Self.evaluate([
-            "--ground-truth", directory.appendingPathComponent("gt.json").path,
-            directory.appendingPathComponent("results.json").path, directory.appendingPathComponent("detections.jsonl").path,
-        ])
-        #expect(abs(Self.figure(record, "ap", run: 0) - expected) < 0.005, "\(record) against \(expected)")
-        #expect(abs(Self.figure(record, "ap", run: 1) - expected) < 0.005, "\(record) against \(expected)")
     }
 
     /// detect --format coco on the crowd photographs: pycocotools reads it as detections against the
@@ -249,5 +236,87 @@ struct EvalCommandTests {
             #expect(result.stdout.isEmpty)
             #expect(result.errorLines.last?.hasPrefix(message) == true, "\(result.stderr)")
         }
+    }
+}
+
+/// eval's scores in this process, from files made by hand or by pycocotools' side, against figures worked out by hand and
+/// pycocotools' own.
+struct EvalTests {
+    /// A seeded synthetic set (814 faces, 6 to 150 pixels tall, 862 detections): eval's AP equals
+    /// pycocotools' within 0.005, read from the COCO results list and from the same detections as
+    /// facecam's JSON Lines (which name the images by longer paths).
+    @Test func apAgreesWithPycocotools() throws {
+        let directory = try temporaryDirectory("eval-synthetic")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let expected = (try EvalCommandTests.reference(["synthetic", directory.path])["ap"] as! NSNumber).doubleValue
+        let record = try EvalCommandTests.evaluate([
+            "--ground-truth", directory.appendingPathComponent("gt.json").path,
+            directory.appendingPathComponent("results.json").path, directory.appendingPathComponent("detections.jsonl").path,
+        ])
+        #expect(abs(EvalCommandTests.figure(record, "ap", run: 0) - expected) < 0.005, "\(record) against \(expected)")
+        #expect(abs(EvalCommandTests.figure(record, "ap", run: 1) - expected) < 0.005, "\(record) against \(expected)")
+    }
+
+    /// eval reads a VOC ground truth: Fixtures/evaluation's hand-computed case (README there) as VOC
+    /// XML, the crowd region `difficult`, and its run as JSON Lines: AP 0.835 as computed by hand.
+    @Test func evalReadsVOCGroundTruth() throws {
+        let directory = try temporaryDirectory("voc-truth")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let annotations = directory.appendingPathComponent("truth/Annotations")
+        try FileManager.default.createDirectory(at: annotations, withIntermediateDirectories: true)
+        func object(_ x: Int, _ y: Int, _ size: Int, difficult: Int = 0) -> String {
+            "<object><name>face</name><difficult>\(difficult)</difficult><bndbox><xmin>\(x)</xmin><ymin>\(y)</ymin>"
+                + "<xmax>\(x + size)</xmax><ymax>\(y + size)</ymax></bndbox></object>"
+        }
+        let header = "<?xml version=\"1.0\"?>\n<!-- made by hand -->\n<annotation><folder></folder>"
+        try (header + "<filename>a.jpg</filename>" + object(10, 10, 20) + object(100, 100, 40) + object(200, 200, 40, difficult: 1)
+             + "<object><name>person</name><bndbox><xmin>0</xmin><ymin>0</ymin><xmax>9</xmax><ymax>9</ymax></bndbox></object></annotation>")
+            .write(to: annotations.appendingPathComponent("a.xml"), atomically: true, encoding: .utf8)
+        try (header + "<filename>b.jpg</filename></annotation>").write(to: annotations.appendingPathComponent("b.xml"), atomically: true, encoding: .utf8)
+        let run = directory.appendingPathComponent("run.jsonl")
+        try """
+            {"source":"photos/a.jpg","frame":0,"time":0,"faces":[{"preview":[10,10,20,20],"score":0.9},{"preview":[100,100,40,40],"score":0.6},{"preview":[200,200,40,40],"score":0.7}]}
+            {"source":"photos/b.jpg","frame":0,"time":0,"faces":[{"preview":[50,50,40,40],"score":0.8}]}
+
+            """.write(to: run, atomically: true, encoding: .utf8)
+        let record = try EvalCommandTests.evaluate(["--ground-truth", directory.appendingPathComponent("truth").path, run.path])
+        #expect(abs(EvalCommandTests.figure(record, "ap") - 0.835) < 0.0005, "\(record)")
+    }
+
+    /// eval reads runs in CVAT's XML and Label Studio's tasks: Fixtures/evaluation's hand-computed run
+    /// (README there) written in each, against its COCO ground truth: AP 0.835 as computed by hand
+    /// (Label Studio's rectangles labelled car, best scored, left out).
+    @Test func evalReadsCVATAndLabelStudioRuns() throws {
+        let directory = try temporaryDirectory("runs")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Fixtures/evaluation/run.json: image, box, score.
+        let run: [(String, [Double], Double)] = [
+            ("a.jpg", [10, 10, 20, 20], 0.9), ("b.jpg", [50, 50, 40, 40], 0.8), ("a.jpg", [200, 200, 30, 30], 0.7),
+            ("a.jpg", [101, 101, 40, 40], 0.6),
+        ]
+        let cvat = directory.appendingPathComponent("run.xml")
+        try ("<?xml version=\"1.0\"?>\n<annotations><version>1.1</version><meta><task><name>t</name></task></meta>"
+             + ["a.jpg", "b.jpg"].enumerated().map { index, name in
+                "<image id=\"\(index)\" name=\"photos/\(name)\" width=\"320\" height=\"240\">"
+                    + run.filter { $0.0 == name }.map { _, b, score in
+                        "<box label=\"face\" xtl=\"\(b[0])\" ytl=\"\(b[1])\" xbr=\"\(b[0] + b[2])\" ybr=\"\(b[1] + b[3])\">"
+                            + "<attribute name=\"score\">\(score)</attribute></box>"
+                    }.joined() + "</image>"
+             }.joined() + "</annotations>\n").write(to: cvat, atomically: true, encoding: .utf8)
+        // A rectangle labelled car is no face, as in CVAT and VOC.
+        let tasks = ["a.jpg", "b.jpg"].map { name -> [String: Any] in
+            let results = (run.filter { $0.0 == name } + [(name, [0, 0, 320, 240], 0.95)]).enumerated().map { index, detection -> [String: Any] in
+                let (_, b, score) = detection
+                return ["type": "rectanglelabels", "original_width": 320, "original_height": 240, "score": score,
+                        "value": ["x": b[0] / 3.2, "y": b[1] / 2.4, "width": b[2] / 3.2, "height": b[3] / 2.4,
+                                  "rectanglelabels": [b[2] == 320 ? "car" : "face"]]]
+            }
+            return ["data": ["image": "/data/local-files/?d=photos%2F\(name)"], "predictions": [["model_version": "hand", "result": results]]]
+        }
+        let labelStudio = directory.appendingPathComponent("run.json")
+        try JSONSerialization.data(withJSONObject: tasks).write(to: labelStudio)
+        let record = try EvalCommandTests.evaluate(["--ground-truth", fixture("evaluation/truth.json"), cvat.path, labelStudio.path])
+        #expect(abs(EvalCommandTests.figure(record, "ap", run: 0) - 0.835) < 0.0005, "\(record)")
+        #expect(abs(EvalCommandTests.figure(record, "ap", run: 1) - 0.835) < 0.0005, "\(record)")
     }
 }
