@@ -52,14 +52,14 @@ struct Detect: ParsableCommand {
 
     func run() throws {
         let given = paths.map(FilePath.init(argument:))
-        try RunOutputs.refuseOverwriting(given, by: output, gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
+        try RunOutputs.refuseOverwriting(given, by: output, gallery: RecognitionPlan.guarded(faces.recognition.galleryOptions, when: faces.recognition.recognize))
         try RunOutputs.refuseInputsOutside(given, imageRoot: dataset.imageRoot)
         // The picture is read before any work: one that cannot be used is a usage error.
         let marking = try RunPictures.marking(overlay: overlay)
         let (inputs, missing) = withoutMissing(given)
         if inputs.isEmpty { throw Status.failure }
         let (zoneSettings, masks) = (zones.settings, maskZones.masks)
-        let context = OutputOptions.context(
+        let context = RunOutputs.context(
             detector: detector, faces: faces.report, video: false, dataset: dataset, recognition: faces.recognition, clustering: clustering)
         let session = try Session(
             detectors: DetectorPlan(detector, jobs: parallelism.jobs), faces: faces.report, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),

@@ -137,7 +137,7 @@ struct Eval: ParsableCommand {
     }
 
     /// One detector with all of OpenCV's threads, searching below the operating threshold too (to
-    /// `curveFloor`), so the curve goes on past it; reports why not and exits 64.
+    /// `curveFloor`), so the curve goes on past it; one that cannot be loaded is refused (64).
     private func makeDetector() throws -> any FrameFaceDetector {
         var options = detector
         if let operatingScore { options.scoreThreshold = min(operatingScore, Self.curveFloor) }

@@ -158,7 +158,7 @@ struct Live: ParsableCommand {
         let stop = StopRequest()
         try RunOutputs.refuseOverwriting(
             source.map { [FilePath(argument: $0)] } ?? [], by: output,
-            gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
+            gallery: RecognitionPlan.guarded(faces.recognition.galleryOptions, when: faces.recognition.recognize))
         if show, let problem = PreviewWindow.problem(display: ProcessInfo.processInfo.environment["DISPLAY"]) {
             throw Refusal.usage("--show cannot open a window: \(problem), or watch in a browser with --serve")
         }
@@ -173,14 +173,13 @@ struct Live: ParsableCommand {
             throw Status.failure
         }
         // A polygon that does not fit is a usage error here, where the one source is known before any work.
-        try zones.refuseOutside(inputGeometry, source: input.name)
-        try maskZones.refuseOutside(inputGeometry, source: input.name)
+        try RunInputs.refusePolygonsOutside(zones: zones.settings, masks: maskZones.masks, geometry: inputGeometry, source: input.name)
         // The polygons are checked again only if a frame comes at another size.
         let inputLoop = geometry.inputLoop(zones: zones.settings, masks: maskZones.masks)
         // One detector on one serial queue: frames are detected one by one, in order.
         let reported = bestShot.implyingQuality(faces.report)
         let recognition = try RecognitionPlan.recognition(faces.recognition)
-        let context = OutputOptions.context(detector: detector, faces: reported, video: true, recognition: faces.recognition)
+        let context = RunOutputs.context(detector: detector, faces: reported, video: true, recognition: faces.recognition)
         let detector = try DetectorPlan(detector, jobs: 1, fast: fastMode.settings, live: true).build(zones: zones.settings, faces: reported)[0]
         let outputs = try RunOutputs(output, context: context)
         let detection = DetectionSwitch()
@@ -307,7 +306,7 @@ struct Live: ParsableCommand {
     /// broker did not acknowledge it all within --timeout.
     private func removeDiscovery(cameraName: String) throws {
         guard let settings = try MQTTConnectionPlan.settings(mqtt, cameraName: cameraName) else {
-            throw Refusal.usage("--mqtt-discovery remove needs --mqtt URL")
+            preconditionFailure("validate() refuses --mqtt-discovery without a valid --mqtt URL")
         }
         // With --recognize, the person sensors of everyone enrolled now go too.
         let people = try RecognitionPlan.recognition(faces.recognition)?.people ?? []
@@ -408,12 +407,11 @@ struct Live: ParsableCommand {
     private func openSource() throws -> any FrameSource {
         if let source {
             do throws(FaceCamError) {
-                let reader = try VideoReader(
-                    input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumVideoPixels, timeout: timeout)
-                if let warning = reader.rotationWarning { report(warning) }
+                let file = FilePath(argument: source)
+                let reader = try RunInputs.open(file, maximumPixels: input.maximumVideoPixels, timeout: timeout)
                 let again: (() throws(FaceCamError) -> VideoReader)? = loop
                     ? { () throws(FaceCamError) in
-                        try VideoReader(input: VideoInput(FilePath(argument: source)), maximumPixels: input.maximumVideoPixels, timeout: timeout)
+                        try RunInputs.open(file, maximumPixels: input.maximumVideoPixels, timeout: timeout, sayingRotation: false)
                     }
                     : nil
                 return FileSource(reader: reader, realtime: realtime, reopen: again)

@@ -54,7 +54,7 @@ struct Enrol: ParsableCommand {
         var refused = missing
         if photos.isEmpty { throw Status.failure }
         // Made only when someone is enrolled: a run whose photographs are all refused leaves no empty gallery.
-        let path = try galleryOptions.path()
+        let path = try RecognitionPlan.galleryPath(galleryOptions)
         let existing = FileManager.default.fileExists(atPath: path) ? try RecognitionPlan.gallery(galleryOptions, .write) : nil
         if existing == nil { try RecognitionPlan.refuseUncreatable(path) }
         if !add, let existing, (try? existing.people())?.contains(where: { $0.name == name }) == true {

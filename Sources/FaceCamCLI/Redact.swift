@@ -229,7 +229,7 @@ struct Redact: ParsableCommand {
     /// An output that is also an input would be truncated before it is read: refused (64).
     private func refuseOverwriting(_ jobs: [Job]) throws(Refusal) {
         let outputs = jobs.map { ("the redacted file", $0.output) }
-        try RunOutputs.refuseOverwriting(gallery: sparing.galleryOptions.guarded(when: !sparing.spare.isEmpty), by: outputs)
+        try RunOutputs.refuseOverwriting(gallery: RecognitionPlan.guarded(sparing.galleryOptions, when: !sparing.spare.isEmpty), by: outputs)
         if let conflict = OutputSafety.conflict(files: outputs, directories: [], inputs: jobs.map(\.input)) { throw .usage(conflict) }
     }
 
@@ -346,8 +346,7 @@ struct Redact: ParsableCommand {
             }
             guard let plan = videos.planner.endPlan(), !session.stopping else { return nil }
             var masks = plan.masks()
-            let again = VideoFileSource(reader: try VideoReader(
-                input: VideoInput(job.input), maximumPixels: input.maximumVideoPixels, timeout: stream.timeout ?? StreamOptions.defaultTimeout))
+            let again = VideoFileSource(reader: try RunInputs.open(job.input, stream: stream, limits: input, sayingRotation: false))
             guard again.frameSize == source.frameSize else { throw Self.changed(again.name) }
             let written = write(to: encoder, source: again, geometry: geometry, session: session, through: lastRead) { job in
                 job.detect = false

@@ -8,8 +8,8 @@ struct Session {
     let sink: ResultSink
     let stop: StopRequest
 
-    /// Builds the `detectors` planned (one per job) and opens the outputs, or reports why
-    /// not and exits (64 for the detector, 1 for the outputs); `output` (the options, and what the dataset formats
+    /// Builds the `detectors` planned (one per job) and opens the outputs, or refuses (64 for the detector, 1 for the
+    /// outputs); `output` (the options, and what the dataset formats
     /// record) nil writes no results (redact, whose results are its files). With a
     /// `resultDirectory`, each input's results are redirected to its own file
     /// (`results(of:shownAs:in:resume:submit:)`); with a dataset `folder`, all results go into it. `faces` says

@@ -97,7 +97,7 @@ struct Video: ParsableCommand {
         // Named over the whole batch, so that every shard names an input's files alike.
         let names = InputNames(all)
         let reported = bestShot.implyingQuality(faces.report)
-        let context = OutputOptions.context(
+        let context = RunOutputs.context(
             detector: detector, faces: reported, video: true, dataset: dataset, recognition: faces.recognition, clustering: clustering)
         let results = batch.resultDirectory(output: output, names: names, context: context)
         let stream = inputs.firstIndex(where: { $0.description == "-" || $0.description.contains("://") })
@@ -117,7 +117,7 @@ struct Video: ParsableCommand {
             inputs, by: output,
             alsoWriting: (annotateVideo.map { [("--annotate-video", $0)] } ?? [])
                 + (results?.paths(for: inputs).map { ("--output-dir", $0) } ?? []),
-            gallery: faces.recognition.galleryOptions.guarded(when: faces.recognition.recognize))
+            gallery: RecognitionPlan.guarded(faces.recognition.galleryOptions, when: faces.recognition.recognize))
         guard !inputs.isEmpty else { return }
         // Pictures are read before any work: one that cannot be used is a usage error.
         let marking = try RunPictures.marking(overlay: overlay, redaction: redaction)

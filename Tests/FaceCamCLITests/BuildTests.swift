@@ -68,12 +68,18 @@ struct BuildTests {
     }
 
     @Test func theOverlayComesFirstThenTheMasksThenOutlines() throws {
-        let overlay = try RunPictures.marking(overlay: Self.parse(OverlayOptions.self, ["--overlay", fixture("overlay/sunglasses.png")]))
+        let sunglasses = fixture("overlay/sunglasses.png")
+        let redaction = try Self.parse(PreviewRedactionOptions.self, ["--redact", "pixelate", "--outline"])
+        let overlay = try RunPictures.marking(overlay: Self.parse(OverlayOptions.self, ["--overlay", sunglasses]), redaction: redaction)
         guard case .overlay(let laid) = overlay else { Issue.record("\(overlay)"); return }
         #expect(laid.anchor == OverlayOptions.defaultAnchor)
+        let placed = try RunPictures.marking(overlay: Self.parse(OverlayOptions.self, [
+            "--overlay", sunglasses, "--overlay-anchor", "mouth", "--overlay-points", "10,20,30.5,20"]))
+        guard case .overlay(let mouth) = placed else { Issue.record("\(placed)"); return }
+        #expect(mouth.anchor == .mouth && mouth.points == [Point(x: 10, y: 20), Point(x: 30.5, y: 20)])
+        #expect(mouth.points != laid.points)
         let none = try Self.parse(OverlayOptions.self, [])
         #expect(try RunPictures.marking(overlay: none) == .outline)
-        let redaction = try Self.parse(PreviewRedactionOptions.self, ["--redact", "pixelate", "--outline"])
         guard case .redact(let settings, outline: true) = try RunPictures.marking(overlay: none, redaction: redaction) else {
             Issue.record("not redacted with outlines"); return
         }
@@ -161,6 +167,17 @@ struct BuildTests {
             == .usage("\(clip) is not inside --image-root \(images): give inputs under it, or another --image-root"))
         #expect(Self.refusal { try RunOutputs.refuseInputsOutside([FilePath(argument: photo)], imageRoot: photo) }
             == .usage("--image-root \(photo) is not a directory: give the dataset's image folder"))
+    }
+
+    /// An output folder that cannot be made is refused as a failure (1): the options were right, the machine could not.
+    @Test func anOutputThatCannotBeOpenedIsAFailure() throws {
+        let directory = try temporaryDirectory("build-open")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("file").path
+        _ = FileManager.default.createFile(atPath: file, contents: Data())
+        let context = RunOutputs.context(detector: try Self.parse(DetectorOptions.self, []), faces: FaceReport(), video: false)
+        let refused = Self.refusal { _ = try RunOutputs(Self.parse(OutputOptions.self, ["--annotate", file + "/annotated"]), context: context) }
+        #expect(refused == .failure("cannot open \(file): Not a directory"))
     }
 
     @Test func eventsAreWrittenAndRunAsAsked() throws {

@@ -43,8 +43,8 @@ struct DetectorPlanTests {
         #expect(yunet.jobs == min(4, 2 * Self.cores) && yunet.fast?.searchInBackground == false)
     }
 
-    /// What `build` refuses, `plan`'s detectors that cannot be loaded: one line naming the model or cascade and where it
-    /// was looked for.
+    /// What `build` refuses, `plan`'s detectors that cannot be loaded: a line naming the model or cascade and where it
+    /// was looked for (that the binary prints it alone: `YuNetCommandTests.aCorruptModelIsOneLineOnTheDefaultEngine`).
     private static func refusal(_ plan: DetectorPlan) -> Refusal? {
         do {
             _ = try plan.build()
@@ -62,7 +62,7 @@ struct DetectorPlanTests {
                 + "(install opencv-data, or pass --cascade a path to a cascade XML file)"))
     }
 
-    @Test func aMissingCorruptOrOtherModelIsOneLineNamingIt() throws {
+    @Test func aMissingCorruptOrOtherModelIsRefusedNamingIt() throws {
         let directory = try temporaryDirectory("model")
         defer { try? FileManager.default.removeItem(at: directory) }
         let corrupt = directory.appendingPathComponent("corrupt.onnx").path
@@ -73,6 +73,7 @@ struct DetectorPlanTests {
         }
         let yunet = repository.appendingPathComponent("Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx").path
         let notCenterFace = Self.refusal(try Self.plan("--detector", "centerface", "--model", yunet, jobs: 1))
+        #expect(notCenterFace?.status == Status.usage, "\(String(describing: notCenterFace))")
         #expect(notCenterFace?.line.contains("cannot load CenterFace model \(yunet)") == true, "\(String(describing: notCenterFace))")
     }
 }

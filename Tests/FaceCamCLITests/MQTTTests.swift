@@ -515,6 +515,18 @@ struct MQTTTests {
         for run in [fromEnvironment, fromFile, fromPipe, refused] { #expect(!run.stderr.contains("s3cret") && !run.stderr.contains("not-it")) }
     }
 
+    /// A password file that cannot be read is one line and 64 before anything runs, nothing printed before it; each
+    /// reason's line: `BuildTests.unusableCredentialsSayWhy`.
+    @Test func anUnreadablePasswordFileIsOneLine() throws {
+        let directory = try temporaryDirectory("mqtt-password-file")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try facecam("live", "--source", Self.clip, "--mqtt", "mqtt://camera@127.0.0.1:1", "--mqtt-password-file", directory.path)
+        #expect(result.status == 64 && result.stdout.isEmpty)
+        #expect(result.errorLines == [
+            "facecam: --mqtt-password-file \(directory.path): cannot be read (Is a directory); name a file whose first line is the password"
+        ], "\(result.stderr)")
+    }
+
     private func publish(_ broker: MosquittoBroker, _ topic: String, _ message: String) throws {
         let published = try run(URL(fileURLWithPath: "/usr/bin/mosquitto_pub"), ["-p", "\(broker.port)", "-t", topic, "-m", message, "-q", "1"])
         try #require(published.status == 0, "\(published.stderr)")

@@ -3,7 +3,18 @@ import Testing
 
 /// facecam --detector yunet end to end: options, the shipped model, live use.
 struct YuNetCommandTests {
-
+    /// A model that cannot be read, on the default engine (OpenVINO, then OpenCV's dnn tried): one line naming it, status
+    /// 64, nothing on standard output. What the line says for each kind of model: `DetectorPlanTests`.
+    @Test func aCorruptModelIsOneLineOnTheDefaultEngine() throws {
+        let directory = try temporaryDirectory("model")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let corrupt = directory.appendingPathComponent("corrupt.onnx").path
+        try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: corrupt))
+        let result = try facecam("detect", "--detector", "yunet", "--model", corrupt, "Fixtures/images/astronaut.png")
+        #expect(result.status == 64 && result.stdout.isEmpty)
+        #expect(result.errorLines.count == 1 && result.errorLines[0].hasPrefix("facecam: ") && result.errorLines[0].contains(corrupt),
+                "\(result.stderr)")
+    }
 
     /// An installed binary finds the model in PREFIX/share/facecam from any working directory,
     /// and one with no model anywhere says where it looked.

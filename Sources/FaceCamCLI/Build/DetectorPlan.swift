@@ -49,8 +49,8 @@ struct DetectorPlan {
     }
 
     /// One detector per job, exact or in fast mode; sets OpenCV's pool to `threads`. Each is wrapped in `zones` and
-    /// `faces`'s limit, pose and quality (`FaceReport.wrapping`), then named (`recognition`). A cascade, model or
-    /// gallery that cannot be loaded is refused (64): nothing was processed.
+    /// `faces`'s limit, pose and quality (`FaceReport.wrapping`), then named (`recognition`). A cascade or model that
+    /// cannot be loaded, or a describer that cannot be made, is refused (64): nothing was processed.
     func build(zones: ZoneFilter.Settings? = nil, faces: FaceReport = FaceReport(), recognition: Recognition? = nil) throws
         -> [any FrameFaceDetector]
     {

@@ -9,15 +9,16 @@ enum MQTTConnectionPlan {
     static let passwordVariable = "FACECAM_MQTT_PASSWORD"
 
     /// The connection's settings; nil without --mqtt. A password file or CA that cannot be read, or a password without a
-    /// user, is refused (64). The password variable is unset once read, so that the commands facecam runs (--on-event) do
-    /// not inherit it.
+    /// user, is refused (64). The user and password are read from `given` (the tests') or this process's environment,
+    /// whose password variable is then unset, so that the commands facecam runs (--on-event) do not inherit it.
     static func settings(
-        _ options: MQTTOptions, cameraName: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        _ options: MQTTOptions, cameraName: String, environment given: [String: String]? = nil
     ) throws(Refusal) -> MQTTConnection.Settings? {
         guard let mqtt = options.mqtt, var endpoint = try? MQTTEndpoint(parsing: mqtt) else { return nil }
+        let environment = given ?? ProcessInfo.processInfo.environment
+        if given == nil { unsetenv(passwordVariable) }
         if endpoint.username == nil { endpoint.username = environment[usernameVariable].flatMap { $0.isEmpty ? nil : $0 } }
         var password = environment[passwordVariable]
-        unsetenv(passwordVariable)
         if let file = options.mqttPasswordFile {
             let problem: String
             do {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import FaceCam
 import FaceCamRecognition
 import Foundation
@@ -45,10 +46,26 @@ struct Recognition {
 /// The gallery and recognition, built from `GalleryOptions`, `RecognitionOptions` and `SpareOptions` (which only parse):
 /// the gallery opened, dlib's models and the enrolled descriptors loaded, each before any work.
 enum RecognitionPlan {
+    /// The gallery's path: --gallery, or the default under the user's data directory (`environment`'s).
+    static func galleryPath(_ options: GalleryOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        if let gallery = options.gallery { return gallery }
+        guard let path = Gallery.defaultPath(environment: environment) else {
+            throw ValidationError("neither XDG_DATA_HOME nor HOME names a folder for the gallery: give --gallery PATH")
+        }
+        return path
+    }
+
+    /// The gallery's files (the database and its log) as files no output may overwrite, when `used` (its path unknown:
+    /// nothing to guard).
+    static func guarded(_ options: GalleryOptions, when used: Bool) -> [FilePath] {
+        guard used, let path = try? galleryPath(options) else { return [] }
+        return ["", "-wal", "-shm"].map { FilePath(argument: path + $0) }
+    }
+
     /// The gallery, opened for `access`; an unusable one is refused (64). One that others may read (made by hand, or
     /// copied) is warned about: it holds biometric data.
     static func gallery(_ options: GalleryOptions, _ access: Gallery.Access) throws -> Gallery {
-        let path = try options.path()
+        let path = try galleryPath(options)
         do throws(GalleryError) {
             let gallery = try Gallery(path: path, access: access)
             if gallery.othersMayRead {

@@ -31,11 +31,25 @@ struct RunInputs {
             : "shard \(shard): \(Set(part).count) of the batch's \(inputs) inputs; the other \(shard.count - 1) shards take the rest")
     }
 
-    /// A file, URL or standard input ("-"), opened within `limits` and `stream`'s timeout; a rotation it cannot apply is reported.
-    static func open(_ file: FilePath, stream: StreamOptions, limits: InputOptions) throws(FaceCamError) -> VideoReader {
-        let reader = try VideoReader(
-            input: VideoInput(file), maximumPixels: limits.maximumVideoPixels, timeout: stream.timeout ?? StreamOptions.defaultTimeout)
-        if let warning = reader.rotationWarning { report(warning) }
+    /// A video file, URL or standard input ("-") of video or redact, opened within `limits` and `stream`'s timeout (see the other `open`).
+    static func open(
+        _ file: FilePath, stream: StreamOptions, limits: InputOptions, sayingRotation: Bool = true
+    ) throws(FaceCamError) -> VideoReader {
+        try open(file, maximumPixels: limits.maximumVideoPixels, timeout: stream.timeout ?? StreamOptions.defaultTimeout, sayingRotation: sayingRotation)
+    }
+
+    /// A video file, URL or standard input ("-"), opened; a rotation it cannot apply is reported, unless it was already
+    /// (`sayingRotation` false: the same file read again).
+    static func open(_ file: FilePath, maximumPixels: Int, timeout: Double, sayingRotation: Bool = true) throws(FaceCamError) -> VideoReader {
+        let reader = try VideoReader(input: VideoInput(file), maximumPixels: maximumPixels, timeout: timeout)
+        if sayingRotation, let warning = reader.rotationWarning { report(warning) }
         return reader
+    }
+
+    /// Refuses (64) a zone or mask zone with a corner outside `geometry`'s preview, naming the `source` and the polygon
+    /// (live, whose one source is known before the first frame).
+    static func refusePolygonsOutside(zones: ZoneFilter.Settings?, masks: PrivacyMasks, geometry: PreviewGeometry, source: String) throws(Refusal) {
+        guard let problem = zones?.problem(previewSize: geometry.previewSize) ?? masks.problem(previewSize: geometry.previewSize) else { return }
+        throw .usage("\(source): \(problem.advised): give corners inside the preview, 0,0 to \(geometry.previewSize.width),\(geometry.previewSize.height)")
     }
 }

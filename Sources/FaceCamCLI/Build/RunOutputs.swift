@@ -32,6 +32,17 @@ struct RunOutputs {
 }
 
 extension RunOutputs {
+    /// What the dataset formats record beside the frames, for stills or a `video`: how they name images (`dataset`), whether
+    /// faces (as reported, `faces`) have a pose, a name (`recognition`) and a cluster (`clustering`).
+    static func context(
+        detector: DetectorOptions, faces: FaceReport, video: Bool, dataset: DatasetOptions? = nil,
+        recognition: RecognitionOptions? = nil, clustering: ClusterOptions? = nil
+    ) -> ExportContext {
+        ExportContext(
+            imageRoot: dataset?.imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.id)",
+            faceAttributes: faces.posesFaces, identities: recognition?.recognize ?? false, clusters: clustering?.cluster ?? false)
+    }
+
     /// Refuses (64), before anything is opened for writing: an output file (--output, `extra`) or folder (--annotate,
     /// --crops) that would overwrite one of `inputs`, an output file that would overwrite the `gallery`, and a folder option
     /// naming something that is there and is no folder (said once, not once per image).

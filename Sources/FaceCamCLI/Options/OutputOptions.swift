@@ -79,17 +79,6 @@ struct OutputOptions: ParsableArguments {
         if let cropSize, !(16...1024).contains(cropSize) { throw ValidationError("--crop-size must be from 16 to 1024") }
     }
 
-    /// What the dataset formats record beside the frames, for stills or a `video`: how they name images (`dataset`), whether
-    /// faces (as reported, `faces`) have a pose, a name (`recognition`) and a cluster (`clustering`).
-    static func context(
-        detector: DetectorOptions, faces: FaceReport, video: Bool, dataset: DatasetOptions? = nil,
-        recognition: RecognitionOptions? = nil, clustering: ClusterOptions? = nil
-    ) -> ExportContext {
-        ExportContext(
-            imageRoot: dataset?.imageRoot.map(ImageRoot.init), video: video, model: "facecam \(facecamVersion) \(detector.kind.id)",
-            faceAttributes: faces.posesFaces, identities: recognition?.recognize ?? false, clusters: clustering?.cluster ?? false)
-    }
-
     /// How --crops cuts faces out; nil without it.
     var cropStyleChosen: FaceCropStyle? {
         guard crops != nil else { return nil }

@@ -10,22 +10,6 @@ struct GalleryOptions: ParsableArguments {
             + "$XDG_DATA_HOME/facecam/gallery.sqlite, else ~/.local/share/facecam/gallery.sqlite).",
         valueName: "path"))
     var gallery: String?
-
-    /// The gallery's path: --gallery, or the default under the user's data directory.
-    func path() throws -> String {
-        if let gallery { return gallery }
-        guard let path = Gallery.defaultPath(environment: ProcessInfo.processInfo.environment) else {
-            throw ValidationError("neither XDG_DATA_HOME nor HOME names a folder for the gallery: give --gallery PATH")
-        }
-        return path
-    }
-
-    /// The gallery's files (the database and its log) as files no output may overwrite, when `used`
-    /// (its path unknown: nothing to guard).
-    func guarded(when used: Bool) -> [FilePath] {
-        guard used, let path = try? path() else { return [] }
-        return ["", "-wal", "-shm"].map { FilePath(argument: path + $0) }
-    }
 }
 
 /// --recognize, --tolerance, --gallery and --descriptors: the commands that write face records (detect, video, live).

@@ -44,10 +44,6 @@ struct ZoneOptions: ParsableArguments {
         }
         return ZoneFilter.Settings(zones: zones, ignored: ignored)
     }
-
-    func refuseOutside(_ geometry: PreviewGeometry, source: String) throws(Refusal) {
-        try refusePolygonsOutside(settings?.problem(previewSize: geometry.previewSize), geometry: geometry, source: source)
-    }
 }
 
 /// --mask-zone: polygons in the preview's pixels painted black on every picture written or shown
@@ -75,15 +71,4 @@ struct MaskZoneOptions: ParsableArguments {
             throw ValidationError("--mask-zone \(error.description)")
         }
     }
-
-    func refuseOutside(_ geometry: PreviewGeometry, source: String) throws(Refusal) {
-        try refusePolygonsOutside(masks.problem(previewSize: geometry.previewSize), geometry: geometry, source: source)
-    }
-}
-
-/// When a polygon does not fit `geometry`'s preview (`problem`), one line naming the source and the
-/// polygon, and a usage error (live, whose one source is known before the first frame).
-private func refusePolygonsOutside(_ problem: PolygonOutside?, geometry: PreviewGeometry, source: String) throws(Refusal) {
-    guard let problem else { return }
-    throw .usage("\(source): \(problem.advised): give corners inside the preview, 0,0 to \(geometry.previewSize.width),\(geometry.previewSize.height)")
 }
