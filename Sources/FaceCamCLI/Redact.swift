@@ -226,11 +226,12 @@ struct Redact: ParsableCommand {
         return directory + (directory.hasSuffix("/") ? "" : "/") + name + "." + fileExtension
     }
 
-    /// An output that is also an input would be truncated before it is read: refused (64).
+    /// An output that is also an input would be truncated before it is read, one that is the gallery would erase it:
+    /// refused (64).
     private func refuseOverwriting(_ jobs: [Job]) throws(Refusal) {
-        let outputs = jobs.map { ("the redacted file", $0.output) }
-        try RunOutputs.refuseOverwriting(gallery: RecognitionPlan.guarded(sparing.galleryOptions, when: !sparing.spare.isEmpty), by: outputs)
-        if let conflict = OutputSafety.conflict(files: outputs, directories: [], inputs: jobs.map(\.input)) { throw .usage(conflict) }
+        try RunOutputs.refuseOverwriting(
+            jobs.map(\.input), files: jobs.map { ("the redacted file", $0.output) },
+            gallery: RecognitionPlan.guarded(sparing.galleryOptions, when: !sparing.spare.isEmpty))
     }
 
     /// The one input loop, as redact reads: no geometry options, each input turned upright by its own metadata, the mask

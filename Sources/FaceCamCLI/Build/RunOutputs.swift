@@ -44,13 +44,23 @@ extension RunOutputs {
     }
 
     /// Refuses (64), before anything is opened for writing: an output file (--output, `extra`) or folder (--annotate,
-    /// --crops) that would overwrite one of `inputs`, an output file that would overwrite the `gallery`, and a folder option
-    /// naming something that is there and is no folder (said once, not once per image).
+    /// --crops) that would overwrite one of `inputs`, or the `gallery` (see the other `refuseOverwriting`).
     static func refuseOverwriting(
         _ inputs: [FilePath], by options: OutputOptions, alsoWriting extra: [(option: String, path: String)] = [], gallery: [FilePath] = []
     ) throws(Refusal) {
-        let files = (options.output.map { [("--output", $0)] } ?? []) + extra
-        let directories = (options.annotate.map { [("--annotate", $0)] } ?? []) + (options.crops.map { [("--crops", $0)] } ?? [])
+        try refuseOverwriting(
+            inputs, files: (options.output.map { [("--output", $0)] } ?? []) + extra,
+            directories: (options.annotate.map { [("--annotate", $0)] } ?? []) + (options.crops.map { [("--crops", $0)] } ?? []),
+            gallery: gallery)
+    }
+
+    /// Refuses (64), before anything is opened for writing: an output file (`files`, each named by its option) that would
+    /// overwrite the `gallery`, a folder option (`directories`) naming something that is there and is no folder (said once,
+    /// not once per image), and an output file or folder that would overwrite one of `inputs`.
+    static func refuseOverwriting(
+        _ inputs: [FilePath], files: [(option: String, path: String)], directories: [(option: String, path: String)] = [],
+        gallery: [FilePath] = []
+    ) throws(Refusal) {
         try refuseOverwriting(gallery: gallery, by: files)
         for (option, path) in directories {
             if let kind = try? fileKind(path), kind != .directory {
@@ -63,7 +73,7 @@ extension RunOutputs {
 
     /// Refuses (64) an output file that is one of the gallery's files (`GalleryOptions.guarded`): results written there
     /// would erase everyone enrolled.
-    static func refuseOverwriting(gallery: [FilePath], by outputs: [(option: String, path: String)]) throws(Refusal) {
+    private static func refuseOverwriting(gallery: [FilePath], by outputs: [(option: String, path: String)]) throws(Refusal) {
         for (option, path) in outputs where OutputSafety.conflict(files: [(option, path)], directories: [], inputs: gallery) != nil {
             throw .usage("\(option) \(path) is the gallery of enrolled people: results written there would erase them; choose another file")
         }
