@@ -6,6 +6,8 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -359,6 +361,16 @@ void cfd_set_opencv_threads(int32_t threads) {
         cv::setNumThreads(threads);
     } catch (...) {
         // Only a hint: OpenCV keeps its current pool.
+    }
+}
+
+void cfd_run_blas_on_caller(void) {
+    // Looked up rather than linked: the BLAS behind libblas.so.3 is the system's choice (Debian's alternatives).
+    using set_threads = void (*)(int);
+    using stop_pool = int (*)(void);
+    if (auto set = reinterpret_cast<set_threads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
+        set(1);
+        if (auto stop = reinterpret_cast<stop_pool>(dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"))) stop();
     }
 }
 

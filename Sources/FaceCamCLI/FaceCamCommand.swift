@@ -24,6 +24,7 @@ struct FaceCamCommand: ParsableCommand {
     /// ArgumentParser's own main, but a usage error is one line on standard error, and `--version`
     /// names the inference engine the DNN detectors would run on.
     static func main() {
+        OpenCVThreads.runBLASOnCaller()
         if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
             do {
                 try writeResult(facecamVersion + "\n" + engineReport() + "\n")

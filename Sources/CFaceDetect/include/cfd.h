@@ -332,6 +332,11 @@ void cfd_window_close(const char *title);
 void cfd_set_opencv_threads(int32_t threads);
 int32_t cfd_opencv_threads(void);
 
+/* Runs BLAS on the caller's thread and stops OpenBLAS's pool (OpenCV's core and dlib load it). The pool's workers
+ * spin for about 0.1 s of CPU when it starts and after every call, and facecam runs its own jobs side by side. Does
+ * nothing when the BLAS loaded is not OpenBLAS. Called once, before any other thread runs. */
+void cfd_run_blas_on_caller(void);
+
 /* The OpenCV version facecam was built with (CV_VERSION, such as "4.6.0"). */
 const char *cfd_opencv_version(void);
 

@@ -216,4 +216,9 @@ public enum OpenCVThreads {
     /// The cores this process may run on: its CPU affinity (taskset, a scheduler's binding) and the
     /// cgroup limits OpenCV reads, not merely the machine's cores; what --jobs defaults to.
     public static var usableCores: Int { Int(cfd_usable_cpus()) }
+
+    /// Runs BLAS (OpenBLAS, which OpenCV and dlib load) on the calling thread and stops its pool, whose workers spin
+    /// for about 0.1 s of CPU at start and after every call: facecam parallelises by its own jobs. Call it first,
+    /// before any other thread runs.
+    public static func runBLASOnCaller() { cfd_run_blas_on_caller() }
 }
