@@ -82,3 +82,25 @@ struct Expectation: Decodable, CustomStringConvertible {
 
     var description: String { "\(file) \(options.detector) \(boxes)" }
 }
+
+/// Runs a program the tests use as a reference or to make inputs (ffmpeg, ffprobe) and waits for it: its status, its
+/// standard output, and its standard error. Both go to files, so that no pipe fills up.
+func tool(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let files = ["out", "err"].map { FileManager.default.temporaryDirectory.appendingPathComponent("facecam-tool-\(UUID().uuidString).\($0)") }
+    defer { files.forEach { try? FileManager.default.removeItem(at: $0) } }
+    let handles = try files.map {
+        FileManager.default.createFile(atPath: $0.path, contents: nil)
+        return try FileHandle(forWritingTo: $0)
+    }
+    process.standardOutput = handles[0]
+    process.standardError = handles[1]
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    try handles.forEach { try $0.close() }
+    let texts = try files.map { try String(contentsOf: $0, encoding: .utf8) }
+    return (process.terminationStatus, texts[0], texts[1])
+}
