@@ -243,7 +243,7 @@ options-doc: build
 # these and everything else.
 check: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamCoreTests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.|^FaceCamCLITests\.(BuildTests|DetectorPlanTests|ErrorAdviceTests|EvalTests|HelpTextTests|MapRuleTests|OptionCheckTests|RedactOptionsTests|ServeOptionsTests)/'
+	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamCoreTests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.|^FaceCamCLITests\.(BatchOptionTests|BuildTests|CenterFaceCommandTests|DetectCommandTests|DetectorPlanTests|ErrorAdviceTests|EvalTests|ExifOrientationTests|FaceAttributeTests|FastModeTests|HelpTextTests|MapRuleTests|MaxFacesTests|OptionCheckTests|RedactOptionsTests|RedactUsageTests|ServeOptionsTests|SharedDataTests|SizeCheckCommandTests|TrackingTests|UsageErrorLineTests|ZoneCommandTests)/'
 
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
 test-v4l2: release

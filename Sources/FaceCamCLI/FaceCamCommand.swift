@@ -25,24 +25,33 @@ struct FaceCamCommand: ParsableCommand {
     /// names the inference engine the DNN detectors would run on.
     static func main() {
         OpenCVThreads.runBLASOnCaller()
-        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+        if let error = outcome(of: Array(CommandLine.arguments.dropFirst())) { exit(withError: error) }
+    }
+
+    /// Parses and runs `arguments` as the binary does, saying what it says, and returns what ends the run: nil for
+    /// success, else the error `exit(withError:)` takes (its status, and the message ArgumentParser still prints for
+    /// errors facecam does not report itself). Inside another program (the tests), `watchingSignals` false leaves
+    /// SIGINT, SIGTERM and SIGHUP to it.
+    static func outcome(of arguments: [String], watchingSignals: Bool = true) -> Error? {
+        if arguments.elementsEqual(["--version"]) {
             do {
                 try writeResult(facecamVersion + "\n" + engineReport() + "\n")
             } catch {
-                exit(withError: error)
+                return error
             }
-            return
+            return nil
         }
-        if let line = overlongOption(in: Array(CommandLine.arguments.dropFirst())) {
+        if let line = overlongOption(in: arguments) {
             report(line)
-            exit(withError: Status.usage)
+            return Status.usage
         }
         do {
-            var command = try parseAsRoot()
-            try command.run()
+            var command = try parseAsRoot(arguments)
+            try StopRequest.$watchesSignals.withValue(watchingSignals) { try command.run() }
+            return nil
         } catch let refusal as Refusal {
             report(refusal.line)
-            exit(withError: refusal.status)
+            return refusal.status
         } catch {
             let status = exitCode(for: error)
             // Help and a subcommand's version: written and checked as results are, so that a full disk is said.
@@ -50,14 +59,14 @@ struct FaceCamCommand: ParsableCommand {
                 do {
                     try writeResult(fullMessage(for: error) + "\n")
                 } catch {
-                    exit(withError: error)
+                    return error
                 }
-                exit(withError: status)
+                return status
             }
             // Statuses whose message was already reported go through unchanged.
-            guard status == Status.usage, !(error is ExitCode) else { exit(withError: error) }
-            report(usageMessage(for: error, arguments: Array(CommandLine.arguments.dropFirst())))
-            exit(withError: Status.usage)
+            guard status == Status.usage, !(error is ExitCode) else { return error }
+            report(usageMessage(for: error, arguments: arguments))
+            return Status.usage
         }
     }
 
@@ -280,10 +289,15 @@ enum Status {
 /// the line or turn the text around (a name or path from the command line, a file or the environment) is escaped.
 /// A line of over 2,000 characters (a path of 100,000) keeps its start and its end, saying how much was left out.
 func report(_ message: String) {
+    var line = reported(message) + "\n"
+    line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+/// The line `report` prints for `message`, without its line break.
+func reported(_ message: String) -> String {
     let text = shownOnOneLine(message)
     let shown = text.count <= 2000 ? text : text.prefix(1200) + " [... \(text.count - 1600) characters ...] " + text.suffix(400)
-    var line = "facecam: \(shown)\n"
-    line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    return "facecam: \(shown)"
 }
 
 /// Warns that a folder given held pictures of the kind the command does not read (videos given to detect, images to

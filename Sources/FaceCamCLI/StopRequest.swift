@@ -19,7 +19,15 @@ final class StopRequest: Sendable {
     /// Kept for as long as the request lives (a source let go stops delivering), and never touched after init.
     nonisolated(unsafe) private let sources: [(signalNumber: Int32, source: DispatchSourceSignal)]
 
+    /// False for a command run inside another program (the tests' `FaceCamCommand.outcome`): the signals stay the
+    /// program's, and nothing stops the run.
+    @TaskLocal static var watchesSignals = true
+
     init() {
+        guard Self.watchesSignals else {
+            sources = []
+            return
+        }
         // A SIGHUP ignored from the start (nohup) stays ignored: the run outlives its terminal, as asked.
         let hangupIgnored = Self.ignored(SIGHUP)
         sources = [SIGINT, SIGTERM, SIGHUP].filter { $0 != SIGHUP || !hangupIgnored }.map { signalNumber in

@@ -267,6 +267,10 @@ import Testing
         ], "\(refused.stderr)")
     }
 
+}
+
+/// Batch options that cannot be used together or read, refused in this process (`reportedUsageError`).
+struct BatchOptionTests {
     @Test(arguments: [
         (["--files-from", "/nonexistent/list.txt"], "cannot read --files-from /nonexistent/list.txt"),
         (["--files-from", "/dev/null"], "no inputs"),

@@ -12,9 +12,9 @@ struct CenterFaceCommandTests {
     /// Every face of facecam's records for `files` against the reference's, file by file.
     static func compare(_ files: [String], facecam options: [String], reference referenceOptions: [String]) throws -> Int {
         let expected = try run(URL(fileURLWithPath: SharedDataTests.python), [reference] + referenceOptions + files)
-        try #require(expected.status == 0, "\(expected.stderr)")
-        let ours = try run(facecamBinary, ["detect", "--detector", "centerface"] + options + files)
-        #expect(ours.status == 0, "\(ours.stderr)")
+        try #require(expected.status == 0, "status \(expected.status)")
+        let ours = try inProcess(["detect", "--detector", "centerface"] + options + files)
+        #expect(ours.status == 0, "status \(ours.status)")
         let (found, wanted) = (try ours.records(), try expected.records())
         try #require(found.count == wanted.count)
         var faces = 0
@@ -40,7 +40,7 @@ struct CenterFaceCommandTests {
         for k in [3, 6, 8] {
             let file = fixture("orientations/portrait-\(k).jpg")
             let expected = try run(URL(fileURLWithPath: SharedDataTests.python), [Self.reference, "--orientation", "\(k)", file])
-            let ours = try run(facecamBinary, ["detect", "--detector", "centerface", "--orientation", "\(k)", file])
+            let ours = try inProcess(["detect", "--detector", "centerface", "--orientation", "\(k)", file])
             let upright = try #require(try expected.records().first)["faces"] as! [[String: Any]]
             let record = try #require(try ours.records().first)
             let faces = record["faces"] as! [[String: Any]]

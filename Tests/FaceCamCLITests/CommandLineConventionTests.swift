@@ -12,6 +12,83 @@ struct CommandLineConventionTests {
         #expect(try facecam("--help").stdout.contains("(facecam \(number))"))
     }
 
+    @Test func aDeviceNumberMeansDevVideoN() throws {
+        let run = try facecam("live", "--device", "37", "--frames", "1")
+        #expect(run.status == 4)
+        #expect(run.stderr.contains("/dev/video37 does not exist"))
+    }
+}
+
+/// What each command's help lists, read from the help the parser makes in this process (`make test` also runs every
+/// command's --help through the binary: Tests/Docs/options.py).
+struct HelpTextTests {
+    /// Each option's block in `facecam COMMAND --help` (as the binary prints it where standard output is no terminal, 80
+    /// columns wide): from its line to the next option's.
+    func optionBlocks(_ command: String) throws -> [String: String] {
+        let type = try #require(FaceCamCommand.configuration.subcommands.first { $0._commandName == command })
+        var blocks: [String: String] = [:]
+        var current: String?
+        for line in FaceCamCommand.helpMessage(for: type, columns: 80).split(separator: "\n").map(String.init) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("  -"), let name = trimmed.split(separator: " ").first(where: { $0.hasPrefix("--") }) {
+                current = String(name.trimmingCharacters(in: [","]))
+                blocks[current!] = trimmed
+            } else if let current, line.hasPrefix("   ") {
+                blocks[current]! += " " + trimmed
+            } else {
+                current = nil
+            }
+        }
+        return blocks
+    }
+
+    @Test(arguments: ["detect", "video", "live", "devices", "map"])
+    func everyOptionStatesItsDefaultOnceAtMost(command: String) throws {
+        let blocks = try optionBlocks(command)
+        #expect(blocks["--help"] != nil && blocks.count >= 3)
+        for (option, text) in blocks {
+            #expect(text.components(separatedBy: "default:").count <= 2, "\(command) \(option): \(text)")
+        }
+    }
+
+    @Test func detectListsNoFastModeOptionsAndRefusesThem() throws {
+        let blocks = try optionBlocks("detect")
+        for option in ["--fast", "--detect-width", "--full-search-every"] {
+            #expect(blocks[option] == nil, "detect --help lists \(option)")
+        }
+        #expect(try optionBlocks("video")["--fast"] != nil && optionBlocks("live")["--detect-width"] != nil)
+        #expect(usageError(["detect", "--fast", "Fixtures/images/astronaut.png"])?.contains("Unknown option '--fast'") == true)
+    }
+
+    /// What a face record reports goes with the commands that write face records; --jobs with those that
+    /// detect many frames at once. The others neither list nor take them.
+    @Test func faceRecordOptionsAndJobsAreListedWhereTheyApply() throws {
+        let faceRecords = ["--max-faces", "--by", "--pose", "--quality"]
+        for command in ["detect", "video", "live", "redact", "eval"] {
+            let blocks = try optionBlocks(command)
+            let writesRecords = ["detect", "video", "live"].contains(command)
+            for option in faceRecords { #expect((blocks[option] != nil) == writesRecords, "\(command) \(option)") }
+            #expect((blocks["--jobs"] != nil) == ["detect", "video", "redact"].contains(command), "\(command) --jobs")
+        }
+        #expect(usageError(["redact", "--jobs", "1", "-o", "/tmp/facecam-jobs.png", "Fixtures/images/astronaut.png"]) == nil)
+    }
+
+    /// Detector options say which detector they belong to; the rest say both.
+    @Test func detectorOptionsNameTheirDetector() throws {
+        let blocks = try optionBlocks("video")
+        for option in ["--cascade", "--scale-factor", "--min-neighbors"] { #expect(blocks[option]?.contains("Haar:") == true) }
+        for option in ["--model", "--score-threshold", "--nms-threshold", "--top-k", "--scales", "--engine", "--precision"] {
+            #expect(blocks[option]?.contains("YuNet, CenterFace:") == true)
+        }
+        for option in ["--min-size", "--max-size", "--threads", "--detect-width"] {
+            #expect(blocks[option]?.contains("ll detectors") == true, "\(option)")
+        }
+        #expect(blocks["--jobs"]?.contains("Frames detected in parallel") == true)
+    }
+}
+
+/// Usage errors as facecam words them, found in this process (`reportedUsageError`): by parsing, or by the command's checks before any work.
+struct UsageErrorLineTests {
     /// Options given where they cannot apply, and values out of range, are usage errors (64) that say why.
     @Test(arguments: [
         (["live", "--source", "Fixtures/video/pan-zoom.avi", "--frames", "-1"], "--frames must be 1 or more"),
@@ -87,79 +164,5 @@ struct CommandLineConventionTests {
     ])
     func usageErrorsPointToTheirCommandsHelp(arguments: [String], line: String) throws {
         #expect(try reportedUsageError(arguments) == line)
-    }
-
-    @Test func aDeviceNumberMeansDevVideoN() throws {
-        let run = try facecam("live", "--device", "37", "--frames", "1")
-        #expect(run.status == 4)
-        #expect(run.stderr.contains("/dev/video37 does not exist"))
-    }
-}
-
-/// What each command's help lists, read from the help the parser makes in this process (`make test` also runs every
-/// command's --help through the binary: Tests/Docs/options.py).
-struct HelpTextTests {
-    /// Each option's block in `facecam COMMAND --help` (as the binary prints it where standard output is no terminal, 80
-    /// columns wide): from its line to the next option's.
-    func optionBlocks(_ command: String) throws -> [String: String] {
-        let type = try #require(FaceCamCommand.configuration.subcommands.first { $0._commandName == command })
-        var blocks: [String: String] = [:]
-        var current: String?
-        for line in FaceCamCommand.helpMessage(for: type, columns: 80).split(separator: "\n").map(String.init) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("  -"), let name = trimmed.split(separator: " ").first(where: { $0.hasPrefix("--") }) {
-                current = String(name.trimmingCharacters(in: [","]))
-                blocks[current!] = trimmed
-            } else if let current, line.hasPrefix("   ") {
-                blocks[current]! += " " + trimmed
-            } else {
-                current = nil
-            }
-        }
-        return blocks
-    }
-
-    @Test(arguments: ["detect", "video", "live", "devices", "map"])
-    func everyOptionStatesItsDefaultOnceAtMost(command: String) throws {
-        let blocks = try optionBlocks(command)
-        #expect(blocks["--help"] != nil && blocks.count >= 3)
-        for (option, text) in blocks {
-            #expect(text.components(separatedBy: "default:").count <= 2, "\(command) \(option): \(text)")
-        }
-    }
-
-    @Test func detectListsNoFastModeOptionsAndRefusesThem() throws {
-        let blocks = try optionBlocks("detect")
-        for option in ["--fast", "--detect-width", "--full-search-every"] {
-            #expect(blocks[option] == nil, "detect --help lists \(option)")
-        }
-        #expect(try optionBlocks("video")["--fast"] != nil && optionBlocks("live")["--detect-width"] != nil)
-        #expect(usageError(["detect", "--fast", "Fixtures/images/astronaut.png"])?.contains("Unknown option '--fast'") == true)
-    }
-
-    /// What a face record reports goes with the commands that write face records; --jobs with those that
-    /// detect many frames at once. The others neither list nor take them.
-    @Test func faceRecordOptionsAndJobsAreListedWhereTheyApply() throws {
-        let faceRecords = ["--max-faces", "--by", "--pose", "--quality"]
-        for command in ["detect", "video", "live", "redact", "eval"] {
-            let blocks = try optionBlocks(command)
-            let writesRecords = ["detect", "video", "live"].contains(command)
-            for option in faceRecords { #expect((blocks[option] != nil) == writesRecords, "\(command) \(option)") }
-            #expect((blocks["--jobs"] != nil) == ["detect", "video", "redact"].contains(command), "\(command) --jobs")
-        }
-        #expect(usageError(["redact", "--jobs", "1", "-o", "/tmp/facecam-jobs.png", "Fixtures/images/astronaut.png"]) == nil)
-    }
-
-    /// Detector options say which detector they belong to; the rest say both.
-    @Test func detectorOptionsNameTheirDetector() throws {
-        let blocks = try optionBlocks("video")
-        for option in ["--cascade", "--scale-factor", "--min-neighbors"] { #expect(blocks[option]?.contains("Haar:") == true) }
-        for option in ["--model", "--score-threshold", "--nms-threshold", "--top-k", "--scales", "--engine", "--precision"] {
-            #expect(blocks[option]?.contains("YuNet, CenterFace:") == true)
-        }
-        for option in ["--min-size", "--max-size", "--threads", "--detect-width"] {
-            #expect(blocks[option]?.contains("ll detectors") == true, "\(option)")
-        }
-        #expect(blocks["--jobs"]?.contains("Frames detected in parallel") == true)
     }
 }

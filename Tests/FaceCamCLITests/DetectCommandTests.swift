@@ -80,8 +80,8 @@ func facesMatch(_ record: [String: Any], _ reference: [ReferenceFace]) -> Bool {
 struct DetectCommandTests {
     @Test(arguments: try Expectation.all())
     func boxesEqualOpenCVsOwn(_ expectation: Expectation) throws {
-        let result = try run(facecamBinary, ["detect"] + expectation.arguments + [fixture(expectation.file)])
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try inProcess(["detect"] + expectation.arguments + [fixture(expectation.file)])
+        #expect(result.status == 0, "status \(result.status)")
         let records = try result.records()
         try #require(records.count == 1)
         if let faces = expectation.faces {
@@ -92,7 +92,7 @@ struct DetectCommandTests {
     }
 
     @Test func jsonRecordsCarryTheDocumentedFields() throws {
-        let result = try facecam("detect", "--detector", "haar", "--preview", "200x100", "--gravity", "fill", "Fixtures/images/astronaut.png")
+        let result = try inProcess("detect", "--detector", "haar", "--preview", "200x100", "--gravity", "fill", "Fixtures/images/astronaut.png")
         let record = try #require(try result.records().first)
         #expect(record["source"] as? String == "Fixtures/images/astronaut.png")
         #expect(record["frame"] as? Int == 0)
@@ -109,19 +109,19 @@ struct DetectCommandTests {
     }
 
     @Test func directoriesAreReadInNameOrder() throws {
-        let result = try facecam("detect", "Fixtures/images")
+        let result = try inProcess("detect", "Fixtures/images")
         #expect(result.status == 0)
         #expect(try result.records().map { $0["source"] as! String } == [
             "Fixtures/images/astronaut.png", "Fixtures/images/camera.png", "Fixtures/images/chelsea.png",
             "Fixtures/images/coffee.png", "Fixtures/images/grace_hopper.jpg", "Fixtures/images/two-faces.jpg",
         ])
-        let recursive = try facecam("detect", "--recursive", "Fixtures")
+        let recursive = try inProcess("detect", "--recursive", "Fixtures")
         // exif/ (10), images/ (6), orientations/ (8), large-faces/ (2), readme/ (4), overlay/ (2).
         #expect(recursive.lines.count == 32)
     }
 
     @Test func csvHasOneRowPerFaceAndTextIsReadable() throws {
-        let csv = try facecam("detect", "--detector", "haar", "--format", "csv", "Fixtures/images/two-faces.jpg", "Fixtures/images/coffee.png")
+        let csv = try inProcess(["detect", "--detector", "haar", "--format", "csv", "Fixtures/images/two-faces.jpg", "Fixtures/images/coffee.png"], extension: "csv")
         #expect(csv.lines == [
             "source,frame,time,face,box_x,box_y,box_width,box_height,preview_x,preview_y,preview_width,preview_height,id,"
                 + "score,right_eye_x,right_eye_y,left_eye_x,left_eye_y,nose_x,nose_y,mouth_right_x,mouth_right_y,mouth_left_x,mouth_left_y,"
@@ -129,13 +129,145 @@ struct DetectCommandTests {
             "Fixtures/images/two-faces.jpg,0,0,0,176,66,96,96,176,66,96,96,,,,,,,,,,,,,,,,,,,,,",
             "Fixtures/images/two-faces.jpg,0,0,1,673,90,215,215,673,90,215,215,,,,,,,,,,,,,,,,,,,,,",
         ])
-        let text = try facecam("detect", "--detector", "haar", "--format", "text", "Fixtures/images/grace_hopper.jpg")
+        let text = try inProcess(["detect", "--detector", "haar", "--format", "text", "Fixtures/images/grace_hopper.jpg"], extension: "txt")
         #expect(text.lines == [
             "Fixtures/images/grace_hopper.jpg: 512x512, 1 face",
             "  face 1: box 228x228 at 150,85; preview 228x228 at 150,85",
         ])
     }
 
+
+
+
+
+
+    @Test func annotateWritesOneJPEGPerFrame() throws {
+        let directory = try temporaryDirectory("annotate")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("nested/out").path
+        let result = try inProcess(
+            "detect", "--orientation", "6", "--preview", "320x240", "--annotate", output,
+            "Fixtures/orientations/portrait-6.jpg", "Fixtures/orientations/portrait-6.jpg")
+        #expect(result.status == 0)
+        let names = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
+        #expect(names == ["portrait-6-2.jpg", "portrait-6.jpg"])
+        for name in names {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output + "/" + name)))
+            #expect(bytes.starts(with: [0xFF, 0xD8, 0xFF]) && bytes.suffix(2) == [0xFF, 0xD9])
+            // Read back by facecam itself, the annotated frame has the preview's size.
+            let size = try inProcess("detect", output + "/" + name).records().first?["size"] as? [Int]
+            #expect(size == [320, 240])
+        }
+    }
+}
+
+/// facecam against OpenCV called directly, on the photographs in ../shared/data
+/// (read in place, never copied); skipped where that folder or python3-opencv is absent.
+struct SharedDataTests {
+    static let images = repository.deletingLastPathComponent().appendingPathComponent("shared/data/images")
+    static let python = "/usr/bin/python3"
+    static var available: Bool {
+        FileManager.default.fileExists(atPath: images.path) && FileManager.default.isExecutableFile(atPath: python)
+    }
+
+    /// The shared photographs, then the reference's records and facecam's for them, one each.
+    static func runBoth(reference mode: String, facecam arguments: [String]) throws -> [(ours: [String: Any], reference: [String: Any])] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: images.path).filter { $0.hasSuffix(".jpg") }.sorted()
+            .map { images.appendingPathComponent($0).path }
+        try #require(!files.isEmpty)
+        let reference = try run(
+            URL(fileURLWithPath: python), [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, mode] + files)
+        try #require(reference.status == 0, "status \(reference.status)")
+        let ours = try inProcess(["detect"] + arguments + files)
+        #expect(ours.status == 0)
+        let (found, expected) = (try ours.records(), try reference.records())
+        try #require(found.count == expected.count)
+        return Array(zip(found, expected))
+    }
+
+    @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
+    func boxesEqualOpenCVsOwnOnSharedPhotographs() throws {
+        var faces = 0
+        for (record, reference) in try Self.runBoth(reference: "detect", facecam: ["--detector", "haar"]) {
+            #expect(record["source"] as? String == reference["source"] as? String)
+            #expect(boxes(record) == reference["boxes"] as! [[Int]], "\(record["source"]!)")
+            faces += boxes(record).count
+        }
+        #expect(faces >= 9)
+    }
+
+    /// YuNet: every face within a pixel and 0.01 of FaceDetectorYN called directly.
+    @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
+    func yunetFacesEqualOpenCVsOwnOnSharedPhotographs() throws {
+        var faces = 0
+        for (record, reference) in try Self.runBoth(reference: "yunet", facecam: ["--detector", "yunet"]) {
+            let referenceFaces = (reference["faces"] as! [[String: Any]]).map(ReferenceFace.init)
+            #expect(facesMatch(record, referenceFaces), "\(record["source"]!): \(record) against \(referenceFaces)")
+            faces += referenceFaces.count
+        }
+        #expect(faces >= 9)
+    }
+}
+
+/// EXIF orientation, checked against cv2.imread, which applies it (Fixtures/exif/expectations.jsonl).
+@Suite struct ExifOrientationTests {
+    struct Case: Decodable {
+        var file: String
+        var detector: String
+        var size: [Int]
+        var boxes: [[Int]]
+    }
+
+    static let cases: [Case] = {
+        let text = try! String(contentsOf: repository.appendingPathComponent("Fixtures/exif/expectations.jsonl"), encoding: .utf8)
+        return text.split(separator: "\n").map { try! JSONDecoder().decode(Case.self, from: Data($0.utf8)) }
+    }()
+
+    /// The orientation each fixture is tagged with: the digit in its name.
+    func tagged(_ file: String) -> Int { Int(String(file.first { $0.isNumber }!))! }
+
+    @Test(arguments: ["haar", "yunet"])
+    func autoTurnsEveryPhotographUprightAsImreadDoes(detector: String) throws {
+        let result = try inProcess("detect", "--detector", detector, "Fixtures/exif")
+        #expect(result.status == 0, "status \(result.status)")
+        let records = try result.records()
+        let cases = Self.cases.filter { $0.detector == detector }
+        #expect(records.count == cases.count)
+        for expected in cases {
+            let record = try #require(records.first { $0["source"] as? String == "Fixtures/" + expected.file })
+            #expect(record["orientation"] as? Int == tagged(expected.file), "\(expected.file)")
+            #expect(record["preview_size"] as? [Int] == expected.size, "\(expected.file)")
+            let previews = (record["faces"] as! [[String: Any]]).map { ($0["preview"] as! [Double]).map { Int($0.rounded()) } }
+            // Haar's boxes are OpenCV's exactly; YuNet's within a pixel, as everywhere.
+            let tolerance = detector == "haar" ? 0 : 1
+            #expect(previews.count == expected.boxes.count, "\(expected.file): \(previews) against \(expected.boxes)")
+            for (found, box) in zip(previews, expected.boxes) {
+                #expect(zip(found, box).allSatisfy { abs($0 - $1) <= tolerance }, "\(expected.file): \(found) against \(box)")
+            }
+        }
+    }
+
+    /// An explicit orientation replaces the file's: `up` is the image as stored (TIFF excepted:
+    /// OpenCV's decoder turns it upright whatever it is asked).
+    @Test func anExplicitOrientationReplacesTheFiles() throws {
+        let result = try inProcess("detect", "--orientation", "up", "Fixtures/exif/portrait-6.jpg", "Fixtures/exif/portrait-6.png")
+        #expect(result.status == 0)
+        for record in try result.records() {
+            #expect(record["orientation"] as? Int == 1)
+            #expect(record["size"] as? [Int] == [512, 400] && record["preview_size"] as? [Int] == [512, 400])
+        }
+        let given = try inProcess("detect", "--orientation", "3", "Fixtures/exif/portrait-6.jpg")
+        #expect(try given.records().first?["orientation"] as? Int == 3)
+    }
+
+    @Test func anImageWithoutMetadataIsUpAndSaysSo() throws {
+        let result = try inProcess("detect", "Fixtures/images/astronaut.png")
+        #expect(try result.records().first?["orientation"] as? Int == 1)
+    }
+}
+
+/// What detect says and how it ends, as the binary shows it: standard output against -o, inputs that cannot be read, folders that give nothing, --min-faces's status, an aperture that does not fit.
+struct DetectReportCommandTests {
     @Test func outputFileHoldsWhatStandardOutputWould() throws {
         let directory = try temporaryDirectory("output")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -252,130 +384,5 @@ struct DetectCommandTests {
         #expect(result.errorLines == [
             "facecam: Fixtures/images/astronaut.png: --aperture does not fit: aperture 0,0,600,400 is not inside the 512x512 frame",
         ])
-    }
-
-
-    @Test func annotateWritesOneJPEGPerFrame() throws {
-        let directory = try temporaryDirectory("annotate")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = directory.appendingPathComponent("nested/out").path
-        let result = try facecam(
-            "detect", "--orientation", "6", "--preview", "320x240", "--annotate", output,
-            "Fixtures/orientations/portrait-6.jpg", "Fixtures/orientations/portrait-6.jpg")
-        #expect(result.status == 0)
-        let names = try FileManager.default.contentsOfDirectory(atPath: output).sorted()
-        #expect(names == ["portrait-6-2.jpg", "portrait-6.jpg"])
-        for name in names {
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output + "/" + name)))
-            #expect(bytes.starts(with: [0xFF, 0xD8, 0xFF]) && bytes.suffix(2) == [0xFF, 0xD9])
-            // Read back by facecam itself, the annotated frame has the preview's size.
-            let size = try facecam("detect", output + "/" + name).records().first?["size"] as? [Int]
-            #expect(size == [320, 240])
-        }
-    }
-}
-
-/// facecam against OpenCV called directly, on the photographs in ../shared/data
-/// (read in place, never copied); skipped where that folder or python3-opencv is absent.
-struct SharedDataTests {
-    static let images = repository.deletingLastPathComponent().appendingPathComponent("shared/data/images")
-    static let python = "/usr/bin/python3"
-    static var available: Bool {
-        FileManager.default.fileExists(atPath: images.path) && FileManager.default.isExecutableFile(atPath: python)
-    }
-
-    /// The shared photographs, then the reference's records and facecam's for them, one each.
-    static func runBoth(reference mode: String, facecam arguments: [String]) throws -> [(ours: [String: Any], reference: [String: Any])] {
-        let files = try FileManager.default.contentsOfDirectory(atPath: images.path).filter { $0.hasSuffix(".jpg") }.sorted()
-            .map { images.appendingPathComponent($0).path }
-        try #require(!files.isEmpty)
-        let reference = try run(
-            URL(fileURLWithPath: python), [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, mode] + files)
-        try #require(reference.status == 0, "\(reference.stderr)")
-        let ours = try run(facecamBinary, ["detect"] + arguments + files)
-        #expect(ours.status == 0)
-        let (found, expected) = (try ours.records(), try reference.records())
-        try #require(found.count == expected.count)
-        return Array(zip(found, expected))
-    }
-
-    @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
-    func boxesEqualOpenCVsOwnOnSharedPhotographs() throws {
-        var faces = 0
-        for (record, reference) in try Self.runBoth(reference: "detect", facecam: ["--detector", "haar"]) {
-            #expect(record["source"] as? String == reference["source"] as? String)
-            #expect(boxes(record) == reference["boxes"] as! [[Int]], "\(record["source"]!)")
-            faces += boxes(record).count
-        }
-        #expect(faces >= 9)
-    }
-
-    /// YuNet: every face within a pixel and 0.01 of FaceDetectorYN called directly.
-    @Test(.enabled(if: SharedDataTests.available, "../shared/data/images or /usr/bin/python3 is absent"))
-    func yunetFacesEqualOpenCVsOwnOnSharedPhotographs() throws {
-        var faces = 0
-        for (record, reference) in try Self.runBoth(reference: "yunet", facecam: ["--detector", "yunet"]) {
-            let referenceFaces = (reference["faces"] as! [[String: Any]]).map(ReferenceFace.init)
-            #expect(facesMatch(record, referenceFaces), "\(record["source"]!): \(record) against \(referenceFaces)")
-            faces += referenceFaces.count
-        }
-        #expect(faces >= 9)
-    }
-}
-
-/// EXIF orientation, checked against cv2.imread, which applies it (Fixtures/exif/expectations.jsonl).
-@Suite struct ExifOrientationTests {
-    struct Case: Decodable {
-        var file: String
-        var detector: String
-        var size: [Int]
-        var boxes: [[Int]]
-    }
-
-    static let cases: [Case] = {
-        let text = try! String(contentsOf: repository.appendingPathComponent("Fixtures/exif/expectations.jsonl"), encoding: .utf8)
-        return text.split(separator: "\n").map { try! JSONDecoder().decode(Case.self, from: Data($0.utf8)) }
-    }()
-
-    /// The orientation each fixture is tagged with: the digit in its name.
-    func tagged(_ file: String) -> Int { Int(String(file.first { $0.isNumber }!))! }
-
-    @Test(arguments: ["haar", "yunet"])
-    func autoTurnsEveryPhotographUprightAsImreadDoes(detector: String) throws {
-        let result = try facecam("detect", "--detector", detector, "Fixtures/exif")
-        #expect(result.status == 0, "\(result.stderr)")
-        let records = try result.records()
-        let cases = Self.cases.filter { $0.detector == detector }
-        #expect(records.count == cases.count)
-        for expected in cases {
-            let record = try #require(records.first { $0["source"] as? String == "Fixtures/" + expected.file })
-            #expect(record["orientation"] as? Int == tagged(expected.file), "\(expected.file)")
-            #expect(record["preview_size"] as? [Int] == expected.size, "\(expected.file)")
-            let previews = (record["faces"] as! [[String: Any]]).map { ($0["preview"] as! [Double]).map { Int($0.rounded()) } }
-            // Haar's boxes are OpenCV's exactly; YuNet's within a pixel, as everywhere.
-            let tolerance = detector == "haar" ? 0 : 1
-            #expect(previews.count == expected.boxes.count, "\(expected.file): \(previews) against \(expected.boxes)")
-            for (found, box) in zip(previews, expected.boxes) {
-                #expect(zip(found, box).allSatisfy { abs($0 - $1) <= tolerance }, "\(expected.file): \(found) against \(box)")
-            }
-        }
-    }
-
-    /// An explicit orientation replaces the file's: `up` is the image as stored (TIFF excepted:
-    /// OpenCV's decoder turns it upright whatever it is asked).
-    @Test func anExplicitOrientationReplacesTheFiles() throws {
-        let result = try facecam("detect", "--orientation", "up", "Fixtures/exif/portrait-6.jpg", "Fixtures/exif/portrait-6.png")
-        #expect(result.status == 0)
-        for record in try result.records() {
-            #expect(record["orientation"] as? Int == 1)
-            #expect(record["size"] as? [Int] == [512, 400] && record["preview_size"] as? [Int] == [512, 400])
-        }
-        let given = try facecam("detect", "--orientation", "3", "Fixtures/exif/portrait-6.jpg")
-        #expect(try given.records().first?["orientation"] as? Int == 3)
-    }
-
-    @Test func anImageWithoutMetadataIsUpAndSaysSo() throws {
-        let result = try facecam("detect", "Fixtures/images/astronaut.png")
-        #expect(try result.records().first?["orientation"] as? Int == 1)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// --pose and --crops end to end, against OpenCV-Python (Tests/Reference/face_attributes.py).
+/// --pose, --quality, --crops and --overlay, run in this process, against OpenCV-Python (Tests/Reference/face_attributes.py).
 struct FaceAttributeTests {
     static let reference = repository.appendingPathComponent("Tests/Reference/face_attributes.py").path
 
@@ -34,9 +34,9 @@ struct FaceAttributeTests {
         let directory = try temporaryDirectory("aligned")
         defer { try? FileManager.default.removeItem(at: directory) }
         let image = fixture("images/two-faces.jpg")
-        let result = try facecam(
+        let result = try inProcess(
             "detect", "--crops", directory.path, "--crop-style", "aligned", "--crop-size", String(size), "--crop-format", format, image)
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.status == 0, "status \(result.status)")
         let faces = try #require(try result.records().first?["faces"] as? [[String: Any]])
         try #require(faces.count == 2)
         for (index, face) in faces.enumerated() {
@@ -52,9 +52,9 @@ struct FaceAttributeTests {
         let directory = try temporaryDirectory("box")
         defer { try? FileManager.default.removeItem(at: directory) }
         let image = fixture("images/astronaut.png")
-        let exact = try facecam("detect", "--crops", directory.appendingPathComponent("exact").path, "--crop-margin", "0", "--crop-format", "png", image)
-        let widened = try facecam("detect", "--crops", directory.appendingPathComponent("wide").path, "--crop-format", "png", image)
-        #expect(exact.status == 0 && widened.status == 0, "\(exact.stderr) \(widened.stderr)")
+        let exact = try inProcess("detect", "--crops", directory.appendingPathComponent("exact").path, "--crop-margin", "0", "--crop-format", "png", image)
+        let widened = try inProcess("detect", "--crops", directory.appendingPathComponent("wide").path, "--crop-format", "png", image)
+        #expect(exact.status == 0 && widened.status == 0, "status \(exact.status) status \(widened.status)")
         let box = try #require(try exact.records().first?["faces"] as? [[String: Any]]).first!["box"] as! [Int]
         let (x, y, w, h) = (box[0], box[1], box[2], box[3])
         let difference = try Self.meanDifference(
@@ -73,8 +73,8 @@ struct FaceAttributeTests {
     @Test func videoCropsAreNamedByFrameAndTrack() throws {
         let directory = try temporaryDirectory("video-crops")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try facecam("video", "--crops", directory.path, "Fixtures/video/leave-enter.avi")
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try inProcess("video", "--crops", directory.path, "Fixtures/video/leave-enter.avi")
+        #expect(result.status == 0, "status \(result.status)")
         let expected = try result.records().filter { $0["faces"] != nil }.flatMap { record in
             (record["faces"] as! [[String: Any]]).map { String(format: "leave-enter-%06d-id%d.jpg", record["frame"] as! Int, $0["id"] as! Int) }
         }
@@ -95,8 +95,8 @@ struct FaceAttributeTests {
             try #require(try Self.reference("turn", fixture(image), String(angle), turned).status == 0)
             paths.append(turned)
         }
-        let result = try run(facecamBinary, ["detect", "--pose"] + paths)
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try inProcess(["detect", "--pose"] + paths)
+        #expect(result.status == 0, "status \(result.status)")
         let rolls = try result.records().map { record in
             let faces = try #require(record["faces"] as? [[String: Any]])
             try #require(faces.count == 1, "\(record)")
@@ -117,10 +117,10 @@ struct FaceAttributeTests {
         var poses: [[Double]] = []
         for k in 1...8 {
             let crops = directory.appendingPathComponent("\(k)").path
-            let result = try facecam(
+            let result = try inProcess(
                 "detect", "--pose", "--orientation", String(k), "--crops", crops, "--crop-style", "aligned", "--crop-format", "png",
                 fixture("orientations/portrait-\(k).jpg"))
-            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.status == 0, "status \(result.status)")
             let face = try #require((try result.records().first?["faces"] as? [[String: Any]])?.first)
             let pose = try #require(face["pose"] as? [String: Any])
             poses.append(["roll", "yaw", "pitch"].map { (pose[$0] as! NSNumber).doubleValue })
@@ -143,8 +143,8 @@ struct FaceAttributeTests {
             (["--mirror"], { (p: [Double]) in [-p[0], -p[1], p[2]] }),
             (["--preview", "512x256", "--gravity", "resize"], { (p: [Double]) in [atan(tan(p[0] * .pi / 180) / 2) * 180 / .pi, p[1], p[2]] }),
         ] as [([String], ([Double]) -> [Double])] {
-            let result = try run(facecamBinary, ["detect", "--pose"] + options + [fixture("images/astronaut.png")])
-            #expect(result.status == 0, "\(result.stderr)")
+            let result = try inProcess(["detect", "--pose"] + options + [fixture("images/astronaut.png")])
+            #expect(result.status == 0, "status \(result.status)")
             let face = try #require((try result.records().first?["faces"] as? [[String: Any]])?.first)
             let angles = { (key: String) throws -> [Double] in
                 let pose = try #require(face[key] as? [String: Any])
@@ -165,8 +165,8 @@ struct FaceAttributeTests {
         let original = fixture("images/grace_hopper.jpg")
         let copy = directory.appendingPathComponent("copy.png").path
         try #require(try run(URL(fileURLWithPath: SharedDataTests.python), [Self.reference] + [degradation[0], original, degradation[1], copy]).status == 0)
-        let result = try facecam("detect", "--quality", original, copy)
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try inProcess("detect", "--quality", original, copy)
+        #expect(result.status == 0, "status \(result.status)")
         let qualities = try result.records().map { record in
             try #require((record["faces"] as? [[String: Any]])?.first?["quality"] as? Double, "\(record)")
         }
@@ -181,8 +181,8 @@ struct FaceAttributeTests {
     @Test(.enabled(if: FileManager.default.fileExists(atPath: FaceAttributeTests.headPoseClip), "../shared/data/video is absent"))
     func aTurnedFaceScoresLowerQuality() throws {
         let clip = Self.headPoseClip
-        let result = try facecam("video", "--quality", clip)
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try inProcess("video", "--quality", clip)
+        #expect(result.status == 0, "status \(result.status)")
         let faces = try Dictionary(uniqueKeysWithValues: result.records().map { record in
             (record["frame"] as! Int, try #require((record["faces"] as? [[String: Any]])?.first, "\(record)"))
         }.filter { [2, 9].contains($0.0) })
@@ -201,8 +201,8 @@ struct FaceAttributeTests {
         let made = try Self.reference("blurred-clip", fixture("images/grace_hopper.jpg"), "10", String(sharp), clip)
         try #require(made.status == 0)
         let crops = directory.appendingPathComponent("crops").path
-        let result = try facecam("video", "--crops", crops, "--best-shot", clip)
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try inProcess("video", "--crops", crops, "--best-shot", clip)
+        #expect(result.status == 0, "status \(result.status)")
         let shots = try result.records().filter { $0["event"] as? String == "best_shot" }
         try #require(shots.count == 1, "\(shots)")
         #expect(shots[0]["frame"] as? Int == sharp && shots[0]["id"] as? Int == 1)
@@ -232,12 +232,12 @@ struct FaceAttributeTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let transparent = directory.appendingPathComponent("transparent.png").path
         try #require(try reference("transparent", transparent).status == 0)
-        let annotate = { (name: String, picture: String) throws -> Run in
-            try run(facecamBinary, ["detect", "--annotate", directory.appendingPathComponent(name).path, "--overlay", picture]
+        let annotate = { (name: String, picture: String) throws -> InProcessRun in
+            try inProcess(["detect", "--annotate", directory.appendingPathComponent(name).path, "--overlay", picture]
                 + options + [fixture("images/grace_hopper.jpg")])
         }
         let plain = try annotate("plain", transparent), placed = try annotate("placed", fixture(overlay))
-        #expect(plain.status == 0 && placed.status == 0, "\(plain.stderr) \(placed.stderr)")
+        #expect(plain.status == 0 && placed.status == 0, "status \(plain.status) status \(placed.status)")
         let face = try #require((try placed.records().first?["faces"] as? [[String: Any]])?.first)
         let coordinates = at(try #require(face["preview_landmarks"] as? [[Double]])).flatMap { $0.map { String($0) } }
         let pixels = { (name: String) throws -> [[Int]] in
@@ -251,8 +251,8 @@ struct FaceAttributeTests {
     @Test func readmeOverlayExampleIsCurrent() throws {
         let directory = try temporaryDirectory("overlay-readme")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try facecam("detect", "--annotate", directory.path, "--overlay", "Fixtures/overlay/sunglasses.png", "Fixtures/images/two-faces.jpg")
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try inProcess("detect", "--annotate", directory.path, "--overlay", "Fixtures/overlay/sunglasses.png", "Fixtures/images/two-faces.jpg")
+        #expect(result.status == 0, "status \(result.status)")
         let committed = FileManager.default.contents(atPath: fixture("readme/two-faces-sunglasses.jpg"))
         let made = FileManager.default.contents(atPath: directory.appendingPathComponent("two-faces.jpg").path)
         #expect(committed != nil && made == committed, "run make demo and commit the image")
@@ -272,29 +272,6 @@ struct FaceAttributeTests {
         #expect(zip(covered[1], bare[1]).allSatisfy { abs($0 - $1) <= 25 }, "chin: \(covered[1]) against \(bare[1])")
     }
 
-    /// redact --mode image stretches the picture over each face's enlarged box (--shape box), opaque:
-    /// the mustache's point (120, 30) of 200x60, inside it, is (20, 40, 70) in the image, and its
-    /// transparent corner hides the face as black rather than showing it.
-    @Test func imageModeCoversFacesWithThePictureOpaque() throws {
-        let directory = try temporaryDirectory("redact-image")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = directory.appendingPathComponent("redacted.png").path
-        let redacted = try facecam(
-            "redact", "--mode", "image", "--image", fixture("overlay/mustache.png"), "--shape", "box", "-o", output,
-            fixture("images/grace_hopper.jpg"))
-        #expect(redacted.status == 0, "\(redacted.stderr)")
-        // redact's own detector (CenterFace over three scales, focused, plus YuNet) found the face: its box, read back from detect
-        // with the same settings.
-        let detected = try facecam(
-            "detect", "--detector", "centerface", "--scales", "1,2,3", "--score-threshold", "0.1", "--focus", "--plus-yunet",
-            fixture("images/grace_hopper.jpg"))
-        let box = try #require((try detected.records().first?["faces"] as? [[String: Any]])?.first?["box"] as? [Int]).map(Double.init)
-        let (w, h) = (box[2] * 1.3, box[3] * 1.3)
-        let (x, y) = (box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - h / 2)
-        let points = [x + 120.0 / 200 * w, y + 30.0 / 60 * h, x + 0.05 * w, y + 0.05 * h]
-        let pixels = try #require(try Self.reference(["pixels", output] + points.map { String($0) }).answer?["pixels"] as? [[Int]])
-        #expect(pixels == [[20, 40, 70], [0, 0, 0]], "\(pixels)")
-    }
 
     /// live --best-shot: a clip played as a camera; its track's one best shot is the sharp frame's
     /// whenever that frame was processed (live may drop late frames), named by the frame counter.
@@ -304,8 +281,8 @@ struct FaceAttributeTests {
         let clip = directory.appendingPathComponent("clip.avi").path
         try #require(try Self.reference("blurred-clip", fixture("images/grace_hopper.jpg"), "10", "6", clip).status == 0)
         let crops = directory.appendingPathComponent("crops").path
-        let result = try facecam("live", "--source", clip, "--crops", crops, "--best-shot")
-        #expect(result.status == 0, "\(result.stderr)")
+        let result = try inProcess("live", "--source", clip, "--crops", crops, "--best-shot")
+        #expect(result.status == 0, "status \(result.status)")
         let records = try result.records()
         let shots = records.filter { $0["event"] as? String == "best_shot" }
         try #require(shots.count == 1, "\(shots)")
@@ -316,28 +293,6 @@ struct FaceAttributeTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: crops) == [file])
     }
 
-    /// A picture 32,767 pixels or more on a side (40000x2 is under the 16 megapixels) is refused with
-    /// 64 and one line before any work: OpenCV's resize takes no such side, and every face would fail.
-    @Test func aPictureTooLongForOpenCVIsRefusedFirst() throws {
-        let directory = try temporaryDirectory("long-picture")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let picture = directory.appendingPathComponent("long.png").path
-        let made = try run(URL(fileURLWithPath: "/usr/bin/python3"), [
-            "-c", "import cv2, numpy as np, sys; cv2.imwrite(sys.argv[1], np.full((2, 40000, 4), 255, np.uint8))", picture,
-        ])
-        try #require(made.status == 0, "\(made.stderr)")
-        let output = directory.appendingPathComponent("out.png").path
-        for (arguments, option) in [
-            (["redact", "--mode", "image", "--image", picture, "-o", output], "--image"),
-            (["detect", "--annotate", directory.path + "/annotated", "--overlay", picture], "--overlay"),
-        ] {
-            let result = try run(facecamBinary, arguments + [fixture("images/two-faces.jpg")])
-            #expect(result.status == 64)
-            #expect(result.errorLines == ["facecam: \(option) \(picture): 40000x2 is more than the 32766 pixels a side an overlay may have; shrink it"],
-                    "\(result.stderr)")
-            #expect(result.stdout.isEmpty && !FileManager.default.fileExists(atPath: output))
-        }
-    }
 
     @Test(arguments: [
         (["detect", "--crops", "/tmp/facecam-never-written", "--annotate", "/tmp/facecam-never-written/"],
@@ -383,5 +338,54 @@ struct FaceAttributeTests {
     func optionsThatCannotApplyAreUsageErrors(arguments: [String], message: String) throws {
         let line = try reportedUsageError(arguments + (arguments[0] == "live" ? [] : [fixture("images/astronaut.png")]))
         #expect(line?.hasPrefix("facecam: \(message)") == true, "\(line ?? "none")")
+    }
+}
+
+/// What the binary says and writes for --image and --overlay pictures.
+struct FaceAttributeCommandTests {
+    /// A picture 32,767 pixels or more on a side (40000x2 is under the 16 megapixels) is refused with
+    /// 64 and one line before any work: OpenCV's resize takes no such side, and every face would fail.
+    @Test func aPictureTooLongForOpenCVIsRefusedFirst() throws {
+        let directory = try temporaryDirectory("long-picture")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let picture = directory.appendingPathComponent("long.png").path
+        let made = try run(URL(fileURLWithPath: "/usr/bin/python3"), [
+            "-c", "import cv2, numpy as np, sys; cv2.imwrite(sys.argv[1], np.full((2, 40000, 4), 255, np.uint8))", picture,
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        let output = directory.appendingPathComponent("out.png").path
+        for (arguments, option) in [
+            (["redact", "--mode", "image", "--image", picture, "-o", output], "--image"),
+            (["detect", "--annotate", directory.path + "/annotated", "--overlay", picture], "--overlay"),
+        ] {
+            let result = try run(facecamBinary, arguments + [fixture("images/two-faces.jpg")])
+            #expect(result.status == 64)
+            #expect(result.errorLines == ["facecam: \(option) \(picture): 40000x2 is more than the 32766 pixels a side an overlay may have; shrink it"],
+                    "\(result.stderr)")
+            #expect(result.stdout.isEmpty && !FileManager.default.fileExists(atPath: output))
+        }
+    }
+    /// redact --mode image stretches the picture over each face's enlarged box (--shape box), opaque:
+    /// the mustache's point (120, 30) of 200x60, inside it, is (20, 40, 70) in the image, and its
+    /// transparent corner hides the face as black rather than showing it.
+    @Test func imageModeCoversFacesWithThePictureOpaque() throws {
+        let directory = try temporaryDirectory("redact-image")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("redacted.png").path
+        let redacted = try facecam(
+            "redact", "--mode", "image", "--image", fixture("overlay/mustache.png"), "--shape", "box", "-o", output,
+            fixture("images/grace_hopper.jpg"))
+        #expect(redacted.status == 0, "\(redacted.stderr)")
+        // redact's own detector (CenterFace over three scales, focused, plus YuNet) found the face: its box, read back from detect
+        // with the same settings.
+        let detected = try facecam(
+            "detect", "--detector", "centerface", "--scales", "1,2,3", "--score-threshold", "0.1", "--focus", "--plus-yunet",
+            fixture("images/grace_hopper.jpg"))
+        let box = try #require((try detected.records().first?["faces"] as? [[String: Any]])?.first?["box"] as? [Int]).map(Double.init)
+        let (w, h) = (box[2] * 1.3, box[3] * 1.3)
+        let (x, y) = (box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - h / 2)
+        let points = [x + 120.0 / 200 * w, y + 30.0 / 60 * h, x + 0.05 * w, y + 0.05 * h]
+        let pixels = try #require(try FaceAttributeTests.reference(["pixels", output] + points.map { String($0) }).answer?["pixels"] as? [[Int]])
+        #expect(pixels == [[20, 40, 70], [0, 0, 0]], "\(pixels)")
     }
 }

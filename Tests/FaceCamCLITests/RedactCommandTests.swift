@@ -506,34 +506,6 @@ func probe(_ path: String) throws -> [[String: Any]] {
         #expect(Double(after) <= 0.03 * Double(before), "\(after) of \(before) found again")
     }
 
-    @Test(arguments: [
-        (["redact", "Fixtures/images/astronaut.png"], "-o FILE"),
-        (["redact", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png", "Fixtures/images/camera.png"], "--output-dir"),
-        (["redact", "-o", "/tmp/x.png", "Fixtures/images"], "holds 6 images"),
-        (["redact", "--crf", "60", "-o", "/tmp/x.mp4", "Fixtures/video/pan-zoom.avi"], "--crf"),
-        (["redact", "--mask-scale", "0.5", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--mask-scale"),
-        (["redact", "--cascade", "x", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--detector haar"),
-        // YuNet's faces are added to CenterFace's only: detect's default is YuNet.
-        (["detect", "--plus-yunet", "Fixtures/images/astronaut.png"], "--plus-yunet says whether YuNet's faces are added to CenterFace's"),
-        (["redact", "--detector", "haar", "--plus-yunet", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--detector centerface"),
-        (["redact", "--detector", "haar", "--no-plus-yunet", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"],
-         "--no-plus-yunet says whether"),
-        (["redact", "--detector", "haar", "--no-size-check", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"],
-         "--no-size-check is an option of the yunet and centerface detectors"),
-        (["detect", "--detector", "haar", "--size-check", "Fixtures/images/astronaut.png"], "--size-check is an option of the"),
-        (["redact", "--spare-tolerance", "0.3", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--spare-tolerance tunes --spare"),
-        (["redact", "--gallery", "g.sqlite", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--gallery tunes --spare"),
-        (["redact", "--spare", "A,", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "none empty"),
-        (["redact", "--spare", "A", "--spare-tolerance", "3", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "from 0 to 2"),
-        (["video", "--redact", "blur", "Fixtures/video/pan-zoom.avi"], "--annotate"),
-        (["video", "--outline", "Fixtures/video/pan-zoom.avi"], "--redact"),
-        (["live", "--source", "Fixtures/video/pan-zoom.avi", "--redact", "blur"], "--annotate"),
-    ])
-    func usageErrors(_ arguments: [String], _ mentions: String) throws {
-        let line = try reportedUsageError(arguments)
-        #expect(line?.contains(mentions) == true, "\(line ?? "none")")
-    }
-
     /// The README's "after" image is what facecam redact makes of two-faces.jpg today (make demo copies it there).
     @Test func readmeExampleIsCurrent() throws {
         let made = try temporaryDirectory("redact-readme").appendingPathComponent("two-faces.jpg").path
@@ -682,5 +654,36 @@ struct RedactEdgesTests {
         for frame in frames where frame.changed < 0.5 {
             Issue.record("frame \(frame.frame): \(frame.shown) of her face in the picture, \(frame.changed) of that changed")
         }
+    }
+}
+
+/// redact's options that cannot be used, refused in this process (`reportedUsageError`).
+struct RedactUsageTests {
+    @Test(arguments: [
+        (["redact", "Fixtures/images/astronaut.png"], "-o FILE"),
+        (["redact", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png", "Fixtures/images/camera.png"], "--output-dir"),
+        (["redact", "-o", "/tmp/x.png", "Fixtures/images"], "holds 6 images"),
+        (["redact", "--crf", "60", "-o", "/tmp/x.mp4", "Fixtures/video/pan-zoom.avi"], "--crf"),
+        (["redact", "--mask-scale", "0.5", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--mask-scale"),
+        (["redact", "--cascade", "x", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--detector haar"),
+        // YuNet's faces are added to CenterFace's only: detect's default is YuNet.
+        (["detect", "--plus-yunet", "Fixtures/images/astronaut.png"], "--plus-yunet says whether YuNet's faces are added to CenterFace's"),
+        (["redact", "--detector", "haar", "--plus-yunet", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--detector centerface"),
+        (["redact", "--detector", "haar", "--no-plus-yunet", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"],
+         "--no-plus-yunet says whether"),
+        (["redact", "--detector", "haar", "--no-size-check", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"],
+         "--no-size-check is an option of the yunet and centerface detectors"),
+        (["detect", "--detector", "haar", "--size-check", "Fixtures/images/astronaut.png"], "--size-check is an option of the"),
+        (["redact", "--spare-tolerance", "0.3", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--spare-tolerance tunes --spare"),
+        (["redact", "--gallery", "g.sqlite", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--gallery tunes --spare"),
+        (["redact", "--spare", "A,", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "none empty"),
+        (["redact", "--spare", "A", "--spare-tolerance", "3", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "from 0 to 2"),
+        (["video", "--redact", "blur", "Fixtures/video/pan-zoom.avi"], "--annotate"),
+        (["video", "--outline", "Fixtures/video/pan-zoom.avi"], "--redact"),
+        (["live", "--source", "Fixtures/video/pan-zoom.avi", "--redact", "blur"], "--annotate"),
+    ])
+    func usageErrors(_ arguments: [String], _ mentions: String) throws {
+        let line = try reportedUsageError(arguments)
+        #expect(line?.contains(mentions) == true, "\(line ?? "none")")
     }
 }

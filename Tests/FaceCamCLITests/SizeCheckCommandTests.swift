@@ -26,8 +26,8 @@ struct SizeCheckCommandTests {
     @Test func detectDropsTheFaintFacesOutOfSizeAndOnlyThose() throws {
         var faces: [[[[String: Any]]]] = []
         for options in [[], ["--size-check"]] {
-            let result = try run(facecamBinary, ["detect"] + Self.redactionDetector + options + Self.paths)
-            #expect(result.status == 0, "\(result.stderr)")
+            let result = try inProcess(["detect"] + Self.redactionDetector + options + Self.paths)
+            #expect(result.status == 0, "status \(result.status)")
             faces.append(try result.records().map { try #require($0["faces"] as? [[String: Any]]) })
         }
         try #require(faces[0].count == Self.photographs.count && faces[1].count == Self.photographs.count)
@@ -50,6 +50,11 @@ struct SizeCheckCommandTests {
         }
     }
 
+}
+
+/// redact's size check, end to end.
+@Suite(.enabled(if: WiderTune.available, "../shared/data/wider is absent"))
+struct SizeCheckRedactCommandTests {
     /// redact's defaults against --no-size-check, scored by Tests/Reference/wider_eval.py on PNG copies (so that what a
     /// mask leaves stays byte for byte): less of the picture masked away from labelled faces, and no face more left.
     @Test func redactHidesLessOfThePictureAndLeavesNoFaceMore() throws {
@@ -68,12 +73,12 @@ struct SizeCheckCommandTests {
                 names[png] = labels[name]
             json.dump(names, open(os.path.join(out, "labels.json"), "w"))
             """,
-            Self.tune.appendingPathComponent("labels.json").path, originals.path,
-        ] + zip(Self.paths, Self.photographs).flatMap { [$0, $1] })
+            SizeCheckCommandTests.tune.appendingPathComponent("labels.json").path, originals.path,
+        ] + zip(SizeCheckCommandTests.paths, SizeCheckCommandTests.photographs).flatMap { [$0, $1] })
         try #require(copied.status == 0, "\(copied.stderr)")
         let pngs = try FileManager.default.contentsOfDirectory(atPath: originals.path).filter { $0.hasSuffix(".png") }.sorted()
             .map { originals.appendingPathComponent($0).path }
-        try #require(pngs.count == Self.photographs.count)
+        try #require(pngs.count == SizeCheckCommandTests.photographs.count)
         var scores: [(left: Int, away: Double)] = []
         for options in [[], ["--no-size-check"]] {
             let redacted = directory.appendingPathComponent(options.isEmpty ? "checked" : "unchecked").path

@@ -10,20 +10,25 @@ func usageError(_ arguments: [String]) -> String? {
     FaceCamCommand.usageError(in: arguments).map { "facecam: " + $0 }
 }
 
-/// The usage error `arguments` get: found in this process when parsing finds it; else the binary
-/// runs them, since some checks need the command to run (reading a picture or a list, the inputs'
-/// places): then it must exit 64 with one line on standard error and nothing on standard output, and
-/// that line is returned (nil when it does not).
+/// The usage error `arguments` get, found in this process: by parsing, or else by running the command until it refuses
+/// what it was given, as some checks need (reading a picture or a list, the inputs' places, the gallery), before any work:
+/// the line the binary would report for the refusal, nil when there is none. `UsageErrorTests` checks the binary's own.
 func reportedUsageError(_ arguments: [String]) throws -> String? {
     if let line = usageError(arguments) { return line }
-    let result = try run(facecamBinary, arguments)
-    guard result.status == 64, result.stdout.isEmpty, result.errorLines.count == 1 else { return nil }
-    return result.errorLines[0]
+    var command = try FaceCamCommand.parseAsRoot(arguments)
+    do {
+        try StopRequest.$watchesSignals.withValue(false) { try command.run() }
+    } catch let refusal as Refusal where refusal.status == Status.usage {
+        return reported(refusal.line)
+    } catch {
+        return nil
+    }
+    return nil
 }
 
 struct UsageErrorTests {
-    /// The binary reports what parsing in this process finds, on one line, exits 64 and writes nothing
-    /// to standard output: one case of each kind of check.
+    /// The binary reports what this process finds, by parsing or by the command's own checks, on one line, exits 64 and
+    /// writes nothing to standard output: one case of each kind of check.
     @Test(arguments: [
         ["detect", "--max-faces", "0", "Fixtures/images/astronaut.png"],
         ["detect", "--detector", "haar", "--pose", "Fixtures/images/astronaut.png"],
@@ -32,9 +37,12 @@ struct UsageErrorTests {
         ["vidoe", "Fixtures/video/pan-zoom.avi"],
         ["live", "--serve", "99999", "--source", "Fixtures/video/pan-zoom.avi"],
         ["map", "--frame", "40x20", "--rect", "4,2,6,4", "--preview", "0x0"],
+        // Found by the command before any work, not by parsing.
+        ["video", "--files-from", "/dev/null"],
+        ["detect", "--format", "wider", "--image-root", "Fixtures/images", "Fixtures/video"],
     ])
     func theBinaryReportsWhatParsingFinds(arguments: [String]) throws {
-        let expected = try #require(usageError(arguments), "\(arguments) parse")
+        let expected = try #require(try reportedUsageError(arguments), "\(arguments) refused")
         let result = try run(facecamBinary, arguments)
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)

@@ -9,7 +9,7 @@ struct ZoneCommandTests {
     static let halves = ["--zone", "left=0,0,320,0,320,360,0,360", "--zone", "right=320,0,640,0,640,360,320,360"]
 
     /// Which half each face's centre is in, frame by frame, as (track id, half).
-    static func halvesByFrame(_ run: Run) throws -> [[(id: Int, half: String)]] {
+    static func halvesByFrame(_ run: InProcessRun) throws -> [[(id: Int, half: String)]] {
         try run.records().filter { $0["faces"] != nil }.map { record in
             (record["faces"] as! [[String: Any]]).map { face in
                 let box = face["preview"] as! [Double]
@@ -21,10 +21,10 @@ struct ZoneCommandTests {
     @Test func facesListTheirZonesAndTracksEnterAndLeaveThem() throws {
         let directory = try temporaryDirectory("zones")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let plain = try facecam("video", "--quiet", Self.clip)
-        let zoned = try run(facecamBinary, ["video", "--quiet", "--events", "--on-event",
+        let plain = try inProcess("video", "--quiet", Self.clip)
+        let zoned = try inProcess(["video", "--quiet", "--events", "--on-event",
             "echo \"$FACECAM_EVENT $FACECAM_ID ${FACECAM_ZONE:-}\" >> \(directory.path)/events"] + Self.halves + [Self.clip])
-        #expect(zoned.status == 0, "\(zoned.stderr)")
+        #expect(zoned.status == 0, "status \(zoned.status)")
         let expected = try Self.halvesByFrame(plain)
         let frames = try zoned.records().filter { $0["faces"] != nil }
         try #require(frames.count == expected.count)
@@ -71,9 +71,9 @@ struct ZoneCommandTests {
 
     /// A face centred in an --ignore-zone is dropped; the others are exactly those of a run without it.
     @Test func facesCentredInAnIgnoredZoneAreDropped() throws {
-        let plain = try facecam("video", "--quiet", Self.clip)
-        let ignoring = try facecam("video", "--quiet", "--ignore-zone", "320,0,640,0,640,360,320,360", Self.clip)
-        #expect(ignoring.status == 0, "\(ignoring.stderr)")
+        let plain = try inProcess("video", "--quiet", Self.clip)
+        let ignoring = try inProcess("video", "--quiet", "--ignore-zone", "320,0,640,0,640,360,320,360", Self.clip)
+        #expect(ignoring.status == 0, "status \(ignoring.status)")
         let kept = try plain.records().map { record in
             (record["faces"] as! [[String: Any]]).filter { face in
                 let box = face["preview"] as! [Double]
@@ -102,24 +102,11 @@ struct ZoneCommandTests {
         #expect(line?.hasPrefix("facecam: \(message)") == true, "\(line ?? "none")")
     }
 
-    /// In video and detect, a polygon that does not fit an input's preview refuses that input, named;
-    /// the others are done, and the status is a usage error's.
-    @Test func aPolygonOutsideAnInputsPreviewRefusesThatInput() throws {
-        let video = try facecam("video", "--quiet", "--zone", "door=0,0,700,0,700,100", Self.clip)
-        #expect(video.status == 64)
-        #expect(video.errorLines.first == "facecam: \(Self.clip): --zone door: the corner 700,0 lies outside the 640x360 preview")
-        // astronaut.png is 512x512; two-faces.jpg 1024x512.
-        let detect = try facecam("detect", "--mask-zone", "0,0,600,0,600,100", "Fixtures/images/astronaut.png", "Fixtures/images/two-faces.jpg")
-        #expect(detect.status == 64)
-        #expect(detect.errorLines == ["facecam: Fixtures/images/astronaut.png: --mask-zone 1: the corner 600,0 lies outside the 512x512 preview"])
-        #expect(try detect.records().map { $0["source"] as? String } == ["Fixtures/images/two-faces.jpg"])
-    }
-
     /// --exit-on enter ends at a face's first frame, with the zones it entered with written.
     @Test func exitOnEnterKeepsTheZonesEntered() throws {
-        let result = try facecam(
+        let result = try inProcess(
             "live", "--source", Self.clip, "--events", "--exit-on", "enter", "--zone", "right=320,0,640,0,640,360,320,360")
-        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.status == 0, "status \(result.status)")
         let events = try result.records().filter { $0["event"] != nil }.map { "\($0["event"]!) \($0["id"]!) \($0["zone"] ?? "-")" }
         #expect(events == ["enter 1 -", "enter 1 right"])
     }
@@ -180,5 +167,21 @@ struct MaskZoneCommandTests {
         #expect(outside < 2, "mean difference outside the mask: \(outside)")
         // What is found does not change: detection sees the frame before the mask.
         if command != "redact" { #expect(outputs[0] == outputs[1]) }
+    }
+}
+
+/// What the binary says of a zone that does not fit an input.
+struct ZoneRefusalCommandTests {
+    /// In video and detect, a polygon that does not fit an input's preview refuses that input, named;
+    /// the others are done, and the status is a usage error's.
+    @Test func aPolygonOutsideAnInputsPreviewRefusesThatInput() throws {
+        let video = try facecam("video", "--quiet", "--zone", "door=0,0,700,0,700,100", ZoneCommandTests.clip)
+        #expect(video.status == 64)
+        #expect(video.errorLines.first == "facecam: \(ZoneCommandTests.clip): --zone door: the corner 700,0 lies outside the 640x360 preview")
+        // astronaut.png is 512x512; two-faces.jpg 1024x512.
+        let detect = try facecam("detect", "--mask-zone", "0,0,600,0,600,100", "Fixtures/images/astronaut.png", "Fixtures/images/two-faces.jpg")
+        #expect(detect.status == 64)
+        #expect(detect.errorLines == ["facecam: Fixtures/images/astronaut.png: --mask-zone 1: the corner 600,0 lies outside the 512x512 preview"])
+        #expect(try detect.records().map { $0["source"] as? String } == ["Fixtures/images/two-faces.jpg"])
     }
 }
