@@ -76,7 +76,7 @@ DEB_PACKAGES := $(PACKAGES) dpkg-dev
 INSTALL_TEST_PACKAGES := $(DEB_PACKAGES) man-db bash-completion zsh fish
 DEB := .build/facecam_$(VERSION)_amd64.deb
 
-.PHONY: all deps models openvino test-deps test-packages eval-venv labelstudio-venv dlib-venv bench-deps build demo test check test-v4l2 test-slurm test-install fuzz bench fixtures options-doc clean \
+.PHONY: all deps models openvino test-deps bench-deps build demo test check test-v4l2 test-slurm test-install fuzz bench fixtures options-doc clean \
 	release stage install uninstall deb
 
 all: build
@@ -95,22 +95,13 @@ endef
 deps:
 	$(call install-missing,$(PACKAGES))
 
-# The tests' Debian packages, then the reference tools from PyPI, each in its own virtual environment (their pins differ).
-test-deps: test-packages eval-venv labelstudio-venv dlib-venv
-
-test-packages: models
+test-deps: models
 	$(call install-missing,$(TEST_PACKAGES))
-
-eval-venv: test-packages
 	@test -x $(EVAL_VENV)/bin/python || $(PYTHON) -m venv $(EVAL_VENV)
 	@$(EVAL_VENV)/bin/python -c 'import pycocotools, datumaro' 2> /dev/null || $(EVAL_VENV)/bin/pip install --quiet pycocotools datumaro
-
-labelstudio-venv: test-packages
 	@test -x $(LABELSTUDIO_VENV)/bin/python || $(PYTHON) -m venv $(LABELSTUDIO_VENV)
 	@$(LABELSTUDIO_VENV)/bin/python -c 'import label_studio_sdk' 2> /dev/null || \
 		$(LABELSTUDIO_VENV)/bin/pip install --quiet label-studio-sdk==2.1.2
-
-dlib-venv: test-packages
 	@test -x $(DLIB_VENV)/bin/python || $(PYTHON) -m venv $(DLIB_VENV)
 	@$(DLIB_VENV)/bin/python -c 'import dlib, numpy' 2> /dev/null || $(DLIB_VENV)/bin/pip install --quiet dlib-bin==20.0.1 numpy
 
@@ -219,10 +210,7 @@ demo: build
 # tests need the debug build.
 # Its last lines say what it skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
 TEST_LOGS := .build/test-logs
-# The release build and the tools' downloads run side by side (each one's output shown as it ends).
-test:
-	@echo "make test: building the release binary while the test tools install; each one's output shows when it ends"
-	@$(MAKE) --no-print-directory -j3 --output-sync=target release test-deps
+test: test-deps release
 	$(PYTHON) Tests/Reference/opencv_faces.py check Fixtures
 	$(PYTHON) Tests/Reference/wider_eval.py self-test
 	$(SWIFT) build --build-tests
