@@ -33,6 +33,8 @@ func idsByPatch(_ records: [[String: Any]], truth: [[String: [Int]]]) -> [String
 struct SyntheticClips: Sendable {
     /// Seeds 1 to 4 are the ones the tracker was tried on; the bench also scores held-out 5 to 8.
     static let seeds = [1, 2]
+    /// Below the smallest face drawn (80 pixels): Haar searches half as long as from its default 30.
+    static let smallestFace = "60"
     let directory: URL
     /// Per clip, per frame, each visible face's rect by name.
     let truth: [String: [[String: [Double]]]]
@@ -107,7 +109,7 @@ struct TrackingTests {
         let clips = try SyntheticClips.shared.get()
         for seed in SyntheticClips.seeds {
             let records = try inProcess([
-                "video", "--quiet", "--detector", detector, "--every", "\(every)", clips.path(seed),
+                "video", "--quiet", "--detector", detector, "--every", "\(every)", "--min-size", SyntheticClips.smallestFace, clips.path(seed),
             ]).records()
             let found = clips.ids(records, seed: seed)
             // The check means something only if faces were found in most processed frames.
@@ -122,7 +124,7 @@ struct TrackingTests {
     func idsHoldAcrossDroppedLiveFrames(detector: String) throws {
         let clips = try SyntheticClips.shared.get()
         for seed in SyntheticClips.seeds {
-            let live = try inProcess(["live", "--source", clips.path(seed), "--detector", detector])
+            let live = try inProcess(["live", "--source", clips.path(seed), "--detector", detector, "--min-size", SyntheticClips.smallestFace])
             #expect(live.status == 0, "status \(live.status)")
             let records = try live.records()
             let sequences = records.compactMap { $0["sequence"] as? Int }
