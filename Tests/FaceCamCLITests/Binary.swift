@@ -176,3 +176,9 @@ func temporaryDirectory(_ name: String) throws -> URL {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
+
+/// Makes a test's input with Debian's ffmpeg (`-v error`, then `arguments`); the test fails, saying why, when it cannot.
+func ffmpeg(_ arguments: [String]) throws {
+    let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error"] + arguments)
+    try #require(made.status == 0, "ffmpeg \(arguments.joined(separator: " ")): \(made.stderr)")
+}

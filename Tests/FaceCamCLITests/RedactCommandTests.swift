@@ -184,11 +184,10 @@ func probe(_ path: String) throws -> [[String: Any]] {
         let directory = try temporaryDirectory("redact-vfr")
         defer { try? FileManager.default.removeItem(at: directory) }
         let original = directory.appendingPathComponent("variable.mkv").path
-        let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
-            "-v", "error", "-i", fixture("video/pan-zoom.avi"), "-f", "lavfi", "-i", "sine=d=12", "-map", "0:v", "-map", "1:a",
+        try ffmpeg([
+            "-i", fixture("video/pan-zoom.avi"), "-f", "lavfi", "-i", "sine=d=12", "-map", "0:v", "-map", "1:a",
             "-vf", "setpts='if(lt(N,18),N/12,1.5+(N-18)/4)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", "-c:a", "aac", "-shortest", original,
         ])
-        try #require(made.status == 0, "\(made.stderr)")
         let redacted = directory.appendingPathComponent("redacted.mkv").path
         let result = try facecam("redact", "--quiet", "--detector", "haar", "-o", redacted, original)
         #expect(result.status == 0, "\(result.stderr)")
@@ -311,10 +310,9 @@ func probe(_ path: String) throws -> [[String: Any]] {
         let out = try temporaryDirectory("redact-pcm")
         defer { try? FileManager.default.removeItem(at: out) }
         let source = out.appendingPathComponent("pcm.mkv").path
-        let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), [
-            "-v", "error", "-i", fixture("video/pan-zoom.avi"), "-f", "lavfi", "-i", "sine=d=3", "-map", "0:v", "-map", "1:a",
+        try ffmpeg([
+            "-i", fixture("video/pan-zoom.avi"), "-f", "lavfi", "-i", "sine=d=3", "-map", "0:v", "-map", "1:a",
             "-c:v", "copy", "-c:a", "pcm_s16le", source])
-        try #require(made.status == 0, "\(made.stderr)")
         let mp4 = out.appendingPathComponent("public.mp4").path
         let refused = try run(facecamBinary, ["redact", "--quiet", "--detector", "yunet", "--scales", "1", "-o", mp4, source])
         #expect(refused.status == 1 && refused.stdout.isEmpty)

@@ -181,8 +181,7 @@ final class LocalServer {
         let directory = try temporaryDirectory("unopenable")
         defer { try? FileManager.default.removeItem(at: directory) }
         let audio = directory.appendingPathComponent("song.m4a").path
-        let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error", "-f", "lavfi", "-i", "sine=d=1", audio])
-        try #require(made.status == 0, "\(made.stderr)")
+        try ffmpeg(["-f", "lavfi", "-i", "sine=d=1", audio])
         let server = try LocalServer.files(directory.path)
         defer { server.stop() }
         let result = try facecam("video", "--quiet", "http://user:secret@127.0.0.1:\(server.port)/missing.avi", audio, "Fixtures/video/pan-zoom.avi")
