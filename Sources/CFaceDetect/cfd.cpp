@@ -365,6 +365,8 @@ void cfd_set_opencv_threads(int32_t threads) {
 }
 
 void cfd_run_blas_on_caller(void) {
+    // A thread count the user asked OpenBLAS for is theirs.
+    if (std::getenv("OPENBLAS_NUM_THREADS") != nullptr) return;
     // Looked up rather than linked: the BLAS behind libblas.so.3 is the system's choice (Debian's alternatives).
     using set_threads = void (*)(int);
     using stop_pool = int (*)(void);

@@ -28,11 +28,21 @@ struct FaceCamCommand: ParsableCommand {
         if let error = outcome(of: Array(CommandLine.arguments.dropFirst())) { exit(withError: error) }
     }
 
+    /// Whether the command running owns the process, as the binary's does: its signals (`StopRequest`) and its
+    /// process-wide settings (OpenCV's thread pool). False for a command run inside another program (the tests), which
+    /// keeps both: commands run side by side there.
+    @TaskLocal static var ownsProcess = true
+
+    /// Parses `arguments` and runs the command they name; what parsing or the command refuses is thrown.
+    static func parsedAndRun(_ arguments: [String], ownsProcess: Bool) throws {
+        var command = try parseAsRoot(arguments)
+        try $ownsProcess.withValue(ownsProcess) { try command.run() }
+    }
+
     /// Parses and runs `arguments` as the binary does, saying what it says, and returns what ends the run: nil for
     /// success, else the error `exit(withError:)` takes (its status, and the message ArgumentParser still prints for
-    /// errors facecam does not report itself). Inside another program (the tests), `watchingSignals` false leaves
-    /// SIGINT, SIGTERM and SIGHUP to it.
-    static func outcome(of arguments: [String], watchingSignals: Bool = true) -> Error? {
+    /// errors facecam does not report itself). Inside another program (the tests), `ownsProcess` is false.
+    static func outcome(of arguments: [String], ownsProcess: Bool = true) -> Error? {
         if arguments.elementsEqual(["--version"]) {
             do {
                 try writeResult(facecamVersion + "\n" + engineReport() + "\n")
@@ -46,8 +56,7 @@ struct FaceCamCommand: ParsableCommand {
             return Status.usage
         }
         do {
-            var command = try parseAsRoot(arguments)
-            try StopRequest.$watchesSignals.withValue(watchingSignals) { try command.run() }
+            try parsedAndRun(arguments, ownsProcess: ownsProcess)
             return nil
         } catch let refusal as Refusal {
             report(refusal.line)

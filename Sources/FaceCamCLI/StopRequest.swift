@@ -19,12 +19,10 @@ final class StopRequest: Sendable {
     /// Kept for as long as the request lives (a source let go stops delivering), and never touched after init.
     nonisolated(unsafe) private let sources: [(signalNumber: Int32, source: DispatchSourceSignal)]
 
-    /// False for a command run inside another program (the tests' `FaceCamCommand.outcome`): the signals stay the
-    /// program's, and nothing stops the run.
-    @TaskLocal static var watchesSignals = true
-
+    /// Watches the signals when the command owns the process (`FaceCamCommand.ownsProcess`); inside another program
+    /// they stay that program's, and nothing stops the run.
     init() {
-        guard Self.watchesSignals else {
+        guard FaceCamCommand.ownsProcess else {
             sources = []
             return
         }

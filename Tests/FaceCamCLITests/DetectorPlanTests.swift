@@ -47,7 +47,8 @@ struct DetectorPlanTests {
     /// was looked for (that the binary prints it alone: `YuNetCommandTests.aCorruptModelIsOneLineOnTheDefaultEngine`).
     private static func refusal(_ plan: DetectorPlan) -> Refusal? {
         do {
-            _ = try plan.build()
+            // OpenCV's pool is left to this process, whose tests run side by side.
+            _ = try FaceCamCommand.$ownsProcess.withValue(false) { try plan.build() }
             return nil
         } catch {
             return error as? Refusal

@@ -15,9 +15,8 @@ func usageError(_ arguments: [String]) -> String? {
 /// the line the binary would report for the refusal, nil when there is none. `UsageErrorTests` checks the binary's own.
 func reportedUsageError(_ arguments: [String]) throws -> String? {
     if let line = usageError(arguments) { return line }
-    var command = try FaceCamCommand.parseAsRoot(arguments)
     do {
-        try StopRequest.$watchesSignals.withValue(false) { try command.run() }
+        try FaceCamCommand.parsedAndRun(arguments, ownsProcess: false)
     } catch let refusal as Refusal where refusal.status == Status.usage {
         return reported(refusal.line)
     } catch {

@@ -334,7 +334,7 @@ int32_t cfd_opencv_threads(void);
 
 /* Runs BLAS on the caller's thread and stops OpenBLAS's pool (OpenCV's core and dlib load it). The pool's workers
  * spin for about 0.1 s of CPU when it starts and after every call, and facecam runs its own jobs side by side. Does
- * nothing when the BLAS loaded is not OpenBLAS. Called once, before any other thread runs. */
+ * nothing when no OpenBLAS is loaded, or when OPENBLAS_NUM_THREADS is set. Called once, before any other thread runs. */
 void cfd_run_blas_on_caller(void);
 
 /* The OpenCV version facecam was built with (CV_VERSION, such as "4.6.0"). */

@@ -218,7 +218,7 @@ public enum OpenCVThreads {
     public static var usableCores: Int { Int(cfd_usable_cpus()) }
 
     /// Runs BLAS (OpenBLAS, which OpenCV and dlib load) on the calling thread and stops its pool, whose workers spin
-    /// for about 0.1 s of CPU at start and after every call: facecam parallelises by its own jobs. Call it first,
-    /// before any other thread runs.
+    /// for about 0.1 s of CPU at start and after every call: facecam parallelises by its own jobs. Left alone when
+    /// OPENBLAS_NUM_THREADS is set. Call it first, before any other thread runs.
     public static func runBLASOnCaller() { cfd_run_blas_on_caller() }
 }

@@ -48,14 +48,16 @@ struct DetectorPlan {
         self.warnings = warnings
     }
 
-    /// One detector per job, exact or in fast mode; sets OpenCV's pool to `threads`. Each is wrapped in `zones` and
-    /// `faces`'s limit, pose and quality (`FaceReport.wrapping`), then named (`recognition`). A cascade or model that
-    /// cannot be loaded, or a describer that cannot be made, is refused (64): nothing was processed.
+    /// One detector per job, exact or in fast mode; sets OpenCV's pool to `threads` when the command owns the process.
+    /// Each is wrapped in `zones` and `faces`'s limit, pose and quality (`FaceReport.wrapping`), then named
+    /// (`recognition`). A cascade or model that cannot be loaded, or a describer that cannot be made, is refused (64):
+    /// nothing was processed.
     func build(zones: ZoneFilter.Settings? = nil, faces: FaceReport = FaceReport(), recognition: Recognition? = nil) throws
         -> [any FrameFaceDetector]
     {
         warnings.forEach { report($0) }
-        OpenCVThreads.count = threads
+        // The pool is the process's: a command run inside another program leaves it as it is.
+        if FaceCamCommand.ownsProcess { OpenCVThreads.count = threads }
         let wrapped: [any FrameFaceDetector]
         do throws(FaceCamError) {
             let (detectors, engine) = try detectors()
