@@ -12,9 +12,9 @@ struct CenterFaceCommandTests {
     /// Every face of facecam's records for `files` against the reference's, file by file.
     static func compare(_ files: [String], facecam options: [String], reference referenceOptions: [String]) throws -> Int {
         let expected = try run(URL(fileURLWithPath: SharedDataTests.python), [reference] + referenceOptions + files)
-        try #require(expected.status == 0, "status \(expected.status)")
+        try #require(expected.status == 0, "\(expected.stderr)")
         let ours = try inProcess(["detect", "--detector", "centerface"] + options + files)
-        #expect(ours.status == 0, "status \(ours.status)")
+        #expect(ours.status == 0, "\(ours.ending)")
         let (found, wanted) = (try ours.records(), try expected.records())
         try #require(found.count == wanted.count)
         var faces = 0

@@ -81,7 +81,7 @@ struct DetectCommandTests {
     @Test(arguments: try Expectation.all())
     func boxesEqualOpenCVsOwn(_ expectation: Expectation) throws {
         let result = try inProcess(["detect"] + expectation.arguments + [fixture(expectation.file)])
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let records = try result.records()
         try #require(records.count == 1)
         if let faces = expectation.faces {
@@ -177,7 +177,7 @@ struct SharedDataTests {
         try #require(!files.isEmpty)
         let reference = try run(
             URL(fileURLWithPath: python), [repository.appendingPathComponent("Tests/Reference/opencv_faces.py").path, mode] + files)
-        try #require(reference.status == 0, "status \(reference.status)")
+        try #require(reference.status == 0, "\(reference.stderr)")
         let ours = try inProcess(["detect"] + arguments + files)
         #expect(ours.status == 0)
         let (found, expected) = (try ours.records(), try reference.records())
@@ -229,7 +229,7 @@ struct SharedDataTests {
     @Test(arguments: ["haar", "yunet"])
     func autoTurnsEveryPhotographUprightAsImreadDoes(detector: String) throws {
         let result = try inProcess("detect", "--detector", detector, "Fixtures/exif")
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let records = try result.records()
         let cases = Self.cases.filter { $0.detector == detector }
         #expect(records.count == cases.count)

@@ -36,7 +36,7 @@ struct FaceAttributeTests {
         let image = fixture("images/two-faces.jpg")
         let result = try inProcess(
             "detect", "--crops", directory.path, "--crop-style", "aligned", "--crop-size", String(size), "--crop-format", format, image)
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let faces = try #require(try result.records().first?["faces"] as? [[String: Any]])
         try #require(faces.count == 2)
         for (index, face) in faces.enumerated() {
@@ -54,7 +54,7 @@ struct FaceAttributeTests {
         let image = fixture("images/astronaut.png")
         let exact = try inProcess("detect", "--crops", directory.appendingPathComponent("exact").path, "--crop-margin", "0", "--crop-format", "png", image)
         let widened = try inProcess("detect", "--crops", directory.appendingPathComponent("wide").path, "--crop-format", "png", image)
-        #expect(exact.status == 0 && widened.status == 0, "status \(exact.status) status \(widened.status)")
+        #expect(exact.status == 0 && widened.status == 0, "\(exact.ending) \(widened.ending)")
         let box = try #require(try exact.records().first?["faces"] as? [[String: Any]]).first!["box"] as! [Int]
         let (x, y, w, h) = (box[0], box[1], box[2], box[3])
         let difference = try Self.meanDifference(
@@ -74,7 +74,7 @@ struct FaceAttributeTests {
         let directory = try temporaryDirectory("video-crops")
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try inProcess("video", "--crops", directory.path, "Fixtures/video/leave-enter.avi")
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let expected = try result.records().filter { $0["faces"] != nil }.flatMap { record in
             (record["faces"] as! [[String: Any]]).map { String(format: "leave-enter-%06d-id%d.jpg", record["frame"] as! Int, $0["id"] as! Int) }
         }
@@ -96,7 +96,7 @@ struct FaceAttributeTests {
             paths.append(turned)
         }
         let result = try inProcess(["detect", "--pose"] + paths)
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let rolls = try result.records().map { record in
             let faces = try #require(record["faces"] as? [[String: Any]])
             try #require(faces.count == 1, "\(record)")
@@ -120,7 +120,7 @@ struct FaceAttributeTests {
             let result = try inProcess(
                 "detect", "--pose", "--orientation", String(k), "--crops", crops, "--crop-style", "aligned", "--crop-format", "png",
                 fixture("orientations/portrait-\(k).jpg"))
-            #expect(result.status == 0, "status \(result.status)")
+            #expect(result.status == 0, "\(result.ending)")
             let face = try #require((try result.records().first?["faces"] as? [[String: Any]])?.first)
             let pose = try #require(face["pose"] as? [String: Any])
             poses.append(["roll", "yaw", "pitch"].map { (pose[$0] as! NSNumber).doubleValue })
@@ -144,7 +144,7 @@ struct FaceAttributeTests {
             (["--preview", "512x256", "--gravity", "resize"], { (p: [Double]) in [atan(tan(p[0] * .pi / 180) / 2) * 180 / .pi, p[1], p[2]] }),
         ] as [([String], ([Double]) -> [Double])] {
             let result = try inProcess(["detect", "--pose"] + options + [fixture("images/astronaut.png")])
-            #expect(result.status == 0, "status \(result.status)")
+            #expect(result.status == 0, "\(result.ending)")
             let face = try #require((try result.records().first?["faces"] as? [[String: Any]])?.first)
             let angles = { (key: String) throws -> [Double] in
                 let pose = try #require(face[key] as? [String: Any])
@@ -166,7 +166,7 @@ struct FaceAttributeTests {
         let copy = directory.appendingPathComponent("copy.png").path
         try #require(try run(URL(fileURLWithPath: SharedDataTests.python), [Self.reference] + [degradation[0], original, degradation[1], copy]).status == 0)
         let result = try inProcess("detect", "--quality", original, copy)
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let qualities = try result.records().map { record in
             try #require((record["faces"] as? [[String: Any]])?.first?["quality"] as? Double, "\(record)")
         }
@@ -182,7 +182,7 @@ struct FaceAttributeTests {
     func aTurnedFaceScoresLowerQuality() throws {
         let clip = Self.headPoseClip
         let result = try inProcess("video", "--quality", clip)
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let faces = try Dictionary(uniqueKeysWithValues: result.records().map { record in
             (record["frame"] as! Int, try #require((record["faces"] as? [[String: Any]])?.first, "\(record)"))
         }.filter { [2, 9].contains($0.0) })
@@ -202,7 +202,7 @@ struct FaceAttributeTests {
         try #require(made.status == 0)
         let crops = directory.appendingPathComponent("crops").path
         let result = try inProcess("video", "--crops", crops, "--best-shot", clip)
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let shots = try result.records().filter { $0["event"] as? String == "best_shot" }
         try #require(shots.count == 1, "\(shots)")
         #expect(shots[0]["frame"] as? Int == sharp && shots[0]["id"] as? Int == 1)
@@ -237,7 +237,7 @@ struct FaceAttributeTests {
                 + options + [fixture("images/grace_hopper.jpg")])
         }
         let plain = try annotate("plain", transparent), placed = try annotate("placed", fixture(overlay))
-        #expect(plain.status == 0 && placed.status == 0, "status \(plain.status) status \(placed.status)")
+        #expect(plain.status == 0 && placed.status == 0, "\(plain.ending) \(placed.ending)")
         let face = try #require((try placed.records().first?["faces"] as? [[String: Any]])?.first)
         let coordinates = at(try #require(face["preview_landmarks"] as? [[Double]])).flatMap { $0.map { String($0) } }
         let pixels = { (name: String) throws -> [[Int]] in
@@ -252,7 +252,7 @@ struct FaceAttributeTests {
         let directory = try temporaryDirectory("overlay-readme")
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try inProcess("detect", "--annotate", directory.path, "--overlay", "Fixtures/overlay/sunglasses.png", "Fixtures/images/two-faces.jpg")
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let committed = FileManager.default.contents(atPath: fixture("readme/two-faces-sunglasses.jpg"))
         let made = FileManager.default.contents(atPath: directory.appendingPathComponent("two-faces.jpg").path)
         #expect(committed != nil && made == committed, "run make demo and commit the image")
@@ -282,7 +282,7 @@ struct FaceAttributeTests {
         try #require(try Self.reference("blurred-clip", fixture("images/grace_hopper.jpg"), "10", "6", clip).status == 0)
         let crops = directory.appendingPathComponent("crops").path
         let result = try inProcess("live", "--source", clip, "--crops", crops, "--best-shot")
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let records = try result.records()
         let shots = records.filter { $0["event"] as? String == "best_shot" }
         try #require(shots.count == 1, "\(shots)")

@@ -37,7 +37,7 @@ struct FastModeTests {
         let reference = try run(URL(fileURLWithPath: "/usr/bin/python3"), [
             "-c", script, repository.appendingPathComponent("Tests/Reference").path, clips.path(12),
         ])
-        try #require(reference.status == 0, "status \(reference.status)")
+        try #require(reference.status == 0, "\(reference.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(reference.stdout.utf8)) as! [String: [[Int]]]
         let expected = Dictionary(uniqueKeysWithValues: object.map { (Int($0.key)!, $0.value) })
         let records = try inProcess("video", "--detector", "haar", "--quiet", "--fast", clips.path(12)).records()

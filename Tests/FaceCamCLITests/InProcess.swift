@@ -3,16 +3,22 @@ import ArgumentParser
 import Foundation
 import Testing
 
-/// A facecam command line run in this process, as the binary runs it (`FaceCamCommand.outcome`), its results written to
-/// a file of its own (`-o`) and read back. For what a run finds and writes; what a process shows (its messages and
-/// standard output, statuses reported, signals) is checked on the binary. The signals stay the test process's.
+/// A facecam command line run in this process through `FaceCamCommand.outcome`, the body of the binary's `main`, its
+/// results written to a file of its own (`-o`) and read back. For what a run finds and writes; what a process shows (its messages and
+/// standard output, statuses reported, signals) is checked on the binary. The signals and OpenCV's thread pool stay the
+/// test process's (`FaceCamCommand.ownsProcess`).
 struct InProcessRun {
     /// The status the binary would exit with.
     var status: Int32
+    /// What ended the run when it failed (the error the binary reports or exits with).
+    var error: Error?
     /// What `-o` received: the results in the format asked for.
     var output: String
 
     var lines: [String] { output.split(separator: "\n").map(String.init) }
+
+    /// How the run ended, for a test's message: its status, and what failed.
+    var ending: String { "status \(status)" + (error.map { ": \($0)" } ?? "") }
 
     /// The results as JSON objects (the default format).
     func records() throws -> [[String: Any]] {
@@ -26,10 +32,10 @@ func inProcess(_ arguments: [String], extension fileExtension: String = "jsonl")
     let directory = try temporaryDirectory("in-process")
     defer { try? FileManager.default.removeItem(at: directory) }
     let results = directory.appendingPathComponent("results.\(fileExtension)")
-    let error = FaceCamCommand.outcome(of: arguments + ["-o", results.path], watchingSignals: false)
+    let error = FaceCamCommand.outcome(of: arguments + ["-o", results.path], ownsProcess: false)
     let status = error.map { FaceCamCommand.exitCode(for: $0).rawValue } ?? 0
     let output = (try? String(contentsOf: results, encoding: .utf8)) ?? ""
-    return InProcessRun(status: status, output: output)
+    return InProcessRun(status: status, error: error, output: output)
 }
 
 func inProcess(_ arguments: String...) throws -> InProcessRun {

@@ -16,7 +16,7 @@ struct MaxFacesTests {
             + "    f = cv2.resize(face, None, fx=scale, fy=scale); f = cv2.GaussianBlur(f, (0, 0), blur) if blur else f; canvas[20:20 + f.shape[0], x:x + f.shape[1]] = f; x += f.shape[1] + 10\n"
             + "cv2.imwrite(sys.argv[2], canvas)"
         let made = try run(URL(fileURLWithPath: SharedDataTests.python), ["-c", script, fixture("images/astronaut.png"), path])
-        try #require(made.status == 0, "status \(made.status)")
+        try #require(made.status == 0, "\(made.stderr)")
         return (directory, path)
     }
 
@@ -35,7 +35,7 @@ struct MaxFacesTests {
         let expected = all.indices.filter(best.contains).map { all[$0] } // the reference lists faces in facecam's order
         let result = try inProcess(
             "detect", "--detector", "yunet", "--score-threshold", "0.5", "--max-faces", String(count), "--by", ranking, path)
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let record = try #require(try result.records().first)
         #expect(facesMatch(record, expected), "\(record["faces"]!) against \(expected)")
     }

@@ -27,7 +27,7 @@ struct SizeCheckCommandTests {
         var faces: [[[[String: Any]]]] = []
         for options in [[], ["--size-check"]] {
             let result = try inProcess(["detect"] + Self.redactionDetector + options + Self.paths)
-            #expect(result.status == 0, "status \(result.status)")
+            #expect(result.status == 0, "\(result.ending)")
             faces.append(try result.records().map { try #require($0["faces"] as? [[String: Any]]) })
         }
         try #require(faces[0].count == Self.photographs.count && faces[1].count == Self.photographs.count)

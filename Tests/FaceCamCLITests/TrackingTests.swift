@@ -125,7 +125,7 @@ struct TrackingTests {
         let clips = try SyntheticClips.shared.get()
         for seed in SyntheticClips.seeds {
             let live = try inProcess(["live", "--source", clips.path(seed), "--detector", detector, "--min-size", SyntheticClips.smallestFace])
-            #expect(live.status == 0, "status \(live.status)")
+            #expect(live.status == 0, "\(live.ending)")
             let records = try live.records()
             let sequences = records.compactMap { $0["sequence"] as? Int }
             // Frames were dropped: the processed sequence numbers have gaps.
@@ -188,7 +188,7 @@ struct TrackingTests {
 
     @Test func liveExitOnEnterEndsAtTheFirstFace() throws {
         let run = try inProcess("live", "--source", "Fixtures/video/leave-enter.avi", "--exit-on", "enter", "--events")
-        #expect(run.status == 0, "status \(run.status)")
+        #expect(run.status == 0, "\(run.ending)")
         let lines = try run.records()
         // The enter event, then the frame that holds the face, and nothing after.
         #expect(lines.count == 2)
@@ -198,7 +198,7 @@ struct TrackingTests {
     @Test func liveExitOnLeaveWaitsForTheFaceToGo() throws {
         let run = try inProcess(
             "live", "--source", "Fixtures/video/leave-enter.avi", "--realtime", "--exit-on", "leave", "--events")
-        #expect(run.status == 0, "status \(run.status)")
+        #expect(run.status == 0, "\(run.ending)")
         let lines = try run.records()
         let leave = try #require(lines.first { $0["event"] as? String == "leave" })
         #expect(leave["id"] as? Int == 1)

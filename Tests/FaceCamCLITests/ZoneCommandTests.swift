@@ -24,7 +24,7 @@ struct ZoneCommandTests {
         let plain = try inProcess("video", "--quiet", Self.clip)
         let zoned = try inProcess(["video", "--quiet", "--events", "--on-event",
             "echo \"$FACECAM_EVENT $FACECAM_ID ${FACECAM_ZONE:-}\" >> \(directory.path)/events"] + Self.halves + [Self.clip])
-        #expect(zoned.status == 0, "status \(zoned.status)")
+        #expect(zoned.status == 0, "\(zoned.ending)")
         let expected = try Self.halvesByFrame(plain)
         let frames = try zoned.records().filter { $0["faces"] != nil }
         try #require(frames.count == expected.count)
@@ -73,7 +73,7 @@ struct ZoneCommandTests {
     @Test func facesCentredInAnIgnoredZoneAreDropped() throws {
         let plain = try inProcess("video", "--quiet", Self.clip)
         let ignoring = try inProcess("video", "--quiet", "--ignore-zone", "320,0,640,0,640,360,320,360", Self.clip)
-        #expect(ignoring.status == 0, "status \(ignoring.status)")
+        #expect(ignoring.status == 0, "\(ignoring.ending)")
         let kept = try plain.records().map { record in
             (record["faces"] as! [[String: Any]]).filter { face in
                 let box = face["preview"] as! [Double]
@@ -106,7 +106,7 @@ struct ZoneCommandTests {
     @Test func exitOnEnterKeepsTheZonesEntered() throws {
         let result = try inProcess(
             "live", "--source", Self.clip, "--events", "--exit-on", "enter", "--zone", "right=320,0,640,0,640,360,320,360")
-        #expect(result.status == 0, "status \(result.status)")
+        #expect(result.status == 0, "\(result.ending)")
         let events = try result.records().filter { $0["event"] != nil }.map { "\($0["event"]!) \($0["id"]!) \($0["zone"] ?? "-")" }
         #expect(events == ["enter 1 -", "enter 1 right"])
     }

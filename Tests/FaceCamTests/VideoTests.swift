@@ -54,6 +54,11 @@ struct VideoTests {
             "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time", "-of", "csv=p=0", path])
         let stamps = probed.output.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
         try #require(!stamps.isEmpty, "\(probed.output) \(probed.errors)")
+        // The frames ffprobe decodes (MPEG-TS lists the stream again in its program; some containers add a comma).
+        let counted = try tool("/usr/bin/ffprobe", [
+            "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
+        try #require(counted.output.split(separator: "\n").first.flatMap { Int($0.trimmingCharacters(in: CharacterSet(charactersIn: ","))) }
+            == stamps.count, "\(counted.output) against \(stamps.count) frames listed")
         let expected = stamps.map { $0 - stamps[0] }
 
         let reader = try VideoReader(path: FilePath(path))
