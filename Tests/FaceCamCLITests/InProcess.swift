@@ -4,9 +4,9 @@ import Foundation
 import Testing
 
 /// A facecam command line run in this process through `FaceCamCommand.outcome`, the body of the binary's `main`, its
-/// results written to a file of its own (`-o`) and read back. For what a run finds and writes; what a process shows (its messages and
-/// standard output, statuses reported, signals) is checked on the binary. The signals and OpenCV's thread pool stay the
-/// test process's (`FaceCamCommand.ownsProcess`).
+/// results written to a file of its own (`-o`) and read back. For what a run finds and writes; what a process shows
+/// (its messages and standard output, statuses reported, signals) is checked on the binary. The signals and OpenCV's
+/// thread pool stay the test process's (`FaceCamCommand.ownsProcess`).
 struct InProcessRun {
     /// The status the binary would exit with.
     var status: Int32

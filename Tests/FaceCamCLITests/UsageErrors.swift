@@ -40,7 +40,7 @@ struct UsageErrorTests {
         ["video", "--files-from", "/dev/null"],
         ["detect", "--format", "wider", "--image-root", "Fixtures/images", "Fixtures/video"],
     ])
-    func theBinaryReportsWhatParsingFinds(arguments: [String]) throws {
+    func theBinaryReportsWhatThisProcessFinds(arguments: [String]) throws {
         let expected = try #require(try reportedUsageError(arguments), "\(arguments) refused")
         let result = try run(facecamBinary, arguments)
         #expect(result.status == 64)

@@ -23,8 +23,8 @@ struct VideoTests {
     /// Odd but valid videos, each made from a fixture clip with Debian's ffmpeg: containers whose frame count is an
     /// estimate or counts frames no player shows, frames OpenCV gives no time (the last of a B-frame stream, APNG's), a
     /// stream that starts at 10 s, other codecs. Each is read to the frame ffprobe counts, nothing is called damaged,
-    /// and every frame's time is ffprobe's presentation time, measured from the first frame, within half a millisecond. (`video` reading them
-    /// from standard input, and printing these times, is VideoCommandTests'.)
+    /// and every frame's time is ffprobe's presentation time, measured from the first frame, within half a millisecond.
+    /// (`video` reading them from standard input, and printing these times, is VideoCommandTests'.)
     @Test(arguments: [
         ("edited.mp4", ["-ss", "1.3", "-i", "{h264}", "-c", "copy"]),
         ("audio-longer.mkv", ["-i", "{clip}", "-f", "lavfi", "-i", "sine=d=4", "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-c:a", "aac"]),
