@@ -76,7 +76,7 @@ DEB_PACKAGES := $(PACKAGES) dpkg-dev
 INSTALL_TEST_PACKAGES := $(DEB_PACKAGES) man-db bash-completion zsh fish
 DEB := .build/facecam_$(VERSION)_amd64.deb
 
-.PHONY: all deps models openvino test-deps bench-deps build demo test check test-v4l2 test-slurm test-install fuzz bench fixtures options-doc clean \
+.PHONY: all deps models openvino test-deps bench-deps build demo test test-checks check test-v4l2 test-slurm test-install fuzz bench fixtures options-doc clean \
 	release stage install uninstall deb
 
 all: build
@@ -95,15 +95,16 @@ endef
 deps:
 	$(call install-missing,$(PACKAGES))
 
+# Each environment is made by one pip, which keeps one core busy: the three are made side by side, and
+# without byte-compiling what they install (Python compiles what a test imports).
 test-deps: models
 	$(call install-missing,$(TEST_PACKAGES))
-	@test -x $(EVAL_VENV)/bin/python || $(PYTHON) -m venv $(EVAL_VENV)
-	@$(EVAL_VENV)/bin/python -c 'import pycocotools, datumaro' 2> /dev/null || $(EVAL_VENV)/bin/pip install --quiet pycocotools datumaro
-	@test -x $(LABELSTUDIO_VENV)/bin/python || $(PYTHON) -m venv $(LABELSTUDIO_VENV)
-	@$(LABELSTUDIO_VENV)/bin/python -c 'import label_studio_sdk' 2> /dev/null || \
-		$(LABELSTUDIO_VENV)/bin/pip install --quiet label-studio-sdk==2.1.2
-	@test -x $(DLIB_VENV)/bin/python || $(PYTHON) -m venv $(DLIB_VENV)
-	@$(DLIB_VENV)/bin/python -c 'import dlib, numpy' 2> /dev/null || $(DLIB_VENV)/bin/pip install --quiet dlib-bin==20.0.1 numpy
+	@venv() { test -x $$1/bin/python || $(PYTHON) -m venv $$1 || return 1; \
+		$$1/bin/python -c "import $$2" 2> /dev/null || $$1/bin/pip install --quiet --no-compile $$3; }; \
+	venv $(EVAL_VENV) 'pycocotools, datumaro' 'pycocotools==2.0.11 datumaro==1.13.12' & eval=$$!; \
+	venv $(LABELSTUDIO_VENV) label_studio_sdk label-studio-sdk==2.1.2 & labelstudio=$$!; \
+	venv $(DLIB_VENV) 'dlib, numpy' 'dlib-bin==20.0.1 numpy==2.4.6' & dlib=$$!; \
+	wait $$eval && wait $$labelstudio && wait $$dlib
 
 models: $(CENTERFACE_MODEL) $(RECOGNITION_STAMP) openvino
 
@@ -208,19 +209,30 @@ demo: build
 # The end-to-end checks run the release binary, the one make install ships (and 1.2-1.7 times faster
 # than the debug build); make test-install, test-slurm and test-v4l2 take the same one. The in-process
 # tests need the debug build.
-# Its last lines say what it skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
+# test-checks (the reference, docs and golden checks: a process at a time, mostly on one core) runs beside
+# the debug build and swift test, its log kept and shown when it ends.
+# The last lines say what was skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
 TEST_LOGS := .build/test-logs
 test: test-deps release
+	@mkdir -p $(TEST_LOGS)
+	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
+	@$(MAKE) --no-print-directory test-checks > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; \
+	$(SWIFT) build --build-tests && \
+		bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOGS)/swift.log'; \
+	tested=$$?; wait $$checks; checked=$$?; \
+	echo "make test: the reference, docs and golden checks:"; cat $(TEST_LOGS)/checks.log; \
+	$(PYTHON) Tests/skipped.py $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log; \
+	[ $$tested = 0 ] || echo "make test: the Swift tests failed (above, and in $(TEST_LOGS)/swift.log)"; \
+	[ $$checked = 0 ] || echo "make test: the reference, docs or golden checks failed (just above)"; \
+	[ $$tested = 0 ] && [ $$checked = 0 ]
+
+test-checks: release
 	$(PYTHON) Tests/Reference/opencv_faces.py check Fixtures
 	$(PYTHON) Tests/Reference/wider_eval.py self-test
-	$(SWIFT) build --build-tests
 	$(PYTHON) Tests/Docs/check_docs.py --facecam $(RELEASE_BINARY)
 	$(PYTHON) Tests/Docs/options.py check --facecam $(RELEASE_BINARY)
-	@mkdir -p $(TEST_LOGS)
 	$(PYTHON) Tests/Golden/outputs.py self-test
-	bash -o pipefail -c '$(PYTHON) Tests/Golden/outputs.py check --facecam $(RELEASE_BINARY) 2>&1 | tee $(TEST_LOGS)/golden.log'
-	bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOGS)/swift.log'
-	@$(PYTHON) Tests/skipped.py $(TEST_LOGS)/golden.log $(TEST_LOGS)/swift.log
+	$(PYTHON) Tests/Golden/outputs.py check --facecam $(RELEASE_BINARY)
 
 # docs/reference/options.md's list of every command's options, rewritten from the parser (make test checks it).
 options-doc: build

@@ -14,8 +14,8 @@
       Writes a 9-frame MJPEG clip of the image SOURCE whose frames 3 and 4 have the face covered by a
       flat grey box (no face for any detector): the frames where only a tracked mask can hide it. Prints
       the box as JSON.
-  redaction_check.py mean VIDEO FRAME X Y W H
-      Prints the mean BGR value of a box of one frame of a video.
+  redaction_check.py mean VIDEO X Y W H
+      Prints the mean BGR value of a box in each frame of a video, as a JSON list.
   redaction_check.py faces PATH [--score-threshold T]
       Prints the boxes FaceDetectorYN finds (at T, default 0.9) in each upright frame of an image or
       video: one JSON list of [x, y, w, h] per frame, one line.
@@ -160,13 +160,18 @@ def occluded_clip(args):
 
 
 def mean(args):
+    """Each frame's mean colour (B, G, R) in one region, as a JSON list."""
     capture = cv2.VideoCapture(args.video, cv2.CAP_FFMPEG)
-    for _ in range(args.frame + 1):
+    means = []
+    while True:
         ok, frame = capture.read()
         if not ok:
-            raise SystemExit(f"{args.video} has no frame {args.frame}")
-    region = frame[args.y:args.y + args.h, args.x:args.x + args.w]
-    print(json.dumps([round(float(v), 2) for v in region.reshape(-1, 3).mean(axis=0)]))
+            break
+        region = frame[args.y:args.y + args.h, args.x:args.x + args.w]
+        means.append([round(float(v), 2) for v in region.reshape(-1, 3).mean(axis=0)])
+    if not means:
+        raise SystemExit(f"{args.video} has no frame")
+    print(json.dumps(means))
 
 
 def faces(args):
@@ -191,7 +196,7 @@ def main():
     o.add_argument("out")
     m = sub.add_parser("mean")
     m.add_argument("video")
-    for name in ("frame", "x", "y", "w", "h"):
+    for name in ("x", "y", "w", "h"):
         m.add_argument(name, type=int)
     f = sub.add_parser("faces")
     f.add_argument("path")
