@@ -96,15 +96,17 @@ deps:
 	$(call install-missing,$(PACKAGES))
 
 # Each environment is made by one pip, which keeps one core busy: the three are made side by side, and
-# without byte-compiling what they install (Python compiles what a test imports).
+# without byte-compiling what they install (Python compiles what a test imports). One is (re)made when a
+# pinned version is missing from it.
 test-deps: models
 	$(call install-missing,$(TEST_PACKAGES))
-	@venv() { test -x $$1/bin/python || $(PYTHON) -m venv $$1 || return 1; \
-		$$1/bin/python -c "import $$2" 2> /dev/null || $$1/bin/pip install --quiet --no-compile $$3; }; \
-	venv $(EVAL_VENV) 'pycocotools, datumaro' 'pycocotools==2.0.11 datumaro==1.13.12' & eval=$$!; \
-	venv $(LABELSTUDIO_VENV) label_studio_sdk label-studio-sdk==2.1.2 & labelstudio=$$!; \
-	venv $(DLIB_VENV) 'dlib, numpy' 'dlib-bin==20.0.1 numpy==2.4.6' & dlib=$$!; \
-	wait $$eval && wait $$labelstudio && wait $$dlib
+	@venv() { dir=$$1; shift; test -x $$dir/bin/python || $(PYTHON) -m venv $$dir || return 1; \
+		$$dir/bin/python -c 'import sys, importlib.metadata as m; sys.exit(any(m.version(n) != v for n, v in \
+			(a.split("==") for a in sys.argv[1:])))' "$$@" 2> /dev/null || $$dir/bin/pip install --quiet --no-compile "$$@"; }; \
+	venv $(EVAL_VENV) pycocotools==2.0.11 datumaro==1.13.12 & eval=$$!; \
+	venv $(LABELSTUDIO_VENV) label-studio-sdk==2.1.2 & labelstudio=$$!; \
+	venv $(DLIB_VENV) dlib-bin==20.0.1 numpy==2.4.6 & dlib=$$!; \
+	status=0; for made in $$eval $$labelstudio $$dlib; do wait $$made || status=1; done; exit $$status
 
 models: $(CENTERFACE_MODEL) $(RECOGNITION_STAMP) openvino
 
@@ -209,14 +211,16 @@ demo: build
 # The end-to-end checks run the release binary, the one make install ships (and 1.2-1.7 times faster
 # than the debug build); make test-install, test-slurm and test-v4l2 take the same one. The in-process
 # tests need the debug build.
-# test-checks (the reference, docs and golden checks: a process at a time, mostly on one core) runs beside
-# the debug build and swift test, its log kept and shown when it ends.
+# Tests/checks.sh (the reference, docs and golden checks: a process at a time, mostly on one core) runs beside
+# the debug build and swift test, in a process group of its own that an interrupted make test stops; its log is
+# kept and shown when it ends.
 # The last lines say what was skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
 TEST_LOGS := .build/test-logs
 test: test-deps release
-	@mkdir -p $(TEST_LOGS)
+	@mkdir -p $(TEST_LOGS) && rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
-	@$(MAKE) --no-print-directory test-checks > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; \
+	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; \
+	trap 'kill -- -$$checks 2> /dev/null; wait $$checks; exit 130' INT TERM HUP; \
 	$(SWIFT) build --build-tests && \
 		bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOGS)/swift.log'; \
 	tested=$$?; wait $$checks; checked=$$?; \
@@ -227,12 +231,7 @@ test: test-deps release
 	[ $$tested = 0 ] && [ $$checked = 0 ]
 
 test-checks: release
-	$(PYTHON) Tests/Reference/opencv_faces.py check Fixtures
-	$(PYTHON) Tests/Reference/wider_eval.py self-test
-	$(PYTHON) Tests/Docs/check_docs.py --facecam $(RELEASE_BINARY)
-	$(PYTHON) Tests/Docs/options.py check --facecam $(RELEASE_BINARY)
-	$(PYTHON) Tests/Golden/outputs.py self-test
-	$(PYTHON) Tests/Golden/outputs.py check --facecam $(RELEASE_BINARY)
+	bash Tests/checks.sh $(RELEASE_BINARY)
 
 # docs/reference/options.md's list of every command's options, rewritten from the parser (make test checks it).
 options-doc: build

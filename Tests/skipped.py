@@ -6,6 +6,7 @@ compared nothing). Prints "nothing was skipped" when nothing was; always exits 0
     skipped.py LOG...
 """
 import collections
+import os
 import re
 import sys
 
@@ -14,7 +15,8 @@ SWIFT = re.compile(r'\b(Test|Suite) (.+?) skipped(?:: "(.*)")?\s*$')
 
 def main():
     reasons = collections.OrderedDict()
-    for path in sys.argv[1:]:
+    # A log is missing when its step never ran (a failed build); what it would have skipped is unknown.
+    for path in filter(os.path.exists, sys.argv[1:]):
         with open(path, errors="replace") as log:
             for line in log:
                 line = line.strip()

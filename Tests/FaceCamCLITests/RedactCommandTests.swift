@@ -11,17 +11,26 @@ struct RedactionCheck {
     var psnrOutside: Double
 
     static func run(original: String, redacted: String) throws -> RedactionCheck {
+        try run(pairs: [(original, redacted)])[0]
+    }
+
+    /// Each pair checked, in one run of the script (its start, OpenCV's import and YuNet's load, is most of a
+    /// photograph's check).
+    static func run(pairs: [(original: String, redacted: String)]) throws -> [RedactionCheck] {
         let script = repository.appendingPathComponent("Tests/Reference/redaction_check.py").path
         // Thresholds are checked here, per file, from the numbers; the script's own exit status is not used.
         let result = try FaceCamCLITests.run(
             URL(fileURLWithPath: SharedDataTests.python),
-            [script, "check", original, redacted, "--max-remaining", "1", "--min-psnr", "0"])
+            [script, "check"] + pairs.flatMap { [$0.original, $0.redacted] } + ["--max-remaining", "1", "--min-psnr", "0"])
         try #require(result.status == 0, "\(result.stderr)")
-        let record = try #require(try result.records().first)
-        let psnr = record["psnr_outside"] as? String == "inf" ? Double.infinity : (record["psnr_outside"] as! NSNumber).doubleValue
-        return RedactionCheck(
-            facesBefore: record["faces_before"] as! Int, facesAfter: record["faces_after"] as! Int,
-            framesBefore: record["frames_before"] as! Int, framesAfter: record["frames_after"] as! Int, psnrOutside: psnr)
+        let records = try result.records()
+        try #require(records.count == pairs.count, "\(records.count) records for \(pairs.count) pairs: \(result.stderr)")
+        return records.map { record in
+            let psnr = record["psnr_outside"] as? String == "inf" ? Double.infinity : (record["psnr_outside"] as! NSNumber).doubleValue
+            return RedactionCheck(
+                facesBefore: record["faces_before"] as! Int, facesAfter: record["faces_after"] as! Int,
+                framesBefore: record["frames_before"] as! Int, framesAfter: record["frames_after"] as! Int, psnrOutside: psnr)
+        }
     }
 }
 
@@ -53,10 +62,11 @@ func probe(_ path: String) throws -> [[String: Any]] {
         let result = try facecam("redact", "--output-dir", out.path, "Fixtures/images", "Fixtures/large-faces")
         #expect(result.status == 0, "\(result.stderr)")
         var before = 0, after = 0
-        for name in ["images/astronaut.png", "images/camera.png", "images/grace_hopper.jpg", "images/two-faces.jpg",
-                     "large-faces/face-720p.jpg", "large-faces/face-1080p.jpg"] {
-            let check = try RedactionCheck.run(
-                original: fixture(name), redacted: out.appendingPathComponent((name as NSString).lastPathComponent).path)
+        let names = ["images/astronaut.png", "images/camera.png", "images/grace_hopper.jpg", "images/two-faces.jpg",
+                     "large-faces/face-720p.jpg", "large-faces/face-1080p.jpg"]
+        let checks = try RedactionCheck.run(
+            pairs: names.map { (fixture($0), out.appendingPathComponent(($0 as NSString).lastPathComponent).path) })
+        for (name, check) in zip(names, checks) {
             before += check.facesBefore
             after += check.facesAfter
             // Not for the large faces, which FaceDetectorYN alone does not find whole (docs/reference/detectors.md).
@@ -86,11 +96,11 @@ func probe(_ path: String) throws -> [[String: Any]] {
         let records = try result.records()
         #expect(records.count == 6)
         var before = 0, after = 0
-        for name in ["astronaut.png", "camera.png", "grace_hopper.jpg", "two-faces.jpg"] {
-            let redacted = out.appendingPathComponent(name).path
-            let magic = try #require(FileManager.default.contents(atPath: redacted)).prefix(4)
+        let names = ["astronaut.png", "camera.png", "grace_hopper.jpg", "two-faces.jpg"]
+        let checks = try RedactionCheck.run(pairs: names.map { (fixture("images/" + $0), out.appendingPathComponent($0).path) })
+        for (name, check) in zip(names, checks) {
+            let magic = try #require(FileManager.default.contents(atPath: out.appendingPathComponent(name).path)).prefix(4)
             #expect(Array(magic) == (name.hasSuffix(".png") ? [0x89, 0x50, 0x4E, 0x47] : [0xFF, 0xD8, 0xFF, magic.last!]), "\(name)")
-            let check = try RedactionCheck.run(original: fixture("images/" + name), redacted: redacted)
             before += check.facesBefore
             after += check.facesAfter
             #expect(name.hasSuffix(".png") ? check.psnrOutside.isInfinite : check.psnrOutside > Self.lossyPSNR, "\(name)")
@@ -497,9 +507,9 @@ func probe(_ path: String) throws -> [[String: Any]] {
         let result = try run(facecamBinary, ["redact", "--quiet", "--output-dir", redacted.path] + inputs)
         #expect(result.status == 0, "\(result.stderr)")
         var before = 0, after = 0
-        for input in inputs {
-            let check = try RedactionCheck.run(
-                original: input, redacted: redacted.appendingPathComponent(URL(fileURLWithPath: input).lastPathComponent).path)
+        let checks = try RedactionCheck.run(
+            pairs: inputs.map { ($0, redacted.appendingPathComponent(URL(fileURLWithPath: $0).lastPathComponent).path) })
+        for (input, check) in zip(inputs, checks) {
             #expect(check.framesAfter == check.framesBefore, "\(input)")
             before += check.facesBefore
             after += check.facesAfter

@@ -1,15 +1,15 @@
 #!/usr/bin/python3
 """Checks a redacted image or video against its original with OpenCV alone (no facecam).
 
-  redaction_check.py check ORIGINAL REDACTED [--max-remaining F] [--min-psnr DB] [--score-threshold T]
-      Runs OpenCV's FaceDetectorYN over every frame of both (the original turned upright as a player
-      shows it: EXIF for images, rotation metadata for videos) and prints one JSON object: faces found
+  redaction_check.py check ORIGINAL REDACTED [ORIGINAL REDACTED ...] [--max-remaining F] [--min-psnr DB] [--score-threshold T]
+      For each pair, runs OpenCV's FaceDetectorYN over every frame of both (the original turned upright as a player
+      shows it: EXIF for images, rotation metadata for videos) and prints one JSON object, a line per pair: faces found
       (at --score-threshold, YuNet's usual 0.9) before, and found again after (a box overlapping its
       own by IoU 0.3 or more), the share remaining, frames in each,
       and the PSNR of the pixels outside every face it finds in the original at --hidden-threshold
       (redact's 0.5) in that frame or the --grace frames before (where a tracked face stays masked),
-      enlarged by --allowed-scale (the masks, with room for tracking). Exits 1 when more than --max-remaining of the faces are still found, or the PSNR
-      outside is below --min-psnr.
+      enlarged by --allowed-scale (the masks, with room for tracking). Exits 1 when, for any pair, more than
+      --max-remaining of the faces are still found, or the PSNR outside is below --min-psnr.
   redaction_check.py occluded-clip SOURCE OUT
       Writes a 9-frame MJPEG clip of the image SOURCE whose frames 3 and 4 have the face covered by a
       flat grey box (no face for any detector): the frames where only a tracked mask can hide it. Prints
@@ -132,12 +132,15 @@ def unmasked(original_path, redacted_path, score_threshold=0.9, tolerance=48):
 
 
 def check(args):
-    report = measure(args.original, args.redacted, args.score_threshold, args.hidden_threshold, args.allowed_scale,
-                     args.grace)
-    psnr = report["psnr_outside"]
-    print(json.dumps(dict(report, psnr_outside="inf" if math.isinf(psnr) else round(psnr, 2))))
-    failed = (report["remaining"] > args.max_remaining or psnr < args.min_psnr
-              or report["frames_before"] != report["frames_after"])
+    if len(args.files) % 2:
+        raise SystemExit("check takes pairs: ORIGINAL REDACTED [ORIGINAL REDACTED ...]")
+    failed = False
+    for original, redacted in zip(args.files[::2], args.files[1::2]):
+        report = measure(original, redacted, args.score_threshold, args.hidden_threshold, args.allowed_scale, args.grace)
+        psnr = report["psnr_outside"]
+        print(json.dumps(dict(report, psnr_outside="inf" if math.isinf(psnr) else round(psnr, 2))), flush=True)
+        failed = failed or (report["remaining"] > args.max_remaining or psnr < args.min_psnr
+                            or report["frames_before"] != report["frames_after"])
     sys.exit(1 if failed else 0)
 
 
@@ -183,8 +186,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check")
-    c.add_argument("original")
-    c.add_argument("redacted")
+    c.add_argument("files", nargs="+", metavar="ORIGINAL REDACTED")
     c.add_argument("--max-remaining", type=float, default=0.03)
     c.add_argument("--min-psnr", type=float, default=40)
     c.add_argument("--score-threshold", type=float, default=0.9)

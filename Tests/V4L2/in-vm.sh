@@ -61,13 +61,14 @@ ip link set lo up >> "$OUT/setup.log" 2>&1
 run serve "$FACECAM" live --device $CAPTURE --pixel-format yuyv --timeout 30 --detector haar --min-size 60 --serve 127.0.0.1:8089 &
 server=$!
 for _ in $(seq 300); do grep -q "serving the preview" "$OUT/serve.err" 2> /dev/null && break; sleep 0.1; done
-# Fetched once the first frame is processed (and the snapshot shows its outline), rather than after a fixed wait.
+# The snapshot once there is one (it answers 503 until the first processed frame is published), rather than
+# after a fixed wait; then the page and the metrics.
 for _ in $(seq 300); do
-    curl -s http://127.0.0.1:8089/metrics 2> /dev/null | grep -q "^facecam_frames_processed_total [1-9]" && break
+    curl -s -o "$OUT/serve-snapshot.jpg" -w '%{http_code}' http://127.0.0.1:8089/snapshot.jpg > "$OUT/serve-snapshot.status" 2>&1
+    [ "$(cat "$OUT/serve-snapshot.status")" = 200 ] && break
     sleep 0.1
 done
 curl -s -o "$OUT/serve-page.html" -w '%{http_code}' http://127.0.0.1:8089/ > "$OUT/serve-page.status" 2>&1
-curl -s -o "$OUT/serve-snapshot.jpg" -w '%{http_code}' http://127.0.0.1:8089/snapshot.jpg > "$OUT/serve-snapshot.status" 2>&1
 curl -s -o "$OUT/serve-metrics.txt" http://127.0.0.1:8089/metrics > /dev/null 2>&1
 kill -INT $(pgrep -f -- "--serve 127.0.0.1:8089")
 wait $server
