@@ -78,8 +78,11 @@ final class BackgroundProcess {
     /// start (a fifth of what `import cv2` costs); what the references hand BLAS is small enough for one thread.
     /// Other programs, facecam first, run in the environment they are given.
     static func environment(for executable: URL, _ environment: [String: String]) -> [String: String] {
-        guard executable.lastPathComponent.hasPrefix("python"), environment["OPENBLAS_NUM_THREADS"] == nil else { return environment }
-        return environment.merging(["OPENBLAS_NUM_THREADS": "1"]) { given, _ in given }
+        var environment = environment
+        if executable.lastPathComponent.hasPrefix("python"), environment["OPENBLAS_NUM_THREADS"] == nil {
+            environment["OPENBLAS_NUM_THREADS"] = "1"
+        }
+        return environment
     }
 
     deinit {

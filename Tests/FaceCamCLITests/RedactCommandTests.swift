@@ -419,10 +419,7 @@ func probe(_ path: String) throws -> [[String: Any]] {
         defer { try? FileManager.default.removeItem(at: out) }
         let clip = out.appendingPathComponent("long.avi").path
         // 20 s of the clip looped, so that the signal lands mid-way.
-        let made = try run(
-            URL(fileURLWithPath: "/usr/bin/ffmpeg"),
-            ["-v", "error", "-stream_loop", "16", "-i", fixture("video/pan-zoom.avi"), "-c", "copy", clip])
-        try #require(made.status == 0, "\(made.stderr)")
+        try ffmpeg(["-stream_loop", "16", "-i", fixture("video/pan-zoom.avi"), "-c", "copy", clip])
         let redacted = out.appendingPathComponent("long.mp4").path
         // Signalled once the partial output exists (the first pass: ffmpeg has no frame yet) or holds frames (the second).
         let (result, signalled) = try interrupt(facecamBinary, ["redact", "--quiet", "-o", redacted, clip], signal: signal) { _ in
@@ -496,11 +493,8 @@ func probe(_ path: String) throws -> [[String: Any]] {
             .filter { $0.hasSuffix(".gif") }.sorted()
         for gif in gifs {
             let clip = out.appendingPathComponent(gif.replacingOccurrences(of: ".gif", with: ".mp4")).path
-            let made = try run(
-                URL(fileURLWithPath: "/usr/bin/ffmpeg"),
-                ["-nostdin", "-v", "error", "-i", shared.appendingPathComponent("video/" + gif).path, "-c:v", "libx264",
-                 "-crf", "12", "-pix_fmt", "yuv420p", clip])
-            try #require(made.status == 0, "\(made.stderr)")
+            try ffmpeg(["-nostdin", "-i", shared.appendingPathComponent("video/" + gif).path, "-c:v", "libx264", "-crf", "12",
+                        "-pix_fmt", "yuv420p", clip])
             inputs.append(clip)
         }
         let redacted = out.appendingPathComponent("redacted")
