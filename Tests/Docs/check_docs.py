@@ -45,7 +45,6 @@ SANDBOX = [
 
 # Options of the tools beside facecam that the docs name in prose.
 OTHER_TOOLS_OPTIONS = {
-    "--static-swift-stdlib",  # swift build (docs/install.md)
     "--array",                # sbatch
     "--root",                 # dpkg
     "--generate-completion-script", "--help", "--version", "--help-hidden",  # ArgumentParser's own

@@ -1,0 +1,4 @@
+// The binary; its commands are FaceCamCLI's.
+import FaceCamCLI
+
+facecamMain()
