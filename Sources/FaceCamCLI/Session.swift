@@ -18,7 +18,7 @@ struct Session {
     /// frames instead of ending the process.
     init(
         detectors plan: DetectorPlan, faces: FaceReport = FaceReport(), recognition: Recognition? = nil, output: (options: OutputOptions, context: ExportContext)?, bestShotsOnly: Bool = false,
-        resultDirectory: ResultDirectory? = nil, folder: String? = nil, zones: ZoneFilter.Settings? = nil,
+        resultDirectory: ResultDirectory? = nil, folder: String? = nil, zones: ZoneFilter? = nil,
         masks: PrivacyMasks = PrivacyMasks(polygons: []),
         tracker: FaceTracker? = nil, events: ResultSink.EventHandling = ResultSink.EventHandling(),
         marking: PreviewMarking = .outline, lookahead: Int = 0, frames: FrameOutput? = nil,

@@ -21,7 +21,7 @@ struct FaceCountLimitTests {
                         face(x: 200, side: 30, score: 0.95), face(x: 300, side: 50, score: 0.7)]
 
     static func kept(_ count: Int, by ranking: FaceRanking, of faces: [Face] = faces) throws -> [Int] {
-        let limit = FaceCountLimit(ScriptedDetector(faces), count: count, ranking: ranking)
+        let limit = FilteredDetector(ScriptedDetector(faces), FaceCountLimit(count: count, ranking: ranking))
         let size = PixelSize(width: 400, height: 100)
         return try limit.detect(in: Frame(width: 400, height: 100), geometry: PreviewGeometry(frameSize: size)).map(\.box.x)
     }
@@ -46,7 +46,7 @@ struct FaceCountLimitTests {
         let square = [Point(x: 90, y: 0), Point(x: 400, y: 0), Point(x: 400, y: 100), Point(x: 90, y: 100)]
         let report = FaceReport(maxFaces: 1, ranking: .size)
         let detector = try report.wrapping(
-            ScriptedDetector(Self.faces), zones: ZoneFilter.Settings(zones: [], ignored: [square]), engine: EngineSettings())
+            ScriptedDetector(Self.faces), zones: ZoneFilter(zones: [], ignored: [square]), engine: EngineSettings())
         let size = PixelSize(width: 400, height: 100)
         let kept = try detector.detect(in: Frame(width: 400, height: 100), geometry: PreviewGeometry(frameSize: size))
         #expect(kept.map(\.box.x) == [0])
@@ -56,7 +56,7 @@ struct FaceCountLimitTests {
 
     @Test func aNewSourceReachesTheDetector() {
         let detector = ScriptedDetector(Self.faces)
-        FaceCountLimit(detector, count: 1, ranking: .size).beginSource()
+        FilteredDetector(detector, FaceCountLimit(count: 1, ranking: .size)).beginSource()
         #expect(detector.sourcesBegun == 1)
     }
 }

@@ -315,8 +315,8 @@ struct FramePipelineTests {
     }
 }
 
-/// `SizeCheckFilter` on a detector's faces, whatever the detector: what `SizeCheck.kept` keeps, in order.
-struct SizeCheckFilterTests {
+/// `SizeCheck` on a detector's faces (`FilteredDetector`), whatever the detector: what `SizeCheck.kept` keeps, in order.
+struct FilteredSizeCheckTests {
     private final class Fixed: FrameFaceDetector {
         let faces: [Face]
         init(_ faces: [Face]) { self.faces = faces }
@@ -331,7 +331,7 @@ struct SizeCheckFilterTests {
         }
         let faces = [face(x: 0, height: 10, score: 0.9), face(x: 50, height: 41, score: 0.2), face(x: 100, height: 40, score: 0.2)]
         let frame = Frame(width: 200, height: 200)
-        let filter = SizeCheckFilter(Fixed(faces), check: .redaction)
+        let filter = FilteredDetector(Fixed(faces), SizeCheck.redaction)
         #expect(try filter.detect(in: frame, geometry: try GeometrySettings().geometry(for: frame.size)) == [faces[0], faces[2]])
     }
 }

@@ -19,24 +19,19 @@ public enum FaceRanking: String, CaseIterable, Sendable {
 
 /// Keeps the `count` best faces a detector finds, by `ranking` (ties going to the face reported
 /// first), reported in facecam's order: for scripts that want the main face or a few.
-public final class FaceCountLimit: FrameFaceDetector {
-    public let detector: any FrameFaceDetector
+public struct FaceCountLimit: FaceFilter {
     public let count: Int
     public let ranking: FaceRanking
 
-    public init(_ detector: any FrameFaceDetector, count: Int, ranking: FaceRanking) {
+    public init(count: Int, ranking: FaceRanking) {
         precondition(count > 0, "a face limit keeps at least one face")
-        self.detector = detector
         self.count = count
         self.ranking = ranking
     }
 
-    public func detect(in frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) -> [Face] {
-        let faces = try detector.detect(in: frame, geometry: geometry)
+    public func kept(_ faces: [Face]) -> [Face] {
         guard faces.count > count else { return faces }
         let best = faces.indices.sorted { (ranking.value(of: faces[$1]), $0) < (ranking.value(of: faces[$0]), $1) }.prefix(count)
         return best.sorted().map { faces[$0] }
     }
-
-    public func beginSource() { detector.beginSource() }
 }

@@ -99,12 +99,7 @@ public final class FaceDetector: FrameFaceDetector {
 
     /// Makes `frame`'s equalised upright grey image, which `search` then looks in.
     func prepare(_ frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) {
-        precondition(geometry.frameSize == frame.size, "geometry made for another frame size")
-        var error = cfd_error()
-        let status = frame.withImageView { view in
-            cfd_prepare(handle, &view, geometry.aperture.shimRect, Int32(geometry.orientation.rawValue), &error)
-        }
-        guard status == CFD_OK else { throw .openCV(error.text) }
+        try frame.prepare(geometry) { cfd_prepare(handle, &$0, $1, $2, &$3) }
     }
 
     /// Searches `region` (nil: everything) of the prepared image, shrunk by

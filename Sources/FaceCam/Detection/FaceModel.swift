@@ -180,12 +180,7 @@ final class FaceModelSearcher: FaceSearching {
     deinit { cfd_model_destroy(handle) }
 
     func prepare(_ frame: Frame, geometry: PreviewGeometry) throws(FaceCamError) {
-        precondition(geometry.frameSize == frame.size, "geometry made for another frame size")
-        var error = cfd_error()
-        let status = frame.withImageView { view in
-            cfd_model_prepare(handle, &view, geometry.aperture.shimRect, Int32(geometry.orientation.rawValue), &error)
-        }
-        guard status == CFD_OK else { throw .openCV(error.text) }
+        try frame.prepare(geometry) { cfd_model_prepare(handle, &$0, $1, $2, &$3) }
     }
 
     func search(_ region: PixelRect, at size: PixelSize) throws(FaceCamError) -> [ModelFace] {

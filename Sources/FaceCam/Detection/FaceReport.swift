@@ -22,11 +22,11 @@ public struct FaceReport: Sendable, Equatable {
     /// per face, unless faces are ranked by quality, which needs the pose first. The pose's searches
     /// run the shipped YuNet on `engine`.
     public func wrapping(
-        _ detector: any FrameFaceDetector, zones: ZoneFilter.Settings?, engine: EngineSettings
+        _ detector: any FrameFaceDetector, zones: ZoneFilter?, engine: EngineSettings
     ) throws(FaceCamError) -> any FrameFaceDetector {
-        let zoned = zones.map { ZoneFilter(detector, settings: $0) } ?? detector
+        let zoned = zones.map { FilteredDetector(detector, $0) } ?? detector
         let limit = { (detector: any FrameFaceDetector) -> any FrameFaceDetector in
-            maxFaces.map { FaceCountLimit(detector, count: $0, ranking: ranking) } ?? detector
+            maxFaces.map { FilteredDetector(detector, FaceCountLimit(count: $0, ranking: ranking)) } ?? detector
         }
         guard posesFaces else { return limit(zoned) }
         let rankedByQuality = ranking == .quality

@@ -9,11 +9,11 @@ public struct InputLoop {
     /// The orientation the user gave; nil for none, or auto.
     public var givenOrientation: Orientation?
     /// Zones and masks, checked against each source's preview.
-    public var zones: ZoneFilter.Settings?
+    public var zones: ZoneFilter?
     public var masks: PrivacyMasks
 
     public init(
-        settings: GeometrySettings = GeometrySettings(), givenOrientation: Orientation? = nil, zones: ZoneFilter.Settings? = nil,
+        settings: GeometrySettings = GeometrySettings(), givenOrientation: Orientation? = nil, zones: ZoneFilter? = nil,
         masks: PrivacyMasks = PrivacyMasks(polygons: [])
     ) {
         self.settings = settings

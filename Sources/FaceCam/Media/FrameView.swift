@@ -12,6 +12,20 @@ extension Frame {
             return body(&view)
         }
     }
+
+    /// Hands the shim this frame's upright aperture, as `geometry` describes it, for a detector to search:
+    /// `shimPrepare` is the detector's prepare call (the view, the aperture, the orientation, the error).
+    func prepare(
+        _ geometry: PreviewGeometry,
+        by shimPrepare: (inout cfd_image_view, cfd_rect, Int32, inout cfd_error) -> cfd_status
+    ) throws(FaceCamError) {
+        precondition(geometry.frameSize == size, "geometry made for another frame size")
+        var error = cfd_error()
+        let status = withImageView { view in
+            shimPrepare(&view, geometry.aperture.shimRect, Int32(geometry.orientation.rawValue), &error)
+        }
+        guard status == CFD_OK else { throw .openCV(error.text) }
+    }
 }
 
 extension Frame {

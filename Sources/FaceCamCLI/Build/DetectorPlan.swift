@@ -52,7 +52,7 @@ struct DetectorPlan {
     /// Each is wrapped in `zones` and `faces`'s limit, pose and quality (`FaceReport.wrapping`), then named
     /// (`recognition`). A cascade or model that cannot be loaded, or a describer that cannot be made, is refused (64):
     /// nothing was processed.
-    func build(zones: ZoneFilter.Settings? = nil, faces: FaceReport = FaceReport(), recognition: Recognition? = nil) throws
+    func build(zones: ZoneFilter? = nil, faces: FaceReport = FaceReport(), recognition: Recognition? = nil) throws
         -> [any FrameFaceDetector]
     {
         warnings.forEach { report($0) }
@@ -100,7 +100,7 @@ struct DetectorPlan {
                         focused: focus ?? false, engine: engine)
                     // Checked before YuNet's faces are added, so that a close-up YuNet found is not left out for
                     // overlapping a faint face the check then drops.
-                    let checked: any FrameFaceDetector = sizeCheck == true ? SizeCheckFilter(detector, check: .redaction) : detector
+                    let checked: any FrameFaceDetector = sizeCheck == true ? FilteredDetector(detector, SizeCheck.redaction) : detector
                     guard let yunet else { return checked }
                     var yunetParameters = parameters
                     yunetParameters.scoreThreshold = FaceModelKind.yunet.defaultScoreThreshold

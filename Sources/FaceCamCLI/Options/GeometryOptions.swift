@@ -56,7 +56,7 @@ struct GeometryOptions: ParsableArguments {
     }
 
     /// The input loop for these settings, with the zones and masks each source is checked against.
-    func inputLoop(zones: ZoneFilter.Settings? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: [])) -> InputLoop {
+    func inputLoop(zones: ZoneFilter? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: [])) -> InputLoop {
         InputLoop(settings: settings, givenOrientation: givenOrientation, zones: zones, masks: masks)
     }
 

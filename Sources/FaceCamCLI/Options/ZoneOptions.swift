@@ -21,11 +21,11 @@ struct ZoneOptions: ParsableArguments {
     }
 
     /// The zones, checked; nil when none were given.
-    var settings: ZoneFilter.Settings? {
+    var settings: ZoneFilter? {
         (try? parsed()) ?? nil
     }
 
-    private func parsed() throws -> ZoneFilter.Settings? {
+    private func parsed() throws -> ZoneFilter? {
         guard !zoneTexts.isEmpty || !ignoreZoneTexts.isEmpty else { return nil }
         let zones: [Zone]
         let ignored: [[Point]]
@@ -42,7 +42,7 @@ struct ZoneOptions: ParsableArguments {
         if let repeated = zones.map(\.name).first(where: { name in zones.filter { $0.name == name }.count > 1 }) {
             throw ValidationError("--zone \(repeated) is given twice: each zone needs a name of its own")
         }
-        return ZoneFilter.Settings(zones: zones, ignored: ignored)
+        return ZoneFilter(zones: zones, ignored: ignored)
     }
 }
 

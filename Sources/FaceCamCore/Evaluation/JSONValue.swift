@@ -120,46 +120,46 @@ private struct JSONParser {
 
     private mutating func array(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         var values: [JSONValue] = []
-        skipWhiteSpace()
-        if next == UInt8(ascii: "]") {
-            offset += 1
-            return .array(values)
+        try elements(closedBy: "]", in: "a list") { parser throws(JSONSyntaxError) in
+            values.append(try parser.value(depth: depth))
         }
-        while true {
-            values.append(try value(depth: depth))
-            skipWhiteSpace()
-            switch next {
-            case UInt8(ascii: ","): offset += 1
-            case UInt8(ascii: "]"):
-                offset += 1
-                return .array(values)
-            default: throw error(next == nil ? "the text ends inside a list" : "expected , or ] in a list")
-            }
-        }
+        return .array(values)
     }
 
     private mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = []
+        try elements(closedBy: "}", in: "an object") { parser throws(JSONSyntaxError) in
+            parser.skipWhiteSpace()
+            guard parser.next == UInt8(ascii: "\"") else {
+                throw parser.error(parser.next == nil ? "the text ends inside an object" : "expected a key in quotes")
+            }
+            let key = try parser.string()
+            parser.skipWhiteSpace()
+            guard parser.next == UInt8(ascii: ":") else { throw parser.error("expected : after a key") }
+            parser.offset += 1
+            members.append((key, try parser.value(depth: depth)))
+        }
+        return .object(members)
+    }
+
+    /// The comma-separated elements of a list or an object, each read by `element`, through the `close` that ends them.
+    private mutating func elements(
+        closedBy close: Unicode.Scalar, in what: String, _ element: (inout Self) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) {
         skipWhiteSpace()
-        if next == UInt8(ascii: "}") {
+        if next == UInt8(ascii: close) {
             offset += 1
-            return .object(members)
+            return
         }
         while true {
-            skipWhiteSpace()
-            guard next == UInt8(ascii: "\"") else { throw error(next == nil ? "the text ends inside an object" : "expected a key in quotes") }
-            let key = try string()
-            skipWhiteSpace()
-            guard next == UInt8(ascii: ":") else { throw error("expected : after a key") }
-            offset += 1
-            members.append((key, try value(depth: depth)))
+            try element(&self)
             skipWhiteSpace()
             switch next {
             case UInt8(ascii: ","): offset += 1
-            case UInt8(ascii: "}"):
+            case UInt8(ascii: close):
                 offset += 1
-                return .object(members)
-            default: throw error(next == nil ? "the text ends inside an object" : "expected , or } in an object")
+                return
+            default: throw error(next == nil ? "the text ends inside \(what)" : "expected , or \(close) in \(what)")
             }
         }
     }
