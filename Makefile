@@ -325,7 +325,8 @@ release: deps models
 # share/man/man1 (one page per command, from swift-argument-parser's generate-manual tool, which reads the
 # release binary's help; named as git names its own: facecam-detect.1), and bash, zsh and fish completions.
 stage: release
-	rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/lib/facecam $(STAGE)/share/facecam $(STAGE)/share/man/man1 $(STAGE)/completions
+	rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/lib/facecam $(STAGE)/share/facecam $(STAGE)/share/man/man1 $(STAGE)/manual \
+		$(STAGE)/completions
 	cp $(RELEASE_BINARY) $(STAGE)/bin/facecam
 	strip $(STAGE)/bin/facecam
 	cp Sources/FaceCam/Resources/YuNet/* $(STAGE)/share/facecam/

@@ -92,6 +92,13 @@ struct HostileRun {
     func saysOneLine(containing text: String) -> Bool {
         errorLines.count == 1 && errorLines[0].hasPrefix("facecam: ") && errorLines[0].contains(text)
     }
+
+    /// Ended with `expected`, saying one line containing `text`, with nothing on stdout.
+    func expectRefused(status expected: Int32, saying text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(status == expected, sourceLocation: sourceLocation)
+        #expect(saysOneLine(containing: text), "\(errorLines)", sourceLocation: sourceLocation)
+        #expect(stdout.isEmpty, sourceLocation: sourceLocation)
+    }
 }
 
 /// The cases of the hostile-input report, each ending within seconds with its documented status and
@@ -108,9 +115,7 @@ struct HostileInputTests {
     ])
     func hugePreviewsAreUsageErrorsNotCrashes(_ arguments: [String]) throws {
         let run = try HostileRun(arguments)
-        #expect(run.status == 64)
-        #expect(run.saysOneLine(containing: "--preview"), "\(run.errorLines)")
-        #expect(run.stdout.isEmpty)
+        run.expectRefused(status: 64, saying: "--preview")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/facecam-never.avi"))
     }
 
@@ -172,9 +177,7 @@ struct HostileInputTests {
         let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("images/grace_hopper.jpg"))))
         let half = try files.write("half.jpg", Array(whole.prefix(whole.count / 2)) + [0xFF, 0xD9])
         let run = try HostileRun(["detect", half], inputs: [half])
-        #expect(run.status == 1)
-        #expect(run.saysOneLine(containing: "\(half): not a readable image: damaged or truncated JPEG"), "\(run.errorLines)")
-        #expect(run.stdout.isEmpty)
+        run.expectRefused(status: 1, saying: "\(half): not a readable image: damaged or truncated JPEG")
     }
 
     @Test func aDamagedPNGIsOneLineWithoutLibpngsOwn() throws {
@@ -286,17 +289,13 @@ struct HostileInputTests {
             (["video", "--quiet", "-o", clip, clip], "--output"),
         ] {
             let run = try HostileRun(arguments, inputs: [input, clip])
-            #expect(run.status == 64)
-            #expect(run.saysOneLine(containing: option), "\(run.errorLines)")
-            #expect(run.stdout.isEmpty)
+            run.expectRefused(status: 64, saying: option)
         }
     }
 
     @Test func anAnnotatedVideoThatCannotBeWrittenIsOneLineBeforeAnyWork() throws {
         let run = try HostileRun(["video", "--quiet", "--annotate-video", "/nonexistent/x.avi", "Fixtures/video/pan-zoom.avi"])
-        #expect(run.status == 1)
-        #expect(run.saysOneLine(containing: "cannot write annotated video /nonexistent/x.avi"), "\(run.errorLines)")
-        #expect(run.stdout.isEmpty)
+        run.expectRefused(status: 1, saying: "cannot write annotated video /nonexistent/x.avi")
     }
 
     /// File names with a colon are the files they name, not FFmpeg protocols (`pipe:0` would read
@@ -372,9 +371,7 @@ struct HostileInputTests {
     ])
     func mapRefusesValuesOutOfRange(_ arguments: [String], option: String) throws {
         let run = try HostileRun(["map", "--frame", "640x480"] + arguments)
-        #expect(run.status == 64)
-        #expect(run.saysOneLine(containing: option), "\(run.errorLines)")
-        #expect(run.stdout.isEmpty)
+        run.expectRefused(status: 64, saying: option)
     }
 
     @Test(arguments: [(SIGINT, Int32(130), "SIGINT"), (SIGTERM, Int32(143), "SIGTERM")])
