@@ -316,7 +316,7 @@ bench: bench-deps release
 		--template Tests/Bench/benchmarks.md.in --output docs/benchmarks.md
 	@if [ -f $(BENCH)/report/failed ]; then echo "make bench: targets missed in: $$(tr '\n' ' ' < $(BENCH)/report/failed)(see their FAIL lines)" >&2; exit 1; fi
 
-# The release binary, the Swift runtime and Foundation linked in (Package.swift's facecam target).
+# The release binary, the Swift runtime and Foundation linked in (Package.swift's FaceCamMain target).
 release: deps models
 	$(SWIFT) build $(RELEASE_FLAGS) --product facecam
 

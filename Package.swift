@@ -19,7 +19,7 @@ let unoptimized: [SwiftSetting] = [.unsafeFlags(["-Onone"])]
 let package = Package(
     name: "facecam",
     products: [
-        .executable(name: "facecam", targets: ["facecam"]),
+        .executable(name: "facecam", targets: ["FaceCamMain"]),
         .executable(name: "facecam-fuzz", targets: ["facecam-fuzz"]),
         .library(name: "FaceCam", targets: ["FaceCam"]),
     ],
@@ -95,11 +95,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The binary: FaceCamCLI's entry point. A release build links the Swift runtime and Foundation statically, so
+        // The binary, facecam: FaceCamCLI's entry point. A release build links the Swift runtime and Foundation statically, so
         // that facecam runs without the toolchain; its one file is compiled against the static modules, whose
         // objects name every archive they need.
         .executableTarget(
-            name: "facecam", dependencies: ["FaceCamCLI"],
+            name: "FaceCamMain", dependencies: ["FaceCamCLI"],
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
         // libFuzzer targets with -sanitize=fuzzer -DFUZZING (make fuzz); built plainly, a corpus replayer.

@@ -7,7 +7,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// The binary's entry point (Sources/facecam/main.swift): runs the command line this process was given.
+/// The binary's entry point (Sources/FaceCamMain/main.swift): runs the command line this process was given.
 public func facecamMain() {
     FaceCamCommand.main()
 }
