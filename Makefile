@@ -340,6 +340,7 @@ stage: release
 	cp $(OPENVINO_DIR)/LICENSE $(STAGE)/share/facecam/openvino-LICENSE
 	cp $(OPENVINO_DIR)/README.md $(STAGE)/share/facecam/openvino-README.md
 	for f in $(OPENVINO_NOTICES); do cp $(OPENVINO_DIR)/$$f $(STAGE)/share/facecam/openvino-$$f || exit 1; done
+	@# generate-manual is no product swift-argument-parser declares: SwiftPM builds it as the tool of its plugin.
 	$(SWIFT) build $(RELEASE_FLAGS) --product generate-manual
 	$(STATIC)/release/generate-manual $(RELEASE_BINARY) --output-directory $(STAGE)/manual --multi-page \
 		--date "$$(git log -1 --format=%cs 2> /dev/null || date +%F)" --authors "the facecam developers"

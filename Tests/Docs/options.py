@@ -5,7 +5,8 @@ parses), so that the page cannot drift from the program.
 
     options.py write --facecam BIN    rewrites the generated part of the page (between its markers)
     options.py check --facecam BIN    fails, saying what differs, when the page is not what write makes,
-                                      or when its hand-written tables name an option no command has
+                                      or when its hand-written tables name an option no command has, or
+                                      when a command takes one name twice
 
 make test runs check; after changing an option, run `make options-doc` and commit the page.
 """
@@ -85,6 +86,21 @@ def known_options(facecam):
     return known
 
 
+def name_clashes(command, description):
+    """Names two of a command's arguments (its own and its option groups') both take: ArgumentParser refuses them
+    only in a debug build, and the release build make test runs lets one hide the other."""
+    seen, clashes = set(), []
+    for argument in description.get("arguments", []):
+        for n in argument.get("names", []):
+            name = ("--" if n["kind"] == "long" else "-") + n["name"]  # short, or longWithSingleDash
+            if name in seen:
+                clashes.append(f"facecam {command}: {name} is declared twice")
+            seen.add(name)
+    for sub in description.get("subcommands", []):
+        clashes += name_clashes(command + " " + sub["commandName"], sub)
+    return clashes
+
+
 def split(page):
     if BEGIN not in page or END not in page:
         sys.exit(f"options.py: {PAGE} lacks the generated part's markers")
@@ -115,6 +131,8 @@ def main():
         for option in re.findall(r"^\| `(--[a-z0-9-]+)", line):
             if option not in known:
                 problems.append(f"options.md:{number}: {option} is no option of any command")
+    for command in commands(args.facecam):
+        problems += name_clashes(command, describe(args.facecam, command))
     for problem in problems:
         print("options.py: " + problem, file=sys.stderr)
     print(f"options.py: {len(known)} options; {len(problems)} problems")

@@ -144,7 +144,7 @@ final class BackgroundProcess {
 }
 
 /// The facecam the end-to-end tests run: FACECAM_BINARY's when set (make test gives the release binary,
-/// the one that is installed), else the debug build beside this test bundle.
+/// the one that is installed), else the facecam built beside this test bundle.
 let facecamBinary: URL = {
     if let given = ProcessInfo.processInfo.environment["FACECAM_BINARY"], !given.isEmpty {
         return URL(fileURLWithPath: given, relativeTo: repository).standardizedFileURL
