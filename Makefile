@@ -270,6 +270,7 @@ FUZZER_NO_MAIN = $(shell ls $(dir $(shell readlink -f $(shell command -v $(SWIFT
 fuzz: test-deps
 	$(SWIFT) build --product facecam-fuzz --scratch-path .build-fuzz -Xswiftc -sanitize=address \
 		-Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xlinker $(FUZZER_NO_MAIN)
+	$(SWIFT) build --product FaceCamMedia --scratch-path .build-fuzz
 	bash Tests/Fuzz/run.sh $(FUZZ_SECONDS)
 
 # One bench script: its tables (standard output) kept in $(BENCH)/report/NAME.md for docs/benchmarks.md, and shown.
@@ -316,19 +317,23 @@ bench: bench-deps release
 		--template Tests/Bench/benchmarks.md.in --output docs/benchmarks.md
 	@if [ -f $(BENCH)/report/failed ]; then echo "make bench: targets missed in: $$(tr '\n' ' ' < $(BENCH)/report/failed)(see their FAIL lines)" >&2; exit 1; fi
 
-# The release binary, the Swift runtime and Foundation linked in (Package.swift's FaceCamMain target).
+# The release binary, the Swift runtime and Foundation linked in (Package.swift's FaceCamMain target), and
+# libFaceCamMedia.so beside it, which it loads to read and write videos and photographs other than JPEG.
 release: deps models
 	$(SWIFT) build $(RELEASE_FLAGS) --product facecam
+	$(SWIFT) build $(RELEASE_FLAGS) --product FaceCamMedia
 
-# Everything installed, under $(STAGE) as under a prefix: bin/, lib/facecam (OpenVINO's runtime, private to facecam),
+# Everything installed, under $(STAGE) as under a prefix: bin/, lib/facecam (OpenVINO's runtime, and in media/
+# libFaceCamMedia.so, private to facecam),
 # share/facecam (the models, and OpenVINO's licence and notices),
 # share/man/man1 (one page per command, from swift-argument-parser's generate-manual tool, which reads the
 # release binary's help; named as git names its own: facecam-detect.1), and bash, zsh and fish completions.
 stage: release
-	rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/lib/facecam $(STAGE)/share/facecam $(STAGE)/share/man/man1 $(STAGE)/manual \
+	rm -rf $(STAGE) && mkdir -p $(STAGE)/bin $(STAGE)/lib/facecam/media $(STAGE)/share/facecam $(STAGE)/share/man/man1 $(STAGE)/manual \
 		$(STAGE)/completions
 	cp $(RELEASE_BINARY) $(STAGE)/bin/facecam
-	strip $(STAGE)/bin/facecam
+	cp $(STATIC)/release/libFaceCamMedia.so $(STAGE)/lib/facecam/media/
+	strip $(STAGE)/bin/facecam $(STAGE)/lib/facecam/media/libFaceCamMedia.so
 	cp Sources/FaceCam/Resources/YuNet/* $(STAGE)/share/facecam/
 	cp $(CENTERFACE_MODEL) $(STAGE)/share/facecam/
 	cp Sources/FaceCam/Resources/CenterFace/LICENSE $(STAGE)/share/facecam/centerface-LICENSE
@@ -358,8 +363,9 @@ stage: release
 # the man pages and the completions.
 define install-staged
 	install -D -m 755 $(STAGE)/bin/facecam $(1)/bin/facecam
-	install -d $(1)/lib/facecam $(1)/share/facecam $(1)/share/man/man1
-	install -m 644 $(STAGE)/lib/facecam/* $(1)/lib/facecam/
+	install -d $(1)/lib/facecam/media $(1)/share/facecam $(1)/share/man/man1
+	install -m 644 $(addprefix $(STAGE)/lib/facecam/,$(OPENVINO_LIBS) SHA256SUMS) $(1)/lib/facecam/
+	install -m 644 $(STAGE)/lib/facecam/media/libFaceCamMedia.so $(1)/lib/facecam/media/
 	install -m 644 $(STAGE)/share/facecam/* $(1)/share/facecam/
 	install -m 644 $(STAGE)/share/man/man1/*.1 $(1)/share/man/man1/
 	install -D -m 644 $(STAGE)/completions/bash $(1)/share/bash-completion/completions/facecam
@@ -401,7 +407,7 @@ deb: stage
 		"are in /usr/share/facecam/openvino-*-third-party-programs.txt):" "" >> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	cat $(OPENVINO_DIR)/LICENSE >> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	mkdir -p $(STAGE)/shlibs/debian && touch $(STAGE)/shlibs/debian/control
-	cd $(STAGE)/shlibs && dpkg-shlibdeps -O -e ../deb/usr/bin/facecam | sed 's/^shlibs:Depends=//' > depends
+	cd $(STAGE)/shlibs && dpkg-shlibdeps -O -e ../deb/usr/bin/facecam -e ../deb/usr/lib/facecam/media/libFaceCamMedia.so | sed 's/^shlibs:Depends=//' > depends
 	printf '%s\n' "Package: facecam" "Version: $(VERSION)" "Architecture: amd64" "Maintainer: the facecam developers" \
 		"Depends: $$(cat $(STAGE)/shlibs/depends), opencv-data, ffmpeg" \
 		"Recommends: $$(grep -o 'libopencv-core[0-9]*' $(STAGE)/shlibs/depends | head -n 1 | sed 's/core/highgui/')" \

@@ -5,11 +5,14 @@ import PackageDescription
 /// facecam calls are linked, not everything `pkg-config opencv4 --libs` lists.
 let openCVFlags: [CXXSetting] = [.unsafeFlags(["-I/usr/include/opencv4"])]
 /// highgui is not among them: the shim loads it for `live --show` only (cfd_window.cpp), so that facecam needs no Qt.
+/// imgcodecs and videoio are not among them either: they are libFaceCamMedia.so's (CFaceMedia).
+// OpenSSL's libcrypto: the SHA-256s of OpenVINO's libraries, checked before they are loaded.
+let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_calib3d", "opencv_objdetect", "opencv_dnn", "crypto"]
+    .map { .linkedLibrary($0) }
 /// libavutil (FFmpeg's, which OpenCV's videoio runs on) for its log callback: what FFmpeg reports
 /// while a video is read is how damage is told from a container's estimate; libavformat to say why a
 /// video cannot be opened, which OpenCV does not (cfd_video.cpp).
-// OpenSSL's libcrypto: the SHA-256s of OpenVINO's libraries, checked before they are loaded.
-let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_calib3d", "opencv_objdetect", "opencv_dnn", "opencv_imgcodecs", "opencv_videoio", "avformat", "avutil", "crypto"]
+let mediaLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_videoio", "avformat", "avutil"]
     .map { .linkedLibrary($0) }
 
 /// The tests compile unoptimized in every configuration: make test builds them beside the release library
@@ -22,6 +25,9 @@ let package = Package(
         .executable(name: "facecam", targets: ["FaceCamMain"]),
         .executable(name: "facecam-fuzz", targets: ["facecam-fuzz"]),
         .library(name: "FaceCam", targets: ["FaceCam"]),
+        // Still images and videos through OpenCV's imgcodecs and videoio and FFmpeg, which bring over two hundred
+        // libraries: CFaceDetect loads this library the first time it needs one, so that a start does not load them.
+        .library(name: "FaceCamMedia", type: .dynamic, targets: ["CFaceMedia"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -32,8 +38,19 @@ let package = Package(
     targets: [
         .target(
             name: "CFaceDetect",
-            cxxSettings: openCVFlags,
+            // media.hpp: what libFaceCamMedia.so offers (its table of entry points), which this target loads.
+            cxxSettings: openCVFlags + [.unsafeFlags(["-I", Context.packageDirectory + "/Sources/CFaceMedia/include"])],
             linkerSettings: openCVLibraries
+        ),
+        // CFaceDetect's media entry points, built from its headers (cfd.h, shim.hpp); hidden but for the one table
+        // the shim looks up (include/media.hpp).
+        .target(
+            name: "CFaceMedia",
+            cxxSettings: openCVFlags + [.unsafeFlags([
+                "-I", Context.packageDirectory + "/Sources/CFaceDetect", "-I", Context.packageDirectory + "/Sources/CFaceDetect/include",
+                "-fvisibility=hidden",
+            ])],
+            linkerSettings: mediaLibraries
         ),
         .target(
             name: "CJPEG",

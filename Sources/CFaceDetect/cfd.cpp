@@ -2,7 +2,6 @@
 #include "shim.hpp"
 
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 
@@ -65,36 +64,6 @@ void give(const std::vector<cv::Rect> &found, cv::Point offset, cfd_rects *out) 
 }
 } // namespace
 
-namespace {
-
-/* cfd_decode_image_into's work; with `has_alpha`, the image's own alpha is kept (8-bit, a 16-bit one
-   scaled down) and *has_alpha says whether it had one, else alpha is opaque. */
-cfd_status decode_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width, int32_t height, size_t stride,
-                       int32_t *has_alpha, cfd_error *error) {
-    if (pixels == nullptr || width <= 0 || height <= 0 || stride < static_cast<size_t>(width) * 4) {
-        return invalid(error, "malformed destination");
-    }
-    if (data == nullptr || size == 0) return fail(error, CFD_ERROR_DECODE, "empty file");
-    if (size > static_cast<size_t>(INT32_MAX)) return fail(error, CFD_ERROR_DECODE, "file too large");
-    cv::Mat encoded(1, static_cast<int>(size), CV_8UC1, const_cast<uint8_t *>(data));
-    cv::Mat decoded = cv::imdecode(
-        encoded, (has_alpha != nullptr ? cv::IMREAD_UNCHANGED : cv::IMREAD_COLOR) | cv::IMREAD_IGNORE_ORIENTATION);
-    if (decoded.empty()) return fail(error, CFD_ERROR_DECODE, "not an image OpenCV can decode, or damaged");
-    if (decoded.cols != width || decoded.rows != height) {
-        return fail(error, CFD_ERROR_DECODE, "the image is not the size its header announced");
-    }
-    if (decoded.depth() != CV_8U) decoded.convertTo(decoded, CV_8U, decoded.depth() == CV_16U ? 1.0 / 257 : 1.0);
-    cv::Mat bgra(height, width, CV_8UC4, pixels, stride);
-    if (has_alpha != nullptr) *has_alpha = decoded.channels() == 4;
-    switch (decoded.channels()) {
-    case 1: cv::cvtColor(decoded, bgra, cv::COLOR_GRAY2BGRA); break;
-    case 4: decoded.copyTo(bgra); break;
-    default: cv::cvtColor(decoded, bgra, cv::COLOR_BGR2BGRA); break;
-    }
-    return CFD_OK;
-}
-
-} // namespace
 
 extern "C" {
 
@@ -401,19 +370,6 @@ void cfd_rects_free(cfd_rects *rects) {
     std::free(rects->rects);
     rects->rects = nullptr;
     rects->count = 0;
-}
-
-cfd_status cfd_decode_image_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width, int32_t height,
-                                 size_t stride, cfd_error *error) {
-    return guarded(error, [&]() -> cfd_status { return decode_into(data, size, pixels, width, height, stride, nullptr, error); });
-}
-
-cfd_status cfd_decode_image_with_alpha_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width,
-                                            int32_t height, size_t stride, int32_t *has_alpha, cfd_error *error) {
-    return guarded(error, [&]() -> cfd_status {
-        if (has_alpha == nullptr) return invalid(error, "null argument");
-        return decode_into(data, size, pixels, width, height, stride, has_alpha, error);
-    });
 }
 
 cfd_status cfd_warp_affine(const cfd_image_view *source, cfd_rect aperture, const double inverse_map[6],

@@ -1,7 +1,6 @@
-// Redaction (blur, pixelate, fill) of face regions, and still images encoded in the output's format.
+// Redaction (blur, pixelate, fill) of face regions, and overlays composited onto frames.
 #include "shim.hpp"
 
-#include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -125,27 +124,6 @@ cfd_status cfd_redact(uint8_t *pixels, int32_t width, int32_t height, size_t str
                 : hidden(area, std::max(region.width, region.height), mode);
             hiding.copyTo(area, shape_mask(region, bounds, shape));
         }
-        return CFD_OK;
-    });
-}
-
-cfd_status cfd_encode_image(const cfd_image_view *image, const char *extension, int32_t quality, uint8_t **data,
-                            size_t *size, cfd_error *error) {
-    return guarded(error, [&]() -> cfd_status {
-        if (!valid_view(image)) return invalid(error, "empty or malformed image");
-        if (extension == nullptr || data == nullptr || size == nullptr) return invalid(error, "missing argument");
-        if (!cv::haveImageWriter(extension)) return invalid(error, "OpenCV cannot write this format");
-        cv::Mat bgra(image->height, image->width, CV_8UC4, const_cast<uint8_t *>(image->pixels), image->stride);
-        cv::Mat bgr;
-        cv::cvtColor(bgra, bgr, cv::COLOR_BGRA2BGR);
-        const int level = std::clamp<int>(quality, 1, 100);
-        const std::vector<int> parameters{cv::IMWRITE_JPEG_QUALITY, level, cv::IMWRITE_WEBP_QUALITY, level};
-        std::vector<uint8_t> bytes;
-        if (!cv::imencode(extension, bgr, bytes, parameters)) return fail(error, CFD_ERROR_OPENCV, "cv::imencode failed");
-        *data = static_cast<uint8_t *>(std::malloc(bytes.empty() ? 1 : bytes.size()));
-        if (*data == nullptr) return fail(error, CFD_ERROR_INTERNAL, "out of memory");
-        std::memcpy(*data, bytes.data(), bytes.size());
-        *size = bytes.size();
         return CFD_OK;
     });
 }

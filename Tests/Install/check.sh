@@ -8,6 +8,7 @@ deb=$(realpath "${1:?usage: check.sh FACECAM.deb}")
 work=$(mktemp -d /tmp/facecam-install.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 image=$(realpath Fixtures/images/astronaut.png)
+clip=$(realpath Fixtures/video/pan-zoom.avi)
 checks=0
 fail() { echo "test-install: $*" >&2; exit 1; }
 pass() { checks=$((checks + 1)); echo "ok: $*"; }
@@ -33,6 +34,11 @@ check_installed() {
     [ -f "$prefix/share/facecam/openvino-LICENSE" ] && [ -f "$prefix/share/facecam/openvino-runtime-third-party-programs.txt" ] \
         || fail "$what: OpenVINO's licence and notices are not installed"
     pass "$what: OpenVINO loads from $prefix/lib/facecam, its licence and notices beside the models"
+    record=$(cd "$work" && "$prefix/bin/facecam" video --quiet --detector haar --every 12 "$clip") \
+        || fail "$what: video (libFaceCamMedia.so)"
+    [ "$(echo "$record" | wc -l)" = 3 ] || fail "$what: video gave not 3 records: $record"
+    [ -f "$prefix/lib/facecam/media/libFaceCamMedia.so" ] || fail "$what: libFaceCamMedia.so is not in $prefix/lib/facecam/media"
+    pass "$what: a PNG (the photograph above) and a video read through $prefix/lib/facecam/media/libFaceCamMedia.so"
     local gallery="$work/gallery-${what// /-}.sqlite"
     (cd "$work" && "$prefix/bin/facecam" enrol --gallery "$gallery" Collins "$image" 2> /dev/null) || fail "$what: facecam enrol"
     record=$(cd "$work" && "$prefix/bin/facecam" detect --recognize --gallery "$gallery" "$image") || fail "$what: detect --recognize"

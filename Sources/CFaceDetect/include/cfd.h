@@ -29,7 +29,8 @@ typedef enum {
     CFD_END_OF_STREAM = 6,          /* a video has no more frames: not an error */
     CFD_ERROR_MODEL = 7,            /* the DNN model file could not be loaded or run */
     CFD_ERROR_TIMEOUT = 8,          /* a stream sent nothing for the reader's timeout */
-    CFD_ERROR_ENGINE = 9            /* the inference engine's libraries are missing or would not load */
+    CFD_ERROR_ENGINE = 9,           /* the inference engine's libraries are missing or would not load */
+    CFD_ERROR_MEDIA = 10            /* facecam's media library (libFaceCamMedia.so) is missing or would not load */
 } cfd_status;
 
 /* `message` is one line: OpenCV's own multi-line exception text is condensed. */

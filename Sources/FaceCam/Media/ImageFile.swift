@@ -76,7 +76,8 @@ public enum ImageFile {
             } == CFD_OK
         }
         guard let frame else {
-            throw .undecodable(path: source, reason: error.status == CFD_ERROR_DECODE ? error.text : "damaged (\(error.text))")
+            throw error.mediaUnavailable(source)
+                ?? .undecodable(path: source, reason: error.status == CFD_ERROR_DECODE ? error.text : "damaged (\(error.text))")
         }
         return (frame, hasAlpha != 0)
     }
@@ -159,7 +160,8 @@ public enum ImageFile {
         }
         guard let frame else {
             // OpenCV's own text for these is often an assertion message; say it plainly.
-            throw .undecodable(path: source, reason: error.status == CFD_ERROR_DECODE ? error.text : "damaged (\(error.text))")
+            throw error.mediaUnavailable(source)
+                ?? .undecodable(path: source, reason: error.status == CFD_ERROR_DECODE ? error.text : "damaged (\(error.text))")
         }
         return frame
     }
@@ -203,5 +205,11 @@ extension cfd_error {
     /// The shim's message.
     var text: String {
         withUnsafeBytes(of: message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// What a still-image or video call on `path` that failed for want of libFaceCamMedia.so throws, whatever it was
+    /// given: nil when it failed otherwise.
+    func mediaUnavailable(_ path: String) -> FaceCamError? {
+        status == CFD_ERROR_MEDIA ? .mediaUnavailable(path: path, reason: text) : nil
     }
 }

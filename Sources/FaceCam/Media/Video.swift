@@ -68,6 +68,7 @@ public final class VideoReader {
         let milliseconds = timeout.map { Int32(clamping: Int(($0 * 1000).rounded(.up))) } ?? 0
         guard let handle = input.withFFmpegName({ cfd_video_open($0, milliseconds, &info, &error) }) else {
             if error.status == CFD_ERROR_TIMEOUT { throw .streamStalled(source: name, afterFrame: nil, seconds: timeout ?? 0) }
+            if let unavailable = error.mediaUnavailable(name) { throw unavailable }
             throw input.isStream
                 ? .unreachableStream(source: name, reason: error.text)
                 : .undecodableVideo(path: name, reason: error.text)
@@ -183,7 +184,7 @@ public final class VideoWriter: FrameOutput {
     public init(path: String, size: PixelSize, framesPerSecond: Double) throws(FaceCamError) {
         var error = cfd_error()
         guard let handle = cfd_video_writer_open(path, Int32(size.width), Int32(size.height), framesPerSecond, &error) else {
-            throw .annotatedVideo(path: path, reason: error.text)
+            throw error.mediaUnavailable(path) ?? .annotatedVideo(path: path, reason: error.text)
         }
         self.path = path
         self.size = size

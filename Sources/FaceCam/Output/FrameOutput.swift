@@ -69,7 +69,7 @@ extension Frame {
         var size = 0
         var error = cfd_error()
         let status = withImageView { cfd_encode_image(&$0, `extension`, Int32(clamping: quality), &data, &size, &error) }
-        guard status == CFD_OK, let data else { throw .imageOutput(what: what, path: path, reason: error.text) }
+        guard status == CFD_OK, let data else { throw error.mediaUnavailable(path) ?? .imageOutput(what: what, path: path, reason: error.text) }
         defer { cfd_bytes_free(data) }
         return Array(UnsafeBufferPointer(start: data, count: size))
     }

@@ -11,6 +11,9 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
     case modelUnloadable(String, path: String, reason: String)
     /// OpenVINO's libraries are missing from every place tried, or would not load.
     case engineUnavailable(String, tried: [String], reason: String)
+    /// facecam's media library (libFaceCamMedia.so: still images other than JPEG, videos) is missing or would not
+    /// load, so the file at `path` could not be read or written; the reason names the paths tried.
+    case mediaUnavailable(path: String, reason: String)
     /// A file or directory could not be read.
     case unreadable(SystemError)
     /// A FIFO, socket or device where a file was expected: reading it could block for ever.
@@ -77,6 +80,8 @@ public enum FaceCamError: Error, Sendable, CustomStringConvertible {
             return "cannot load \(model) model \(path): \(reason)"
         case .engineUnavailable(let engine, let tried, let reason):
             return "\(engine) is not available: \(reason); tried \(tried.joined(separator: ", "))"
+        case .mediaUnavailable(let path, let reason):
+            return "\(path): \(reason)"
         case .unreadable(let error):
             return "\(error.path ?? ""): cannot read (\(error.call): \(error.reason))"
         case .directory(let path):

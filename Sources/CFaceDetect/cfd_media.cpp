@@ -1,0 +1,130 @@
+// The still-image and video entry points, forwarded to libFaceCamMedia.so (media.hpp), which is loaded the first
+// time one is called: from beside the running program (the build's folder, where the tests run too), else from
+// ../lib/facecam/media beside it (make install, the .deb; not ../lib/facecam itself, which holds OpenVINO's libraries
+// and nothing else). What cannot be loaded is CFD_ERROR_MEDIA with the paths tried.
+#include "media.hpp"
+#include "shim.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <climits>
+#include <mutex>
+#include <string>
+
+using namespace cfd;
+
+namespace {
+
+struct Media {
+    const MediaEntryPoints *entry_points = nullptr;
+    std::string problem; // why it could not be loaded; empty once loaded
+};
+
+std::string program_directory() {
+    char path[PATH_MAX];
+    const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length <= 0) return ".";
+    std::string program(path, static_cast<size_t>(length));
+    return program.substr(0, program.rfind('/'));
+}
+
+const Media &media() {
+    static Media loaded;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const std::string directory = program_directory();
+        std::string tried;
+        for (const std::string &path : {directory + "/libFaceCamMedia.so", directory + "/../lib/facecam/media/libFaceCamMedia.so"}) {
+            void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+            if (library == nullptr) {
+                const char *reason = dlerror();
+                tried += (tried.empty() ? "" : "; ") + (reason != nullptr ? std::string(reason) : path);
+                continue;
+            }
+            auto entry_points = reinterpret_cast<decltype(&cfd_media_entry_points)>(dlsym(library, CFD_MEDIA_ENTRY_POINTS));
+            const MediaEntryPoints *table = entry_points != nullptr ? entry_points() : nullptr;
+            if (table == nullptr || table->abi != media_abi) {
+                tried += (tried.empty() ? "" : "; ") + path + ": built for another facecam";
+                dlclose(library);
+                continue;
+            }
+            loaded.entry_points = table;
+            return;
+        }
+        loaded.problem = "facecam's media library cannot be loaded (" + tried + "): reinstall facecam";
+    });
+    return loaded;
+}
+
+/* The loaded table, or null with `error` saying why. */
+const MediaEntryPoints *entry_points(cfd_error *error) {
+    const Media &loaded = media();
+    if (loaded.entry_points == nullptr) set_error(error, CFD_ERROR_MEDIA, loaded.problem.c_str());
+    return loaded.entry_points;
+}
+
+} // namespace
+
+extern "C" {
+
+cfd_status cfd_decode_image_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width, int32_t height,
+                                 size_t stride, cfd_error *error) {
+    const MediaEntryPoints *media = entry_points(error);
+    return media != nullptr ? media->decode_image_into(data, size, pixels, width, height, stride, error) : CFD_ERROR_MEDIA;
+}
+
+cfd_status cfd_decode_image_with_alpha_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width,
+                                            int32_t height, size_t stride, int32_t *has_alpha, cfd_error *error) {
+    const MediaEntryPoints *media = entry_points(error);
+    return media != nullptr ? media->decode_image_with_alpha_into(data, size, pixels, width, height, stride, has_alpha, error)
+                            : CFD_ERROR_MEDIA;
+}
+
+cfd_status cfd_encode_image(const cfd_image_view *image, const char *extension, int32_t quality, uint8_t **data,
+                            size_t *size, cfd_error *error) {
+    const MediaEntryPoints *media = entry_points(error);
+    return media != nullptr ? media->encode_image(image, extension, quality, data, size, error) : CFD_ERROR_MEDIA;
+}
+
+cfd_video_reader *cfd_video_open(const char *path, int32_t timeout_ms, cfd_video_info *info, cfd_error *error) {
+    const MediaEntryPoints *media = entry_points(error);
+    return media != nullptr ? media->video_open(path, timeout_ms, info, error) : nullptr;
+}
+
+cfd_status cfd_video_start_offset(const char *name, double *seconds, cfd_error *error) {
+    const MediaEntryPoints *media = entry_points(error);
+    return media != nullptr ? media->video_start_offset(name, seconds, error) : CFD_ERROR_MEDIA;
+}
+
+cfd_video_writer *cfd_video_writer_open(const char *path, int32_t width, int32_t height, double frames_per_second,
+                                        cfd_error *error) {
+    const MediaEntryPoints *media = entry_points(error);
+    return media != nullptr ? media->video_writer_open(path, width, height, frames_per_second, error) : nullptr;
+}
+
+cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_t *pixels, size_t stride,
+                          cfd_video_frame *frame, cfd_error *error) {
+    const MediaEntryPoints *media = entry_points(error);
+    return media != nullptr ? media->video_read(reader, decode_every, pixels, stride, frame, error) : CFD_ERROR_MEDIA;
+}
+
+cfd_status cfd_video_writer_write(cfd_video_writer *writer, const cfd_image_view *frame, cfd_error *error) {
+    const MediaEntryPoints *media = entry_points(error);
+    return media != nullptr ? media->video_writer_write(writer, frame, error) : CFD_ERROR_MEDIA;
+}
+
+// A reader or a writer exists only once the library is loaded.
+int64_t cfd_video_reported_errors(const cfd_video_reader *reader) {
+    return reader != nullptr ? media().entry_points->video_reported_errors(reader) : 0;
+}
+
+void cfd_video_close(cfd_video_reader *reader) {
+    if (reader != nullptr) media().entry_points->video_close(reader);
+}
+
+void cfd_video_writer_close(cfd_video_writer *writer) {
+    if (writer != nullptr) media().entry_points->video_writer_close(writer);
+}
+
+} // extern "C"

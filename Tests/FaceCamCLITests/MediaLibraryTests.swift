@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+
+/// libFaceCamMedia.so, which facecam loads from beside itself (or ../lib/facecam/media) to read and write videos and
+/// photographs other than JPEG: a binary without it still reads JPEGs, and says, for each input that needs it, in
+/// one line naming the input, that the library cannot be loaded and what to do.
+struct MediaLibraryTests {
+    @Test func aBinaryWithoutItNamesEachInputThatNeedsItAndReadsTheRest() throws {
+        let directory = try temporaryDirectory("media")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A copy, not a link: facecam looks beside the program the kernel ran.
+        let binary = directory.appendingPathComponent("facecam")
+        try FileManager.default.copyItem(at: facecamBinary, to: binary)
+        let (png, jpeg, clip) = (fixture("images/astronaut.png"), fixture("images/two-faces.jpg"), fixture("video/pan-zoom.avi"))
+        let missing = "facecam's media library cannot be loaded (\(directory.path)/libFaceCamMedia.so: "
+
+        let photos = try run(binary, ["detect", "--detector", "haar", png, jpeg])
+        #expect(photos.status == 1)
+        #expect(photos.errorLines.count == 1 && photos.errorLines[0].hasPrefix("facecam: \(png): " + missing)
+            && photos.errorLines[0].hasSuffix("): reinstall facecam"), "\(photos.stderr)")
+        #expect(try photos.records().map { $0["source"] as? String } == [jpeg])
+
+        let video = try run(binary, ["video", "--detector", "haar", clip])
+        #expect(video.status == 1)
+        #expect(video.errorLines.count == 1 && video.errorLines[0].hasPrefix("facecam: \(clip): " + missing), "\(video.stderr)")
+        #expect(video.stdout.isEmpty)
+    }
+}
