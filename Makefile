@@ -64,7 +64,8 @@ SLURM_PACKAGES := slurm-wlm munge parallel python3-venv
 SCALE_VENV := .build/scale-venv
 
 # make install and make deb: what goes where. DESTDIR stages an install (packagers); PREFIX is
-# where it runs from. The binary links the Swift runtime statically, so no toolchain is needed to run it.
+# where it runs from. The binary links the Swift runtime statically and libFaceCamMedia.so is C++ alone, so no
+# toolchain is needed to run them.
 PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/.*facecamVersion = "\(.*\)"/\1/p' Sources/FaceCamCLI/Version.swift)
@@ -358,7 +359,8 @@ stage: release
 		$(STAGE)/bin/facecam --generate-completion-script $$shell > $(STAGE)/completions/$$shell || exit 1; \
 	done
 
-# Copies what `stage` made under $(1), a prefix: the binary, OpenVINO (found from bin/../lib/facecam), the models
+# Copies what `stage` made under $(1), a prefix: the binary, OpenVINO (found from bin/../lib/facecam), the media
+# library (bin/../lib/facecam/media), the models
 # (found from bin/../share/facecam),
 # the man pages and the completions.
 define install-staged
@@ -385,7 +387,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/facecam $(DESTDIR)$(PREFIX)/lib/facecam
 
 # facecam_VERSION_amd64.deb: Debian's places (man pages gzipped, zsh's vendor-completions), Depends
-# computed by dpkg-shlibdeps from the binary's shared libraries, and ffmpeg, which facecam redact runs;
+# computed by dpkg-shlibdeps from the shared libraries of the binary and libFaceCamMedia.so, and ffmpeg, which facecam redact runs;
 # Recommends OpenCV's highgui, which live --show loads when it is there (it brings Qt, so it is not linked).
 deb: stage
 	$(call install-missing,$(DEB_PACKAGES))
@@ -407,7 +409,8 @@ deb: stage
 		"are in /usr/share/facecam/openvino-*-third-party-programs.txt):" "" >> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	cat $(OPENVINO_DIR)/LICENSE >> $(STAGE)/deb/usr/share/doc/facecam/copyright
 	mkdir -p $(STAGE)/shlibs/debian && touch $(STAGE)/shlibs/debian/control
-	cd $(STAGE)/shlibs && dpkg-shlibdeps -O -e ../deb/usr/bin/facecam -e ../deb/usr/lib/facecam/media/libFaceCamMedia.so | sed 's/^shlibs:Depends=//' > depends
+	cd $(STAGE)/shlibs && dpkg-shlibdeps -O -e ../deb/usr/bin/facecam -e ../deb/usr/lib/facecam/media/libFaceCamMedia.so > shlibs \
+		&& sed 's/^shlibs:Depends=//' shlibs > depends
 	printf '%s\n' "Package: facecam" "Version: $(VERSION)" "Architecture: amd64" "Maintainer: the facecam developers" \
 		"Depends: $$(cat $(STAGE)/shlibs/depends), opencv-data, ffmpeg" \
 		"Recommends: $$(grep -o 'libopencv-core[0-9]*' $(STAGE)/shlibs/depends | head -n 1 | sed 's/core/highgui/')" \

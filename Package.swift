@@ -50,7 +50,9 @@ let package = Package(
                 "-I", Context.packageDirectory + "/Sources/CFaceDetect", "-I", Context.packageDirectory + "/Sources/CFaceDetect/include",
                 "-fvisibility=hidden",
             ])],
-            linkerSettings: mediaLibraries
+            // C++ alone: swiftc links every product, and would add its start files and so the Swift runtime, which the
+            // library does not use (and the binary has linked in).
+            linkerSettings: mediaLibraries + [.unsafeFlags(["-nostartfiles", "-static-stdlib"])]
         ),
         .target(
             name: "CJPEG",

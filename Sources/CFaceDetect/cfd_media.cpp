@@ -21,38 +21,54 @@ struct Media {
     std::string problem; // why it could not be loaded; empty once loaded
 };
 
+/* The folder of the program the kernel ran (symbolic links resolved); empty when it cannot be told. */
 std::string program_directory() {
     char path[PATH_MAX];
     const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (length <= 0) return ".";
+    if (length <= 0) return std::string();
     std::string program(path, static_cast<size_t>(length));
     return program.substr(0, program.rfind('/'));
+}
+
+void load(Media &loaded) {
+    const std::string directory = program_directory();
+    if (directory.empty()) {
+        // Never the working directory, which may be a folder of inputs.
+        loaded.problem = "facecam's media library cannot be loaded: /proc/self/exe does not say where facecam is";
+        return;
+    }
+    std::string tried;
+    for (const std::string &path : {directory + "/libFaceCamMedia.so", directory + "/../lib/facecam/media/libFaceCamMedia.so"}) {
+        std::string reason;
+        if (void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+            auto entry_points = reinterpret_cast<decltype(&cfd_media_entry_points)>(dlsym(library, CFD_MEDIA_ENTRY_POINTS));
+            const MediaEntryPoints *table = entry_points != nullptr ? entry_points() : nullptr;
+            if (table != nullptr && table->layout == MediaLayout()) {
+                loaded.entry_points = table;
+                return;
+            }
+            // Left loaded: unloading would run the destructors of the libraries it brought for nothing.
+            reason = "built for another facecam";
+        } else {
+            const char *error = dlerror();
+            reason = error != nullptr ? error : "dlopen failed";
+            if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2); // dlerror names the path again
+
+        }
+        tried += (tried.empty() ? "" : "; ") + path + " (" + reason + ")";
+    }
+    loaded.problem = "facecam's media library cannot be loaded: " + tried;
 }
 
 const Media &media() {
     static Media loaded;
     static std::once_flag once;
     std::call_once(once, [] {
-        const std::string directory = program_directory();
-        std::string tried;
-        for (const std::string &path : {directory + "/libFaceCamMedia.so", directory + "/../lib/facecam/media/libFaceCamMedia.so"}) {
-            void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-            if (library == nullptr) {
-                const char *reason = dlerror();
-                tried += (tried.empty() ? "" : "; ") + (reason != nullptr ? std::string(reason) : path);
-                continue;
-            }
-            auto entry_points = reinterpret_cast<decltype(&cfd_media_entry_points)>(dlsym(library, CFD_MEDIA_ENTRY_POINTS));
-            const MediaEntryPoints *table = entry_points != nullptr ? entry_points() : nullptr;
-            if (table == nullptr || table->abi != media_abi) {
-                tried += (tried.empty() ? "" : "; ") + path + ": built for another facecam";
-                dlclose(library);
-                continue;
-            }
-            loaded.entry_points = table;
-            return;
+        try {
+            load(loaded);
+        } catch (const std::exception &e) {
+            loaded.problem = std::string("facecam's media library cannot be loaded: ") + e.what();
         }
-        loaded.problem = "facecam's media library cannot be loaded (" + tried + "): reinstall facecam";
     });
     return loaded;
 }

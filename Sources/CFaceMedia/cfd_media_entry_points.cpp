@@ -4,7 +4,7 @@
 
 extern "C" __attribute__((visibility("default"))) const cfd::MediaEntryPoints *cfd_media_entry_points(void) {
     static const cfd::MediaEntryPoints table{
-        cfd::media_abi,
+        cfd::MediaLayout(),
         cfd_decode_image_into,
         cfd_decode_image_with_alpha_into,
         cfd_encode_image,

@@ -13,6 +13,7 @@ extension FaceCamError {
         case .modelNotFound: description + " (reinstall facecam, run make models in a source tree, or pass --model the model's path)"
         case .modelUnloadable(let model, _, _): description + " (pass --model a valid \(model) ONNX file)"
         case .engineUnavailable: description + " (run make openvino in a source tree, reinstall facecam, or use --engine opencv)"
+        case .mediaUnavailable: description + " (reinstall facecam, or run make release in a source tree)"
         case .tooLarge: description + " (raise --max-megapixels for a file you trust)"
         case .tooLargeForMemory: description + ": raise that limit, or give a smaller image"
         case .streamStalled: description + " (raise --timeout for a slow source)"

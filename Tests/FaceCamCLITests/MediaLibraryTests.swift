@@ -12,17 +12,33 @@ struct MediaLibraryTests {
         let binary = directory.appendingPathComponent("facecam")
         try FileManager.default.copyItem(at: facecamBinary, to: binary)
         let (png, jpeg, clip) = (fixture("images/astronaut.png"), fixture("images/two-faces.jpg"), fixture("video/pan-zoom.avi"))
-        let missing = "facecam's media library cannot be loaded (\(directory.path)/libFaceCamMedia.so: "
+        let missing = "facecam's media library cannot be loaded: \(directory.path)/libFaceCamMedia.so (cannot open shared object file: "
 
         let photos = try run(binary, ["detect", "--detector", "haar", png, jpeg])
         #expect(photos.status == 1)
         #expect(photos.errorLines.count == 1 && photos.errorLines[0].hasPrefix("facecam: \(png): " + missing)
-            && photos.errorLines[0].hasSuffix("): reinstall facecam"), "\(photos.stderr)")
+            && photos.errorLines[0].hasSuffix(") (reinstall facecam, or run make release in a source tree)"), "\(photos.stderr)")
         #expect(try photos.records().map { $0["source"] as? String } == [jpeg])
 
         let video = try run(binary, ["video", "--detector", "haar", clip])
         #expect(video.status == 1)
         #expect(video.errorLines.count == 1 && video.errorLines[0].hasPrefix("facecam: \(clip): " + missing), "\(video.stderr)")
         #expect(video.stdout.isEmpty)
+    }
+
+    /// A library of that name that is not facecam's own (libjpeg here) is loaded but not used.
+    @Test func anotherLibraryUnderItsNameIsNotCalled() throws {
+        let directory = try temporaryDirectory("media-other")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let binary = directory.appendingPathComponent("facecam")
+        try FileManager.default.copyItem(at: facecamBinary, to: binary)
+        try FileManager.default.copyItem(
+            at: URL(fileURLWithPath: "/usr/lib/x86_64-linux-gnu/libjpeg.so.62").resolvingSymlinksInPath(), to: directory.appendingPathComponent("libFaceCamMedia.so"))
+        let png = fixture("images/astronaut.png")
+        let photo = try run(binary, ["detect", "--detector", "haar", png])
+        #expect(photo.status == 1)
+        #expect(photo.errorLines.count == 1 && photo.errorLines[0].hasPrefix(
+            "facecam: \(png): facecam's media library cannot be loaded: \(directory.path)/libFaceCamMedia.so (built for another facecam); "),
+            "\(photo.stderr)")
     }
 }

@@ -16,16 +16,20 @@ struct YuNetCommandTests {
                 "\(result.stderr)")
     }
 
-    /// An installed binary finds the model in PREFIX/share/facecam from any working directory,
-    /// and one with no model anywhere says where it looked.
+    /// An installed binary (its media library in PREFIX/lib/facecam/media, which reads the PNG) finds the model in
+    /// PREFIX/share/facecam from any working directory, and one with no model anywhere says where it looked.
     @Test func anInstalledBinaryFindsTheModelUnderItsPrefix() throws {
         let prefix = try temporaryDirectory("prefix")
         defer { try? FileManager.default.removeItem(at: prefix) }
         let manager = FileManager.default
         let bin = prefix.appendingPathComponent("bin"), share = prefix.appendingPathComponent("share/facecam")
         try manager.createDirectory(at: bin, withIntermediateDirectories: true)
-        let installed = bin.appendingPathComponent("facecam")
+        let installed = bin.appendingPathComponent("facecam"), media = prefix.appendingPathComponent("lib/facecam/media")
         try manager.copyItem(at: facecamBinary, to: installed)
+        try manager.createDirectory(at: media, withIntermediateDirectories: true)
+        try manager.copyItem(
+            at: facecamBinary.deletingLastPathComponent().appendingPathComponent("libFaceCamMedia.so"),
+            to: media.appendingPathComponent("libFaceCamMedia.so"))
         let image = repository.appendingPathComponent("Fixtures/images/astronaut.png").path
 
         let without = try run(installed, ["detect", "--detector", "yunet", image])

@@ -45,10 +45,15 @@ check_installed() {
     echo "$record" | grep -q '"identity":"Collins"' || fail "$what: --recognize did not name the enrolled face: $record"
     [ -f "$prefix/share/facecam/dlib-models-LICENSE" ] || fail "$what: the dlib models' licence is not installed"
     pass "$what: enrol and --recognize find dlib's models under the prefix, their licence beside them"
-    if readelf -d "$prefix/bin/facecam" | grep -q 'libswift\|libFoundation\|libdispatch'; then
-        fail "$what: the binary needs the Swift runtime's shared libraries"
-    fi
-    pass "$what: no Swift runtime library among the binary's needs"
+    local media="$prefix/lib/facecam/media/libFaceCamMedia.so"
+    for file in "$prefix/bin/facecam" "$media"; do
+        if readelf -d "$file" | grep -q 'libswift\|libFoundation\|libdispatch\|/opt/swift'; then
+            fail "$what: $file needs the Swift runtime's shared libraries"
+        fi
+    done
+    [ "$(nm -D --defined-only "$media" | awk '$2 == "T" { print $3 }')" = cfd_media_entry_points ] \
+        || fail "$what: $media exports functions other than cfd_media_entry_points"
+    pass "$what: no Swift runtime library among the needs of the binary and its media library, which exports one table"
     for page in facecam facecam-detect facecam-video facecam-live facecam-redact facecam-enrol facecam-people facecam-devices facecam-map; do
         local file
         file=$(ls "$prefix/share/man/man1/$page.1"* 2> /dev/null) || fail "$what: no man page $page"

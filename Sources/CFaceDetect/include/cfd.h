@@ -221,6 +221,9 @@ void cfd_model_faces_free(cfd_model_faces *faces);
  * bytes: the size the file's header announces, which the caller read and
  * checked against its limits first. CFD_ERROR_DECODE when OpenCV cannot
  * decode the bytes, or they decode to another size.
+ *
+ * This, cfd_encode_image and the cfd_video_ calls run in libFaceCamMedia.so, loaded by the first of them:
+ * each returns CFD_ERROR_MEDIA (NULL for the openings) when it cannot be loaded.
  */
 cfd_status cfd_decode_image_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width, int32_t height,
                                  size_t stride, cfd_error *error);

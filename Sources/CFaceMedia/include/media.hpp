@@ -10,11 +10,23 @@
 
 namespace cfd {
 
-/* Raised when what a table holds changes, so that a binary never calls a library built for another. */
+/* Raised when what a table holds or what its functions do changes, so that a binary never calls a library built for
+   another; the sizes of the structs they pass are compared too. */
 constexpr int32_t media_abi = 1;
 
+struct MediaLayout {
+    int32_t abi = media_abi;
+    uint32_t error = sizeof(cfd_error), image_view = sizeof(cfd_image_view), video_info = sizeof(cfd_video_info),
+             video_frame = sizeof(cfd_video_frame);
+
+    bool operator==(const MediaLayout &other) const {
+        return abi == other.abi && error == other.error && image_view == other.image_view &&
+               video_info == other.video_info && video_frame == other.video_frame;
+    }
+};
+
 struct MediaEntryPoints {
-    int32_t abi;
+    MediaLayout layout;
     decltype(&cfd_decode_image_into) decode_image_into;
     decltype(&cfd_decode_image_with_alpha_into) decode_image_with_alpha_into;
     decltype(&cfd_encode_image) encode_image;
