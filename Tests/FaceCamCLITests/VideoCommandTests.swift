@@ -81,7 +81,7 @@ struct VideoCommandTests {
         let one = try facecam("video", "--detector", "haar", "--jobs", "1", "Fixtures/video/pan-zoom.avi")
         let two = try facecam("video", "--detector", "haar", "--jobs", "2", "Fixtures/video/pan-zoom.avi")
         let three = try facecam("video", "--detector", "haar", "--jobs", "3", "--threads", "2", "Fixtures/video/pan-zoom.avi")
-        #expect(one.status == 0 && !one.stdout.isEmpty)
+        #expect(one.status == 0 && !one.stdout.isEmpty, "\(one.stderr)")
         #expect(one.stdout == two.stdout)
         #expect(one.stdout == three.stdout)
     }
@@ -93,7 +93,7 @@ struct VideoCommandTests {
         let one = try facecam("video", "--jobs", "1", "--threads", "1", clip)
         let two = try facecam("video", "--jobs", "2", clip)
         let three = try facecam("video", "--jobs", "3", "--threads", "1", clip)
-        #expect(one.status == 0 && !one.stdout.isEmpty)
+        #expect(one.status == 0 && !one.stdout.isEmpty, "\(one.stderr)")
         #expect(one.stdout == two.stdout)
         #expect(one.stdout == three.stdout)
         let threaded = try facecam("video", "--jobs", "1", "--threads", "2", clip).records()
