@@ -219,8 +219,10 @@ demo: build
 # the tests' build and swift test, in a process group of its own that an interrupted make test stops; its log is
 # kept and shown when it ends.
 # The last lines say what was skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
+# The test environments (test-deps: pip, a core's worth) are made beside the release build.
 TEST_LOGS := .build/test-logs
-test: test-deps release
+test: deps models
+	@$(MAKE) --no-print-directory -j2 test-deps release
 	@mkdir -p $(TEST_LOGS) && rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
 	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; \
