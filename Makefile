@@ -99,18 +99,11 @@ endef
 deps:
 	$(call install-missing,$(PACKAGES))
 
-# Each environment is made by one pip, which keeps one core busy: the three are made side by side, and
-# without byte-compiling what they install (Python compiles what a test imports). One is (re)made when a
-# pinned version is missing from it.
+# The Python environments (Tests/test-environments.sh: pinned, made side by side with pip).
+TEST_ENVIRONMENTS := bash Tests/test-environments.sh $(EVAL_VENV) $(LABELSTUDIO_VENV) $(DLIB_VENV)
 test-deps: models
 	$(call install-missing,$(TEST_PACKAGES))
-	@venv() { dir=$$1; shift; test -x $$dir/bin/python || $(PYTHON) -m venv $$dir || return 1; \
-		$$dir/bin/python -c 'import sys, importlib.metadata as m; sys.exit(any(m.version(n) != v for n, v in \
-			(a.split("==") for a in sys.argv[1:])))' "$$@" 2> /dev/null || $$dir/bin/pip install --quiet --no-compile "$$@"; }; \
-	venv $(EVAL_VENV) pycocotools==2.0.11 datumaro==1.13.12 & eval=$$!; \
-	venv $(LABELSTUDIO_VENV) label-studio-sdk==2.1.2 & labelstudio=$$!; \
-	venv $(DLIB_VENV) dlib-bin==20.0.1 numpy==2.4.6 & dlib=$$!; \
-	status=0; for made in $$eval $$labelstudio $$dlib; do wait $$made || status=1; done; exit $$status
+	@$(TEST_ENVIRONMENTS)
 
 models: $(CENTERFACE_MODEL) $(RECOGNITION_STAMP) openvino
 
@@ -219,10 +212,16 @@ demo: build
 # the tests' build and swift test, in a process group of its own that an interrupted make test stops; its log is
 # kept and shown when it ends.
 # The last lines say what was skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
-# The test environments (test-deps: pip, a core's worth) are made beside the release build.
+# Its Debian packages are installed first; the Python environments (pip, about a core's worth) are made beside the
+# release build.
 TEST_LOGS := .build/test-logs
 test: deps models
-	@$(MAKE) --no-print-directory -j2 test-deps release
+	$(call install-missing,$(TEST_PACKAGES))
+	@$(TEST_ENVIRONMENTS) & environments=$$!; \
+	trap 'kill $$environments 2> /dev/null; wait $$environments; exit 130' INT TERM HUP; \
+	$(RELEASE_BUILD); built=$$?; wait $$environments; made=$$?; \
+	[ $$made = 0 ] || echo "make test: the Python test environments could not be made (pip's lines above)"; \
+	[ $$built = 0 ] && [ $$made = 0 ]
 	@mkdir -p $(TEST_LOGS) && rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
 	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; \
@@ -322,9 +321,9 @@ bench: bench-deps release
 
 # The release binary, the Swift runtime and Foundation linked in (Package.swift's FaceCamMain target), and
 # libFaceCamMedia.so beside it, which it loads to read and write videos and photographs other than JPEG.
+RELEASE_BUILD = $(SWIFT) build $(RELEASE_FLAGS) --product facecam && $(SWIFT) build $(RELEASE_FLAGS) --product FaceCamMedia
 release: deps models
-	$(SWIFT) build $(RELEASE_FLAGS) --product facecam
-	$(SWIFT) build $(RELEASE_FLAGS) --product FaceCamMedia
+	$(RELEASE_BUILD)
 
 # Everything installed, under $(STAGE) as under a prefix: bin/, lib/facecam (OpenVINO's runtime, and in media/
 # libFaceCamMedia.so, private to facecam),

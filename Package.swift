@@ -46,13 +46,17 @@ let package = Package(
         // the shim looks up (include/media.hpp).
         .target(
             name: "CFaceMedia",
+            exclude: ["exports.map"],
             cxxSettings: openCVFlags + [.unsafeFlags([
                 "-I", Context.packageDirectory + "/Sources/CFaceDetect", "-I", Context.packageDirectory + "/Sources/CFaceDetect/include",
                 "-fvisibility=hidden",
             ])],
             // C++ alone: swiftc links every product, and would add its start files and so the Swift runtime, which the
             // library does not use (and the binary has linked in).
-            linkerSettings: mediaLibraries + [.unsafeFlags(["-nostartfiles", "-static-stdlib"])]
+            // exports.map: the table alone (the C++ templates it instantiates would be exported too).
+            linkerSettings: mediaLibraries + [.unsafeFlags([
+                "-nostartfiles", "-static-stdlib", "-Xlinker", "--version-script=" + Context.packageDirectory + "/Sources/CFaceMedia/exports.map",
+            ])]
         ),
         .target(
             name: "CJPEG",

@@ -48,12 +48,11 @@ void load(Media &loaded) {
                 return;
             }
             // Left loaded: unloading would run the destructors of the libraries it brought for nothing.
-            reason = "built for another facecam";
+            reason = "not facecam's media library, or one built for another facecam";
         } else {
             const char *error = dlerror();
             reason = error != nullptr ? error : "dlopen failed";
             if (reason.rfind(path + ": ", 0) == 0) reason.erase(0, path.size() + 2); // dlerror names the path again
-
         }
         tried += (tried.empty() ? "" : "; ") + path + " (" + reason + ")";
     }

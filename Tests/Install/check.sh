@@ -51,8 +51,8 @@ check_installed() {
             fail "$what: $file needs the Swift runtime's shared libraries"
         fi
     done
-    [ "$(nm -D --defined-only "$media" | awk '$2 == "T" { print $3 }')" = cfd_media_entry_points ] \
-        || fail "$what: $media exports functions other than cfd_media_entry_points"
+    [ "$(nm -D --defined-only "$media" | awk '$3 !~ /^(_edata|_end|__bss_start)$/ { print $3 }')" = cfd_media_entry_points ] \
+        || fail "$what: $media exports symbols other than cfd_media_entry_points"
     pass "$what: no Swift runtime library among the needs of the binary and its media library, which exports one table"
     for page in facecam facecam-detect facecam-video facecam-live facecam-redact facecam-enrol facecam-people facecam-devices facecam-map; do
         local file

@@ -12,7 +12,7 @@ namespace cfd {
 
 /* Raised when what a table holds or what its functions do changes, so that a binary never calls a library built for
    another; the sizes of the structs they pass are compared too. */
-constexpr int32_t media_abi = 1;
+constexpr int32_t media_abi = 2;
 
 struct MediaLayout {
     int32_t abi = media_abi;
