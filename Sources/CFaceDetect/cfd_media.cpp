@@ -11,6 +11,7 @@
 #include <climits>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 using namespace cfd;
 
@@ -72,11 +73,20 @@ const Media &media() {
     return loaded;
 }
 
-/* The loaded table, or null with `error` saying why. */
-const MediaEntryPoints *entry_points(cfd_error *error) {
+/*
+ * The library's `entry` called with `arguments`; when the library cannot be loaded, `error` says why and the
+ * result is CFD_ERROR_MEDIA, or NULL for the calls that open something.
+ */
+template <typename Result, typename... Parameters, typename... Arguments>
+Result forwarded(Result (*MediaEntryPoints::*entry)(Parameters...), cfd_error *error, Arguments... arguments) {
     const Media &loaded = media();
-    if (loaded.entry_points == nullptr) set_error(error, CFD_ERROR_MEDIA, loaded.problem.c_str());
-    return loaded.entry_points;
+    if (loaded.entry_points != nullptr) return (loaded.entry_points->*entry)(arguments...);
+    set_error(error, CFD_ERROR_MEDIA, loaded.problem.c_str());
+    if constexpr (std::is_pointer_v<Result>) {
+        return nullptr;
+    } else {
+        return CFD_ERROR_MEDIA;
+    }
 }
 
 } // namespace
@@ -85,48 +95,40 @@ extern "C" {
 
 cfd_status cfd_decode_image_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width, int32_t height,
                                  size_t stride, cfd_error *error) {
-    const MediaEntryPoints *media = entry_points(error);
-    return media != nullptr ? media->decode_image_into(data, size, pixels, width, height, stride, error) : CFD_ERROR_MEDIA;
+    return forwarded(&MediaEntryPoints::decode_image_into, error, data, size, pixels, width, height, stride, error);
 }
 
 cfd_status cfd_decode_image_with_alpha_into(const uint8_t *data, size_t size, uint8_t *pixels, int32_t width,
                                             int32_t height, size_t stride, int32_t *has_alpha, cfd_error *error) {
-    const MediaEntryPoints *media = entry_points(error);
-    return media != nullptr ? media->decode_image_with_alpha_into(data, size, pixels, width, height, stride, has_alpha, error)
-                            : CFD_ERROR_MEDIA;
+    return forwarded(&MediaEntryPoints::decode_image_with_alpha_into, error, data, size, pixels, width, height, stride,
+                     has_alpha, error);
 }
 
 cfd_status cfd_encode_image(const cfd_image_view *image, const char *extension, int32_t quality, uint8_t **data,
                             size_t *size, cfd_error *error) {
-    const MediaEntryPoints *media = entry_points(error);
-    return media != nullptr ? media->encode_image(image, extension, quality, data, size, error) : CFD_ERROR_MEDIA;
+    return forwarded(&MediaEntryPoints::encode_image, error, image, extension, quality, data, size, error);
 }
 
 cfd_video_reader *cfd_video_open(const char *path, int32_t timeout_ms, cfd_video_info *info, cfd_error *error) {
-    const MediaEntryPoints *media = entry_points(error);
-    return media != nullptr ? media->video_open(path, timeout_ms, info, error) : nullptr;
+    return forwarded(&MediaEntryPoints::video_open, error, path, timeout_ms, info, error);
 }
 
 cfd_status cfd_video_start_offset(const char *name, double *seconds, cfd_error *error) {
-    const MediaEntryPoints *media = entry_points(error);
-    return media != nullptr ? media->video_start_offset(name, seconds, error) : CFD_ERROR_MEDIA;
+    return forwarded(&MediaEntryPoints::video_start_offset, error, name, seconds, error);
 }
 
 cfd_video_writer *cfd_video_writer_open(const char *path, int32_t width, int32_t height, double frames_per_second,
                                         cfd_error *error) {
-    const MediaEntryPoints *media = entry_points(error);
-    return media != nullptr ? media->video_writer_open(path, width, height, frames_per_second, error) : nullptr;
+    return forwarded(&MediaEntryPoints::video_writer_open, error, path, width, height, frames_per_second, error);
 }
 
 cfd_status cfd_video_read(cfd_video_reader *reader, int32_t decode_every, uint8_t *pixels, size_t stride,
                           cfd_video_frame *frame, cfd_error *error) {
-    const MediaEntryPoints *media = entry_points(error);
-    return media != nullptr ? media->video_read(reader, decode_every, pixels, stride, frame, error) : CFD_ERROR_MEDIA;
+    return forwarded(&MediaEntryPoints::video_read, error, reader, decode_every, pixels, stride, frame, error);
 }
 
 cfd_status cfd_video_writer_write(cfd_video_writer *writer, const cfd_image_view *frame, cfd_error *error) {
-    const MediaEntryPoints *media = entry_points(error);
-    return media != nullptr ? media->video_writer_write(writer, frame, error) : CFD_ERROR_MEDIA;
+    return forwarded(&MediaEntryPoints::video_writer_write, error, writer, frame, error);
 }
 
 // A reader or a writer exists only once the library is loaded.
