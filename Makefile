@@ -215,6 +215,9 @@ demo: build
 # Its Debian packages are installed first; the Python environments (pip, about a core's worth) are made beside the
 # release build.
 TEST_LOGS := .build/test-logs
+# The test bundle alone: --build-tests builds every product as well (facecam-fuzz, and swift-argument-parser's plugin
+# tools, which make stage builds when it needs them).
+TEST_PRODUCT := facecamPackageTests
 test: deps models
 	$(call install-missing,$(TEST_PACKAGES))
 	@$(TEST_ENVIRONMENTS) & environments=$$!; \
@@ -226,7 +229,7 @@ test: deps models
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
 	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; \
 	trap 'kill -- -$$checks 2> /dev/null; wait $$checks; exit 130' INT TERM HUP; \
-	$(SWIFT) build $(RELEASE_FLAGS) --build-tests && \
+	$(SWIFT) build $(RELEASE_FLAGS) --product $(TEST_PRODUCT) && \
 		bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test $(RELEASE_FLAGS) --skip-build 2>&1 | tee $(TEST_LOGS)/swift.log'; \
 	tested=$$?; wait $$checks; checked=$$?; \
 	echo "make test: the reference, docs and golden checks:"; cat $(TEST_LOGS)/checks.log; \
@@ -246,7 +249,7 @@ options-doc: build
 # suites that parse arguments without running the binary), no binary run. About a minute once built; make test runs
 # these and everything else.
 check: test-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --product $(TEST_PRODUCT)
 	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamCoreTests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.|^FaceCamCLITests\.(BatchOptionTests|BuildTests|CenterFaceCommandTests|DetectCommandTests|DetectorPlanTests|ErrorAdviceTests|EvalTests|ExifOrientationTests|FaceAttributeTests|FastModeTests|HelpTextTests|MapRuleTests|MaxFacesTests|OptionCheckTests|RedactOptionsTests|RedactUsageTests|ServeOptionsTests|SharedDataTests|SizeCheckCommandTests|TrackingTests|UsageErrorLineTests|ZoneCommandTests)/'
 
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
