@@ -26,9 +26,13 @@ struct Run {
 }
 
 /// Runs `executable` with `arguments`, standard output and error going to files (no pipe can fill up)
-/// and standard input read from `input` (nothing without it), in `environment` (this one's without it).
+/// and standard input read from `input` (nothing without it), in `environment` (this one's without it). The reference
+/// scripts run in an interpreter that stays up (`ReferenceInterpreters`), as they would in a process of their own.
 func run(_ executable: URL, _ arguments: [String], input: URL? = nil, environment: [String: String]? = nil) throws -> Run {
-    try BackgroundProcess(executable, arguments, input: input, environment: environment).wait()
+    if ReferenceInterpreters.serves(executable, arguments, input: input, environment: environment) {
+        return try ReferenceInterpreters.shared.run(arguments)
+    }
+    return try BackgroundProcess(executable, arguments, input: input, environment: environment).wait()
 }
 
 /// Runs `executable` with `arguments` and sends it `signal` as soon as `ready` holds (checked every
