@@ -56,6 +56,29 @@ def reference_boxes(out):
     return {r["frame"]: r["boxes"] for r in map(json.loads, out.splitlines())}
 
 
+def rounds(rows, count, name):
+    """Runs each row's command `count` times, the rows one after another in each round: each row's best seconds,
+    its largest peak RSS and its last output, by key."""
+    best, memory, outputs = {}, {}, {}
+    for round_number in range(count):
+        for key, _, command, *_ in rows:
+            seconds, rss, out = timed(command)
+            print(f"{name}: round {round_number + 1}, row ({key}): {seconds:.2f} s", file=sys.stderr)
+            best[key] = min(seconds, best.get(key, seconds))
+            memory[key] = max(rss, memory.get(key, 0))
+            outputs[key] = out
+    return best, memory, outputs
+
+
+def conclude(verdicts, passed):
+    """A bench's last line: FAIL and the verdicts (exit status 1) when there are any, else PASS and `passed`."""
+    print()
+    if verdicts:
+        print("FAIL: " + "; ".join(verdicts))
+        sys.exit(1)
+    print("PASS: " + passed)
+
+
 def clip_arguments(description):
     """The arguments of a bench that times `facecam` on one clip in rounds: --facecam, --clip, --rounds."""
     parser = argparse.ArgumentParser(description=description)
@@ -130,15 +153,18 @@ def yunet_fast_held_out(facecam, gifs):
     return []
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--facecam", required=True)
-    parser.add_argument("--reference", required=True)
-    parser.add_argument("--clip", required=True)
-    parser.add_argument("--clip-720p", required=True)
-    parser.add_argument("--yunet-loop", required=True)
-    parser.add_argument("--model", required=True)
+def clip_arguments(description):
+    """The arguments the speed and engine benches share: facecam, the two bench clips, the YuNet loop and its model."""
+    parser = argparse.ArgumentParser(description=description)
+    for name in ("--facecam", "--clip", "--clip-720p", "--yunet-loop", "--model"):
+        parser.add_argument(name, required=True)
     parser.add_argument("--rounds", type=int, default=2)
+    return parser
+
+
+def main():
+    parser = clip_arguments(__doc__)
+    parser.add_argument("--reference", required=True)
     parser.add_argument("--fixtures", default="Fixtures")
     parser.add_argument("--shared-video", default="../shared/data/video")
     args = parser.parse_args()
@@ -180,14 +206,7 @@ def main():
     else:
         print("bench: GStreamer's facedetect is not installed; row (c) left out", file=sys.stderr)
 
-    best, memory, outputs = {}, {}, {}
-    for round_number in range(args.rounds):
-        for key, _, command, *_ in rows:
-            seconds, rss, out = timed(command)
-            print(f"bench: round {round_number + 1}, row ({key}): {seconds:.2f} s", file=sys.stderr)
-            best[key] = min(seconds, best.get(key, seconds))
-            memory[key] = max(rss, memory.get(key, 0))
-            outputs[key] = out
+    best, memory, outputs = rounds(rows, args.rounds, "bench")
 
     frames = len(reference_boxes(outputs["a"]))
     print(f"\nClips: {args.clip} and {clip720}, {frames} frames each; {cores} cores; best of {args.rounds} rounds.\n")
@@ -270,14 +289,10 @@ def main():
                 must_keep_up = fast and (detector, size) in (("haar", "640x480"), ("yunet", "1280x720"))
                 if must_keep_up and dropped >= 0.05 * captured:
                     verdicts.append(f"live {label} dropped {dropped} of {captured} frames; the target is under 5%")
-    print()
-    if verdicts:
-        print("FAIL: " + "; ".join(verdicts))
-        sys.exit(1)
-    print(f"PASS: (b) at {ratio:.2f} of (a)'s frames per second with OpenCV's boxes on every frame; "
-          f"(yb) at {best['ya'] / best['yb']:.2f} of (ya)'s and (Yb) at {best['Ya'] / best['Yb']:.2f} of (Ya)'s, "
-          f"with FaceDetectorYN's boxes on every frame; Haar's fast mode at {fast_fps:.1f} frames/s with recall "
-          f"{recall:.3f} and precision {precision:.3f}; YuNet's at {yunet_fast_fps:.1f} frames/s on 1280x720")
+    conclude(verdicts, f"(b) at {ratio:.2f} of (a)'s frames per second with OpenCV's boxes on every frame; "
+             f"(yb) at {best['ya'] / best['yb']:.2f} of (ya)'s and (Yb) at {best['Ya'] / best['Yb']:.2f} of (Ya)'s, "
+             f"with FaceDetectorYN's boxes on every frame; Haar's fast mode at {fast_fps:.1f} frames/s with recall "
+             f"{recall:.3f} and precision {precision:.3f}; YuNet's at {yunet_fast_fps:.1f} frames/s on 1280x720")
 
 
 if __name__ == "__main__":

@@ -15,26 +15,19 @@ Exits 1 when YuNet on OpenVINO runs at under 1.8 times the loop, CenterFace on O
 OpenCV's engine, the folder of photographs peaks over 1 GB on OpenVINO, or any row's boxes differ from its
 reference's by more than a pixel.
 """
-import argparse
 import glob
 import os
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import facecam_boxes, reference_boxes, timed, within_a_pixel  # noqa: E402
+from bench import clip_arguments, facecam_boxes, rounds, reference_boxes, timed, within_a_pixel  # noqa: E402
 
 MEMORY_TARGET_MIB = 1024
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--facecam", required=True)
-    parser.add_argument("--yunet-loop", required=True)
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--clip", required=True)
-    parser.add_argument("--clip-720p", required=True)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser = clip_arguments(__doc__)
     parser.add_argument("--photos", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                          "..", "..", "..", "shared", "data", "wider", "tune", "images"))
     args = parser.parse_args()
@@ -61,14 +54,7 @@ def main():
          video + redact + ["--engine", "opencv", args.clip], "ro", False),
         ("rv", f"640x480: video {' '.join(redact)} --engine openvino", video + redact + ["--engine", "openvino", args.clip], "ro", True),
     ]
-    best, memory, outputs = {}, {}, {}
-    for round_number in range(args.rounds):
-        for key, _, command, *_ in rows:
-            seconds, rss, out = timed(command)
-            print(f"engine_bench: round {round_number + 1}, row ({key}): {seconds:.2f} s", file=sys.stderr)
-            best[key] = min(seconds, best.get(key, seconds))
-            memory[key] = max(rss, memory.get(key, 0))
-            outputs[key] = out
+    best, memory, outputs = rounds(rows, args.rounds, "engine_bench")
 
     def boxes(key):
         return reference_boxes(outputs[key]) if key in ("y", "Hy") else facecam_boxes(outputs[key])
@@ -122,14 +108,10 @@ def main():
                 print(f"| {engine} | {seconds:.1f} | {rss:.0f} | {faces} |")
                 if engine == "openvino" and rss > MEMORY_TARGET_MIB:
                     verdicts.append(f"OpenVINO peaks at {rss:.0f} MiB over the photographs; the target is {MEMORY_TARGET_MIB} MiB")
-    print()
-    if verdicts:
-        print("FAIL: " + "; ".join(verdicts))
-        sys.exit(1)
-    print(f"PASS: YuNet on OpenVINO at {best['y'] / best['yv']:.2f} (640x480) and {best['Hy'] / best['Hyv']:.2f} "
-          f"(1280x720) times FaceDetectorYN's loop, every frame's boxes within a pixel on both engines; CenterFace on "
-          f"OpenVINO at {best['co'] / best['cv']:.2f} and {best['Hco'] / best['Hcv']:.2f} times OpenCV's engine"
-          + ("" if len(photos) < 15 else f"; the folder of photographs under {MEMORY_TARGET_MIB} MiB on OpenVINO"))
+    conclude(verdicts, f"YuNet on OpenVINO at {best['y'] / best['yv']:.2f} (640x480) and {best['Hy'] / best['Hyv']:.2f} "
+             f"(1280x720) times FaceDetectorYN's loop, every frame's boxes within a pixel on both engines; CenterFace on "
+             f"OpenVINO at {best['co'] / best['cv']:.2f} and {best['Hco'] / best['Hcv']:.2f} times OpenCV's engine"
+             + ("" if len(photos) < 15 else f"; the folder of photographs under {MEMORY_TARGET_MIB} MiB on OpenVINO"))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,13 @@ def yunet_boxes(image):
     return [] if found is None else [[int(round(v)) for v in row[:4]] for row in found]
 
 
+def write_placed(path, photo, face, size, share, background, quality):
+    """Writes place_face's frame to `path` as a JPEG of `quality`; returns the face's box in it."""
+    frame, truth = place_face(photo, face, size, share, background)
+    cv2.imwrite(path, frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return truth
+
+
 def measuring_set(out):
     background = cv2.imread("Fixtures/images/coffee.png")
     frames = {}
@@ -44,10 +51,8 @@ def measuring_set(out):
         face = yunet_boxes(photo)[0]
         for size in ((640, 480), (1280, 720), (1920, 1080)):
             for share in (0.3, 0.45, 0.6, 0.75, 0.9):
-                frame, truth = place_face(photo, face, size, share, background)
                 path = os.path.join(out, f"measuring-{source[:3]}-{size[1]}-{share}.jpg")
-                cv2.imwrite(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 95])
-                frames[path] = truth
+                frames[path] = write_placed(path, photo, face, size, share, background, 95)
     return frames
 
 
@@ -60,10 +65,8 @@ def held_out_set(out, shared):
             if max(face[2], face[3]) > 250:
                 continue  # the truth must come from a face within the model's range
             for size, share in (((1280, 720), 0.7), ((1920, 1080), 0.85)):
-                frame, truth = place_face(photo, face, size, share, blurred)
                 path = os.path.join(out, f"held-out-{os.path.basename(source)[:-4]}-{k}-{size[1]}.jpg")
-                cv2.imwrite(path, frame, [cv2.IMWRITE_JPEG_QUALITY, 90])
-                frames[path] = truth
+                frames[path] = write_placed(path, photo, face, size, share, blurred, 90)
     return frames
 
 

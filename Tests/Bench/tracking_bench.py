@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import agreement, score  # noqa: E402
+from bench import agreement, conclude, score  # noqa: E402
 from tracking_quality import score as tracking_score  # noqa: E402
 
 TUNING, HELD_OUT = (1, 2, 3, 4), (5, 6, 7, 8)
@@ -96,11 +96,7 @@ def main():
             print(f"| synthetic-{seed} ({part}) | {detector} | {counts[1]} | {counts[2]} | {r:.3f} | {p:.3f} |")
             if r < 0.95 or p < 0.95:
                 verdicts.append(f"{detector} fast mode on synthetic-{seed}: recall {r:.3f}, precision {p:.3f}")
-    print()
-    if verdicts:
-        print("FAIL: " + "; ".join(verdicts))
-        sys.exit(1)
-    print("PASS: no id switches; fast mode at 0.95 or more against exact mode on every synthesised clip")
+    conclude(verdicts, "no id switches; fast mode at 0.95 or more against exact mode on every synthesised clip")
 
 
 if __name__ == "__main__":
