@@ -215,8 +215,8 @@ demo: build
 # Its Debian packages are installed first; the Python environments (pip, about a core's worth) are made beside the
 # release build.
 TEST_LOGS := .build/test-logs
-# The test bundle alone: --build-tests builds every product as well (facecam-fuzz, and swift-argument-parser's plugin
-# tools, which make stage builds when it needs them).
+# The test bundle and facecam-fuzz, through which FuzzCorpusTests replays the fuzz corpus: --build-tests builds every
+# product (swift-argument-parser's plugin tools too, which make stage builds when it needs them).
 TEST_PRODUCT := facecamPackageTests
 test: deps models
 	$(call install-missing,$(TEST_PACKAGES))
@@ -229,7 +229,7 @@ test: deps models
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
 	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; \
 	trap 'kill -- -$$checks 2> /dev/null; wait $$checks; exit 130' INT TERM HUP; \
-	$(SWIFT) build $(RELEASE_FLAGS) --product $(TEST_PRODUCT) && \
+	$(SWIFT) build $(RELEASE_FLAGS) --product $(TEST_PRODUCT) && $(SWIFT) build $(RELEASE_FLAGS) --product facecam-fuzz && \
 		bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test $(RELEASE_FLAGS) --skip-build 2>&1 | tee $(TEST_LOGS)/swift.log'; \
 	tested=$$?; wait $$checks; checked=$$?; \
 	echo "make test: the reference, docs and golden checks:"; cat $(TEST_LOGS)/checks.log; \
