@@ -79,13 +79,26 @@ def conclude(verdicts, passed):
     print("PASS: " + passed)
 
 
-def clip_arguments(description):
+def clip_parser(description):
     """The arguments of a bench that times `facecam` on one clip in rounds: --facecam, --clip, --rounds."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--facecam", required=True)
     parser.add_argument("--clip", required=True)
     parser.add_argument("--rounds", type=int, default=2)
-    return parser.parse_args()
+    return parser
+
+
+def clip_arguments(description):
+    """clip_parser's arguments, parsed."""
+    return clip_parser(description).parse_args()
+
+
+def engine_parser(description):
+    """The speed and engine benches' arguments: clip_parser's, the 1280x720 clip, the YuNet loop and its model."""
+    parser = clip_parser(description)
+    for name in ("--clip-720p", "--yunet-loop", "--model"):
+        parser.add_argument(name, required=True)
+    return parser
 
 
 def overlap(a, b):
@@ -153,17 +166,8 @@ def yunet_fast_held_out(facecam, gifs):
     return []
 
 
-def clip_arguments(description):
-    """The arguments the speed and engine benches share: facecam, the two bench clips, the YuNet loop and its model."""
-    parser = argparse.ArgumentParser(description=description)
-    for name in ("--facecam", "--clip", "--clip-720p", "--yunet-loop", "--model"):
-        parser.add_argument(name, required=True)
-    parser.add_argument("--rounds", type=int, default=2)
-    return parser
-
-
 def main():
-    parser = clip_arguments(__doc__)
+    parser = engine_parser(__doc__)
     parser.add_argument("--reference", required=True)
     parser.add_argument("--fixtures", default="Fixtures")
     parser.add_argument("--shared-video", default="../shared/data/video")

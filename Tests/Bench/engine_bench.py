@@ -21,13 +21,13 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import clip_arguments, facecam_boxes, rounds, reference_boxes, timed, within_a_pixel  # noqa: E402
+from bench import engine_parser, facecam_boxes, rounds, reference_boxes, timed, within_a_pixel  # noqa: E402
 
 MEMORY_TARGET_MIB = 1024
 
 
 def main():
-    parser = clip_arguments(__doc__)
+    parser = engine_parser(__doc__)
     parser.add_argument("--photos", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                          "..", "..", "..", "shared", "data", "wider", "tune", "images"))
     args = parser.parse_args()
