@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import engine_parser, facecam_boxes, rounds, reference_boxes, timed, within_a_pixel  # noqa: E402
+from bench import conclude, engine_parser, facecam_boxes, rounds, reference_boxes, timed, within_a_pixel  # noqa: E402
 
 MEMORY_TARGET_MIB = 1024
 

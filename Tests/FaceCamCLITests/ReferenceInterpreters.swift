@@ -33,8 +33,6 @@ private final class Interpreter: Sendable {
     private let answers = Pipe()
 
     init(script: String) throws {
-        // An interpreter that died answers a write with EPIPE, thrown, rather than with a signal that ends the tests.
-        signal(SIGPIPE, SIG_IGN)
         let python = URL(fileURLWithPath: SharedDataTests.python)
         process.executableURL = python
         process.arguments = [script]
@@ -51,7 +49,7 @@ private final class Interpreter: Sendable {
     }
 
     func run(_ arguments: [String]) throws -> Run {
-        try requests.fileHandleForWriting.write(contentsOf: try JSONSerialization.data(withJSONObject: ["argv": arguments]) + [0x0A])
+        try send(try JSONSerialization.data(withJSONObject: ["argv": arguments]) + [0x0A])
         // JSON escapes the line breaks in what it carries: the first one ends the answer.
         var line = Data()
         while line.last != 0x0A {
@@ -66,5 +64,24 @@ private final class Interpreter: Sendable {
         guard let status = answer?["status"] as? Int, let stdout = answer?["stdout"] as? String, let stderr = answer?["stderr"] as? String
         else { throw CocoaError(.coderReadCorrupt, userInfo: [NSLocalizedDescriptionKey: "interpreter.py answered \(line.count) bytes of no answer"]) }
         return Run(status: Int32(clamping: status), stdout: stdout, stderr: stderr, stdoutBytes: Array(stdout.utf8))
+    }
+
+    /// Writes a request with SIGPIPE blocked on this thread alone: an interpreter that died answers EPIPE, thrown,
+    /// rather than a signal that ends the tests, and the programs the tests start still inherit SIGPIPE's default.
+    private func send(_ request: Data) throws {
+        var pipeSignal = sigset_t(), previous = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer {
+            // A write to a closed pipe leaves its SIGPIPE pending on this thread: taken here, before the mask is restored.
+            var pending = sigset_t()
+            if sigpending(&pending) == 0, sigismember(&pending, SIGPIPE) == 1, sigismember(&previous, SIGPIPE) == 0 {
+                var now = timespec()
+                _ = sigtimedwait(&pipeSignal, nil, &now)
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
+        try requests.fileHandleForWriting.write(contentsOf: request)
     }
 }

@@ -7,8 +7,9 @@
       process would (as __main__, with sys.argv and its folder first on sys.path); {"argv": ["-c", CODE, ARG...]}
       runs CODE as `python3 -c` would. Answers each with a JSON line on standard output: {"status": N, "stdout":
       TEXT, "stderr": TEXT}, where N is the exit status the process would have had (1 for an exception, after its
-      traceback on "stderr"). What C code prints goes to this process's standard error, never into the answers.
-      Ends at the end of its input.
+      traceback on "stderr"). Each runs in the folder, and with the environment, the interpreter started with, and
+      reads /dev/null; what C code prints goes to this process's standard error, never into the answers. Ends at
+      the end of its input.
 """
 import contextlib
 import io
@@ -29,11 +30,15 @@ def exit_status(code, stderr):
     return 1
 
 
-def answer(argv, search_path, folder):
-    """Runs one request's argv; its status and what it printed."""
+def answer(argv, search_path, folder, environment):
+    """Runs one request's argv as a process of its own would start: in `folder`, with `environment`, reading nothing.
+    Its status and what it printed."""
     stdout, stderr = io.StringIO(), io.StringIO()
     status = 0
     os.chdir(folder)
+    os.environ.clear()
+    os.environ.update(environment)
+    sys.stdin = open(os.devnull)
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         try:
             if argv[0] == "-c":
@@ -53,11 +58,17 @@ def answer(argv, search_path, folder):
 
 
 def main():
+    # The requests and answers keep descriptors of their own: a script, and any program it starts, reads /dev/null and
+    # writes on standard output into this process's standard error.
+    requests = os.fdopen(os.dup(0), encoding="utf-8")
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
     os.dup2(2, 1)
-    search_path, folder = sys.path[1:], os.getcwd()
-    for line in sys.stdin:
-        answers.write(json.dumps(answer(json.loads(line)["argv"], search_path, folder)) + "\n")
+    search_path, folder, environment = sys.path[1:], os.getcwd(), dict(os.environ)
+    for line in requests:
+        answers.write(json.dumps(answer(json.loads(line)["argv"], search_path, folder, environment)) + "\n")
         answers.flush()
 
 
