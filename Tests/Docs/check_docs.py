@@ -47,6 +47,7 @@ SANDBOX = [
 OTHER_TOOLS_OPTIONS = {
     "--array",                # sbatch
     "--root",                 # dpkg
+    "--build-tests",          # swift build
     "--generate-completion-script", "--help", "--version", "--help-hidden",  # ArgumentParser's own
 }
 
