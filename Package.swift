@@ -17,7 +17,7 @@ let mediaLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_
 
 /// The tests compile unoptimized in every configuration: make test builds them beside the release library
 /// (with -enable-testing), and optimizing 13,000 lines of tests would cost more than it saves.
-let unoptimized: [SwiftSetting] = [.unsafeFlags(["-Onone"])]
+let unoptimized: [SwiftSetting] = [.unsafeFlags(["-Onone", "-no-whole-module-optimization"])]
 
 let package = Package(
     name: "facecam",

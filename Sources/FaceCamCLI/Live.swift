@@ -23,7 +23,7 @@ extension ServeAddress {
     }
 }
 
-struct Live: ParsableCommand {
+struct Live: ParsableCommand, FrameOutputCommand {
     static let configuration = CommandConfiguration(
         abstract: "Log faces from a V4L2 camera as they happen (or from a video file or stream played as a camera).",
         discussion: """
@@ -128,14 +128,7 @@ struct Live: ParsableCommand {
         try StreamOptions.validate(timeout: timeoutOption)
         if let fps, fps < 1 { throw ValidationError("--fps must be 1 or more") }
         if let size, size.width < 1 || size.height < 1 { throw ValidationError("--size must be positive") }
-        try annotateEvery.validate(with: output)
-        try tracking.validate(with: output)
-        try fastMode.validate(with: detector)
-        try detector.refuseForeignOptions()
-        try faces.validate(with: detector, hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
-        try faces.recognition.validateDescriptors(clustering: nil)
-        try output.validateFaceOutputs(with: detector, faces: faces)
-        try bestShot.validate(with: output, detector: detector)
+        try validateFrameOutputs(clustering: nil)
         let previews = [
             ("--annotate", output.annotate != nil), ("--output-device", outputDevice != nil), ("--serve", serving.serve != nil),
             ("--show", show),

@@ -2,7 +2,7 @@ import ArgumentParser
 import FaceCam
 import Foundation
 
-struct Video: ParsableCommand {
+struct Video: ParsableCommand, FrameOutputCommand {
     static let configuration = CommandConfiguration(
         abstract: "Detect faces in every frame of video files and streams (anything FFmpeg reads).",
         discussion: """
@@ -53,14 +53,7 @@ struct Video: ParsableCommand {
 
     func validate() throws {
         guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
-        try annotateEvery.validate(with: output)
-        try tracking.validate(with: output)
-        try fastMode.validate(with: detector)
-        try detector.refuseForeignOptions()
-        try faces.validate(with: detector, hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
-        try faces.recognition.validateDescriptors(clustering: clustering)
-        try output.validateFaceOutputs(with: detector, faces: faces)
-        try bestShot.validate(with: output, detector: detector)
+        try validateFrameOutputs(clustering: clustering)
         try clustering.validate(format: output.format)
         try dataset.validate(with: output)
         try batch.validate(with: output)

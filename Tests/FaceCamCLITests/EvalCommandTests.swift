@@ -115,13 +115,28 @@ struct EvalCommandTests {
         let mot = try run(facecamBinary, ["video", "--quiet", "--format", "mot", "-o", directory.appendingPathComponent("gt/gt.txt").path, clip])
         #expect(mot.status == 0, "\(mot.stderr)")
         let lines = try run(facecamBinary, ["video", "--quiet", clip])
-        let imported = try Self.reference(["datumaro", "mot_seq", directory.path])
+        let imported = try Self.reference(["datumaro", "mot_seq", directory.path]).compactMapValues { $0 as? [[NSNumber]] }.mapValues { boxes in
+            boxes.map { ($0[0..<4].map(\.doubleValue), String($0[4].intValue)) }
+        }
+        Self.expectTracks(imported, as: try lines.records())
+    }
+
+    /// A labelling tool's import of video's tracks, `imported` (frame k + 1 to its boxes and track names), holds for
+    /// each frame k what video's JSON Lines `records` give (`box` makes a face's box of its preview box, `name` its
+    /// track's name of its id), within `tolerance`, over more than 10 faces.
+    static func expectTracks(
+        _ imported: [String: [([Double], String)]], as records: [[String: Any]], tolerance: Double = 0,
+        box: ([Double]) -> [Double] = { $0 }, name: (Int) -> String = { String($0) }
+    ) {
         var faces = 0
-        for record in try lines.records() where !(record["faces"] as! [Any]).isEmpty {
-            let expected = (record["faces"] as! [[String: Any]]).map { ($0["preview"] as! [NSNumber]).map(\.doubleValue) + [Double($0["id"] as! Int)] }
-            let frame = String((record["frame"] as! Int) + 1)
-            let boxes = try #require(imported[frame] as? [[NSNumber]], "frame \(frame) not imported").map { $0.map(\.doubleValue) }
-            #expect(boxes == expected, "frame \(frame)")
+        for record in records {
+            let expected = (record["faces"] as! [[String: Any]]).map { face in
+                (box((face["preview"] as! [NSNumber]).map(\.doubleValue)), name(face["id"] as! Int))
+            }
+            let found = imported[String((record["frame"] as! Int) + 1)] ?? []
+            #expect(found.count == expected.count && zip(found, expected).allSatisfy { found, face in
+                found.1 == face.1 && zip(found.0, face.0).allSatisfy { abs($0 - $1) <= tolerance }
+            }, "frame \(record["frame"]!): \(found) against \(expected)")
             faces += expected.count
         }
         #expect(faces > 10)
