@@ -15,8 +15,9 @@ let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv
 let mediaLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_videoio", "avformat", "avutil"]
     .map { .linkedLibrary($0) }
 
-/// The tests compile unoptimized in every configuration: make test builds them beside the release library
-/// (with -enable-testing), and optimizing 13,000 lines of tests would cost more than it saves.
+/// The tests compile unoptimized and file by file in every configuration: make test builds them beside the release
+/// library (with -enable-testing), and optimizing 13,000 lines of tests would cost more than it saves; a release build
+/// compiles a module whole, on one core, where the files of a test module are shared out among the cores.
 let unoptimized: [SwiftSetting] = [.unsafeFlags(["-Onone", "-no-whole-module-optimization"])]
 
 let package = Package(
