@@ -15,6 +15,9 @@ let openCVLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv
 let mediaLibraries: [LinkerSetting] = ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_videoio", "avformat", "avutil"]
     .map { .linkedLibrary($0) }
 
+/// swift-nio's modules by name.
+func nio(_ modules: String...) -> [Target.Dependency] { modules.map { .product(name: $0, package: "swift-nio") } }
+
 /// The tests compile unoptimized and file by file in every configuration: make test builds them beside the release
 /// library (with -enable-testing), and optimizing 13,000 lines of tests would cost more than it saves; a release build
 /// compiles a module whole, on one core, where the files of a test module are shared out among the cores.
@@ -99,13 +102,7 @@ let package = Package(
         // The live preview served over HTTP; a target of its own so that the library (and its fuzz build) needs no NIO.
         .target(
             name: "FaceCamServe",
-            dependencies: [
-                "FaceCam",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            dependencies: ["FaceCam", .product(name: "Prometheus", package: "swift-prometheus")] + nio("NIOCore", "NIOPosix", "NIOHTTP1")
         ),
         // The command line: the ArgumentParser commands, a library so that the tests link it without the binary's
         // statically linked Swift runtime.
@@ -135,15 +132,7 @@ let package = Package(
         .testTarget(name: "FaceCamTests", dependencies: ["FaceCam"], swiftSettings: unoptimized),
         .testTarget(name: "FaceCamRecognitionTests", dependencies: ["FaceCamRecognition"], swiftSettings: unoptimized),
         .testTarget(name: "FaceCamMQTTTests", dependencies: ["FaceCamMQTT"], swiftSettings: unoptimized),
-        .testTarget(
-            name: "FaceCamServeTests",
-            dependencies: [
-                "FaceCamServe",
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            swiftSettings: unoptimized
-        ),
+        .testTarget(name: "FaceCamServeTests", dependencies: ["FaceCamServe"] + nio("NIOEmbedded", "NIOHTTP1"), swiftSettings: unoptimized),
         .testTarget(name: "FaceCamCLITests", dependencies: ["FaceCamCLI"], swiftSettings: unoptimized),
     ],
     cxxLanguageStandard: .cxx17
