@@ -85,9 +85,7 @@ public final class Gallery {
     public static let busyTimeout: Int32 = 10_000
     /// Where the gallery is unless --gallery says: $XDG_DATA_HOME/facecam, else ~/.local/share/facecam.
     public static func defaultPath(environment: [String: String]) -> String? {
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/facecam/gallery.sqlite" }
-        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
-        return home + "/.local/share/facecam/gallery.sqlite"
+        userFolder("XDG_DATA_HOME", else: ".local/share", environment: environment).map { $0 + "/gallery.sqlite" }
     }
 
     static let schemaVersion: Int32 = 1

@@ -53,13 +53,7 @@ public enum ChangeToken {
     /// Where a token made at the start is written: $XDG_RUNTIME_DIR/facecam (a folder of the user's own, emptied at
     /// logout), else ~/.local/state/facecam; one file per address served, so that two runs keep their own.
     public static func defaultPath(address: ServeAddress, environment: [String: String]) -> String? {
-        let folder = if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            runtime + "/facecam"
-        } else if let home = environment["HOME"], home.hasPrefix("/") {
-            home + "/.local/state/facecam"
-        } else {
-            nil as String?
-        }
+        let folder = userFolder("XDG_RUNTIME_DIR", else: ".local/state", environment: environment)
         let host = String(address.host.map { $0.isLetter || $0.isNumber || $0 == "." ? $0 : "_" })
         return folder.map { "\($0)/serve-\(host)-\(address.port).token" }
     }

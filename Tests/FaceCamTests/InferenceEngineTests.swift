@@ -41,6 +41,71 @@ struct InferenceEngineTests {
         }
     }
 
+    /// Each copy of a library is hashed once: the checks after the first find it in the cache; one byte changed in place
+    /// (size, name and inode kept) is hashed again and refused; a file changed in the last seconds is not remembered; a
+    /// cache of garbage, a FIFO or a folder that cannot be made is no cache, and the check still holds. The listing is
+    /// sha256sum's, as `make openvino` writes it. The first check is made now, on files just written; the others as if a
+    /// minute later.
+    @Test func librariesAreHashedOncePerCopy() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checked-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let original = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        try original.write(to: URL(fileURLWithPath: folder + "/libfake.so.1"))
+        try Data("a second library".utf8).write(to: URL(fileURLWithPath: folder + "/libother.so"))
+        let sums = Process()
+        sums.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        sums.arguments = ["libfake.so.1", "libother.so"]
+        sums.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let listing = Pipe()
+        sums.standardOutput = listing
+        try sums.run()
+        let listed = listing.fileHandleForReading.readDataToEndOfFile()
+        sums.waitUntilExit()
+        try listed.write(to: URL(fileURLWithPath: folder + "/" + OpenVINORuntime.checksums))
+        var hashed = 0
+        let counting = { (path: String) -> String? in
+            hashed += 1
+            return OpenVINORuntime.sha256(path)
+        }
+        let cache = folder + "/cache/facecam/checked-libraries"
+        let later = time(nil) + 60
+        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: cache), hash: counting) == nil)
+        #expect(hashed == 2 && !FileManager.default.fileExists(atPath: cache))
+        hashed = 0
+        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: cache, now: later), hash: counting) == nil)
+        #expect(hashed == 2 && CheckedLibraries(file: cache).entries.count == 2)
+        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: cache, now: later), hash: counting) == nil)
+        #expect(hashed == 2)
+
+        // Past a tick of the kernel's file clock (a few ms), so that the write changes the times stat gives.
+        usleep(20_000)
+        let library = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/libfake.so.1"))
+        try library.seek(toOffset: 100)
+        try library.write(contentsOf: Data([original[100] ^ 1]))
+        try library.close()
+        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: cache, now: later), hash: counting)
+            == "libfake.so.1 is not the library SHA256SUMS lists (damaged, or another version)")
+        #expect(hashed == 3)
+        try original.write(to: URL(fileURLWithPath: folder + "/libfake.so.1"))
+
+        try Data("garbage\n\0\0 1 2 3 4 5\n".utf8).write(to: URL(fileURLWithPath: cache))
+        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: cache, now: later), hash: counting) == nil)
+        #expect(hashed == 5 && CheckedLibraries(file: cache).entries.count == 2)
+        let fifo = folder + "/cache/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(CheckedLibraries(file: fifo).entries.isEmpty)
+        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: folder + "/libother.so/facecam/x", now: later), hash: counting) == nil)
+        #expect(hashed == 7)
+    }
+
+    @Test func theCacheIsWhereXDGSays() {
+        let user = { (variables: [String: String]) in CheckedLibraries.user(environment: variables).file }
+        #expect(user(["XDG_CACHE_HOME": "/c", "HOME": "/h"]) == "/c/facecam/checked-libraries")
+        #expect(user(["XDG_CACHE_HOME": "relative", "HOME": "/h"]) == "/h/.cache/facecam/checked-libraries")
+        #expect(user([:]) == nil)
+    }
+
     /// Every fixture photograph, at scales 1 and 2: the same faces on both engines, boxes and landmarks
     /// within a pixel and scores within 0.01 (f32), for YuNet and CenterFace.
     @Test(arguments: FaceModelKind.allCases)
