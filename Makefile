@@ -218,6 +218,8 @@ TEST_LOGS := .build/test-logs
 # The test bundle and facecam-fuzz, through which FuzzCorpusTests replays the fuzz corpus: --build-tests builds every
 # product (swift-argument-parser's plugin tools too, which make stage builds when it needs them).
 TEST_PRODUCT := facecamPackageTests
+# The tests' facecam keeps its cache (the OpenVINO libraries it has checked) in the build, not in the user's home.
+test check test-checks: export XDG_CACHE_HOME := $(abspath .build/test-cache)
 test: deps models
 	$(call install-missing,$(TEST_PACKAGES))
 	@$(TEST_ENVIRONMENTS) & environments=$$!; \

@@ -4,32 +4,28 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <memory>
+#include <string>
 #include <openssl/evp.h>
 #include <unistd.h>
 #include <vector>
 
-extern "C" cfd_status cfd_sha256_file(const char *path, char hex[65], cfd_error *error) {
+extern "C" cfd_status cfd_sha256_descriptor(int descriptor, char hex[65], cfd_error *error) {
     return cfd::guarded(error, [&]() -> cfd_status {
-        if (path == nullptr || hex == nullptr) return cfd::invalid(error, "null argument");
-        // O_NONBLOCK: a FIFO in a library's place fails the read instead of blocking it.
-        int descriptor;
-        do descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-        while (descriptor < 0 && errno == EINTR);
-        if (descriptor < 0) return cfd::invalid(error, (std::string("open: ") + std::strerror(errno)).c_str());
-        std::unique_ptr<int, void (*)(int *)> closer(&descriptor, [](int *d) { close(*d); });
+        if (descriptor < 0 || hex == nullptr) return cfd::invalid(error, "invalid argument");
         std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX *)> context(EVP_MD_CTX_new(), EVP_MD_CTX_free);
         if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
             return cfd::fail(error, CFD_ERROR_INTERNAL, "EVP_DigestInit_ex failed");
         }
         std::vector<unsigned char> buffer(1 << 20);
-        for (;;) {
-            const ssize_t count = read(descriptor, buffer.data(), buffer.size());
+        // pread from the start: the descriptor's offset is the caller's.
+        for (off_t offset = 0;;) {
+            const ssize_t count = pread(descriptor, buffer.data(), buffer.size(), offset);
             if (count < 0 && errno == EINTR) continue;
             if (count < 0) return cfd::invalid(error, (std::string("read: ") + std::strerror(errno)).c_str());
             if (count == 0) break;
             EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(count));
+            offset += count;
         }
         unsigned char digest[EVP_MAX_MD_SIZE];
         unsigned int length = 0;

@@ -213,8 +213,11 @@ struct DatasetFormatTests {
         #expect(written.status == 0, "\(written.stderr)")
         let records = try run(facecamBinary, ["video", "--quiet", clip]).records()
         let size = (records[0]["preview_size"] as! [NSNumber]).map(\.stringValue)
+        // Each keyframe: x, y, width, height and the track's name.
         let imported = try Self.labelStudio(["video", tasks] + size).compactMapValues { $0 as? [[Any]] }.mapValues { keys in
-            keys.map { key in (key[0..<4].map { ($0 as! NSNumber).doubleValue }, key[4] as! String) }
+            keys.map { key in
+                (key.prefix(4).compactMap { ($0 as? NSNumber)?.doubleValue }, key.count == 5 ? key[4] as? String ?? "\(key[4])" : "\(key)")
+            }
         }
         let (width, height) = (Double(size[0])!, Double(size[1])!)
         // The part of each box inside the frame: the face leaves it on the left as the clip pans.

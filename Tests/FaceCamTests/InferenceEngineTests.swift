@@ -41,62 +41,100 @@ struct InferenceEngineTests {
         }
     }
 
-    /// Each copy of a library is hashed once: the checks after the first find it in the cache; one byte changed in place
-    /// (size, name and inode kept) is hashed again and refused; a file changed in the last seconds is not remembered; a
-    /// cache of garbage, a FIFO or a folder that cannot be made is no cache, and the check still holds. The listing is
-    /// sha256sum's, as `make openvino` writes it. The first check is made now, on files just written; the others as if a
-    /// minute later.
+    /// Each copy of a library is hashed about once a day: the checks after the first find it in the cache, while its
+    /// listed SHA-256 is the one found; a listing naming another version, one byte changed in place (size, name, inode and
+    /// modification time kept), a copy, or a day past are hashed again; a file changed in the seconds before its hash (its
+    /// modification time old) is not remembered; a cache of garbage, another user's, a FIFO or in a folder that cannot be
+    /// made is none, and the check still holds. The listing is sha256sum's, as `make openvino` writes it.
     @Test func librariesAreHashedOncePerCopy() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("checked-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let library = folder + "/libs"
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
         let original = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
-        try original.write(to: URL(fileURLWithPath: folder + "/libfake.so.1"))
-        try Data("a second library".utf8).write(to: URL(fileURLWithPath: folder + "/libother.so"))
-        let sums = Process()
-        sums.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        sums.arguments = ["libfake.so.1", "libother.so"]
-        sums.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let listing = Pipe()
-        sums.standardOutput = listing
-        try sums.run()
-        let listed = listing.fileHandleForReading.readDataToEndOfFile()
-        sums.waitUntilExit()
-        try listed.write(to: URL(fileURLWithPath: folder + "/" + OpenVINORuntime.checksums))
+        try original.write(to: URL(fileURLWithPath: library + "/libfake.so.1"))
+        try Data("a second library".utf8).write(to: URL(fileURLWithPath: library + "/libother.so"))
+        let old = Date(timeIntervalSince1970: 1_000_000_000)
+        for name in ["libfake.so.1", "libother.so"] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: library + "/" + name)
+        }
+        let listing = try Self.output("/usr/bin/sha256sum", ["libfake.so.1", "libother.so"], in: library)
+        try listing.write(to: URL(fileURLWithPath: library + "/" + OpenVINORuntime.checksums))
         var hashed = 0
-        let counting = { (path: String) -> String? in
+        let counting = { (descriptor: Int32) -> String? in
             hashed += 1
-            return OpenVINORuntime.sha256(path)
+            return OpenVINORuntime.sha256(descriptor)
         }
         let cache = folder + "/cache/facecam/checked-libraries"
-        let later = time(nil) + 60
-        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: cache), hash: counting) == nil)
-        #expect(hashed == 2 && !FileManager.default.fileExists(atPath: cache))
-        hashed = 0
-        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: cache, now: later), hash: counting) == nil)
-        #expect(hashed == 2 && CheckedLibraries(file: cache).entries.count == 2)
-        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: cache, now: later), hash: counting) == nil)
-        #expect(hashed == 2)
+        let check = { (directory: String, now: Int, cache: String) in
+            OpenVINORuntime.check(directory, remembering: CheckedLibraries(file: cache, now: now), hash: counting)
+        }
+        let changed = ["libfake.so.1", "libother.so"].map { name in
+            var info = stat()
+            return stat(library + "/" + name, &info) == 0 ? info.st_ctim.tv_sec : Int.max / 2
+        }.max()!
+        #expect(check(library, changed + 1, cache) == nil)
+        #expect(hashed == 2 && !FileManager.default.fileExists(atPath: cache), "changed a second ago: not remembered")
+        let later = changed + 60
+        #expect(check(library, later, cache) == nil)
+        #expect(hashed == 4 && CheckedLibraries(file: cache, now: later).entries.count == 2)
+        #expect(check(library, later, cache) == nil)
+        #expect(hashed == 4)
 
-        // Past a tick of the kernel's file clock (a few ms), so that the write changes the times stat gives.
+        let otherVersion = String(decoding: listing, as: UTF8.self).split(separator: "\n").map { line in
+            line.hasSuffix("  libother.so") ? String(repeating: "0", count: 64) + "  libother.so" : String(line)
+        }.joined(separator: "\n") + "\n"
+        try Data(otherVersion.utf8).write(to: URL(fileURLWithPath: library + "/" + OpenVINORuntime.checksums))
+        #expect(check(library, later, cache) == "libother.so is not the library SHA256SUMS lists (damaged, or another version)")
+        try listing.write(to: URL(fileURLWithPath: library + "/" + OpenVINORuntime.checksums))
+
+        // Past a tick of the kernel's file clock (a few ms), so that the write changes the change time.
         usleep(20_000)
-        let library = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/libfake.so.1"))
-        try library.seek(toOffset: 100)
-        try library.write(contentsOf: Data([original[100] ^ 1]))
-        try library.close()
-        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: cache, now: later), hash: counting)
-            == "libfake.so.1 is not the library SHA256SUMS lists (damaged, or another version)")
-        #expect(hashed == 3)
-        try original.write(to: URL(fileURLWithPath: folder + "/libfake.so.1"))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: library + "/libfake.so.1"))
+        try handle.seek(toOffset: 100)
+        try handle.write(contentsOf: Data([original[100] ^ 1]))
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: library + "/libfake.so.1")
+        let before = hashed
+        #expect(check(library, later, cache) == "libfake.so.1 is not the library SHA256SUMS lists (damaged, or another version)")
+        #expect(hashed == before + 1)
+        try original.write(to: URL(fileURLWithPath: library + "/libfake.so.1"))
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: library + "/libfake.so.1")
+        #expect(check(library, later, cache) == nil)
+        #expect(hashed == before + 2, "libother.so is still remembered")
 
-        try Data("garbage\n\0\0 1 2 3 4 5\n".utf8).write(to: URL(fileURLWithPath: cache))
-        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: cache, now: later), hash: counting) == nil)
-        #expect(hashed == 5 && CheckedLibraries(file: cache).entries.count == 2)
+        _ = try Self.output("/bin/cp", ["-p", "-R", library, folder + "/copy"], in: folder)
+        #expect(check(folder + "/copy", later, cache) == nil)
+        #expect(hashed == before + 4, "a copy is hashed")
+        #expect(check(library, later + CheckedLibraries.trustedSeconds, cache) == nil)
+        #expect(hashed == before + 6, "a day on, hashed again")
+
+        try Data("garbage\n\0\0 1 2 3 4 5 6\n".utf8).write(to: URL(fileURLWithPath: cache))
+        #expect(check(library, later, cache) == nil)
+        #expect(hashed == before + 8 && CheckedLibraries(file: cache, now: later).entries.count == 2)
+        if geteuid() == 0 {
+            #expect(chown(cache, 1, 1) == 0)
+            #expect(CheckedLibraries(file: cache, now: later).entries.isEmpty, "another user's cache")
+        }
         let fifo = folder + "/cache/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
-        #expect(CheckedLibraries(file: fifo).entries.isEmpty)
-        #expect(OpenVINORuntime.check(folder, remembering: CheckedLibraries(file: folder + "/libother.so/facecam/x", now: later), hash: counting) == nil)
-        #expect(hashed == 7)
+        #expect(CheckedLibraries(file: fifo, now: later).entries.isEmpty)
+        #expect(check(library, later, library + "/libother.so/facecam/x") == nil)
+    }
+
+    /// What a program writes on its standard output.
+    private static func output(_ program: String, _ arguments: [String], in directory: String) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "\(program) \(arguments)")
+        return output
     }
 
     @Test func theCacheIsWhereXDGSays() {

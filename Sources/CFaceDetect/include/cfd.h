@@ -155,10 +155,10 @@ typedef struct {
 cfd_status cfd_openvino_load(const char *directory, char *version, size_t version_capacity, char *loaded_from,
                              size_t loaded_from_capacity, cfd_error *error);
 
-/* The SHA-256 of the regular file at `path` (OpenSSL's, which uses the CPU's SHA instructions where it has them),
- * as 64 lowercase hexadecimal digits and a NUL in `hex`. CFD_ERROR_INVALID_ARGUMENT when the file cannot be read,
- * with the call and its reason. */
-cfd_status cfd_sha256_file(const char *path, char hex[65], cfd_error *error);
+/* The SHA-256 of the regular file open as `descriptor`, read from its start whatever the descriptor's offset
+ * (OpenSSL's, which uses the CPU's SHA instructions where it has them), as 64 lowercase hexadecimal digits and a NUL
+ * in `hex`. CFD_ERROR_INVALID_ARGUMENT when the file cannot be read, with the call and its reason. */
+cfd_status cfd_sha256_descriptor(int descriptor, char hex[65], cfd_error *error);
 
 /* ---- DNN face models, on either engine: each named by the id its decoder is registered under
  * in cfd_model.cpp ("yunet": decoded as OpenCV's FaceDetectorYN does; "centerface": as its authors do) ---- */

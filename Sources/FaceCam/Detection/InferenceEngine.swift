@@ -116,10 +116,10 @@ public enum OpenVINORuntime {
     /// lists, and nothing else there is something OpenVINO would load or wait on: a library it does not list (OpenVINO
     /// looks for its plugins and frontends in the folder by name), a plugins.xml (which names libraries elsewhere), a
     /// FIFO, socket or device. Hashing the 90 MB takes about 90 ms on a CPU with SHA instructions: `checked` remembers
-    /// the copies already hashed, which are then hashed again only once changed. `hash` gives a file's SHA-256 in
-    /// hexadecimal, nil when it cannot be read (the tests' seam).
+    /// the copies already hashed, which are then hashed again only once changed. `hash` gives the SHA-256 of the file
+    /// a descriptor holds in hexadecimal, nil when it cannot be read (the tests' seam).
     static func check(
-        _ directory: String, remembering checked: CheckedLibraries = .user(), hash: (String) -> String? = sha256
+        _ directory: String, remembering checked: CheckedLibraries = .user(), hash: (Int32) -> String? = sha256
     ) -> String? {
         let folder = FilePath(directory)
         let listing: [UInt8]
@@ -149,24 +149,29 @@ public enum OpenVINORuntime {
         }
         var checked = checked
         for entry in entries {
-            let library = directory + "/" + entry.name
-            guard let info = try? fileInfo(FilePath(library)) else { return "\(entry.name) is missing" }
+            let library = FilePath(directory + "/" + entry.name)
+            guard let info = try? fileInfo(library) else { return "\(entry.name) is missing" }
+            // One descriptor: what is looked up, hashed and remembered is the one file it holds, whatever the path
+            // comes to name meanwhile.
             guard FileKind(info) == .regular, Int(info.st_size) <= Self.largestLibrary,
-                  checked.holds(entry.sha256, info) || hash(library) == entry.sha256
+                  let file = try? FileDescriptor(opening: library, flags: O_RDONLY | O_NONBLOCK), let before = try? file.status(),
+                  FileKind(before) == .regular, Int(before.st_size) <= Self.largestLibrary,
+                  checked.holds(entry.sha256, before) || hash(file.rawValue) == entry.sha256
             else {
                 return "\(entry.name) is not the library \(checksums) lists (damaged, or another version)"
             }
-            checked.add(entry.sha256, info)
+            // Remembered only as it was throughout the hash.
+            if let after = try? file.status() { checked.add(entry.sha256, before, unchangedIn: after) }
         }
         checked.save()
         return nil
     }
 
-    /// The SHA-256 of the file at `path` in hexadecimal, nil when it cannot be read.
-    static func sha256(_ path: String) -> String? {
+    /// The SHA-256 of the file `descriptor` holds in hexadecimal, nil when it cannot be read.
+    static func sha256(_ descriptor: Int32) -> String? {
         var hex = [CChar](repeating: 0, count: 65)
         var error = cfd_error()
-        guard cfd_sha256_file(path, &hex, &error) == CFD_OK else { return nil }
+        guard cfd_sha256_descriptor(descriptor, &hex, &error) == CFD_OK else { return nil }
         return String(decoding: hex.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
