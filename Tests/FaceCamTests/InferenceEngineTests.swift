@@ -58,7 +58,9 @@ struct InferenceEngineTests {
         for name in ["libfake.so.1", "libother.so"] {
             try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: library + "/" + name)
         }
-        let listing = try Self.output("/usr/bin/sha256sum", ["libfake.so.1", "libother.so"], in: library)
+        let sums = try tool("/bin/sh", ["-c", "cd \"$0\" && sha256sum libfake.so.1 libother.so", library])
+        try #require(sums.status == 0, "\(sums.errors)")
+        let listing = Data(sums.output.utf8)
         try listing.write(to: URL(fileURLWithPath: library + "/" + OpenVINORuntime.checksums))
         var hashed = 0
         let counting = { (descriptor: Int32) -> String? in
@@ -103,7 +105,7 @@ struct InferenceEngineTests {
         #expect(check(library, later, cache) == nil)
         #expect(hashed == before + 2, "libother.so is still remembered")
 
-        _ = try Self.output("/bin/cp", ["-p", "-R", library, folder + "/copy"], in: folder)
+        #expect(try tool("/bin/cp", ["-p", "-R", library, folder + "/copy"]).status == 0)
         #expect(check(folder + "/copy", later, cache) == nil)
         #expect(hashed == before + 4, "a copy is hashed")
         #expect(check(library, later + CheckedLibraries.trustedSeconds, cache) == nil)
@@ -120,21 +122,6 @@ struct InferenceEngineTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         #expect(CheckedLibraries(file: fifo, now: later).entries.isEmpty)
         #expect(check(library, later, library + "/libother.so/facecam/x") == nil)
-    }
-
-    /// What a program writes on its standard output.
-    private static func output(_ program: String, _ arguments: [String], in directory: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "\(program) \(arguments)")
-        return output
     }
 
     @Test func theCacheIsWhereXDGSays() {
