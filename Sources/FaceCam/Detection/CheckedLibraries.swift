@@ -7,7 +7,7 @@ import FaceCamCore
 
 /// The libraries whose SHA-256 facecam has checked, each remembered by what `fstat` said of the file it hashed (device,
 /// inode, size, modification and change times), so that OpenVINO's 90 MB are hashed about once a day for each copy of
-/// them rather than at every start (about 70 ms of a half-second start). Writing to a file, replacing or copying it, or
+/// them rather than at every start (80 to 100 ms of CPU of a half-second start). Writing to a file, replacing or copying it, or
 /// setting its times changes its inode or its change time, which only the system clock's owner can set, and the file
 /// is hashed again; what leaves the times as they were (the disk's own corruption, a file system that keeps no change
 /// time) is noticed at the next day's hash. Kept in `$XDG_CACHE_HOME/facecam` (else `~/.cache/facecam`), and read and
@@ -72,7 +72,7 @@ struct CheckedLibraries {
     func save() {
         guard changed, let file, let slash = file.lastIndex(of: "/") else { return }
         let folder = String(file[..<slash])
-        guard Self.owned(nearestExisting(folder)) else { return }
+        guard Self.ownedWhereItWouldBeMade(folder) else { return }
         try? makeDirectories(folder, mode: 0o700)
         var info = stat()
         guard lstat(folder, &info) == 0, FileKind(info) == .directory, info.st_uid == geteuid(),
@@ -86,17 +86,13 @@ struct CheckedLibraries {
         }
     }
 
-    /// `path`, or its nearest parent that exists.
-    private func nearestExisting(_ path: String) -> String {
+    /// Whether `path`, or its nearest parent that exists, is this user's.
+    private static func ownedWhereItWouldBeMade(_ path: String) -> Bool {
         var path = path
         while (try? fileKind(path)) == nil, let slash = path.lastIndex(of: "/"), slash > path.startIndex {
             path = String(path[..<slash])
         }
-        return path
-    }
-
-    private static func owned(_ path: String) -> Bool {
-        (try? fileInfo(FilePath(path)))?.st_uid == geteuid()
+        return (try? fileInfo(FilePath(path)))?.st_uid == geteuid()
     }
 
     private static func key(_ sha256: String, _ info: stat) -> String {

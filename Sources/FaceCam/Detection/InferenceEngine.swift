@@ -115,7 +115,7 @@ public enum OpenVINORuntime {
     /// What is wrong with `directory`, or nil when each library `checksums` lists is a regular file of the SHA-256 it
     /// lists, and nothing else there is something OpenVINO would load or wait on: a library it does not list (OpenVINO
     /// looks for its plugins and frontends in the folder by name), a plugins.xml (which names libraries elsewhere), a
-    /// FIFO, socket or device. Hashing the 90 MB takes about 90 ms on a CPU with SHA instructions: `checked` remembers
+    /// FIFO, socket or device. Hashing the 90 MB takes 80 to 100 ms of CPU with SHA instructions: `checked` remembers
     /// the copies already hashed, which are then hashed again only once changed. `hash` gives the SHA-256 of the file
     /// a descriptor holds in hexadecimal, nil when it cannot be read (the tests' seam).
     static func check(
