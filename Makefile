@@ -218,6 +218,9 @@ TEST_LOGS := .build/test-logs
 # The test bundle and facecam-fuzz, through which FuzzCorpusTests replays the fuzz corpus: --build-tests builds every
 # product (swift-argument-parser's plugin tools too, which make stage builds when it needs them).
 TEST_PRODUCT := facecamPackageTests
+# The suites whose tests wait on real time (a broker, a browser) far more than they compute, one test after another:
+# among the rest they came last and left a core idle for a minute, so they run in a test process of their own beside them.
+WAITING_SUITES := FaceCamCLITests\.(MQTTTests|PreviewCommandTests)/
 # The tests' facecam keeps its cache (the OpenVINO libraries it has checked) in the build, not in the user's home.
 test check test-checks: export XDG_CACHE_HOME := $(abspath .build/test-cache)
 test: deps models
@@ -227,16 +230,24 @@ test: deps models
 	$(RELEASE_BUILD); built=$$?; wait $$environments; made=$$?; \
 	[ $$made = 0 ] || echo "make test: the Python test environments could not be made (pip's lines above)"; \
 	[ $$built = 0 ] && [ $$made = 0 ]
-	@mkdir -p $(TEST_LOGS) && rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log
+	@mkdir -p $(TEST_LOGS) && rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
-	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; \
-	trap 'kill -- -$$checks 2> /dev/null; wait $$checks; exit 130' INT TERM HUP; \
-	$(SWIFT) build $(RELEASE_FLAGS) --product $(TEST_PRODUCT) && $(SWIFT) build $(RELEASE_FLAGS) --product facecam-fuzz && \
-		bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test $(RELEASE_FLAGS) --skip-build 2>&1 | tee $(TEST_LOGS)/swift.log'; \
-	tested=$$?; wait $$checks; checked=$$?; \
+	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; waiting=; \
+	trap 'kill -- -$$checks $$waiting 2> /dev/null; wait; exit 130' INT TERM HUP; \
+	tested=1; \
+	if $(SWIFT) build $(RELEASE_FLAGS) --product $(TEST_PRODUCT) && $(SWIFT) build $(RELEASE_FLAGS) --product facecam-fuzz; then \
+		echo "make test: MQTTTests and PreviewCommandTests run beside the other tests; their log ($(TEST_LOGS)/waiting.log) follows them"; \
+		FACECAM_BINARY=$(RELEASE_BINARY) $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/$(TEST_PRODUCT).xctest \
+			--testing-library swift-testing --filter '$(WAITING_SUITES)' > $(TEST_LOGS)/waiting.log 2>&1 & waiting=$$!; \
+		bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test $(RELEASE_FLAGS) --skip-build --skip "$(WAITING_SUITES)" 2>&1 \
+			| tee $(TEST_LOGS)/swift.log'; tested=$$?; \
+		wait $$waiting || tested=1; \
+		echo "make test: MQTTTests and PreviewCommandTests:"; cat $(TEST_LOGS)/waiting.log; \
+	fi; \
+	wait $$checks; checked=$$?; \
 	echo "make test: the reference, docs and golden checks:"; cat $(TEST_LOGS)/checks.log; \
-	$(PYTHON) Tests/skipped.py $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log; \
-	[ $$tested = 0 ] || echo "make test: the Swift tests failed (above, and in $(TEST_LOGS)/swift.log)"; \
+	$(PYTHON) Tests/skipped.py $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log; \
+	[ $$tested = 0 ] || echo "make test: the Swift tests failed (above, and in $(TEST_LOGS)/swift.log and waiting.log)"; \
 	[ $$checked = 0 ] || echo "make test: the reference, docs or golden checks failed (just above)"; \
 	[ $$tested = 0 ] && [ $$checked = 0 ]
 
