@@ -78,8 +78,7 @@ import Testing
     @Test func videoTakesDirectories() throws {
         let directory = try temporaryDirectory("video-folder")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let nested = directory.appendingPathComponent("more")
-        try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
+        let nested = try directory.madeFolder("more")
         for (clip, name) in [("rotated.mp4", "b.mp4"), ("crossing.avi", "A.avi"), ("pan-zoom.avi", "more/c.avi")] {
             try FileManager.default.copyItem(atPath: fixture("video/" + clip), toPath: directory.appendingPathComponent(name).path)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// The repository root, found from this file's place.
@@ -9,7 +10,7 @@ func fixture(_ relative: String) -> String {
 }
 
 /// What a run of a program printed and how it ended.
-struct Run {
+struct Run: Sendable {
     var status: Int32
     var stdout: String
     var stderr: String
@@ -185,6 +186,36 @@ func partialFiles(of destination: String) -> [String] {
     return names.filter { $0.hasPrefix(prefix) && $0.count == prefix.count + 8 }.sorted()
 }
 
+/// The folder for what the tests make once a run and share (synthetic clips, enrolled galleries): made at its first use,
+/// and removed with all it holds when the test process exits.
+let runFolder: URL = {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-tests-\(getpid())")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("facecam-tests-\(getpid())")) }
+    return folder
+}()
+
+/// Values made once a test run for each key, by `make`, for the tests that all need the same: a test asking for one
+/// while another makes it waits for it. A failure is kept and thrown to each.
+final class OnceARun<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private let make: @Sendable (Key) throws -> Value
+    /// One lock for all keys: the values are few.
+    private let made = Mutex<[Key: Result<Value, any Error>]>([:])
+
+    init(_ make: @escaping @Sendable (Key) throws -> Value) {
+        self.make = make
+    }
+
+    func callAsFunction(_ key: Key) throws -> Value {
+        try made.withLock { values in
+            if let value = values[key] { return value }
+            let value = Result { try make(key) }
+            values[key] = value
+            return value
+        }.get()
+    }
+}
+
 /// A fresh directory for one test's files.
 func temporaryDirectory(_ name: String) throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-\(name)-\(UUID().uuidString)")
@@ -192,8 +223,26 @@ func temporaryDirectory(_ name: String) throws -> URL {
     return url
 }
 
+extension URL {
+    /// The folder `path` below this one, made with the folders above it.
+    @discardableResult
+    func madeFolder(_ path: String) throws -> URL {
+        let folder = appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+}
+
 /// Makes a test's input with Debian's ffmpeg (`-v error`, then `arguments`); the test fails, saying why, when it cannot.
 func ffmpeg(_ arguments: [String]) throws {
     let made = try run(URL(fileURLWithPath: "/usr/bin/ffmpeg"), ["-v", "error"] + arguments)
     try #require(made.status == 0, "ffmpeg \(arguments.joined(separator: " ")): \(made.stderr)")
+}
+
+/// Fixtures/video/pan-zoom.avi made again by ffmpeg as `name` in `directory`, with `arguments` between that input and the
+/// output (whose extension picks the container); its path.
+func remadePanZoom(_ name: String, in directory: URL, _ arguments: [String]) throws -> String {
+    let path = directory.appendingPathComponent(name).path
+    try ffmpeg(["-i", fixture("video/pan-zoom.avi")] + arguments + [path])
+    return path
 }

@@ -28,6 +28,29 @@ struct DatasetFormatTests {
         #expect(result.status == 0, "\(result.stderr)")
     }
 
+    /// The face attributes Datumaro reads from detect's CVAT and COCO output for the fixture photographs with `options`
+    /// (written in `directory`), by Datumaro's format name: each photograph's faces as `described`, sorted, for the
+    /// photographs with faces.
+    static func datumaroAttributes(
+        _ options: [String], in directory: URL, described: ([String: Any]) -> String
+    ) throws -> [String: [String: [String]]] {
+        let cvat = try directory.madeFolder("cvat")
+        try detect(options + ["--format", "cvat", "--image-root", fixture("images"), "-o", cvat.appendingPathComponent("default.xml").path])
+        try copyPhotographs(to: "images", in: cvat)
+        let coco = directory.appendingPathComponent("coco")
+        try coco.madeFolder("annotations")
+        try detect(options + ["--format", "coco", "--image-root", fixture("images"), "-o",
+                              coco.appendingPathComponent("annotations/instances_default.json").path])
+        try copyPhotographs(to: "images", in: coco)
+        var imported: [String: [String: [String]]] = [:]
+        for (format, folder) in [("cvat", cvat), ("coco_instances", coco)] {
+            imported[format] = try EvalCommandTests.reference(["datumaro-attributes", format, folder.path]).mapValues { faces in
+                (faces as! [[String: Any]]).map(described).sorted()
+            }.filter { !$0.value.isEmpty }
+        }
+        return imported
+    }
+
     /// Datumaro imports detect --format yolo (Haar: plain YOLO lines; Datumaro 1.13 reads no YOLO-pose)
     /// from labels/train beside images/train with data.yaml.
     @Test func datumaroImportsTheYOLOOutput() throws {
@@ -103,21 +126,10 @@ struct DatasetFormatTests {
             }
         }
         #expect(expected.values.joined().count == 5)
-        let imported = { (attributes: [String: Any]) -> [String: [String]] in
-            attributes.mapValues { faces in
-                (faces as! [[String: Any]]).map { face in ["roll", "yaw", "pitch", "quality"].map { "\(face[$0]!)" }.joined(separator: " ") }.sorted()
-            }.filter { !$0.value.isEmpty }
+        let imported = try Self.datumaroAttributes(["--quality"], in: directory) { face in
+            ["roll", "yaw", "pitch", "quality"].map { "\(face[$0]!)" }.joined(separator: " ")
         }
-        let cvat = directory.appendingPathComponent("cvat")
-        try FileManager.default.createDirectory(at: cvat, withIntermediateDirectories: true)
-        try Self.detect(["--quality", "--format", "cvat", "--image-root", fixture("images"), "-o", cvat.appendingPathComponent("default.xml").path])
-        try Self.copyPhotographs(to: "images", in: cvat)
-        #expect(imported(try EvalCommandTests.reference(["datumaro-attributes", "cvat", cvat.path])) == expected.mapValues { $0.sorted() })
-        let coco = directory.appendingPathComponent("coco")
-        try FileManager.default.createDirectory(at: coco.appendingPathComponent("annotations"), withIntermediateDirectories: true)
-        try Self.detect(["--quality", "--format", "coco", "--image-root", fixture("images"), "-o", coco.appendingPathComponent("annotations/instances_default.json").path])
-        try Self.copyPhotographs(to: "images", in: coco)
-        #expect(imported(try EvalCommandTests.reference(["datumaro-attributes", "coco_instances", coco.path])) == expected.mapValues { $0.sorted() })
+        #expect(imported["cvat"] == expected.mapValues { $0.sorted() } && imported["coco_instances"] == imported["cvat"], "\(imported)")
         let voc = directory.appendingPathComponent("voc")
         try Self.detect(["--quality", "--format", "voc", "--output-dir", voc.path])
         let poses = try EvalCommandTests.reference(["datumaro-attributes", "voc_detection", voc.path]).mapValues { faces in
@@ -143,22 +155,10 @@ struct DatasetFormatTests {
             }
         }
         #expect(expected.values.joined().count == 5 && expected.values.joined().contains { $0.hasPrefix("Hopper ") })
-        let imported = { (attributes: [String: Any]) -> [String: [String]] in
-            attributes.mapValues { faces in
-                (faces as! [[String: Any]]).map { face in ["identity", "distance", "cluster"].map { "\(face[$0] ?? "missing")" }.joined(separator: " ") }
-                    .sorted()
-            }.filter { !$0.value.isEmpty }
+        let imported = try Self.datumaroAttributes(options, in: directory) { face in
+            ["identity", "distance", "cluster"].map { "\(face[$0] ?? "missing")" }.joined(separator: " ")
         }
-        let cvat = directory.appendingPathComponent("cvat")
-        try FileManager.default.createDirectory(at: cvat, withIntermediateDirectories: true)
-        try Self.detect(options + ["--format", "cvat", "--image-root", fixture("images"), "-o", cvat.appendingPathComponent("default.xml").path])
-        try Self.copyPhotographs(to: "images", in: cvat)
-        #expect(imported(try EvalCommandTests.reference(["datumaro-attributes", "cvat", cvat.path])) == expected.mapValues { $0.sorted() })
-        let coco = directory.appendingPathComponent("coco")
-        try FileManager.default.createDirectory(at: coco.appendingPathComponent("annotations"), withIntermediateDirectories: true)
-        try Self.detect(options + ["--format", "coco", "--image-root", fixture("images"), "-o", coco.appendingPathComponent("annotations/instances_default.json").path])
-        try Self.copyPhotographs(to: "images", in: coco)
-        #expect(imported(try EvalCommandTests.reference(["datumaro-attributes", "coco_instances", coco.path])) == expected.mapValues { $0.sorted() })
+        #expect(imported["cvat"] == expected.mapValues { $0.sorted() } && imported["coco_instances"] == imported["cvat"], "\(imported)")
     }
 
     /// Datumaro imports detect --format cvat (CVAT for images 1.1) with the images in images/.
@@ -267,8 +267,7 @@ struct DatasetFormatTests {
     @Test func datasetNamesStayInsideTheFolder() throws {
         let directory = try temporaryDirectory("dataset-names")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let inputs = directory.appendingPathComponent("in/sub")
-        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        let inputs = try directory.madeFolder("in/sub")
         let dots = inputs.appendingPathComponent("...avi").path
         try FileManager.default.copyItem(atPath: fixture("video/pan-zoom.avi"), toPath: dots)
         let output = directory.appendingPathComponent("in/sub/out")
@@ -355,9 +354,8 @@ struct DatasetFormatTests {
     @Test func aLinkedFolderInsideTheDatasetIsRefused() throws {
         let directory = try temporaryDirectory("dataset-link")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let elsewhere = directory.appendingPathComponent("elsewhere")
-        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("out/labels"), withIntermediateDirectories: true)
+        let elsewhere = try directory.madeFolder("elsewhere")
+        try directory.madeFolder("out/labels")
         try FileManager.default.createSymbolicLink(
             atPath: directory.appendingPathComponent("out/labels/train").path, withDestinationPath: elsewhere.path)
         let result = try run(facecamBinary, ["detect", "--format", "yolo", "--output-dir", directory.appendingPathComponent("out").path,

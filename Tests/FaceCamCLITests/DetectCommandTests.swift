@@ -363,6 +363,7 @@ struct DetectReportCommandTests {
         #expect(try facecam("detect", "--min-faces", "2", "Fixtures/images/two-faces.jpg").status == 0)
         // A check of nothing does not pass: a folder without images gives no frame.
         let empty = try temporaryDirectory("no-images")
+        defer { try? FileManager.default.removeItem(at: empty) }
         let none = try facecam("detect", "--min-faces", "1", empty.path)
         #expect(none.status == 2)
         let warning = "facecam: warning: \(empty.path): no file to read in it (by extension: bmp, jpe, jpeg, jpg, pbm, pgm, png, pnm, ppm, tif, tiff, webp)"

@@ -62,14 +62,17 @@ struct EngineCommandTests {
 
     /// Without OpenVINO, one line says so and the faces are OpenCV's engine's, byte for byte;
     /// --engine openvino makes it a usage error, before any input is read.
-    @Test(arguments: try ["/nonexistent"] + [
-        "libopenvino_c.so.2641:text", "libopenvino_c.so.2641:truncated", "libopenvino.so.2641:fifo",
+    @Test(arguments: [
+        "/nonexistent", "libopenvino_c.so.2641:text", "libopenvino_c.so.2641:truncated", "libopenvino.so.2641:fifo",
         "libopenvino_onnx_frontend.so.2641:missing", "libopenvino_intel_cpu_plugin.so:truncated",
         "libopenvino_intel_cpu_plugin.so:overwritten", "plugins.xml:fifo",
         // A plugins.xml names libraries anywhere, and OpenVINO finds frontends in the folder by name: neither is listed.
         "plugins.xml:text", "libopenvino_tensorflow_frontend.so.2641:text",
-    ].map(EngineCommandTests.brokenRuntime))
-    func aMissingOrBrokenRuntimeFallsBackToOpenCV(_ directory: String) throws {
+    ])
+    func aMissingOrBrokenRuntimeFallsBackToOpenCV(_ damage: String) throws {
+        // Made here rather than among the arguments, which are made whenever the tests are listed, and never removed.
+        let directory = damage.hasPrefix("/") ? damage : try Self.brokenRuntime(damage)
+        defer { if directory != damage { try? FileManager.default.removeItem(atPath: directory) } }
         // Whether the runtime loads is found before any detector is made: one detector each way is enough here (both are
         // run on a runtime that loads and cannot read the models above).
         let environment = ["FACECAM_OPENVINO_DIR": directory]

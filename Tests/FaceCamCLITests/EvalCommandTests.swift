@@ -54,9 +54,8 @@ struct EvalCommandTests {
     @Test func datumaroImportsTheCOCOOutput() throws {
         let directory = try temporaryDirectory("eval-datumaro")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let annotations = directory.appendingPathComponent("annotations")
-        try FileManager.default.createDirectory(at: annotations, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("images"), withIntermediateDirectories: true)
+        let annotations = try directory.madeFolder("annotations")
+        try directory.madeFolder("images")
         try FileManager.default.createSymbolicLink(
             atPath: directory.appendingPathComponent("images/default").path, withDestinationPath: fixture("images"))
         let coco = try run(facecamBinary, [
@@ -67,10 +66,13 @@ struct EvalCommandTests {
         try Self.expectFixtureBoxes(try Self.reference(["datumaro", "coco_instances", directory.path]))
     }
 
+    /// detect's run over the fixture photographs with some options, made once a test run.
+    static let fixtureDetections = OnceARun<[String], Run> { options in try run(facecamBinary, ["detect"] + options + [fixture("images")]) }
+
     /// `imported` (image name without extension to boxes) holds, in any order, the preview boxes
     /// detect's JSON Lines give for the six fixture photographs (with `options`), within `tolerance`.
     static func expectFixtureBoxes(_ imported: [String: Any], options: [String] = [], tolerance: Double = 1e-6) throws {
-        let lines = try run(facecamBinary, ["detect"] + options + [fixture("images")])
+        let lines = try fixtureDetections(options)
         #expect(lines.status == 0, "\(lines.stderr)")
         let records = try lines.records()
         #expect(imported.count == records.count && records.count == 6, "\(imported)")
@@ -91,9 +93,8 @@ struct EvalCommandTests {
     @Test func datumaroImportsTheWiderOutput() throws {
         let directory = try temporaryDirectory("eval-wider")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let split = directory.appendingPathComponent("wider_face_split")
-        try FileManager.default.createDirectory(at: split, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("WIDER_default/images"), withIntermediateDirectories: true)
+        let split = try directory.madeFolder("wider_face_split")
+        try directory.madeFolder("WIDER_default/images")
         // A copy: Datumaro refuses an image whose real path is outside the dataset.
         try FileManager.default.copyItem(
             atPath: fixture("images"), toPath: directory.appendingPathComponent("WIDER_default/images/images").path)
@@ -110,7 +111,7 @@ struct EvalCommandTests {
     @Test func datumaroImportsTheMOTOutput() throws {
         let directory = try temporaryDirectory("eval-mot")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("gt"), withIntermediateDirectories: true)
+        try directory.madeFolder("gt")
         let clip = fixture("video/pan-zoom.avi")
         let mot = try run(facecamBinary, ["video", "--quiet", "--format", "mot", "-o", directory.appendingPathComponent("gt/gt.txt").path, clip])
         #expect(mot.status == 0, "\(mot.stderr)")
@@ -278,8 +279,7 @@ struct EvalTests {
     @Test func evalReadsVOCGroundTruth() throws {
         let directory = try temporaryDirectory("voc-truth")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let annotations = directory.appendingPathComponent("truth/Annotations")
-        try FileManager.default.createDirectory(at: annotations, withIntermediateDirectories: true)
+        let annotations = try directory.madeFolder("truth/Annotations")
         func object(_ x: Int, _ y: Int, _ size: Int, difficult: Int = 0) -> String {
             "<object><name>face</name><difficult>\(difficult)</difficult><bndbox><xmin>\(x)</xmin><ymin>\(y)</ymin>"
                 + "<xmax>\(x + size)</xmax><ymax>\(y + size)</ymax></bndbox></object>"

@@ -193,10 +193,9 @@ func probe(_ path: String) throws -> [[String: Any]] {
     @Test func variableRateVideoKeepsItsTimesAndAudioStart() throws {
         let directory = try temporaryDirectory("redact-vfr")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let original = directory.appendingPathComponent("variable.mkv").path
-        try ffmpeg([
-            "-i", fixture("video/pan-zoom.avi"), "-f", "lavfi", "-i", "sine=d=12", "-map", "0:v", "-map", "1:a",
-            "-vf", "setpts='if(lt(N,18),N/12,1.5+(N-18)/4)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", "-c:a", "aac", "-shortest", original,
+        let original = try remadePanZoom("variable.mkv", in: directory, [
+            "-f", "lavfi", "-i", "sine=d=12", "-map", "0:v", "-map", "1:a",
+            "-vf", "setpts='if(lt(N,18),N/12,1.5+(N-18)/4)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", "-c:a", "aac", "-shortest",
         ])
         let redacted = directory.appendingPathComponent("redacted.mkv").path
         let result = try facecam("redact", "--quiet", "--detector", "haar", "-o", redacted, original)
@@ -323,10 +322,8 @@ func probe(_ path: String) throws -> [[String: Any]] {
     @Test func audioTheContainerCannotHoldIsNamed() throws {
         let out = try temporaryDirectory("redact-pcm")
         defer { try? FileManager.default.removeItem(at: out) }
-        let source = out.appendingPathComponent("pcm.mkv").path
-        try ffmpeg([
-            "-i", fixture("video/pan-zoom.avi"), "-f", "lavfi", "-i", "sine=d=3", "-map", "0:v", "-map", "1:a",
-            "-c:v", "copy", "-c:a", "pcm_s16le", source])
+        let source = try remadePanZoom("pcm.mkv", in: out, [
+            "-f", "lavfi", "-i", "sine=d=3", "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "pcm_s16le"])
         let mp4 = out.appendingPathComponent("public.mp4").path
         let refused = try run(facecamBinary, ["redact", "--quiet", "--detector", "yunet", "--scales", "1", "-o", mp4, source])
         #expect(refused.status == 1 && refused.stdout.isEmpty)
@@ -514,7 +511,9 @@ func probe(_ path: String) throws -> [[String: Any]] {
 
     /// The README's "after" image is what facecam redact makes of two-faces.jpg today (make demo copies it there).
     @Test func readmeExampleIsCurrent() throws {
-        let made = try temporaryDirectory("redact-readme").appendingPathComponent("two-faces.jpg").path
+        let directory = try temporaryDirectory("redact-readme")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let made = directory.appendingPathComponent("two-faces.jpg").path
         let result = try facecam("redact", "-o", made, "Fixtures/images/two-faces.jpg")
         #expect(result.status == 0, "\(result.stderr)")
         let committed = FileManager.default.contents(atPath: fixture("readme/two-faces-redacted.jpg"))

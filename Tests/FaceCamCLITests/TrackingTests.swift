@@ -41,9 +41,9 @@ struct SyntheticClips: Sendable {
 
     static let shared: Result<SyntheticClips, Error> = Result { try SyntheticClips(seeds: seeds) }
 
-    /// Synthesises the clips of `seeds` into a temporary folder of their own.
+    /// Synthesises the clips of `seeds` into a folder of their own, for this test run.
     init(seeds: [Int]) throws {
-        directory = try temporaryDirectory("synthetic")
+        directory = try runFolder.madeFolder("synthetic-" + seeds.map(String.init).joined(separator: ","))
         let script = repository.appendingPathComponent("Tests/Reference/synthetic_clips.py").path
         let made = try run(
             URL(fileURLWithPath: "/usr/bin/python3"), [script, repository.appendingPathComponent("Fixtures").path,

@@ -167,9 +167,7 @@ struct VideoCommandTests {
     @Test func cutFilesAreTruncatedWhateverIsWrittenBesideThem() throws {
         let directory = try temporaryDirectory("cut")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let whole = directory.appendingPathComponent("whole.mp4").path
-        try ffmpeg([
-            "-i", fixture("video/pan-zoom.avi"), "-c:v", "libx264", "-movflags", "+faststart", whole])
+        let whole = try remadePanZoom("whole.mp4", in: directory, ["-c:v", "libx264", "-movflags", "+faststart"])
         let packets = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
             "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pos,size", "-of", "csv=p=0", whole])
         let twentieth = try #require(packets.lines.count > 20 ? packets.lines[19].split(separator: ",").compactMap { Int($0) } : nil)
@@ -199,9 +197,7 @@ struct VideoCommandTests {
         let directory = try temporaryDirectory("joined-ts")
         defer { try? FileManager.default.removeItem(at: directory) }
         func make(_ name: String, _ filters: [String]) throws -> Data {
-            let path = directory.appendingPathComponent(name).path
-            try ffmpeg([
-                "-i", fixture("video/pan-zoom.avi")] + filters + ["-c:v", "libx264", "-bf", "0", "-f", "mpegts", path])
+            let path = try remadePanZoom(name, in: directory, filters + ["-c:v", "libx264", "-bf", "0", "-f", "mpegts"])
             return try Data(contentsOf: URL(fileURLWithPath: path))
         }
         let clip = try make("a.ts", []), smaller = try make("b.ts", ["-vf", "scale=320:240"])
@@ -227,8 +223,7 @@ struct VideoCommandTests {
     func videosFromStandardInputAreReadWholeAtTheirTimes(name: String, recipe: [String]) throws {
         let directory = try temporaryDirectory("odd-video")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent(name).path
-        try ffmpeg(["-i", fixture("video/pan-zoom.avi")] + recipe + [path])
+        let path = try remadePanZoom(name, in: directory, recipe)
         let frames = try probedFrameCount(path)
         let probed = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), [
             "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time", "-of", "csv=p=0", path])
@@ -248,9 +243,7 @@ struct VideoCommandTests {
     @Test func aRotationThatIsNotAQuarterTurnIsReported() throws {
         let directory = try temporaryDirectory("rotated-45")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("tilted.mp4").path
-        try ffmpeg([
-            "-i", fixture("video/pan-zoom.avi"), "-frames:v", "5", "-c:v", "libx264", path])
+        let path = try remadePanZoom("tilted.mp4", in: directory, ["-frames:v", "5", "-c:v", "libx264"])
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let tkhd = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("tkhd".utf8) })
         // A version-0 track header: the matrix (a b u c d v x y w) starts 44 bytes after its type.
