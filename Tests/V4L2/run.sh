@@ -16,4 +16,10 @@ vng=$(command -v vng || echo "python3 -m virtme_ng.run")
 timeout 900 $vng --run "$kernel" --disable-kvm --memory 2G --qemu-opts="-cpu Nehalem" --rwdir "$out" \
     --exec "bash $PWD/Tests/V4L2/in-vm.sh $facecam $out" > "$out/vng.log" 2>&1 \
     || echo "test-v4l2: the VM exited with status $? (see $out/vng.log)"
-/usr/bin/python3 Tests/V4L2/check.py judge "$out"
+# The VM's outputs are kept only when a check failed, to be looked at.
+if /usr/bin/python3 Tests/V4L2/check.py judge "$out"; then
+    rm -rf "$out"
+else
+    echo "test-v4l2: the VM's outputs are kept in $out"
+    exit 1
+fi
