@@ -1,5 +1,6 @@
 @testable import FaceCamCLI
 import FaceCam
+@testable import FaceCamCore
 import FaceCamRecognition
 @testable import FaceCamServe
 import Testing

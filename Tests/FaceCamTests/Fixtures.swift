@@ -92,7 +92,7 @@ func tool(_ path: String, _ arguments: [String]) throws -> (status: Int32, outpu
     let files = ["out", "err"].map { FileManager.default.temporaryDirectory.appendingPathComponent("facecam-tool-\(UUID().uuidString).\($0)") }
     defer { files.forEach { try? FileManager.default.removeItem(at: $0) } }
     let handles = try files.map {
-        FileManager.default.createFile(atPath: $0.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: $0.path, contents: nil) // if not made, FileHandle's error names it
         return try FileHandle(forWritingTo: $0)
     }
     process.standardOutput = handles[0]

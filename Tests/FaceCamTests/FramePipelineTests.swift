@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FaceCam
+@testable import FaceCamCore
 
 /// The frame pipeline's parts alone: the frame stage, the sink handing tracked frames to its
 /// consumers, and live's outputs as one of them.

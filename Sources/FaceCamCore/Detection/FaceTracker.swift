@@ -212,12 +212,6 @@ public final class FaceTracker {
         public var box: Rect
         /// Detected at one frame alone so far: a face, or a detector's one-off mistake.
         public var seenOnce: Bool
-
-        public init(id: Int, box: Rect, seenOnce: Bool) {
-            self.id = id
-            self.box = box
-            self.seenOnce = seenOnce
-        }
     }
 
     /// The ids of the tracks still open: a face found again would have one of these.

@@ -38,11 +38,6 @@ public struct RedactionPlan: Sendable {
     public struct Detection: Hashable, Sendable {
         public var frame: Int
         public var box: Rect
-
-        public init(frame: Int, box: Rect) {
-            self.frame = frame
-            self.box = box
-        }
     }
 
     public let settings: Settings

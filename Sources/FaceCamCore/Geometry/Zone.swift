@@ -129,12 +129,6 @@ public struct PolygonOutside: Sendable, Equatable, CustomStringConvertible {
     public var corner: Point
     public var previewSize: PixelSize
 
-    public init(name: PolygonName, corner: Point, previewSize: PixelSize) {
-        self.name = name
-        self.corner = corner
-        self.previewSize = previewSize
-    }
-
     public var description: String { described(naming: name.description) }
 
     /// What is wrong, the polygon called `naming`.
