@@ -180,7 +180,7 @@ struct VideoCommandTests {
         try avi.prefix(avi.count * 6 / 10).write(to: URL(fileURLWithPath: cutAVI))
         for (path, last) in [(cutMP4, 19), (cutAVI, 22)] {
             for extra in [[], ["--annotate-video", directory.appendingPathComponent("annotated.avi").path]] {
-                let result = try run(facecamBinary, ["video", "--quiet", "--detector", "haar"] + extra + [path])
+                let result = try run(facecamBinary, ["video", "--quiet"] + readingOnly + extra + [path])
                 #expect(result.status == 1)
                 #expect(try result.records().count == last + 1)
                 #expect(result.errorLines == [
@@ -230,7 +230,7 @@ struct VideoCommandTests {
         let stamps = probed.lines.compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: ", "))) }
         let expected = stamps.map { $0 - (stamps.first ?? 0) }
         try #require(expected.count == frames, "\(probed.stdout)")
-        let result = try run(facecamBinary, ["video", "--quiet", "--detector", "haar", "-"], input: URL(fileURLWithPath: path))
+        let result = try run(facecamBinary, ["video", "--quiet"] + readingOnly + ["-"], input: URL(fileURLWithPath: path))
         #expect(result.status == 0 && result.stderr.isEmpty, "\(name): \(result.stderr)")
         let times = try result.records().map { ($0["time"] as! NSNumber).doubleValue }
         #expect(times.count == frames, "\(name)")
@@ -254,7 +254,7 @@ struct VideoCommandTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let probed = try run(URL(fileURLWithPath: "/usr/bin/ffprobe"), ["-v", "error", "-show_streams", path])
         try #require(probed.stdout.contains("rotation=-45"), "\(probed.stdout)")
-        let result = try facecam("video", "--quiet", "--detector", "haar", path)
+        let result = try facecam(["video", "--quiet"] + readingOnly + [path])
         #expect(result.status == 0 && result.lines.count == 5, "\(result.stderr)")
         #expect(result.errorLines == [
             "facecam: warning: \(path): its metadata turns it 45° clockwise, not a quarter turn, which facecam does not apply: "
