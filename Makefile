@@ -220,7 +220,7 @@ TEST_LOGS := .build/test-logs
 TEST_PRODUCT := facecamPackageTests
 # The suites whose tests wait on real time (a broker, a browser) far more than they compute, one test after another:
 # among the rest they came last and left a core idle for a minute, so they run in a test process of their own beside them.
-WAITING_SUITES := FaceCamCLITests\.(MQTTTests|PreviewCommandTests)/
+WAITING_SUITES := FaceCamCLITests\.(MQTTTests|PreviewCommandTests)(/|$$)
 # The tests' facecam keeps its cache (the OpenVINO libraries it has checked) in the build, not in the user's home.
 test check test-checks: export XDG_CACHE_HOME := $(abspath .build/test-cache)
 test: deps models
@@ -233,11 +233,11 @@ test: deps models
 	@mkdir -p $(TEST_LOGS) && rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
 	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; waiting=; \
-	trap 'kill -- -$$checks $$waiting 2> /dev/null; wait; exit 130' INT TERM HUP; \
+	trap 'kill -- -$$checks $${waiting:+-$$waiting} 2> /dev/null; wait; exit 130' INT TERM HUP; \
 	tested=1; \
 	if $(SWIFT) build $(RELEASE_FLAGS) --product $(TEST_PRODUCT) && $(SWIFT) build $(RELEASE_FLAGS) --product facecam-fuzz; then \
 		echo "make test: MQTTTests and PreviewCommandTests run beside the other tests; their log ($(TEST_LOGS)/waiting.log) follows them"; \
-		FACECAM_BINARY=$(RELEASE_BINARY) $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/$(TEST_PRODUCT).xctest \
+		FACECAM_BINARY=$(RELEASE_BINARY) setsid $(STATIC)/release/$(TEST_PRODUCT).xctest \
 			--testing-library swift-testing --filter '$(WAITING_SUITES)' > $(TEST_LOGS)/waiting.log 2>&1 & waiting=$$!; \
 		bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test $(RELEASE_FLAGS) --skip-build --skip "$(WAITING_SUITES)" 2>&1 \
 			| tee $(TEST_LOGS)/swift.log'; tested=$$?; \

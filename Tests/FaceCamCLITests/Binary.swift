@@ -196,7 +196,9 @@ let runFolder: URL = {
 }()
 
 /// Values made once a test run for each key, by `make`, for the tests that all need the same: a test asking for one
-/// while another makes it waits for it. A failure is kept and thrown to each.
+/// while another makes it waits for it. A failure is kept and thrown to each: `make` throws a plain error (`SetupFailure`),
+/// not Swift Testing's `#require`, whose error a test that throws it is not failed for, the issue having been recorded
+/// once, in the test that first asked.
 final class OnceARun<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let make: @Sendable (Key) throws -> Value
     /// One lock for all keys: the values are few.
@@ -214,6 +216,11 @@ final class OnceARun<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             return value
         }.get()
     }
+}
+
+/// What a test needed could not be made: why, in words.
+struct SetupFailure: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// A fresh directory for one test's files.

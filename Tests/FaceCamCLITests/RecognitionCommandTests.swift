@@ -21,7 +21,9 @@ struct RecognitionCommandTests {
         let gallery = try runFolder.madeFolder("gallery-\(UUID().uuidString)").appendingPathComponent("gallery.sqlite").path
         for person in people {
             let enrolled = try facecam(["enrol", "--gallery", gallery] + person)
-            try #require(enrolled.status == 0 && enrolled.stdout.isEmpty, "\(enrolled.stderr)")
+            guard enrolled.status == 0, enrolled.stdout.isEmpty else {
+                throw SetupFailure(description: "facecam enrol \(person.joined(separator: " ")): status \(enrolled.status): \(enrolled.stderr)")
+            }
         }
         return gallery
     }

@@ -43,7 +43,7 @@ struct SyntheticClips: Sendable {
 
     /// Synthesises the clips of `seeds` into a folder of their own, for this test run.
     init(seeds: [Int]) throws {
-        directory = try runFolder.madeFolder("synthetic-" + seeds.map(String.init).joined(separator: ","))
+        directory = try runFolder.madeFolder("synthetic-\(UUID().uuidString)")
         let script = repository.appendingPathComponent("Tests/Reference/synthetic_clips.py").path
         let made = try run(
             URL(fileURLWithPath: "/usr/bin/python3"), [script, repository.appendingPathComponent("Fixtures").path,

@@ -39,6 +39,7 @@ struct UsageErrorTests {
         // Found by the command before any work, not by parsing.
         ["video", "--files-from", "/dev/null"],
         ["detect", "--format", "wider", "--image-root", "Fixtures/images", "Fixtures/video"],
+        ["people", "--gallery", "Fixtures/images/astronaut.png"],
     ])
     func theBinaryReportsWhatThisProcessFinds(arguments: [String]) throws {
         let expected = try #require(try reportedUsageError(arguments), "\(arguments) refused")
