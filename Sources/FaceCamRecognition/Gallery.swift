@@ -137,7 +137,7 @@ public final class Gallery {
             if access == .read {
                 holdsNoTables = try !isGallery()
             } else {
-                try prepareSchema()
+                try prepareSchema(busyTimeout: busyTimeout)
             }
         } catch {
             sqlite3_close(database)
@@ -293,7 +293,7 @@ public final class Gallery {
 
     /// Makes the tables in a new file, or checks that an existing one is a gallery. Several processes
     /// may open a new file at once: the tables are made under the write lock, by the first.
-    private func prepareSchema() throws(GalleryError) {
+    private func prepareSchema(busyTimeout: Int32) throws(GalleryError) {
         try run("PRAGMA secure_delete = ON", [])
         if try isGallery() { return }
         try transaction { () throws(GalleryError) in
@@ -307,20 +307,31 @@ public final class Gallery {
             try run("PRAGMA application_id = \(Self.applicationID)", [])
             try run("PRAGMA user_version = \(Self.schemaVersion)", [])
         }
-        // Readers then never wait for a writer (a camera recognising while someone enrols).
-        try run("PRAGMA journal_mode = WAL", [])
+        // Readers then never wait for a writer (a camera recognising while someone enrols). The switch needs the file
+        // to itself, which SQLite does not wait for as it waits for the write lock: another process opening the new
+        // gallery at that moment is waited for here, up to the busy timeout, 10 ms at a time.
+        for tries in 1... {
+            let switched = sqlite3_exec(database, "PRAGMA journal_mode = WAL", nil, nil, nil)
+            if switched == SQLITE_OK { return }
+            guard switched == SQLITE_BUSY, tries * 10 < busyTimeout else { throw failure("sqlite3_exec") }
+            sqlite3_sleep(10)
+        }
     }
 
-    /// True for a gallery, false for an empty database; any other database is not a gallery.
+    /// True for a gallery, false for an empty database; any other database is not a gallery. Its marks and its tables
+    /// are read in one statement, so at one moment: another process making the gallery meanwhile is seen before or after,
+    /// never between (its tables there and its marks not yet).
     private func isGallery() throws(GalleryError) -> Bool {
-        let application = try query("PRAGMA application_id", []) { sqlite3_column_int($0, 0) }.first ?? 0
+        let read = try query("""
+            SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version), \
+            (SELECT count(*) FROM sqlite_master)
+            """, []) { (application: sqlite3_column_int($0, 0), version: sqlite3_column_int($0, 1), tables: sqlite3_column_int($0, 2)) }
+        guard let (application, version, tables) = read.first else { throw .notAGallery(path: path) }
         if application == Self.applicationID {
-            let version = try query("PRAGMA user_version", []) { sqlite3_column_int($0, 0) }.first ?? 0
             if version > Self.schemaVersion { throw .newerVersion(path: path, version: version) }
             guard version == Self.schemaVersion else { throw .notAGallery(path: path) }
             return true
         }
-        let tables = try query("SELECT count(*) FROM sqlite_master", []) { sqlite3_column_int($0, 0) }.first ?? 0
         guard application == 0, tables == 0 else { throw .notAGallery(path: path) }
         return false
     }

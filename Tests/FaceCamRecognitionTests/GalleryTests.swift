@@ -1,6 +1,7 @@
 import FaceCam
 @testable import FaceCamRecognition
 import Foundation
+import Synchronization
 import Testing
 
 /// The gallery's file: what it keeps, who may read it, what forgetting leaves.
@@ -185,6 +186,32 @@ struct GalleryTests {
         } throws: { error in
             guard case GalleryError.cannotOpen(path, let reason) = error else { return false }
             return reason.hasPrefix("its log (\(path)-wal) holds changes not yet in it")
+        }
+    }
+
+    /// Connections making one new gallery at once, as processes enrolling together do, and a reader opening it meanwhile:
+    /// each sees the file before its tables are made or after, never half made (one saw its marks still unset and its
+    /// tables already there, read a moment apart, and called it not a gallery).
+    @Test func aGalleryBeingMadeIsNeverSeenHalfMade() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for round in 0..<30 {
+            let path = folder.appendingPathComponent("gallery-\(round).sqlite").path
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 6) { index in
+                do {
+                    if index == 0 {
+                        // The reader: once the file is there, while the others may still be making its tables.
+                        while !FileManager.default.fileExists(atPath: path) { sched_yield() }
+                        _ = try Gallery(path: path, access: .read)
+                    } else {
+                        _ = try Gallery(path: path, access: .create)
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(index): \(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty, "round \(round)")
         }
     }
 
