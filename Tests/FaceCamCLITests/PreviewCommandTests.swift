@@ -95,13 +95,17 @@ struct PreviewCommandTests {
         #expect(check.spread > 20, "the stream looks blank: \(check)")
         // The faces table (from /events) and the counters (from /metrics) were filled in.
         // Chromium stops the page after its timeout (the stream never ends loading); on a loaded
-        // machine it may start too slowly to see them in 5 s, so each try waits twice as long.
+        // machine it may start too slowly to see them in 5 s, so each try waits twice as long, up to 40 s, and
+        // the tries go on for 90 s (a Chromium that ends early, before the page's first poll, is tried again).
         let filled = [#"<tbody id="faces"><tr><td>[0-9]+</td>"#, #"<td id="processed">[0-9]+</td>"#]
         var dom = ""
-        for milliseconds in [5000, 10000, 20000, 40000] {
+        let giveUp = Date().addingTimeInterval(90)
+        var milliseconds = 5000
+        repeat {
             dom = try chromium("--dump-dom", server.url, stoppingAfter: milliseconds).stdout
             if filled.allSatisfy({ dom.range(of: $0, options: .regularExpression) != nil }) { break }
-        }
+            milliseconds = min(2 * milliseconds, 40000)
+        } while Date() < giveUp
         for part in filled {
             #expect(dom.range(of: part, options: .regularExpression) != nil, "\(part) is not in the page: \(dom)")
         }
