@@ -189,11 +189,15 @@ func partialFiles(of destination: String) -> [String] {
 /// The folder for what the tests make once a run and share (synthetic clips, enrolled galleries): made at its first use,
 /// and removed with all it holds when the test process exits.
 let runFolder: URL = {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-tests-\(getpid())")
-    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    atexit { try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent("facecam-tests-\(getpid())")) }
-    return folder
+    try? FileManager.default.createDirectory(at: runFolderPath(), withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(at: runFolderPath()) }
+    return runFolderPath()
 }()
+
+/// `runFolder`'s place, this process's: a function, which the exit handler can call without capturing anything.
+private func runFolderPath() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("facecam-tests-\(getpid())")
+}
 
 /// Values made once a test run for each key, by `make`, for the tests that all need the same: a test asking for one
 /// while another makes it waits for it. A failure is kept and thrown to each: `make` throws a plain error (`SetupFailure`),
@@ -225,9 +229,7 @@ struct SetupFailure: Error, CustomStringConvertible {
 
 /// A fresh directory for one test's files.
 func temporaryDirectory(_ name: String) throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("facecam-\(name)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    try FileManager.default.temporaryDirectory.madeFolder("facecam-\(name)-\(UUID().uuidString)")
 }
 
 extension URL {

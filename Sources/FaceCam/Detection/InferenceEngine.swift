@@ -151,8 +151,8 @@ public enum OpenVINORuntime {
         for entry in entries {
             let library = FilePath(directory + "/" + entry.name)
             guard let info = try? fileInfo(library) else { return "\(entry.name) is missing" }
-            // One descriptor: what is looked up, hashed and remembered is the one file it holds, whatever the path
-            // comes to name meanwhile.
+            // The path is looked at first, so that no device or FIFO is opened; then one descriptor: what is looked up,
+            // hashed and remembered is the one file it holds, whatever the path comes to name meanwhile.
             guard FileKind(info) == .regular, Int(info.st_size) <= Self.largestLibrary,
                   let file = try? FileDescriptor(opening: library, flags: O_RDONLY | O_NONBLOCK), let before = try? file.status(),
                   FileKind(before) == .regular, Int(before.st_size) <= Self.largestLibrary,
