@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized)
 struct PreviewCommandTests {
     @Test func everyRouteAnswersARealHTTPClient() throws {
-        let server = try Served(["--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop"])
+        let server = try Served(["--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop"] + readingOnly)
         let page = try curl("-s", "-i", server.url)
         #expect(page.stdout.hasPrefix("HTTP/1.1 200 OK"))
         #expect(page.stdout.contains("Content-Type: text/html; charset=utf-8"))
@@ -58,7 +58,10 @@ struct PreviewCommandTests {
     }
 
     @Test func stalledClientsSlowNeitherTheLogNorAnotherViewer() throws {
-        let server = try Served(["--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop", "--duration", "8"])
+        // A detector that costs a few milliseconds a frame: the frames dropped are then the server's doing,
+        // not the load of the tests running beside this one.
+        let server = try Served(
+            ["--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop", "--duration", "8"] + readingOnly)
         _ = try server.snapshot()
         let viewer = try BackgroundProcess(
             URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-N", "--max-time", "5", server.url + "stream.mjpg"])
@@ -76,9 +79,10 @@ struct PreviewCommandTests {
         let run = try server.stop(waitingForTheEnd: true)
         #expect(run.status == 0, "\(run.stderr)")
         let counts = try #require(summaryCounts(run))
-        // 8 s at 12 frames/s, every frame detected and logged.
+        // 8 s at 12 frames/s, nearly every frame detected and logged. A server that waited on the stalled
+        // clients would hold the frames up for the 5 s they stall: more than half would be dropped.
         #expect(counts.captured >= 90)
-        #expect(counts.dropped <= counts.captured / 20)
+        #expect(counts.dropped <= counts.captured / 10, "\(counts)")
         #expect(run.lines.count == counts.processed)
     }
 
