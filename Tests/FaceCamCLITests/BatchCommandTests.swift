@@ -31,13 +31,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let events = format == "csv" ? [] : ["--events"]
         let batch = try run(
-            facecamBinary, ["video", "--quiet", "--every", "2", "--format", format, "--output-dir", directory.path] + events + Self.clips)
+            facecamBinary, ["video", "--quiet", "--every", "4", "--format", format, "--output-dir", directory.path] + events + Self.clips)
         #expect(batch.status == 0, "\(batch.stderr)")
         #expect(batch.stdout.isEmpty)
         let written = try files(in: directory)
         #expect(Set(written.keys) == Set(Self.clips.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent + "." + fileExtension }))
         for clip in Self.clips {
-            let alone = try run(facecamBinary, ["video", "--quiet", "--every", "2", "--format", format] + events + [clip])
+            let alone = try run(facecamBinary, ["video", "--quiet", "--every", "4", "--format", format] + events + [clip])
             let name = URL(fileURLWithPath: clip).deletingPathExtension().lastPathComponent + "." + fileExtension
             #expect(!alone.stdout.isEmpty)
             #expect(written[name] == Data(alone.stdout.utf8), "\(name)")
@@ -61,13 +61,13 @@ import Testing
             }
         }
         let whole = root.appendingPathComponent("whole")
-        #expect(try run(facecamBinary, ["video", "--quiet", "--every", "8", "--output-dir", whole.path, b, a]).status == 0)
+        #expect(try run(facecamBinary, ["video", "--quiet", "--every", "8", "--output-dir", whole.path, b, a] + readingOnly).status == 0)
         #expect(try sources(whole) == ["clip.jsonl": a, "clip-2.jsonl": b])
         // The second shard holds b alone, and still names its results and annotated frames as the whole batch does.
         let second = root.appendingPathComponent("second"), frames = root.appendingPathComponent("frames")
         let part = try run(facecamBinary, [
             "video", "--quiet", "--every", "8", "--output-dir", second.path, "--annotate", frames.path, "--annotate-every", "100",
-            "--shard", "2/2", a, b])
+            "--shard", "2/2", a, b] + readingOnly)
         #expect(part.status == 0)
         #expect(try sources(second) == ["clip-2.jsonl": b])
         #expect(try FileManager.default.contentsOfDirectory(atPath: frames.path) == ["clip-2-000000.jpg"])
@@ -84,7 +84,7 @@ import Testing
         }
         try Data("{}".utf8).write(to: directory.appendingPathComponent("notes.json"))
         for (options, names) in [([String](), ["A.avi", "b.mp4"]), (["--recursive"], ["A.avi", "b.mp4", "more/c.avi"])] {
-            let result = try run(facecamBinary, ["video", "--quiet", "--every", "8"] + options + [directory.path])
+            let result = try run(facecamBinary, ["video", "--quiet", "--every", "8"] + readingOnly + options + [directory.path])
             #expect(result.status == 0, "\(result.stderr)")
             var sources: [String] = []
             for record in try result.records() where sources.last != record["source"] as? String {
@@ -94,7 +94,7 @@ import Testing
         }
         // A named file stays in the batch as given: only the shard it falls to reports it missing.
         let missing = directory.appendingPathComponent("missing.mp4").path
-        let shards = try (1...2).map { try run(facecamBinary, ["video", "--quiet", "--every", "8", "--shard", "\($0)/2", directory.path, missing]) }
+        let shards = try (1...2).map { try run(facecamBinary, ["video", "--quiet", "--every", "8", "--shard", "\($0)/2", directory.path, missing] + readingOnly) }
         #expect(shards.map(\.status).sorted() == [0, 1], "\(shards.map(\.stderr))")
         #expect(shards.filter { $0.stderr.contains("missing.mp4") }.count == 1, "\(shards.map(\.stderr))")
         try FileManager.default.removeItem(at: nested)
@@ -106,7 +106,7 @@ import Testing
 
     @Test(arguments: [2, 3, 5])
     func shardsSplitTheBatchWithoutOverlapWhateverTheArgumentOrder(count: Int) throws {
-        let whole = try run(facecamBinary, ["video", "--quiet", "--every", "4"] + Self.clips)
+        let whole = try run(facecamBinary, ["video", "--quiet", "--every", "4"] + readingOnly + Self.clips)
         #expect(whole.status == 0)
         let expected = try recordsBySource(whole.stdout)
         var union: [String: [String]] = [:]
@@ -114,7 +114,7 @@ import Testing
         for index in 1...count {
             // Each task is given the inputs in another order.
             let order = Array(Self.clips[(index % Self.clips.count)...] + Self.clips[..<(index % Self.clips.count)])
-            let part = try run(facecamBinary, ["video", "--quiet", "--every", "4", "--shard", "\(index)/\(count)"] + order.reversed())
+            let part = try run(facecamBinary, ["video", "--quiet", "--every", "4", "--shard", "\(index)/\(count)"] + readingOnly + order.reversed())
             #expect(part.status == 0, "\(part.stderr)")
             let records = try recordsBySource(part.stdout)
             #expect(Set(records.keys).isDisjoint(with: union.keys), "shard \(index)/\(count) repeats an input")
@@ -207,7 +207,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let clip = directory.appendingPathComponent("clip.avi")
         try FileManager.default.copyItem(atPath: fixture("video/pan-zoom.avi"), toPath: clip.path)
-        let batch = try run(facecamBinary, ["video", "--quiet", "--every", "8", "--output-dir", directory.path, clip.path])
+        let batch = try run(facecamBinary, ["video", "--quiet", "--every", "8", "--output-dir", directory.path, clip.path] + readingOnly)
         #expect(batch.status == 0, "\(batch.stderr)")
         #expect(try Set(files(in: directory).keys) == ["clip.avi", "clip.jsonl"])
     }
@@ -217,10 +217,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let list = directory.appendingPathComponent("list.txt")
         try Data((["", Self.clips[2], "", Self.clips[0], ""].joined(separator: "\n")).utf8).write(to: list)
-        let positional = try run(facecamBinary, ["video", "--quiet", "--every", "8", Self.clips[2], Self.clips[0]])
-        let fromFile = try run(facecamBinary, ["video", "--quiet", "--every", "8", "--files-from", list.path])
-        let fromStandardInput = try run(facecamBinary, ["video", "--quiet", "--every", "8", "--files-from", "-"], input: list)
-        let mixed = try run(facecamBinary, ["video", "--quiet", "--every", "8", "--files-from", list.path, Self.clips[1]])
+        let listed = ["video", "--quiet", "--every", "8"] + readingOnly
+        let positional = try run(facecamBinary, listed + [Self.clips[2], Self.clips[0]])
+        let fromFile = try run(facecamBinary, listed + ["--files-from", list.path])
+        let fromStandardInput = try run(facecamBinary, listed + ["--files-from", "-"], input: list)
+        let mixed = try run(facecamBinary, listed + ["--files-from", list.path, Self.clips[1]])
         #expect(positional.status == 0 && !positional.stdout.isEmpty)
         #expect(fromFile.stdout == positional.stdout)
         #expect(fromStandardInput.stdout == positional.stdout)
@@ -239,7 +240,7 @@ import Testing
         close(descriptor)
         let list = directory.appendingPathComponent("list")
         try Data(name + [0x0A]).write(to: list)
-        let result = try run(facecamBinary, ["video", "--quiet", "--every", "12", "--files-from", list.path])
+        let result = try run(facecamBinary, ["video", "--quiet", "--every", "12", "--files-from", list.path] + readingOnly)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try result.records().map { $0["source"] as! String } == Array(repeating: directory.path + "/caf\\xE9.avi", count: 3))
     }

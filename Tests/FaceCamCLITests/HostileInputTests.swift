@@ -463,7 +463,8 @@ struct HostileInputTests {
     func aFullDiskLeavesNoCutVideo(_ container: String) throws {
         let files = try HostileFiles("full-disk-video-\(container)")
         defer { files.remove() }
-        let arguments = ["redact", "--detector", "yunet", "-o"]
+        // What is found does not matter here, only what is written: the cheapest search.
+        let arguments = ["redact"] + readingOnly + ["-o"]
         let whole = files.path("whole." + container)
         try #require(try run(facecamBinary, arguments + [whole, fixture("video/pan-zoom.avi")]).status == 0)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: whole)[.size] as? Int)
