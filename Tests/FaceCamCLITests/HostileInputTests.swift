@@ -325,11 +325,12 @@ struct HostileInputTests {
             try FileManager.default.createSymbolicLink(atPath: output, withDestinationPath: victim)
             try FileManager.default.createSymbolicLink(atPath: output + ".partial", withDestinationPath: victim)
         }
-        let results = try facecam("video", "--quiet", "--output-dir", out, "Fixtures/video/pan-zoom.avi")
+        // What is found does not matter here, only where it is written: the cheapest search.
+        let results = try facecam(["video", "--quiet", "--output-dir", out, "Fixtures/video/pan-zoom.avi"] + readingOnly)
         #expect(results.status == 0, "\(results.stderr)")
-        let image = try facecam("redact", "--quiet", "-o", outputs[1], "Fixtures/images/two-faces.jpg")
+        let image = try facecam(["redact", "--quiet", "-o", outputs[1], "Fixtures/images/two-faces.jpg"] + readingOnly)
         #expect(image.status == 0, "\(image.stderr)")
-        let video = try facecam("redact", "--quiet", "-o", outputs[2], "Fixtures/video/pan-zoom.avi")
+        let video = try facecam(["redact", "--quiet", "-o", outputs[2], "Fixtures/video/pan-zoom.avi"] + readingOnly)
         #expect(video.status == 0, "\(video.stderr)")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
         for output in outputs {
@@ -346,7 +347,7 @@ struct HostileInputTests {
         let files = try HostileFiles("same-output")
         defer { files.remove() }
         let output = files.path("same.mp4")
-        let arguments = ["redact", "--quiet", "--detector", "yunet", "--scales", "1", "-o", output, "Fixtures/video/pan-zoom.avi"]
+        let arguments = ["redact", "--quiet", "-o", output, "Fixtures/video/pan-zoom.avi"] + readingOnly
         let first = try BackgroundProcess(facecamBinary, arguments)
         let second = try BackgroundProcess(facecamBinary, arguments)
         let (a, b) = (try first.wait(), try second.wait())

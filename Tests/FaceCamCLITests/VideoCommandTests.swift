@@ -206,7 +206,7 @@ struct VideoCommandTests {
             try parts.reduce(Data(), +).write(to: URL(fileURLWithPath: path))
             let frames = try probedFrameCount(path)
             #expect(frames == 108)
-            let result = try facecam("video", "--quiet", path)
+            let result = try facecam(["video", "--quiet", path] + readingOnly)
             #expect(result.status == 0 && result.stderr.isEmpty, "\(name): \(result.stderr)")
             #expect(try result.records().map { $0["frame"] as! Int } == Array(0..<frames), "\(name)")
         }
