@@ -155,8 +155,9 @@ struct Live: ParsableCommand, FrameOutputCommand {
         if show, let problem = PreviewWindow.problem(display: ProcessInfo.processInfo.environment["DISPLAY"]) {
             throw Refusal.usage("--show cannot open a window: \(problem), or watch in a browser with --serve")
         }
-        // Pictures are read before any work: one that cannot be used is a usage error.
+        // Pictures and the people panel's token are read before any work: one that cannot be used is a usage error.
         let marking = try RunPictures.marking(overlay: overlay, redaction: redaction)
+        let givenToken = try givenChangeToken()
         let input = try openSource()
         let inputGeometry: PreviewGeometry
         do throws(FaceCamError) {
@@ -188,7 +189,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
         let trackingStage = FrameTracking(
             tracker: tracking.makeTracker(), namer: try recognition?.namer(following: true, board: board))
         let device = try openOutputDevice(size: input.frameSize)
-        let server = try startServer(source: input.name, board: board)
+        let server = try startServer(source: input.name, board: board, given: givenToken)
         defer {
             if let file = server?.tokenFile, unlink(file) != 0, errno != ENOENT {
                 report("warning: cannot remove the token file \(FilePath(file)): \(String(cString: strerror(errno))); it is of no use now")
@@ -317,27 +318,31 @@ struct Live: ParsableCommand, FrameOutputCommand {
         }
     }
 
-    /// --serve, bound before the first frame, its address on stderr, with the people panel of `board` when given; with
-    /// --serve-allow-changes, the token made at the start is written to `tokenFile` (removed at the end). On failure one
-    /// line and status 1.
-    private func startServer(source: String, board: PeopleBoard?) throws -> (server: PreviewServer, tokenFile: String?)? {
-        guard let address = serving.serve else { return nil }
-        let environment = ProcessInfo.processInfo.environment
-        var given: String?
+    /// The people panel's token from --serve-token-file or the environment, read before any work: one that cannot be
+    /// used is one line and status 64. Nil when none is given, or changes are not taken.
+    private func givenChangeToken() throws -> String? {
+        guard serving.serve != nil, serving.serveAllowChanges else { return nil }
         do throws(ChangeToken.Failure) {
-            if !serving.serveAllowChanges {
-                given = nil
-            } else if let file = serving.serveTokenFile {
-                given = try ChangeToken.read(file: file)
-            } else if let token = environment[ChangeToken.environmentVariable] {
-                given = try ChangeToken.checked(token, from: ChangeToken.environmentVariable)
-                // facecam's alone: not handed to ffmpeg, --on-event commands or anything else it starts.
-                unsetenv(ChangeToken.environmentVariable)
-            }
+            if let file = serving.serveTokenFile { return try ChangeToken.read(file: file) }
+            guard let token = ProcessInfo.processInfo.environment[ChangeToken.environmentVariable] else { return nil }
+            let checked = try ChangeToken.checked(token, from: ChangeToken.environmentVariable)
+            // facecam's alone: not handed to ffmpeg, --on-event commands or anything else it starts.
+            unsetenv(ChangeToken.environmentVariable)
+            return checked
         } catch {
             report(error.description)
             throw Status.usage
         }
+    }
+
+    /// --serve, bound before the first frame, its address on stderr, with the people panel of `board` when given; with
+    /// --serve-allow-changes, the token `given` (`givenChangeToken`), or else one made here and written to `tokenFile`
+    /// (removed at the end). On failure one line and status 1.
+    private func startServer(
+        source: String, board: PeopleBoard?, given: String?
+    ) throws -> (server: PreviewServer, tokenFile: String?)? {
+        guard let address = serving.serve else { return nil }
+        let environment = ProcessInfo.processInfo.environment
         let token = serving.serveAllowChanges ? given ?? ChangeToken.generate() : nil
         let server: PreviewServer
         do {

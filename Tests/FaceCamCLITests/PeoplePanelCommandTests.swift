@@ -137,7 +137,8 @@ extension PeoplePanelCommandTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: tokenFile)
         let arguments = ["live", "--source", fixture("video/leave-enter.avi"), "--frames", "3", "--recognize", "--gallery", gallery,
                          "--serve-allow-changes", "--serve-token-file", tokenFile]
-        let exposed = try run(facecamBinary, arguments + ["--serve", "0"])
+        // Refused before any work: the output device, which cannot be opened, is never tried, nor is a detector made.
+        let exposed = try run(facecamBinary, arguments + ["--serve", "0", "--output-device", directory.appendingPathComponent("no-device").path])
         #expect(exposed.status == 64 && exposed.stdout.isEmpty)
         #expect(exposed.errorLines == ["facecam: --serve-token-file \(tokenFile): others than its owner may read it: chmod 600 it"])
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: tokenFile)
