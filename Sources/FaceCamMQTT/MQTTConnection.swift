@@ -14,7 +14,7 @@ import Synchronization
 /// messages go at QoS 1, so an acknowledgement says the broker has them. Each connection is a new
 /// libmosquitto client: messages an old one still held are ours to send again, and none of them
 /// can overtake a newer payload.
-public final class MQTTConnection: @unchecked Sendable {
+public final class MQTTConnection: Sendable {
     public struct Settings: Sendable {
         public var endpoint: MQTTEndpoint
         public var clientID: String
@@ -58,8 +58,6 @@ public final class MQTTConnection: @unchecked Sendable {
     private let settings: Settings
     private let clock: any MonotonicClock
     private let report: @Sendable (String) -> Void
-    /// Set by `start`, before the connection's thread, the only one that reads it, begins.
-    private var onMessage: @Sendable (String, [UInt8]?) -> Void = { _, _ in }
     /// What the callers' threads and the connection's thread share.
     private struct Shared {
         /// Replaced only on the connection's thread, while the outbox is not connected.
@@ -68,6 +66,10 @@ public final class MQTTConnection: @unchecked Sendable {
         /// How long a stop waits for the broker's acknowledgements; set by `close`, before `stopping`.
         var grace = 2.0
         var outbox: MQTTOutbox
+        /// The connection's state as its thread sees it (only that thread changes it).
+        var link: MQTTLink
+        /// Set by `start`, before the connection's thread begins.
+        var onMessage: @Sendable (String, [UInt8]?) -> Void = { _, _ in }
     }
 
     /// A libmosquitto client, which its threaded API lets any thread publish on.
@@ -76,8 +78,6 @@ public final class MQTTConnection: @unchecked Sendable {
     }
 
     private let shared: Mutex<Shared>
-    /// Used on the connection's thread only.
-    private var link: MQTTLink
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -88,9 +88,10 @@ public final class MQTTConnection: @unchecked Sendable {
     ) throws(MQTTError) {
         self.settings = settings
         self.clock = clock
-        link = MQTTLink(endpoint: settings.endpoint)
         self.report = report
-        shared = Mutex(Shared(outbox: MQTTOutbox(queueCapacity: settings.queueCapacity, inFlightLimit: Self.inFlightLimit)))
+        shared = Mutex(Shared(
+            outbox: MQTTOutbox(queueCapacity: settings.queueCapacity, inFlightLimit: Self.inFlightLimit),
+            link: MQTTLink(endpoint: settings.endpoint)))
         let client = try makeClient()
         shared.withLock { $0.client = client }
     }
@@ -127,7 +128,7 @@ public final class MQTTConnection: @unchecked Sendable {
     /// Starts the connection's thread: the first attempt to connect is made there, so nothing waits for the broker. Messages
     /// on the subscribed topics go to `onMessage`, on that thread.
     public func start(onMessage: @escaping @Sendable (String, [UInt8]?) -> Void = { _, _ in }) {
-        self.onMessage = onMessage
+        shared.withLock { $0.onMessage = onMessage }
         let thread = Thread { [self] in
             run()
             finished.signal()
@@ -224,7 +225,8 @@ public final class MQTTConnection: @unchecked Sendable {
                 goodbye(client, status: status)
                 return
             }
-            let ended = link.ended(describe(status, errorNumber: cmqtt_errno(client.pointer)), at: clock.now)
+            let reason = describe(status, errorNumber: cmqtt_errno(client.pointer)), now = clock.now
+            let ended = shared.withLock { $0.link.ended(reason, at: now) }
             endSession()
             ended.reports.forEach(report)
             _ = wake.wait(timeout: .now() + ended.retryAfter)
@@ -288,8 +290,12 @@ public final class MQTTConnection: @unchecked Sendable {
     fileprivate func handle(_ event: cmqtt_event, code: Int32, topic: String?, payload: [UInt8]?) {
         switch event {
         case CMQTT_EVENT_CONNECTED:
-            guard code == 0 else { return link.refused(String(cString: cmqtt_describe_refusal(code))) }
-            if let line = link.connected(at: clock.now) { report(line) }
+            guard code == 0 else {
+                let reason = String(cString: cmqtt_describe_refusal(code))
+                return shared.withLock { $0.link.refused(reason) }
+            }
+            let now = clock.now
+            if let line = shared.withLock({ $0.link.connected(at: now) }) { report(line) }
             shared.withLock { state in
                 if let client = state.client {
                     for topic in settings.subscriptions { _ = cmqtt_subscribe(client.pointer, topic, 1) }
@@ -305,7 +311,8 @@ public final class MQTTConnection: @unchecked Sendable {
                 pump(&state)
             }
         case CMQTT_EVENT_MESSAGE:
-            if let topic { onMessage(topic, payload) }
+            let deliver = shared.withLock { $0.onMessage }
+            if let topic { deliver(topic, payload) }
         default:
             break
         }

@@ -13,7 +13,7 @@ import Synchronization
 /// - P/snapshot (with snapshots on): a JPEG of the preview, retained, at each enter event and on
 ///   any message to P/snapshot/set;
 /// - Home Assistant discovery (unless turned off): retained configs under the discovery prefix.
-public final class MQTTPublisher: LiveObserver, @unchecked Sendable {
+public final class MQTTPublisher: LiveObserver, Sendable {
     public struct Settings: Sendable {
         public var topicPrefix: String
         /// The camera's name, in the device's name and the unique ids.

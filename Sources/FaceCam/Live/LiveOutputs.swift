@@ -39,15 +39,12 @@ public final class LiveOutputs: FrameConsumer {
                 source: source, as: marking)
         }
         if let annotator {
-            // Used on the annotation queue only.
-            final class Saver: @unchecked Sendable {
-                var annotator: Annotator
-                init(_ annotator: Annotator) { self.annotator = annotator }
-            }
-            let saver = Saver(annotator)
+            // Used on the annotation queue only: the lock is never contended.
+            let saver = Mutex(annotator)
             annotations = LatestFrameQueue(label: "facecam.annotate") { picture in
                 do throws(FaceCamError) {
-                    try saver.annotator.save(try preview(picture.tracked), name: Self.name(ofFrame: picture.tracked.frame.result.frame))
+                    let shown = try preview(picture.tracked), name = Self.name(ofFrame: picture.tracked.frame.result.frame)
+                    _ = try saver.withLock { (annotator) throws(FaceCamError) in try annotator.save(shown, name: name) }
                 } catch {
                     picture.fail(error)
                 }
@@ -56,20 +53,16 @@ public final class LiveOutputs: FrameConsumer {
             annotations = nil
         }
         if let outputDevice {
-            // Used on the device's queue only; dropped after its first failure.
-            final class Writer: @unchecked Sendable {
-                var device: V4L2OutputDevice?
-                init(_ device: V4L2OutputDevice) { self.device = device }
-            }
-            let writer = Writer(outputDevice)
+            // Used on the device's queue only (the lock is never contended); dropped after its first failure.
+            let writer = Mutex<V4L2OutputDevice?>(outputDevice)
             deviceFrames = LatestFrameQueue(label: "facecam.output-device") { picture in
-                guard let device = writer.device else { return }
+                guard let device = writer.withLock({ $0 }) else { return }
                 var frame = masks.applied(to: picture.tracked.frame.image, geometry: picture.tracked.frame.geometry)
                 do {
                     try Annotator.mark(&frame, with: picture.tracked.marks.inBufferCoordinates(of: picture.tracked.frame.geometry), as: marking)
                     try device.write(frame)
                 } catch let error as CaptureError {
-                    writer.device = nil
+                    writer.withLock { $0 = nil }
                     picture.fail(.outputDevice(path: device.path, reason: error.description))
                 } catch {
                     picture.fail(.outputDevice(path: device.path, reason: "\(error)"))

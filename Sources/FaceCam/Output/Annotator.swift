@@ -7,7 +7,7 @@ internal import CFaceDetect
 
 /// Draws frames as the preview shows them (`render`), with each face's preview rect outlined or
 /// hidden (`mark`), and saves them (or faces cut out) as JPEG or PNG files in a directory (`save`).
-public struct Annotator {
+public struct Annotator: Sendable {
     public static let outlineColour = BGRA(blue: 0, green: 255, red: 0)
     /// The largest preview drawn: 50 megapixels (200 MB), beyond 8K video.
     public static let maximumPreviewPixels = 50_000_000
