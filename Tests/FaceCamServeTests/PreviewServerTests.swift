@@ -1,6 +1,7 @@
 import FaceCam
 import Foundation
 @testable import FaceCamServe
+@testable import FaceCamCore
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -59,11 +60,64 @@ struct PreviewHTTPHandlerTests {
     let hub = PreviewHub(maximumStreams: 1)
     let metrics = PreviewMetrics()
 
-    private func connection() throws -> EmbeddedChannel {
+    private func connection(
+        _ timeouts: PreviewServer.Timeouts = PreviewServer.Timeouts(), writes: HeldWrites? = nil
+    ) throws -> EmbeddedChannel {
         let routes = PreviewRoutes(hub: hub, metrics: metrics, page: "<p>page</p>", counts: { LiveCounts() })
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes, timeouts: PreviewServer.Timeouts()))
+        if let writes { try channel.pipeline.syncOperations.addHandler(writes) }
+        try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(routes: routes, timeouts: timeouts))
         return channel
+    }
+
+    /// Once `holding`, keeps every write from the channel and leaves it unfinished, as a socket whose buffer is full does.
+    final class HeldWrites: ChannelOutboundHandler {
+        typealias OutboundIn = HTTPServerResponsePart
+        var holding = false
+        private(set) var held: [EventLoopPromise<Void>?] = []
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            if holding { held.append(promise) } else { context.write(data, promise: promise) }
+        }
+    }
+
+    /// A connection that sends no whole request is closed when `request` seconds have passed on the event loop's clock
+    /// (the embedded loop's, moved by hand), not before; an answer gives the next request as long again.
+    @Test func aConnectionThatSendsNoRequestIsClosedAtItsTimeout() throws {
+        let channel = try connection(PreviewServer.Timeouts(request: 10))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try channel.writeInbound(HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")))
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(9_999))
+        #expect(channel.isActive)
+        try channel.writeInbound(HTTPServerRequestPart.end(nil))
+        #expect(try responseHead(channel)?.status == .ok)
+        _ = try bodies(channel)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(9_999))
+        #expect(channel.isActive, "the answer did not restart the timeout")
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(2))
+        #expect(!channel.isActive)
+    }
+
+    /// A streaming client whose part has been in writing for more than `stall` seconds (on the clock given) is
+    /// disconnected at the next part; until then newer parts only replace the waiting one.
+    @Test func aStreamThatTakesNothingIsClosedAfterItsStall() throws {
+        let clock = ManualClock(), writes = HeldWrites()
+        let channel = try connection(PreviewServer.Timeouts(stall: 30, clock: clock), writes: writes)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try request(.GET, "/stream.mjpg", on: channel)
+        #expect(try responseHead(channel)?.status == .ok)
+        writes.holding = true
+        hub.publish(jpeg: Array("first".utf8))
+        channel.embeddedEventLoop.run()
+        #expect(writes.held.count == 1, "the first part is being written")
+        clock.advance(by: 30)
+        hub.publish(jpeg: Array("second".utf8))
+        channel.embeddedEventLoop.run()
+        #expect(channel.isActive && writes.held.count == 1, "30 s is not yet more than the stall")
+        clock.advance(by: 0.5)
+        hub.publish(jpeg: Array("third".utf8))
+        channel.embeddedEventLoop.run()
+        #expect(!channel.isActive)
     }
 
     private func request(_ method: HTTPMethod, _ uri: String, on channel: EmbeddedChannel) throws {
