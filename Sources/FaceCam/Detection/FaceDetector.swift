@@ -71,6 +71,16 @@ extension FrameFaceDetector {
     public func beginSource() {}
 }
 
+/// A detector handed from one thread to another. @unchecked: its C handles, and what it keeps between frames, are used
+/// by one thread at a time, which its holder sees to (a serial queue, or a pool that lends it to one job at a time).
+public struct HandedDetector: @unchecked Sendable {
+    public let detector: any FrameFaceDetector
+
+    public init(_ detector: any FrameFaceDetector) {
+        self.detector = detector
+    }
+}
+
 /// A Haar or LBP cascade detector. Not thread-safe: give each thread its own.
 public final class FaceDetector: FrameFaceDetector {
     public let cascade: Cascade

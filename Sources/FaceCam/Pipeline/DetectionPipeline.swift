@@ -27,19 +27,14 @@ public final class DetectionPipeline: Sendable {
     private let state: Mutex<State>
 
     private struct State {
-        /// The detectors not in use, with the source of the last frame each saw.
-        var detectors: [(detector: Lent, source: String?)]
+        /// The detectors not in use, with the source of the last frame each saw: each is lent to one job at a time,
+        /// taken out before use and put back after.
+        var detectors: [(detector: HandedDetector, source: String?)]
         /// Completions waiting for those before them, with the slots each holds.
         var finished: [Int: (Completion, weight: Int)] = [:]
         var nextToDeliver = 0
         /// Taken by the submitting thread.
         var nextSequence = 0
-    }
-
-    /// A detector, which keeps state between frames and so is no `Sendable` type: the pool lends each
-    /// to one job at a time, taken out of `state` before use and put back after.
-    private struct Lent: @unchecked Sendable {
-        let detector: any FrameFaceDetector
     }
 
     /// One detector per thread: `detectors.count` is the number of jobs.
@@ -53,7 +48,7 @@ public final class DetectionPipeline: Sendable {
         self.masks = masks
         work = detectors.count == 1
             ? DispatchQueue(label: "facecam.detect") : DispatchQueue(label: "facecam.detect", attributes: .concurrent)
-        state = Mutex(State(detectors: detectors.map { (Lent(detector: $0), nil) }))
+        state = Mutex(State(detectors: detectors.map { (HandedDetector($0), nil) }))
         self.deliver = deliver
         slots = 2 * detectors.count
         inFlight = DispatchSemaphore(value: slots)

@@ -34,14 +34,15 @@ public struct LiveSummary: Sendable, CustomStringConvertible {
 /// Each frame goes through the frame stage, as a file's do, to the sink
 /// as soon as it is done; what is shown of it (`LiveOutputs`) is the sink's
 /// consumers', on queues of their own that never slow detection.
-public final class LiveProcessor: @unchecked Sendable {
-    private let detector: any FrameFaceDetector
+public final class LiveProcessor: Sendable {
     private let sink: ResultSink
-    private var frames: LatestFrameQueue<FrameJob>!
-    private let detection: DetectionSwitch?
-    /// Painted on the faces cut out, after detection (the consumers paint their own pictures).
-    private let masks: PrivacyMasks
-    private let state = Mutex(State())
+    private let frames: LatestFrameQueue<FrameJob>
+    private let tally = Tally()
+
+    /// What the live queue and the callers' threads share.
+    private final class Tally: Sendable {
+        let state = Mutex(State())
+    }
 
     private struct State {
         var offered = 0
@@ -51,19 +52,21 @@ public final class LiveProcessor: @unchecked Sendable {
         var skippedWhileOff = 0
     }
 
+    /// `masks` are painted on the faces cut out, after detection (the consumers paint their own pictures).
     public init(
         detector: any FrameFaceDetector, sink: ResultSink, detection: DetectionSwitch? = nil, masks: PrivacyMasks = PrivacyMasks(polygons: [])
     ) {
-        self.detection = detection
-        self.masks = masks
-        self.detector = detector
         self.sink = sink
-        frames = LatestFrameQueue(label: "facecam.live") { [unowned self] in process($0) }
+        // The detector is used on the live queue only, which is serial.
+        let handed = HandedDetector(detector), tally = tally
+        frames = LatestFrameQueue(label: "facecam.live") { job in
+            Self.process(job, with: handed.detector, masks: masks, detection: detection, sink: sink, tally: tally)
+        }
     }
 
     /// The counts so far; any thread may ask.
     public func counts() -> LiveCounts {
-        state.withLock { state in
+        tally.state.withLock { state in
             LiveCounts(
                 captured: state.offered, processed: frames.processed - state.skippedWhileOff, dropped: frames.dropped,
                 missed: state.sequences.map { $0.count - state.offered } ?? 0, skippedWhileOff: state.skippedWhileOff)
@@ -73,7 +76,7 @@ public final class LiveProcessor: @unchecked Sendable {
     /// Takes a live frame's job (`FrameJob.capture` says when it was taken), which replaces the one waiting, if any.
     public func submit(_ job: FrameJob) {
         let sequence = job.capture?.sequence ?? job.index
-        state.withLock { state in
+        tally.state.withLock { state in
             state.offered += 1
             state.sequences = state.sequences.map { min($0.lowerBound, sequence)...max($0.upperBound, sequence) } ?? sequence...sequence
         }
@@ -85,7 +88,7 @@ public final class LiveProcessor: @unchecked Sendable {
         frames.drain()
         sink.drain()
         let counts = counts()
-        return state.withLock { state in
+        return tally.state.withLock { state in
             let sorted = state.latencies.sorted()
             let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.95).rounded(.up)) - 1)]
             return LiveSummary(
@@ -94,15 +97,18 @@ public final class LiveProcessor: @unchecked Sendable {
         }
     }
 
-    private func process(_ job: FrameJob) {
+    private static func process(
+        _ job: FrameJob, with detector: any FrameFaceDetector, masks: PrivacyMasks, detection: DetectionSwitch?, sink: ResultSink,
+        tally: Tally
+    ) {
         if let detection, !detection.isOn {
-            state.withLock { $0.skippedWhileOff += 1 }
+            tally.state.withLock { $0.skippedWhileOff += 1 }
             return
         }
         let completion = job.run(with: detector, masks: masks)
         sink.consume(completion)
         guard case .frame = completion, let capturedAt = job.capture?.at else { return }
         let latency = monotonicSeconds() - capturedAt
-        state.withLock { $0.latencies.append(latency) }
+        tally.state.withLock { $0.latencies.append(latency) }
     }
 }

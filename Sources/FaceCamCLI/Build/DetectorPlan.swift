@@ -155,15 +155,10 @@ struct DetectorPlan {
 private func madeSideBySide(
     _ count: Int, _ make: @Sendable () throws(FaceCamError) -> any FrameFaceDetector
 ) throws(FaceCamError) -> [any FrameFaceDetector] {
-    let made = Mutex([Int: Result<MadeDetector, FaceCamError>]())
+    let made = Mutex([Int: Result<HandedDetector, FaceCamError>]())
     DispatchQueue.concurrentPerform(iterations: count) { index in
-        let result = Result { () throws(FaceCamError) in MadeDetector(detector: try make()) }
+        let result = Result { () throws(FaceCamError) in HandedDetector(try make()) }
         made.withLock { $0[index] = result }
     }
     return try made.withLock { made throws(FaceCamError) in try (0..<count).map { (index) throws(FaceCamError) in try made[index]!.get().detector } }
-}
-
-/// A detector just made, handed from the thread that made it: no other thread holds it.
-private struct MadeDetector: @unchecked Sendable {
-    let detector: any FrameFaceDetector
 }
