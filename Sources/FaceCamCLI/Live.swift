@@ -39,7 +39,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
 
     @Option(help: ArgumentHelp(
         "The V4L2 capture device: a path (/dev/video2, or a stable name from facecam devices such as "
-            + "/dev/v4l/by-id/...), or N for /dev/videoN (default: /dev/video0).",
+            + "/dev/v4l/by-id/...), or N for /dev/videoN (default: \(Self.defaultDevice)).",
         valueName: "path|N"))
     var device: String?
 
@@ -384,7 +384,8 @@ struct Live: ParsableCommand, FrameOutputCommand {
     }
 
     /// --device: a path, or N for /dev/videoN as v4l2-ctl's -d takes it.
-    private var devicePath: String { device.map(Self.devicePath) ?? "/dev/video0" }
+    private var devicePath: String { device.map(Self.devicePath) ?? Self.defaultDevice }
+    static let defaultDevice = "/dev/video0"
 
     private static func devicePath(_ argument: String) -> String {
         !argument.isEmpty && argument.allSatisfy({ $0.isASCII && $0.isNumber }) ? "/dev/video\(argument)" : argument

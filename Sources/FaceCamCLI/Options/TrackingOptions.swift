@@ -43,7 +43,7 @@ struct TrackingOptions: ParsableArguments {
     static let onEventTimeoutDefault = 10.0
 
     func validate() throws {
-        if let trackGrace, trackGrace < 0 { throw ValidationError("--track-grace must be 0 or more") }
+        try Self.validate(grace: trackGrace)
         if onEvent == nil, let option = [("--on-event-jobs", onEventJobs != nil), ("--on-event-timeout", onEventTimeout != nil)]
             .first(where: \.1)?.0 {
             throw ValidationError("\(option) tunes --on-event: add --on-event COMMAND, or leave \(option) out")
@@ -65,6 +65,11 @@ struct TrackingOptions: ParsableArguments {
     /// The tracker for frames taken every `every` source frames.
     func makeTracker(every: Int = 1) -> FaceTracker {
         FaceTracker(settings: TrackerSettings(grace: Self.grace(given: trackGrace, every: every), smoothing: smooth ? 0.5 : nil))
+    }
+
+    /// --track-grace as given here and to redact, which declares its own with its own help.
+    static func validate(grace: Int?) throws {
+        if let grace, grace < 0 { throw ValidationError("--track-grace must be 0 or more") }
     }
 
     /// --track-grace, or its default (`TrackerSettings`'), and at least `every`, so that one missed detection keeps the id.
