@@ -259,8 +259,8 @@ options-doc: build
 	$(PYTHON) Tests/Docs/options.py write --facecam $(FACECAM)
 
 # The fast loop: the in-process tests (the C shims, the library, the preview server, and the command line's own
-# suites that parse arguments without running the binary), no binary run. About a minute once built; make test runs
-# these and everything else.
+# suites that parse arguments without running the binary), no binary run. 3 to 5 minutes once built; make test
+# runs these and everything else.
 check: test-deps
 	$(SWIFT) build --product $(TEST_PRODUCT) && $(SWIFT) build --product FaceCamMedia
 	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamCoreTests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.|^FaceCamCLITests\.(BatchOptionTests|BuildTests|CenterFaceCommandTests|DetectCommandTests|DetectorPlanTests|ErrorAdviceTests|EvalTests|ExifOrientationTests|FaceAttributeTests|FastModeTests|HelpTextTests|MapRuleTests|MaxFacesTests|OptionCheckTests|RedactOptionsTests|RedactUsageTests|ServeOptionsTests|SharedDataTests|SizeCheckCommandTests|TrackingTests|UsageErrorLineTests|ZoneCommandTests)/'

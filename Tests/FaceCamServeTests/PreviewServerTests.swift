@@ -79,6 +79,11 @@ struct PreviewHTTPHandlerTests {
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
             if holding { held.append(promise) } else { context.write(data, promise: promise) }
         }
+
+        // What is still held when the test ends fails, as a closed socket's writes do: NIO wants no promise left unfulfilled.
+        deinit {
+            for promise in held { promise?.fail(ChannelError.ioOnClosedChannel) }
+        }
     }
 
     /// A connection that sends no whole request is closed when `request` seconds have passed on the event loop's clock
