@@ -15,7 +15,7 @@ internal import CV4L2
 /// Setup runs open, QUERYCAP, S_FMT (then G_FMT), REQBUFS, QUERYBUF and mmap; the first frame queued
 /// starts streaming. Teardown runs the reverse (STREAMOFF, munmap, REQBUFS 0, close) from its
 /// `MappedDeviceStream`'s `deinit` on every path, including when setup fails half-way.
-// @unchecked: a device's descriptor and mapped buffers (C handles), written from one queue at a time.
+/// @unchecked Sendable: a device's descriptor and mapped buffers (C handles), written from one queue at a time.
 public final class V4L2OutputDevice: @unchecked Sendable {
     public let path: String
     public let size: PixelSize

@@ -31,8 +31,8 @@ import Synchronization
 /// `fullSearchEvery` frames; each face it finds is confirmed and sharpened
 /// the same way, and joins the faces still followed. Frames must come in
 /// order: it remembers the last frame's faces.
-// @unchecked: two cascades (C handles) and the faces of the last frames, the detecting thread's own; the background
-// search shares only `backgroundSearch`, a Mutex.
+/// @unchecked Sendable: two cascades (C handles) and the faces of the last frames, the detecting thread's own; the
+/// background search shares only `backgroundSearch`, a Mutex.
 public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
     public let detector: FaceDetector
     public let settings: FastSettings

@@ -6,7 +6,8 @@ import Synchronization
 /// `report`, counted. Frames come from one thread at a time (the pipeline's delivery queue), failures from any; `stopped`
 /// and `summary` may be read from any thread (they live in one `Mutex`). The outputs are the delivery
 /// thread's alone: `redirect` replaces them between sources, with no frame in flight.
-// @unchecked: the outputs (open files, ffmpeg's socket) are the delivery thread's alone; what others read is in `state`.
+/// @unchecked Sendable: the outputs (open files, ffmpeg's socket) are the delivery thread's alone; what others read is
+/// in `state`.
 public final class ResultSink: @unchecked Sendable {
     public struct Summary: Sendable {
         public var frames = 0
