@@ -207,16 +207,16 @@ demo: build
 
 # The end-to-end checks run the release binary, the one make install ships (and 1.2-1.7 times faster
 # than the debug build); make test-install, test-slurm and test-v4l2 take the same one. The in-process
-# tests are built on top of the same release build (only the tests themselves are compiled then, unoptimized).
+# tests are built with it, in one build (only the tests themselves are compiled unoptimized), so that the cores
+# compile tests while a long module (NIOCore, FaceCamCLI) keeps one of them busy.
 # Tests/checks.sh (the reference, docs and golden checks: a process at a time, mostly on one core) runs beside
-# the tests' build and swift test, in a process group of its own that an interrupted make test stops; its log is
-# kept and shown when it ends.
+# swift test, in a process group of its own that an interrupted make test stops; its log is kept and shown when it ends.
 # The last lines say what was skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
 # Its Debian packages are installed first; the Python environments (pip, about a core's worth) are made beside the
-# release build.
+# build.
 TEST_LOGS := .build/test-logs
-# The test bundle and facecam-fuzz, through which FuzzCorpusTests replays the fuzz corpus: --build-tests builds every
-# product (swift-argument-parser's plugin tools too, which make stage builds when it needs them).
+# The test bundle (make check builds it alone); make test builds every product with --build-tests: facecam,
+# libFaceCamMedia.so, the test bundle and facecam-fuzz, through which FuzzCorpusTests replays the fuzz corpus.
 TEST_PRODUCT := facecamPackageTests
 # The suites whose tests wait on real time (a broker, a browser) far more than they compute, one test after another:
 # among the rest they came last and left a core idle for a minute, so they run in a test process of their own beside them.
@@ -227,23 +227,20 @@ test: deps models
 	$(call install-missing,$(TEST_PACKAGES))
 	@$(TEST_ENVIRONMENTS) & environments=$$!; \
 	trap 'kill $$environments 2> /dev/null; wait $$environments; exit 130' INT TERM HUP; \
-	$(RELEASE_BUILD); built=$$?; wait $$environments; made=$$?; \
+	$(SWIFT) build $(RELEASE_FLAGS) --build-tests; built=$$?; wait $$environments; made=$$?; \
 	[ $$made = 0 ] || echo "make test: the Python test environments could not be made (pip's lines above)"; \
 	[ $$built = 0 ] && [ $$made = 0 ]
 	@mkdir -p $(TEST_LOGS) && rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
 	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; waiting=; \
 	trap 'kill -- -$$checks $${waiting:+-$$waiting} 2> /dev/null; wait; exit 130' INT TERM HUP; \
-	tested=1; \
-	if $(SWIFT) build $(RELEASE_FLAGS) --product $(TEST_PRODUCT) && $(SWIFT) build $(RELEASE_FLAGS) --product facecam-fuzz; then \
-		echo "make test: MQTTTests and PreviewCommandTests run beside the other tests; their log ($(TEST_LOGS)/waiting.log) follows them"; \
-		FACECAM_BINARY=$(RELEASE_BINARY) setsid $(STATIC)/release/$(TEST_PRODUCT).xctest \
-			--testing-library swift-testing --filter '$(WAITING_SUITES)' > $(TEST_LOGS)/waiting.log 2>&1 & waiting=$$!; \
-		bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test $(RELEASE_FLAGS) --skip-build --skip "$(WAITING_SUITES)" 2>&1 \
-			| tee $(TEST_LOGS)/swift.log'; tested=$$?; \
-		wait $$waiting || tested=1; \
-		echo "make test: MQTTTests and PreviewCommandTests:"; cat $(TEST_LOGS)/waiting.log; \
-	fi; \
+	echo "make test: MQTTTests and PreviewCommandTests run beside the other tests; their log ($(TEST_LOGS)/waiting.log) follows them"; \
+	FACECAM_BINARY=$(RELEASE_BINARY) setsid $(STATIC)/release/$(TEST_PRODUCT).xctest \
+		--testing-library swift-testing --filter '$(WAITING_SUITES)' > $(TEST_LOGS)/waiting.log 2>&1 & waiting=$$!; \
+	bash -o pipefail -c 'FACECAM_BINARY=$(RELEASE_BINARY) $(SWIFT) test $(RELEASE_FLAGS) --skip-build --skip "$(WAITING_SUITES)" 2>&1 \
+		| tee $(TEST_LOGS)/swift.log'; tested=$$?; \
+	wait $$waiting || tested=1; \
+	echo "make test: MQTTTests and PreviewCommandTests:"; cat $(TEST_LOGS)/waiting.log; \
 	wait $$checks; checked=$$?; \
 	echo "make test: the reference, docs and golden checks:"; cat $(TEST_LOGS)/checks.log; \
 	$(PYTHON) Tests/skipped.py $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log; \
