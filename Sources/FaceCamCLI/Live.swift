@@ -204,10 +204,13 @@ struct Live: ParsableCommand, FrameOutputCommand {
             tracking: trackingStage, events: events,
             crops: outputs.cropSaver.map { CropOutput(saver: $0, bestShotsOnly: bestShot.bestShot) }, consumers: [liveOutputs],
             minimumFaces: output.minFaces ?? 0, report: { report($0) })
-        let processor = LiveProcessor(
-            detector: detector, sink: sink, detection: detection, masks: maskZones.masks)
+        let tally = LiveTally()
+        let pipeline = DetectionPipeline(detectors: [detector], masks: maskZones.masks, admission: .newestFrame) { completion in
+            sink.consume(completion)
+            tally.delivered(completion)
+        }
         server?.server.attach(counts: {
-            var counts = processor.counts()
+            var counts = tally.counts(dropped: pipeline.dropped)
             counts.mqtt = publisher?.counts
             return counts
         })
@@ -226,13 +229,15 @@ struct Live: ParsableCommand, FrameOutputCommand {
                 job.crops = cropStyle.map { CropRequest(style: $0, name: LiveOutputs.name(ofFrame: job.index)) }
                 return job
             } submit: { job in
-                processor.submit(job)
+                if tally.offer(job, detection: detection) { pipeline.submit(job) }
                 captured += 1
             }
         } catch {
             failure = error
         }
-        report(processor.finish(skipped: input.skipped).description)
+        pipeline.finish()
+        sink.drain()
+        report(tally.summary(dropped: pipeline.dropped, skipped: input.skipped).description)
         window?.close()
         server?.server.close()
         let windowFailure = window?.failure

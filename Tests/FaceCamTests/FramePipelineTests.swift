@@ -337,9 +337,10 @@ struct FilteredSizeCheckTests {
     }
 }
 
-/// live's driver in process: frames offered while the detector is busy are dropped to the newest, sequence gaps count
-/// as missed, frames while detection is switched off are let go, and the sink gets what was processed, in order.
-struct LiveProcessorTests {
+/// live's frames through the pipeline in process (newest-frame admission) and counted by its tally: frames offered while
+/// the detector is busy are dropped to the newest, sequence gaps count as missed, frames while detection is switched off
+/// are let go, and the sink gets what was processed, in order.
+struct LivePipelineTests {
     /// Finds one face; the first frame waits for `gate`, as a slow detector would.
     private final class GatedDetector: FrameFaceDetector, @unchecked Sendable {
         let gate = DispatchSemaphore(value: 0)
@@ -367,23 +368,48 @@ struct LiveProcessorTests {
         func drain() {}
     }
 
-    private func frame(_ sequence: Int) throws -> FrameJob {
+    /// live's run as Live.swift makes it: the tally counts what is offered and delivered, the pipeline runs the newest.
+    private struct LiveRun {
+        let tally = LiveTally()
+        let pipeline: DetectionPipeline
+        let detection: DetectionSwitch?
+
+        init(detector: any FrameFaceDetector, sink: ResultSink, detection: DetectionSwitch? = nil) {
+            let tally = tally
+            pipeline = DetectionPipeline(detectors: [detector], admission: .newestFrame) { completion in
+                sink.consume(completion)
+                tally.delivered(completion)
+            }
+            self.detection = detection
+        }
+
+        func submit(_ job: FrameJob) {
+            if tally.offer(job, detection: detection) { pipeline.submit(job) }
+        }
+
+        func finish(skipped: Int) -> LiveSummary {
+            pipeline.finish()
+            return tally.summary(dropped: pipeline.dropped, skipped: skipped)
+        }
+    }
+
+    private func frame(_ sequence: Int, capturedAt: Double = monotonicSeconds()) throws -> FrameJob {
         FrameJob(
             source: "camera", index: sequence, time: Double(sequence) / 10, frame: Frame(width: 64, height: 48),
-            geometry: try GeometrySettings().geometry(for: PixelSize(width: 64, height: 48)), capture: (sequence, monotonicSeconds()))
+            geometry: try GeometrySettings().geometry(for: PixelSize(width: 64, height: 48)), capture: (sequence, capturedAt))
     }
 
     @Test func framesOfferedWhileTheDetectorIsBusyAreDroppedToTheNewest() throws {
         let detector = GatedDetector()
         let recorder = Recorder()
         let sink = ResultSink(records: nil, tracking: FrameTracking(tracker: FaceTracker()), consumers: [recorder], report: { _ in })
-        let processor = LiveProcessor(detector: detector, sink: sink)
-        processor.submit(try frame(0))
+        let run = LiveRun(detector: detector, sink: sink)
+        run.submit(try frame(0))
         #expect(detector.started.wait(timeout: .now() + 60) == .success)
         // Frame 0 is being detected: 1 to 4 wait in turn, each replacing the one before; 5 and 6 never came.
-        for sequence in [1, 2, 3, 4, 7] { processor.submit(try frame(sequence)) }
+        for sequence in [1, 2, 3, 4, 7] { run.submit(try frame(sequence)) }
         detector.gate.signal()
-        let summary = processor.finish(skipped: 0)
+        let summary = run.finish(skipped: 0)
         #expect(recorder.frames.withLock { $0 } == [0, 7])
         #expect(summary.captured == 6 && summary.processed == 2 && summary.dropped == 4 && summary.missed == 2)
         #expect(sink.summary.frames == 2 && sink.summary.faces == 2)
@@ -395,17 +421,57 @@ struct LiveProcessorTests {
         let recorder = Recorder()
         let sink = ResultSink(records: nil, consumers: [recorder], report: { _ in })
         let detection = DetectionSwitch()
-        let processor = LiveProcessor(detector: detector, sink: sink, detection: detection)
-        processor.submit(try frame(0))
-        _ = processor.finish(skipped: 0)
+        let run = LiveRun(detector: detector, sink: sink, detection: detection)
+        run.submit(try frame(0))
+        _ = run.finish(skipped: 0)
         _ = detection.set(false)
-        processor.submit(try frame(1))
-        _ = processor.finish(skipped: 0)
+        run.submit(try frame(1))
+        _ = run.finish(skipped: 0)
         _ = detection.set(true)
-        processor.submit(try frame(2))
-        let summary = processor.finish(skipped: 3)
+        run.submit(try frame(2))
+        let summary = run.finish(skipped: 3)
         #expect(recorder.frames.withLock { $0 } == [0, 2])
         #expect(summary.counts.skippedWhileOff == 1 && summary.processed == 2 && summary.skipped == 3)
         #expect(summary.description.contains("1 let go while detection was switched off; skipped 3 damaged buffers"))
+    }
+
+    /// The latencies are from each frame's capture to its delivery: frames taken 0.1, 0.2, ..., 2.0 s before
+    /// delivery give a mean of 1.05 s and a 95th percentile of 1.9 s (the 19th of 20).
+    @Test func latenciesAreFromCaptureToDelivery() throws {
+        let tally = LiveTally()
+        let geometry = try GeometrySettings().geometry(for: PixelSize(width: 64, height: 48))
+        for tenths in 1...20 {
+            let job = try frame(tenths, capturedAt: 100 - Double(tenths) / 10)
+            #expect(tally.offer(job))
+            let detected = DetectedFrame(
+                result: FrameResult(source: "camera", frame: tenths, time: 0, size: job.frame.size, previewSize: job.frame.size, faces: []),
+                image: job.frame, geometry: geometry,
+                capturedAt: job.capture?.at)
+            tally.delivered(.frame(detected), now: 100)
+        }
+        let summary = tally.summary(dropped: 0, skipped: 0)
+        #expect(abs(summary.meanLatency - 1.05) < 1e-9 && abs(summary.percentile95Latency - 1.9) < 1e-9)
+        #expect(summary.description.hasSuffix("latency from capture to result: mean 1050 ms, 95th percentile 1900 ms"))
+    }
+
+    /// A failure handed to a newest-frame pipeline waits for the frame being run, and is never dropped.
+    @Test func aFailureComesAfterTheFrameBeingRun() throws {
+        let detector = GatedDetector()
+        let delivered = Mutex<[String]>([])
+        let pipeline = DetectionPipeline(detectors: [detector], admission: .newestFrame) { completion in
+            delivered.withLock { list in
+                switch completion {
+                case .frame(let frame): list.append("frame \(frame.result.frame)")
+                case .shownOnly: list.append("shown")
+                case .failure: list.append("failure")
+                }
+            }
+        }
+        pipeline.submit(try frame(0))
+        #expect(detector.started.wait(timeout: .now() + 60) == .success)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { detector.gate.signal() }
+        pipeline.submit(failure: .output(SystemError(call: "write", path: "results.jsonl", errno: ENOSPC)))
+        pipeline.finish()
+        #expect(delivered.withLock { $0 } == ["frame 0", "failure"])
     }
 }
