@@ -204,13 +204,9 @@ struct Live: ParsableCommand, FrameOutputCommand {
             tracking: trackingStage, events: events,
             crops: outputs.cropSaver.map { CropOutput(saver: $0, bestShotsOnly: bestShot.bestShot) }, consumers: [liveOutputs],
             minimumFaces: output.minFaces ?? 0, report: { report($0) })
-        let tally = LiveTally()
-        let pipeline = DetectionPipeline(detectors: [detector], masks: maskZones.masks, admission: .newestFrame) { completion in
-            sink.consume(completion)
-            tally.delivered(completion)
-        }
+        let feed = LiveFeed(detector: detector, sink: sink, detection: detection, masks: maskZones.masks)
         server?.server.attach(counts: {
-            var counts = tally.counts(dropped: pipeline.dropped)
+            var counts = feed.counts()
             counts.mqtt = publisher?.counts
             return counts
         })
@@ -229,15 +225,13 @@ struct Live: ParsableCommand, FrameOutputCommand {
                 job.crops = cropStyle.map { CropRequest(style: $0, name: LiveOutputs.name(ofFrame: job.index)) }
                 return job
             } submit: { job in
-                if tally.offer(job, detection: detection) { pipeline.submit(job) }
+                feed.submit(job)
                 captured += 1
             }
         } catch {
             failure = error
         }
-        pipeline.finish()
-        sink.drain()
-        report(tally.summary(dropped: pipeline.dropped, skipped: input.skipped).description)
+        report(feed.finish(skipped: input.skipped).description)
         window?.close()
         server?.server.close()
         let windowFailure = window?.failure

@@ -4,7 +4,7 @@ import Synchronization
 import Prometheus
 
 /// /metrics: the run's counters and latencies in Prometheus' text format.
-/// The frame counters follow the processor's own counts (`LiveCounts`),
+/// The frame counters follow live's own counts (`LiveCounts`, `LiveFeed`'s),
 /// brought up to date at each scrape; faces and latencies are recorded as
 /// each frame is processed.
 final class PreviewMetrics: Sendable {

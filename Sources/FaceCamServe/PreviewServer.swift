@@ -19,7 +19,7 @@ public struct ServeError: Error, Sendable, CustomStringConvertible {
 /// its own: a page (/), the preview as MJPEG (/stream.mjpg) and as a JPEG
 /// (/snapshot.jpg), each frame's record as server-sent events (/events) and
 /// Prometheus metrics (/metrics). As a `LiveObserver` it is handed each
-/// processed frame and preview on the processor's queues; it encodes each
+/// processed frame and preview on the live feed's queues; it encodes each
 /// preview once and every client shares the bytes.
 public final class PreviewServer: LiveObserver, Sendable {
     /// Streaming clients beyond this get 503.
@@ -121,7 +121,7 @@ public final class PreviewServer: LiveObserver, Sendable {
         return urls.isEmpty ? [url] : Array(Set(urls)).sorted()
     }
 
-    /// Where /metrics reads the frame counts from (the processor, once it exists).
+    /// Where /metrics reads the frame counts from (the live feed, once it exists).
     public func attach(counts source: @escaping @Sendable () -> LiveCounts) {
         counts.set(source)
     }
@@ -160,7 +160,7 @@ public final class PreviewServer: LiveObserver, Sendable {
     }
 }
 
-/// The counts /metrics reports, from a source attached once the processor exists.
+/// The counts /metrics reports, from a source attached once the live feed exists.
 private final class CountsSource: Sendable {
     private let source = Mutex<(@Sendable () -> LiveCounts)?>(nil)
 

@@ -337,10 +337,10 @@ struct FilteredSizeCheckTests {
     }
 }
 
-/// live's frames through the pipeline in process (newest-frame admission) and counted by its tally: frames offered while
-/// the detector is busy are dropped to the newest, sequence gaps count as missed, frames while detection is switched off
-/// are let go, and the sink gets what was processed, in order.
-struct LivePipelineTests {
+/// live's feed in process (the pipeline's newest-frame admission, and live's counts): frames offered while the detector is
+/// busy are dropped to the newest, sequence gaps count as missed, frames while detection is switched off are let go, and
+/// the sink gets what was processed, in order.
+struct LiveFeedTests {
     /// Finds one face; the first frame waits for `gate`, as a slow detector would.
     private final class GatedDetector: FrameFaceDetector, @unchecked Sendable {
         let gate = DispatchSemaphore(value: 0)
@@ -368,31 +368,6 @@ struct LivePipelineTests {
         func drain() {}
     }
 
-    /// live's run as Live.swift makes it: the tally counts what is offered and delivered, the pipeline runs the newest.
-    private struct LiveRun {
-        let tally = LiveTally()
-        let pipeline: DetectionPipeline
-        let detection: DetectionSwitch?
-
-        init(detector: any FrameFaceDetector, sink: ResultSink, detection: DetectionSwitch? = nil) {
-            let tally = tally
-            pipeline = DetectionPipeline(detectors: [detector], admission: .newestFrame) { completion in
-                sink.consume(completion)
-                tally.delivered(completion)
-            }
-            self.detection = detection
-        }
-
-        func submit(_ job: FrameJob) {
-            if tally.offer(job, detection: detection) { pipeline.submit(job) }
-        }
-
-        func finish(skipped: Int) -> LiveSummary {
-            pipeline.finish()
-            return tally.summary(dropped: pipeline.dropped, skipped: skipped)
-        }
-    }
-
     private func frame(_ sequence: Int, capturedAt: Double = monotonicSeconds()) throws -> FrameJob {
         FrameJob(
             source: "camera", index: sequence, time: Double(sequence) / 10, frame: Frame(width: 64, height: 48),
@@ -403,13 +378,13 @@ struct LivePipelineTests {
         let detector = GatedDetector()
         let recorder = Recorder()
         let sink = ResultSink(records: nil, tracking: FrameTracking(tracker: FaceTracker()), consumers: [recorder], report: { _ in })
-        let run = LiveRun(detector: detector, sink: sink)
-        run.submit(try frame(0))
+        let feed = LiveFeed(detector: detector, sink: sink)
+        feed.submit(try frame(0))
         #expect(detector.started.wait(timeout: .now() + 60) == .success)
         // Frame 0 is being detected: 1 to 4 wait in turn, each replacing the one before; 5 and 6 never came.
-        for sequence in [1, 2, 3, 4, 7] { run.submit(try frame(sequence)) }
+        for sequence in [1, 2, 3, 4, 7] { feed.submit(try frame(sequence)) }
         detector.gate.signal()
-        let summary = run.finish(skipped: 0)
+        let summary = feed.finish(skipped: 0)
         #expect(recorder.frames.withLock { $0 } == [0, 7])
         #expect(summary.captured == 6 && summary.processed == 2 && summary.dropped == 4 && summary.missed == 2)
         #expect(sink.summary.frames == 2 && sink.summary.faces == 2)
@@ -421,35 +396,54 @@ struct LivePipelineTests {
         let recorder = Recorder()
         let sink = ResultSink(records: nil, consumers: [recorder], report: { _ in })
         let detection = DetectionSwitch()
-        let run = LiveRun(detector: detector, sink: sink, detection: detection)
-        run.submit(try frame(0))
-        _ = run.finish(skipped: 0)
+        let feed = LiveFeed(detector: detector, sink: sink, detection: detection)
+        feed.submit(try frame(0))
+        _ = feed.finish(skipped: 0)
         _ = detection.set(false)
-        run.submit(try frame(1))
-        _ = run.finish(skipped: 0)
+        feed.submit(try frame(1))
+        _ = feed.finish(skipped: 0)
         _ = detection.set(true)
-        run.submit(try frame(2))
-        let summary = run.finish(skipped: 3)
+        feed.submit(try frame(2))
+        let summary = feed.finish(skipped: 3)
         #expect(recorder.frames.withLock { $0 } == [0, 2])
         #expect(summary.counts.skippedWhileOff == 1 && summary.processed == 2 && summary.skipped == 3)
         #expect(summary.description.contains("1 let go while detection was switched off; skipped 3 damaged buffers"))
     }
 
-    /// The latencies are from each frame's capture to its delivery: frames taken 0.1, 0.2, ..., 2.0 s before
-    /// delivery give a mean of 1.05 s and a 95th percentile of 1.9 s (the 19th of 20).
-    @Test func latenciesAreFromCaptureToDelivery() throws {
-        let tally = LiveTally()
-        let geometry = try GeometrySettings().geometry(for: PixelSize(width: 64, height: 48))
+    /// The switch is asked when a frame's turn comes: the frame waiting when detection is switched off is let go, not
+    /// detected, written or shown.
+    @Test func theFrameWaitingWhenDetectionIsSwitchedOffIsLetGo() throws {
+        let detector = GatedDetector()
+        let recorder = Recorder()
+        let sink = ResultSink(records: nil, consumers: [recorder], report: { _ in })
+        let detection = DetectionSwitch()
+        let feed = LiveFeed(detector: detector, sink: sink, detection: detection)
+        feed.submit(try frame(0))
+        #expect(detector.started.wait(timeout: .now() + 60) == .success)
+        feed.submit(try frame(1))
+        _ = detection.set(false)
+        detector.gate.signal()
+        let summary = feed.finish(skipped: 0)
+        #expect(recorder.frames.withLock { $0 } == [0])
+        #expect(summary.captured == 2 && summary.processed == 1 && summary.counts.skippedWhileOff == 1 && summary.dropped == 0)
+    }
+
+    /// Each latency runs from the frame's capture, carried through the frame stage, to the sink having it: frames taken
+    /// 0.1, 0.2, ..., 2.0 s before the clock's reading give a mean of 1.05 s and a 95th percentile of 1.9 s (the 19th of 20).
+    @Test func latenciesRunFromCaptureToTheSink() throws {
+        let detector = GatedDetector()
+        detector.gate.signal()
+        let clock = ManualClock()
+        clock.set(to: 100)
+        let sink = ResultSink(records: nil, report: { _ in })
+        let feed = LiveFeed(detector: detector, sink: sink, clock: clock)
         for tenths in 1...20 {
-            let job = try frame(tenths, capturedAt: 100 - Double(tenths) / 10)
-            #expect(tally.offer(job))
-            let detected = DetectedFrame(
-                result: FrameResult(source: "camera", frame: tenths, time: 0, size: job.frame.size, previewSize: job.frame.size, faces: []),
-                image: job.frame, geometry: geometry,
-                capturedAt: job.capture?.at)
-            tally.delivered(.frame(detected), now: 100)
+            feed.submit(try frame(tenths, capturedAt: 100 - Double(tenths) / 10))
+            // One at a time, so that none is dropped.
+            _ = feed.finish(skipped: 0)
         }
-        let summary = tally.summary(dropped: 0, skipped: 0)
+        let summary = feed.finish(skipped: 0)
+        #expect(summary.processed == 20)
         #expect(abs(summary.meanLatency - 1.05) < 1e-9 && abs(summary.percentile95Latency - 1.9) < 1e-9)
         #expect(summary.description.hasSuffix("latency from capture to result: mean 1050 ms, 95th percentile 1900 ms"))
     }
@@ -458,7 +452,7 @@ struct LivePipelineTests {
     @Test func aFailureComesAfterTheFrameBeingRun() throws {
         let detector = GatedDetector()
         let delivered = Mutex<[String]>([])
-        let pipeline = DetectionPipeline(detectors: [detector], admission: .newestFrame) { completion in
+        let pipeline = DetectionPipeline(detectors: [detector], admission: .newestFrame()) { completion in
             delivered.withLock { list in
                 switch completion {
                 case .frame(let frame): list.append("frame \(frame.result.frame)")

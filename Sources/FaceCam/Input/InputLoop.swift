@@ -2,7 +2,7 @@
 /// checked against the zones and masks, then its frames, each made a job and handed on, until the
 /// source ends or the run stops. The commands differ only in their sources, what they ask of each
 /// frame (the job they make of it) and where the jobs go: the pipeline, which takes every frame, or
-/// live's processor, which takes the newest.
+/// live's feed, which takes the newest.
 public struct InputLoop {
     /// The user's geometry; its orientation is replaced by each source's (`FrameSource.orientation(given:)`).
     public var settings: GeometrySettings

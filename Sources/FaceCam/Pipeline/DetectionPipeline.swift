@@ -14,10 +14,11 @@ public final class DetectionPipeline: Sendable {
         /// so that frames of 8000x8000 go two at a time and larger ones one by one; `submit` waits for a frame's
         /// slots. With one detector, frames reach it in order (fast mode relies on that).
         case everyFrame
-        /// One detector, on one serial queue: `submit` never waits. While the detector is busy at most one frame
-        /// waits, and a newer one replaces it (counted as dropped), so that what is detected is never more than
-        /// about a frame behind the camera.
-        case newestFrame
+        /// One detector, on one serial queue: `submit` never waits for a frame. While the detector is busy at most one
+        /// frame waits, and a newer one replaces it (counted as dropped), so that what is detected is never more than
+        /// about a frame behind the camera. `runs`, asked on that queue just before a frame would be run, lets it go
+        /// undetected and undelivered when it says false (live while detection is switched off).
+        case newestFrame(runs: @Sendable (FrameJob) -> Bool = { _ in true })
     }
 
     /// A slot's share of the memory frames in flight may take: a 24-megapixel frame (96 MB) takes one.
@@ -39,15 +40,17 @@ public final class DetectionPipeline: Sendable {
         bytesPerSlot: Int = DetectionPipeline.bytesPerSlot, deliver: @escaping @Sendable (Completion) -> Void
     ) {
         precondition(!detectors.isEmpty, "a pipeline needs a detector")
-        precondition(admission == .everyFrame || detectors.count == 1, "the newest frame goes to one detector")
         self.deliver = deliver
         let lender = DetectorLender(detectors, masks: masks)
         switch admission {
         case .everyFrame:
             admitted = .everyFrame(EveryFrame(lender: lender, bytesPerSlot: bytesPerSlot, deliver: deliver))
-        case .newestFrame:
+        case .newestFrame(let runs):
+            precondition(detectors.count == 1, "the newest frame goes to one detector")
             // The detector's queue delivers too: frames leave it in the order they were run.
-            admitted = .newestFrame(LatestFrameQueue(label: "facecam.live") { job in deliver(lender.run(job)) })
+            admitted = .newestFrame(LatestFrameQueue(label: "facecam.live") { job in
+                if runs(job) { deliver(lender.run(job)) }
+            })
         }
     }
 
@@ -66,7 +69,7 @@ public final class DetectionPipeline: Sendable {
         }
     }
 
-    /// Reports `error` in its place among the frames.
+    /// Reports `error` in its place among the frames (with `.newestFrame`, once the frames queued are delivered).
     public func submit(failure error: FaceCamError) {
         switch admitted {
         case .everyFrame(let every):
