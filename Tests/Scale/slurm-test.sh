@@ -27,6 +27,11 @@ fail() {
     exit 1
 }
 
+# docs/batch.md shows the script: its copy there is the one tested here, but for the comments.
+script_lines() { sed -n '/^#SBATCH --job-name/,/--resume$/p' "$1" | grep -v '^#' | grep .; }
+diff <(script_lines "$script") <(script_lines docs/batch.md) > /dev/null \
+    || fail "docs/batch.md's copy of Tests/Scale/facecam-array.sbatch differs from it: make them the same"
+
 head -c 1024 /dev/urandom > "$work/munge.key"
 chmod 400 "$work/munge.key"
 munged --foreground --key-file="$work/munge.key" --socket="$work/munge.socket" --pid-file="$work/munged.pid" \
@@ -107,7 +112,7 @@ echo "slurm-test: submitted again with --resume, the $tasks tasks skipped all $i
 
 # docs/batch.md's GNU parallel line, with the local machine (:) as its server instead of node1 and node2.
 (cd "$work" && PATH="$(dirname "$facecam"):$PATH" parallel --will-cite -S 2/: --workdir "$PWD" facecam video --quiet \
-    --jobs 1 --opencv-threads 1 --shard {}/$tasks --files-from videos.txt --output-dir parallel --resume ::: $(seq $tasks)) \
+    --jobs 1 --threads 1 --shard {}/$tasks --files-from videos.txt --output-dir parallel --resume ::: $(seq $tasks)) \
     || fail "GNU parallel's tasks failed"
 diff -r "$work/unsharded" "$work/parallel" > "$work/diff.log" || fail "GNU parallel's results differ from an unsharded run"
 echo "slurm-test: GNU parallel ran $tasks shards; their results are identical to an unsharded run"
