@@ -106,7 +106,7 @@ struct Redact: ParsableCommand {
             throw ValidationError(
                 "-o \(FilePath(output)): name a \(Self.imageFormats) image, or a .mp4, .mkv, .mov or .avi video, by its extension")
         }
-        if let every, every < 1 { throw ValidationError("--every must be 1 or more") }
+        if let every { try Video.validate(every: every) }
         try TrackingOptions.validate(grace: trackGrace)
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be from 0 to 51") }
     }

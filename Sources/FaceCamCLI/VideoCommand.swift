@@ -52,7 +52,7 @@ struct Video: ParsableCommand, FrameOutputCommand {
     @OptionGroup(title: "Batches") var batch: BatchOptions
 
     func validate() throws {
-        guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
+        try Self.validate(every: every)
         try validateFrameOutputs(clustering: clustering)
         try clustering.validate(format: output.format)
         try dataset.validate(with: output)
@@ -196,5 +196,12 @@ struct Video: ParsableCommand, FrameOutputCommand {
         })
         if let failure { session.pipeline.submit(failure: failure) }
         return true
+    }
+}
+
+extension Video {
+    /// --every as given here and to redact, which declares its own with its own default and help.
+    static func validate(every: Int) throws {
+        guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
     }
 }

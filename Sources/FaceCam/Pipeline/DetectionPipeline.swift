@@ -25,12 +25,12 @@ public final class DetectionPipeline: Sendable {
     public static let bytesPerSlot = 128 << 20
 
     private let admitted: Admitted
-    private let deliver: @Sendable (Completion) -> Void
 
     /// How frames reach the detectors.
     private enum Admitted {
         case everyFrame(EveryFrame)
-        case newestFrame(LatestFrameQueue<FrameJob>)
+        /// The detector's queue, and where a failure goes once it is drained.
+        case newestFrame(LatestFrameQueue<FrameJob>, deliver: @Sendable (Completion) -> Void)
     }
 
     /// One detector per thread: `detectors.count` is the number of jobs (one for `.newestFrame`).
@@ -40,7 +40,6 @@ public final class DetectionPipeline: Sendable {
         bytesPerSlot: Int = DetectionPipeline.bytesPerSlot, deliver: @escaping @Sendable (Completion) -> Void
     ) {
         precondition(!detectors.isEmpty, "a pipeline needs a detector")
-        self.deliver = deliver
         let lender = DetectorLender(detectors, masks: masks)
         switch admission {
         case .everyFrame:
@@ -48,9 +47,10 @@ public final class DetectionPipeline: Sendable {
         case .newestFrame(let runs):
             precondition(detectors.count == 1, "the newest frame goes to one detector")
             // The detector's queue delivers too: frames leave it in the order they were run.
-            admitted = .newestFrame(LatestFrameQueue(label: "facecam.live") { job in
+            let queue = LatestFrameQueue<FrameJob>(label: "facecam.live") { job in
                 if runs(job) { deliver(lender.run(job)) }
-            })
+            }
+            admitted = .newestFrame(queue, deliver: deliver)
         }
     }
 
@@ -58,14 +58,14 @@ public final class DetectionPipeline: Sendable {
     public var dropped: Int {
         switch admitted {
         case .everyFrame: 0
-        case .newestFrame(let queue): queue.dropped
+        case .newestFrame(let queue, _): queue.dropped
         }
     }
 
     public func submit(_ job: FrameJob) {
         switch admitted {
         case .everyFrame(let every): every.submit(job)
-        case .newestFrame(let queue): queue.offer(job)
+        case .newestFrame(let queue, _): queue.offer(job)
         }
     }
 
@@ -74,7 +74,7 @@ public final class DetectionPipeline: Sendable {
         switch admitted {
         case .everyFrame(let every):
             every.submit(failure: error)
-        case .newestFrame(let queue):
+        case .newestFrame(let queue, let deliver):
             queue.drain()
             deliver(.failure(error))
         }
@@ -84,7 +84,7 @@ public final class DetectionPipeline: Sendable {
     public func finish() {
         switch admitted {
         case .everyFrame(let every): every.finish()
-        case .newestFrame(let queue): queue.drain()
+        case .newestFrame(let queue, _): queue.drain()
         }
     }
 }
