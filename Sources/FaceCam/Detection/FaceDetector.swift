@@ -71,8 +71,8 @@ extension FrameFaceDetector {
     public func beginSource() {}
 }
 
-/// A detector handed from one thread to another. @unchecked: its C handles, and what it keeps between frames, are used
-/// by one thread at a time, which its holder sees to (a serial queue, or a pool that lends it to one job at a time).
+/// A detector handed from one thread to another, which its holder (a serial queue, a pool lending it to one job) sees to.
+/// @unchecked Sendable: a detector's C handles (OpenCV's models), used by one thread at a time.
 public struct HandedDetector: @unchecked Sendable {
     public let detector: any FrameFaceDetector
 

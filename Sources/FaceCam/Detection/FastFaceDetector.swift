@@ -30,17 +30,12 @@ import Synchronization
 /// a shrunk frame when a face was lost, when none is known, or every
 /// `fullSearchEvery` frames; each face it finds is confirmed and sharpened
 /// the same way, and joins the faces still followed. Frames must come in
-/// order: it remembers the last frame's faces.
-/// @unchecked Sendable: two cascades (C handles) and the faces of the last frames, the detecting thread's own; the
-/// background search shares only `backgroundSearch`, a Mutex.
-public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
+/// order: it remembers the last frame's faces. Not thread-safe: give each thread its own.
+public final class FastFaceDetector: FrameFaceDetector {
     public let detector: FaceDetector
     public let settings: FastSettings
-    /// Full searches in the background, with a cascade of their own.
-    private let background: (detector: FaceDetector, queue: DispatchQueue)?
-    /// Shared with the background search: whether one runs, and the candidates of the last one finished.
-    private let backgroundSearch = Mutex<(running: Bool, finished: [PixelRect]?)>((false, nil))
-    // The rest is the detecting thread's own: frames come one at a time.
+    /// Full searches in the background (`settings.searchInBackground`).
+    private let background: BackgroundSearch?
     /// Faces of the last frame, in upright pixels.
     private var known: [PixelRect] = []
     private var framesSinceFullSearch = 0
@@ -64,7 +59,7 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         // Every frame is compared with the last (`searchChanges`).
         detector.watchChanges()
         background = settings.searchInBackground
-            ? (try FaceDetector(cascade: detector.cascade, parameters: detector.parameters), DispatchQueue(label: "facecam.full-search"))
+            ? BackgroundSearch(searcher: try FaceDetector(cascade: detector.cascade, parameters: detector.parameters), settings: settings)
             : nil
     }
 
@@ -96,26 +91,11 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         }
         if let background {
             // Faces a background search found (in an earlier frame) are sought again here.
-            let handedIn = backgroundSearch.withLock { search in
-                defer { search.finished = nil }
-                return search.finished ?? []
-            }
-            for candidate in handedIn {
+            for candidate in background.takeFinished() {
                 found += try refine(candidate)
             }
             framesSinceFullSearch += 1
-            if due, claimBackgroundSearch() {
-                framesSinceFullSearch = 0
-                background.queue.async { [self] in
-                    // Only this queue uses the background detector, one search at a time.
-                    let searcher = self.background!.detector
-                    let candidates = try? { () throws(FaceCamError) -> [PixelRect] in
-                        try searcher.prepare(frame, geometry: geometry)
-                        return try Self.fullSearch(upright: geometry.uprightSize, with: searcher, settings: settings).faces
-                    }()
-                    backgroundSearch.withLock { $0 = (running: false, finished: candidates) }
-                }
-            }
+            if due, background.start(in: frame, geometry: geometry) { framesSinceFullSearch = 0 }
         } else if due {
             // Faces still followed stay: a shrunk search can miss what following keeps.
             let search = try Self.fullSearch(upright: geometry.uprightSize, with: detector, settings: settings)
@@ -141,12 +121,12 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         known = []
         missing = []
         framesSinceFullSearch = 0
-        backgroundSearch.withLock { $0.finished = nil }
+        background?.forgetFinished()
     }
 
     /// A full search of `detector`'s prepared frame, shrunk to `settings.detectWidth`:
     /// faces in upright pixels. Found in a shrunk frame, they are candidates for `refine` to confirm.
-    private static func fullSearch(
+    fileprivate static func fullSearch(
         upright: PixelSize, with detector: FaceDetector, settings: FastSettings
     ) throws(FaceCamError) -> (faces: [PixelRect], shrunk: Bool) {
         let parameters = detector.parameters
@@ -195,15 +175,6 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
         return found
     }
 
-    /// True when no background search is running; the caller then starts one.
-    private func claimBackgroundSearch() -> Bool {
-        backgroundSearch.withLock { search in
-            if search.running { return false }
-            search.running = true
-            return true
-        }
-    }
-
     /// Searches around `box` (half its size on every side) for faces of a third to twice its size,
     /// seeing there exactly what a search of the whole frame sees (`searchInPlace`): the face
     /// overlapping `box` most, then any others found around it; empty when none overlaps `box`.
@@ -234,5 +205,53 @@ public final class FastFaceDetector: FrameFaceDetector, @unchecked Sendable {
             kept.append(box)
         }
         return kept
+    }
+}
+
+/// Full searches on a queue of their own, one at a time, with a cascade of their own, whose candidates the next frames
+/// take. The cascade is in a `Mutex` that only that queue takes, so the detecting thread never waits for a search.
+private final class BackgroundSearch: Sendable {
+    private let searcher: Mutex<FaceDetector>
+    private let settings: FastSettings
+    private let queue = DispatchQueue(label: "facecam.full-search")
+    /// Whether a search runs, and the candidates of the last one finished.
+    private let state = Mutex<(running: Bool, finished: [PixelRect]?)>((false, nil))
+
+    init(searcher: consuming sending FaceDetector, settings: FastSettings) {
+        self.searcher = Mutex(searcher)
+        self.settings = settings
+    }
+
+    /// Starts a full search of `frame` unless one is running; true when it started.
+    func start(in frame: Frame, geometry: PreviewGeometry) -> Bool {
+        let claimed = state.withLock { state in
+            if state.running { return false }
+            state.running = true
+            return true
+        }
+        guard claimed else { return false }
+        queue.async { [self] in
+            let candidates = searcher.withLock { searcher in
+                try? { () throws(FaceCamError) -> [PixelRect] in
+                    try searcher.prepare(frame, geometry: geometry)
+                    return try FastFaceDetector.fullSearch(upright: geometry.uprightSize, with: searcher, settings: settings).faces
+                }()
+            }
+            state.withLock { $0 = (running: false, finished: candidates) }
+        }
+        return true
+    }
+
+    /// The candidates of the search finished since the last call.
+    func takeFinished() -> [PixelRect] {
+        state.withLock { state in
+            defer { state.finished = nil }
+            return state.finished ?? []
+        }
+    }
+
+    /// Drops what a search finished: a new source starts.
+    func forgetFinished() {
+        state.withLock { $0.finished = nil }
     }
 }

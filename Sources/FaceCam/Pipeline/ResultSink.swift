@@ -6,8 +6,7 @@ import Synchronization
 /// `report`, counted. Frames come from one thread at a time (the pipeline's delivery queue), failures from any; `stopped`
 /// and `summary` may be read from any thread (they live in one `Mutex`). The outputs are the delivery
 /// thread's alone: `redirect` replaces them between sources, with no frame in flight.
-/// @unchecked Sendable: the outputs (open files, ffmpeg's socket) are the delivery thread's alone; what others read is
-/// in `state`.
+/// @unchecked Sendable: its outputs' OS handles (open files, ffmpeg's socket) are the delivering thread's alone.
 public final class ResultSink: @unchecked Sendable {
     public struct Summary: Sendable {
         public var frames = 0
