@@ -71,11 +71,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
-    @Option(name: .customLong("timeout"), help: ArgumentHelp(
-        "Give up when the camera, or a --source URL or standard input, sends nothing for this long (default: "
-            + "\(decimal(StreamOptions.defaultTimeout))).", valueName: "seconds"))
-    var timeoutOption: Double?
-    var timeout: Double { timeoutOption ?? StreamOptions.defaultTimeout }
+    @OptionGroup var stream: StreamOptions
 
     @Option(help: ArgumentHelp(
         "End with status 0 at the first track event of this kind (enter: a face appears; leave: a face's id ends; name: "
@@ -125,7 +121,6 @@ struct Live: ParsableCommand, FrameOutputCommand {
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more") }
         try geometry.refuseAutomaticOrientation(in: "live")
         if let duration, !(duration > 0) { throw ValidationError("--duration must be positive") }
-        try StreamOptions.validate(timeout: timeoutOption)
         if let fps, fps < 1 { throw ValidationError("--fps must be 1 or more") }
         if let size, size.width < 1 || size.height < 1 { throw ValidationError("--size must be positive") }
         try validateFrameOutputs(clustering: nil)
@@ -305,9 +300,9 @@ struct Live: ParsableCommand, FrameOutputCommand {
         let people = try RecognitionPlan.recognition(faces.recognition)?.people ?? []
         let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [], people: people)
         do {
-            guard try MQTTPublisher.removeDiscovery(connection: settings, publishing: publishing, timeout: timeout, report: { report($0) }) else {
+            guard try MQTTPublisher.removeDiscovery(connection: settings, publishing: publishing, timeout: stream.timeout, report: { report($0) }) else {
                 report("MQTT broker \(settings.endpoint): not all of \(publishing.topicPrefix)'s configs and state were removed "
-                    + "within --timeout \(timeout) s; run it again once the broker is reachable")
+                    + "within --timeout \(stream.timeout) s; run it again once the broker is reachable")
                 throw Status.failure
             }
             report("removed the Home Assistant configs and the retained state of \(publishing.topicPrefix) from \(settings.endpoint)")
@@ -406,10 +401,10 @@ struct Live: ParsableCommand, FrameOutputCommand {
         if let source {
             do throws(FaceCamError) {
                 let file = FilePath(argument: source)
-                let reader = try RunInputs.open(file, maximumPixels: input.maximumVideoPixels, timeout: timeout)
+                let reader = try RunInputs.open(file, maximumPixels: input.maximumVideoPixels, timeout: stream.timeout)
                 let again: (() throws(FaceCamError) -> VideoReader)? = loop
                     ? { () throws(FaceCamError) in
-                        try RunInputs.open(file, maximumPixels: input.maximumVideoPixels, timeout: timeout, sayingRotation: false)
+                        try RunInputs.open(file, maximumPixels: input.maximumVideoPixels, timeout: stream.timeout, sayingRotation: false)
                     }
                     : nil
                 return FileSource(reader: reader, realtime: realtime, reopen: again)
@@ -423,7 +418,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
             let capture = try V4L2Capture(
                 path: path, request: CaptureRequest(size: size, framesPerSecond: fps, pixelFormat: pixelFormat))
             for adjustment in capture.adjustments { report("warning: \(adjustment)") }
-            return CameraSource(capture: capture, name: path, timeout: timeout)
+            return CameraSource(capture: capture, name: path, timeout: stream.timeout)
         } catch {
             report(advised(error))
             throw error.exitCode

@@ -49,13 +49,10 @@ struct Redact: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Videos: search every Nth frame in full; the masks follow the faces over the frames between, and every frame is "
             + "written. Video files are read twice and searched at each scene cut and at their last frame too (default: a third of a "
-            + "second's frames, 10 at 30 frames/s); URLs "
-            + "and standard input are read once (default: \(Self.streamEvery)).",
+            + "second's frames, \(SearchSchedule.interval(framesPerSecond: 30)) at 30 frames/s); URLs "
+            + "and standard input are read once (default: \(Video.defaultEvery)).",
         valueName: "N"))
     var every: Int?
-
-    /// URLs and standard input, read once: every frame searched unless --every says otherwise.
-    static let streamEvery = 1
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Frames a face may go undetected and still be hidden where its track says (default: \(TrackerSettings().grace), and at least --every for "
@@ -115,7 +112,7 @@ struct Redact: ParsableCommand {
     /// under 2N frames is found once however real, nor with --spare, where a face hidden at one doubtful frame is then
     /// spared (not tracked): their masks over the grace are what hides it.
     func lookaheadFrames(grace: Int, sparing: Bool) -> Int {
-        lookahead && (every ?? Self.streamEvery) == 1 && !sparing ? min(grace, Self.lookaheadLimit) : 0
+        lookahead && (every ?? Video.defaultEvery) == 1 && !sparing ? min(grace, Self.lookaheadLimit) : 0
     }
 
     /// A video file is read twice: first searched and tracked, then written with the masks planned from the whole file.
@@ -156,7 +153,7 @@ struct Redact: ParsableCommand {
         let progress = ProgressBar.made(progressOptions, every: 1)
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
-        let grace = TrackingOptions.grace(given: trackGrace, every: every ?? Self.streamEvery)
+        let grace = TrackingOptions.grace(given: trackGrace, every: every ?? Video.defaultEvery)
         let tracker = FaceTracker(settings: TrackerSettings(grace: grace))
         let recognition = try RecognitionPlan.sparing(sparing)
         let planner = RedactionPlanner()
@@ -294,7 +291,7 @@ struct Redact: ParsableCommand {
             videos.planner.count()
             let written = write(to: encoder, source: source, geometry: geometry, session: session) { job in
                 job.renderPreview = true
-                job.detect = job.index % (every ?? Self.streamEvery) == 0
+                job.detect = job.index % (every ?? Video.defaultEvery) == 0
             }
             let faces = videos.planner.endCount()
             return written.map { ($0.0, $0.1, faces) }

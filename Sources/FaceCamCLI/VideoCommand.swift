@@ -24,7 +24,10 @@ struct Video: ParsableCommand, FrameOutputCommand {
     @OptionGroup var folders: FolderOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Detect on every Nth frame only; the others are skipped and not reported.", valueName: "N"))
-    var every = 1
+    var every = Self.defaultEvery
+
+    /// Every frame is searched unless --every says otherwise (redact's streams too).
+    static let defaultEvery = 1
 
     @OptionGroup var annotateEvery: AnnotateEveryOptions
 

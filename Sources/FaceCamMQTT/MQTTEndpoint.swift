@@ -7,6 +7,8 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var port: Int
     public var tls: Bool
     public var username: String?
+    /// MQTT's ports (IANA), when the URL names none.
+    public static let defaultPort = 1883, defaultTLSPort = 8883
 
     /// Parses a broker URL; the error says what is wrong, in words for a usage error.
     public init(parsing text: String) throws(MQTTEndpointError) {
@@ -41,7 +43,7 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
         } else {
             username = nil
         }
-        let defaultPort = tls ? 8883 : 1883
+        let defaultPort = tls ? Self.defaultTLSPort : Self.defaultPort
         if authority.hasPrefix("[") {
             // An IPv6 address: [::1]:1883.
             guard let close = authority.firstIndex(of: "]") else { throw .init("\(text): the IPv6 address has no closing ]") }

@@ -29,6 +29,8 @@ public final class VideoReader {
     /// The largest frame read unless told otherwise: 40 megapixels, above 8K (8192x4320, 35.4). An 8K frame already
     /// takes about 2 GB in facecam (frames in flight, the search) and as much in the encoder redaction feeds.
     public static let defaultMaximumPixels = 40_000_000
+    /// How long a stream may send nothing before reading gives up, unless told otherwise.
+    public static let defaultTimeout = 10.0
 
     /// How results and messages name the input.
     public let path: String
@@ -49,7 +51,9 @@ public final class VideoReader {
     /// Opens a regular file, or a stream, whose frames have at most `maximumPixels` pixels.
     /// A stream that sends nothing for `timeout` seconds fails to open, or ends reading
     /// with `FaceCamError.streamStalled`.
-    public init(input: VideoInput, maximumPixels: Int = VideoReader.defaultMaximumPixels, timeout: Double = 10) throws(FaceCamError) {
+    public init(
+        input: VideoInput, maximumPixels: Int = VideoReader.defaultMaximumPixels, timeout: Double = VideoReader.defaultTimeout
+    ) throws(FaceCamError) {
         let name = input.description
         // A FIFO or a device blocks in open(2), which no timeout reaches: only regular files are read.
         if let path = input.localPath {

@@ -65,13 +65,18 @@ public struct FaceOverlay: Hashable, Sendable {
         self.points = points ?? Self.defaultPoints(anchor: anchor, size: image.frame.size)
     }
 
-    /// Eyes: 30% and 70% across, 40% down, so the picture is 2.5 eye distances wide, about a face's
-    /// width. Mouth: 25% and 75% across its bottom edge, so that it sits above the mouth, twice as wide.
+    /// The default points of a picture `size` large (`defaultShares`).
     public static func defaultPoints(anchor: Anchor, size: PixelSize) -> [Point] {
-        let (width, height) = (Double(size.width), Double(size.height))
-        return switch anchor {
-        case .eyes: [Point(x: 0.3 * width, y: 0.4 * height), Point(x: 0.7 * width, y: 0.4 * height)]
-        case .mouth: [Point(x: 0.25 * width, y: height), Point(x: 0.75 * width, y: height)]
+        defaultShares(anchor: anchor).map { Point(x: $0.x * Double(size.width), y: $0.y * Double(size.height)) }
+    }
+
+    /// The default points as shares of the picture's width and height. Eyes: 30% and 70% across, 40% down, so the
+    /// picture is 2.5 eye distances wide, about a face's width. Mouth: 25% and 75% across its bottom edge, so that it
+    /// sits above the mouth, twice as wide.
+    public static func defaultShares(anchor: Anchor) -> [Point] {
+        switch anchor {
+        case .eyes: [Point(x: 0.3, y: 0.4), Point(x: 0.7, y: 0.4)]
+        case .mouth: [Point(x: 0.25, y: 1), Point(x: 0.75, y: 1)]
         }
     }
 

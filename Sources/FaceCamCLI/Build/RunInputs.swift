@@ -35,7 +35,7 @@ struct RunInputs {
     static func open(
         _ file: FilePath, stream: StreamOptions, limits: InputOptions, sayingRotation: Bool = true
     ) throws(FaceCamError) -> VideoReader {
-        try open(file, maximumPixels: limits.maximumVideoPixels, timeout: stream.timeout ?? StreamOptions.defaultTimeout, sayingRotation: sayingRotation)
+        try open(file, maximumPixels: limits.maximumVideoPixels, timeout: stream.timeout, sayingRotation: sayingRotation)
     }
 
     /// A video file, URL or standard input ("-"), opened; a rotation it cannot apply is reported, unless it was already

@@ -161,7 +161,7 @@ struct DetectorOptions: ParsableArguments {
 
     @Flag(name: .customLong("plus-yunet"), inversion: .prefixedNo, help: ArgumentHelp(
         "CenterFace: also search each frame with YuNet, shrunk to \(RedactionDefaults.plusYuNetWidth) pixels wide (at its default "
-            + "threshold 0.9, on the same --engine), and add the faces it finds that overlap none of CenterFace's by more than "
+            + "threshold \(decimal(FaceModelKind.yunet.defaultScoreThreshold)), on the same --engine), and add the faces it finds that overlap none of CenterFace's by more than "
             + "--nms-threshold: close-ups CenterFace scores low. Costs about a tenth of CenterFace's search at 640x480 "
             + "(default: \(onOff(RedactionDefaults.plusYuNet)) in redact unless --detector is given, off elsewhere)."))
     var plusYuNet: Bool?

@@ -24,23 +24,18 @@ struct InputOptions: ParsableArguments {
     var maximumVideoPixels: Int { maxMegapixels.map { $0 * 1_000_000 } ?? VideoReader.defaultMaximumPixels }
 }
 
-/// Video files and streams (video, redact): how long a stream may stall.
+/// Streams, and live's camera: how long one may stall.
 struct StreamOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "URLs and standard input: give up on a stream that sends nothing for this long (default: \(decimal(Self.defaultTimeout))).",
+    @Option(name: .customLong("timeout"), help: ArgumentHelp(
+        "Give up on a URL or standard input (in live, the camera too) that sends nothing for this long (default: "
+            + "\(decimal(VideoReader.defaultTimeout))).",
         valueName: "seconds"))
-    var timeout: Double?
-
-    /// The same for live's camera and streams, and for video's and redact's streams.
-    static let defaultTimeout = 10.0
-
-    static func validate(timeout: Double?) throws {
-        if let timeout, !(timeout > 0 && timeout <= 86_400) {
-            throw ValidationError("--timeout must be more than 0 and at most 86400 s")
-        }
-    }
+    var timeoutOption: Double?
+    var timeout: Double { timeoutOption ?? VideoReader.defaultTimeout }
 
     func validate() throws {
-        try Self.validate(timeout: timeout)
+        if let timeoutOption, !(timeoutOption > 0 && timeoutOption <= 86_400) {
+            throw ValidationError("--timeout must be more than 0 and at most 86400 s")
+        }
     }
 }

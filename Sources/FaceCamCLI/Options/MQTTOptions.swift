@@ -17,18 +17,18 @@ struct MQTTOptions: ParsableArguments {
     }
 
     @Option(help: ArgumentHelp(
-        "Publish faces and events to this MQTT broker and take commands from it: mqtt://[USER@]HOST[:PORT] (1883), "
-            + "or mqtts://... (TLS, 8883). The password comes from --mqtt-password-file or FACECAM_MQTT_PASSWORD, the user "
+        "Publish faces and events to this MQTT broker and take commands from it: mqtt://[USER@]HOST[:PORT] "
+            + "(\(MQTTEndpoint.defaultPort)), or mqtts://... (TLS, \(MQTTEndpoint.defaultTLSPort)). The password comes from --mqtt-password-file or FACECAM_MQTT_PASSWORD, the user "
             + "also from FACECAM_MQTT_USERNAME. A broker that is down is retried in the background; detection never waits.",
         valueName: "URL"))
     var mqtt: String?
 
     @Option(help: ArgumentHelp(
-        "The camera's name, in the topics and in Home Assistant (default: the device's name, video0, or the --source file's).",
+        "The camera's name, in the topics and in Home Assistant (default: the device's name, \(Self.cameraName(given: nil, device: Live.defaultDevice, source: nil)), or the --source file's).",
         valueName: "name"))
     var name: String?
 
-    @Option(help: ArgumentHelp("The prefix of every topic (default: facecam/NAME).", valueName: "prefix"))
+    @Option(help: ArgumentHelp("The prefix of every topic (default: \(Self.defaultTopicPrefix(cameraName: "NAME"))).", valueName: "prefix"))
     var mqttTopic: String?
 
     @Option(help: ArgumentHelp("A file whose first line is the broker's password.", valueName: "file"))
@@ -127,10 +127,12 @@ struct MQTTOptions: ParsableArguments {
         }
     }
 
+    static func defaultTopicPrefix(cameraName: String) -> String { "facecam/\(cameraName)" }
+
     /// `people`: the enrolled people, each given a presence topic (with --recognize).
     func publishing(cameraName: String, zones: [String], people: [String]) -> MQTTPublisher.Settings {
         MQTTPublisher.Settings(
-            topicPrefix: mqttTopic ?? "facecam/\(cameraName)", cameraName: cameraName,
+            topicPrefix: mqttTopic ?? Self.defaultTopicPrefix(cameraName: cameraName), cameraName: cameraName,
             discoveryPrefix: mqttDiscovery == .off ? nil : mqttDiscoveryPrefix, snapshots: mqttSnapshot, zones: zones,
             people: people, personHold: mqttPersonHold ?? Self.defaultPersonHold, version: facecamVersion)
     }

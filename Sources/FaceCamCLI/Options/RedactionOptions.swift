@@ -107,9 +107,17 @@ struct OverlayOptions: ParsableArguments {
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "With --overlay: the picture's two points, in its pixels, that go onto the anchor's (the one on the left first) "
-            + "(default: 30% and 70% across, 40% down for eyes; 25% and 75% across the bottom edge for mouth).",
+            + "(default: \(Self.describeDefaultPoints(.eyes)) for eyes; \(Self.describeDefaultPoints(.mouth)) for mouth).",
         valueName: "x1,y1,x2,y2"))
     var overlayPoints: String?
+
+    /// "30% and 70% across, 40% down": where the anchor's default points are on the picture.
+    private static func describeDefaultPoints(_ anchor: FaceOverlay.Anchor) -> String {
+        let shares = FaceOverlay.defaultShares(anchor: anchor)
+        let percent = { (share: Double) in "\(Int((share * 100).rounded()))%" }
+        return "\(percent(shares[0].x)) and \(percent(shares[1].x)) across, "
+            + (shares[0].y == 1 ? "at the bottom edge" : "\(percent(shares[0].y)) down")
+    }
 
     /// The points given, parsed (checked in `validate`); nil when not given.
     var points: [Point]? { try? parsedPoints() }

@@ -17,12 +17,14 @@ public struct SearchSchedule: Sendable {
         self.interval = interval
     }
 
-    /// The interval a video of `framesPerSecond` gets by default: a third of a second's frames (10 at 30 frames/s), at
-    /// least 1; 8 when the rate is unknown.
+    /// The interval a video of `framesPerSecond` gets by default: a third of a second's frames, at least 1;
+    /// `intervalAtUnknownRate` when the rate is unknown.
     public static func interval(framesPerSecond: Double) -> Int {
-        guard framesPerSecond.isFinite, framesPerSecond > 0 else { return 8 }
+        guard framesPerSecond.isFinite, framesPerSecond > 0 else { return intervalAtUnknownRate }
         return max(1, Int((framesPerSecond / 3).rounded()))
     }
+
+    public static let intervalAtUnknownRate = 8
 
     /// Whether to search `frame`, frame `index` of the video (frames come in order, each once).
     public mutating func next(_ frame: Frame, index: Int) -> Decision {
