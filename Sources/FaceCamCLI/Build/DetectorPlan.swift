@@ -96,7 +96,7 @@ struct DetectorPlan {
             func networks(on engine: EngineSettings) throws(FaceCamError) -> [any FrameFaceDetector] {
                 try madeSideBySide(jobs) { () throws(FaceCamError) -> any FrameFaceDetector in
                     let detector = try ModelFaceDetector(
-                        model: model, parameters: parameters, scales: scales?.values ?? [1], searchWidth: searchWidth,
+                        model: model, parameters: parameters, scales: scales?.values ?? Scales.defaultValues, searchWidth: searchWidth,
                         focused: focus ?? false, engine: engine)
                     // Checked before YuNet's faces are added, so that a close-up YuNet found is not left out for
                     // overlapping a faint face the check then drops.

@@ -62,6 +62,12 @@ enum DetectorKind: Hashable, ExpressibleByArgument {
 struct Scales {
     var values: [Double]
 
+    /// The frame as it is.
+    static let defaultValues = [1.0]
+
+    /// "1,2", as --scales is written.
+    static func described(_ values: [Double]) -> String { values.map(decimal).joined(separator: ",") }
+
     /// `--scales`'s value, or a usage error saying what is wrong with it.
     static func parsed(_ text: String) throws -> Scales {
         let fields = text.split(separator: ",", omittingEmptySubsequences: false)
@@ -148,7 +154,8 @@ struct DetectorOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "\(DetectorKind.networkNames): the scales the frame is searched at, merged; 2 enlarges it twice to find faces too small "
-            + "for the model, at about 4 times the cost of 1 (default: 1; redact: \(RedactionDefaults.scales.map { decimal($0) }.joined(separator: ","))).",
+            + "for the model, at about 4 times the cost of 1 (default: \(Scales.described(Scales.defaultValues)); redact: "
+            + "\(Scales.described(RedactionDefaults.scales))).",
         valueName: "S,S..."), transform: Scales.parsed)
     var scales: Scales?
 
