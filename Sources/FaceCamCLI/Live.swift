@@ -206,9 +206,10 @@ struct Live: ParsableCommand, FrameOutputCommand {
             return counts
         })
 
-        let deadline = duration.map { monotonicSeconds() + $0 }
+        let clock = SystemClock()
+        let deadline = duration.map { clock.now + $0 }
         let finished = {
-            stop.requested || deadline.map { monotonicSeconds() >= $0 } == true || sink.stopped || window?.quitRequested == true
+            stop.requested || deadline.map { clock.now >= $0 } == true || sink.stopped || window?.quitRequested == true
         }
         var captured = 0
         let cropStyle = output.cropStyleChosen

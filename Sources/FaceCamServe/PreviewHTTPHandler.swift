@@ -33,7 +33,7 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
     private var writingSince: Double?
     private var waiting: ByteBuffer?
     /// Closes the connection unless a whole request arrives first (`timeouts.request`).
-    private var requestDeadline: Scheduled<Void>?
+    private var requestDeadline: ScheduledAction?
 
     init(routes: PreviewRoutes, timeouts: PreviewServer.Timeouts) {
         self.routes = routes
@@ -49,7 +49,7 @@ final class PreviewHTTPHandler: ChannelInboundHandler {
     private func awaitRequest(context: ChannelHandlerContext) {
         requestDeadline?.cancel()
         let channel = context.channel
-        requestDeadline = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeouts.request * 1e9))) { channel.close(promise: nil) }
+        requestDeadline = timeouts.clock.schedule(at: timeouts.clock.now + timeouts.request) { channel.close(promise: nil) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -36,7 +36,7 @@ public final class PreviewServer: LiveObserver, Sendable {
         public var request: Double
         /// A streaming client that takes nothing for this many seconds is disconnected.
         public var stall: Double
-        /// What `stall` is measured on.
+        /// What both are measured on.
         public var clock: any MonotonicClock
 
         public init(request: Double = 10, stall: Double = 30, clock: any MonotonicClock = SystemClock()) {

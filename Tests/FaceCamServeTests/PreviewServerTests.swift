@@ -86,20 +86,21 @@ struct PreviewHTTPHandlerTests {
         }
     }
 
-    /// A connection that sends no whole request is closed when `request` seconds have passed on the event loop's clock
-    /// (the embedded loop's, moved by hand), not before; an answer gives the next request as long again.
+    /// A connection that sends no whole request is closed when `request` seconds have passed on the clock given (moved
+    /// by hand), not before; an answer gives the next request as long again.
     @Test func aConnectionThatSendsNoRequestIsClosedAtItsTimeout() throws {
-        let channel = try connection(PreviewServer.Timeouts(request: 10))
+        let clock = ManualClock()
+        let channel = try connection(PreviewServer.Timeouts(request: 10, clock: clock))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         try channel.writeInbound(HTTPServerRequestPart.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: "/")))
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(9_999))
+        clock.advance(by: 9.999)
         #expect(channel.isActive)
         try channel.writeInbound(HTTPServerRequestPart.end(nil))
         #expect(try responseHead(channel)?.status == .ok)
         _ = try bodies(channel)
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(9_999))
+        clock.advance(by: 9.999)
         #expect(channel.isActive, "the answer did not restart the timeout")
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(2))
+        clock.advance(by: 0.002)
         #expect(!channel.isActive)
     }
 
@@ -217,26 +218,49 @@ struct PreviewHTTPHandlerTests {
     }
 }
 
-/// The server on a real socket, its request timeout shortened to 5 s.
+/// The server on a real socket, its request timeout 5 s on a clock the client's script moves (through the test).
 struct PreviewServerConnectionTests {
-    /// Connections that send nothing: one address gets at most 32 of the 64, so a viewer from another
-    /// still gets in, and each is closed after the request timeout; so is one that sends its header a
-    /// byte a second.
+    /// Connections that send nothing: one address gets at most 32 of the 64, so a viewer from another still gets in, and
+    /// each is closed once the request timeout has passed on the clock; so is one that sends its header a byte a second,
+    /// whose bytes do not put its timeout off.
     @Test func idleConnectionsCannotLockViewersOut() throws {
-        let server = try PreviewServer(address: ServeAddress(port: 0), source: "camera", timeouts: .init(request: 5))
+        let clock = ManualClock()
+        let server = try PreviewServer(address: ServeAddress(port: 0), source: "camera", timeouts: .init(request: 5, clock: clock))
         defer { server.close() }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Preview/idle_clients.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        // 40 idle connections; those beyond the limit must be closed within 2.5 s (at once: half the timeout
-        // leaves room on a loaded machine), the rest within 10 s.
-        process.arguments = [script, "127.0.0.1", String(server.address.port), "40", "10", "2.5"]
-        let output = Pipe()
+        process.arguments = [script, "127.0.0.1", String(server.address.port), "40", "5"]
+        let output = Pipe(), input = Pipe()
         process.standardOutput = output
+        process.standardInput = input
         try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        var result: [String: Any]?
+        while let line = Self.line(from: output.fileHandleForReading) {
+            if line.hasPrefix("advance "), let seconds = Double(line.dropFirst("advance ".count)) {
+                clock.advance(by: seconds)
+                input.fileHandleForWriting.write(Data("ok\n".utf8))
+            } else {
+                result = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            }
+        }
         process.waitUntilExit()
-        #expect(printed.contains(#"{"refused": 8, "held": 32, "viewer": 200, "closed_after_idle": 32, "trickle_closed": true}"#), "\(printed)")
+        let found = try #require(result, "the script printed no result")
+        #expect(found["refused"] as? Int == 8 && found["held"] as? Int == 32 && found["viewer"] as? Int == 200, "\(found)")
+        #expect(found["closed_after_idle"] as? Int == 32, "\(found)")
+        let trickle = try #require(found["trickle_closed_after"] as? Int, "the trickling connection was never closed: \(found)")
+        // Its timeout runs from when the server took the connection, which may be a clock second or more after it was made.
+        #expect(trickle >= 5, "\(found)")
+    }
+
+    /// A line the script printed, without its newline; nil at the end of its output.
+    private static func line(from handle: FileHandle) -> String? {
+        var bytes: [UInt8] = []
+        while let byte = try? handle.read(upToCount: 1), let first = byte.first {
+            if first == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(first)
+        }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// --on-event's commands when a run is stopped: the queued ones never start, and one still running is killed after the
-/// grace rather than its timeout. Real commands (/bin/sh), no broker, no clock read by the test.
+/// grace rather than its timeout. Real commands (/bin/sh), and a clock the tests move.
 struct EventHooksTests {
     static func event(_ id: Int) -> TrackEvent {
         TrackEvent(
@@ -14,19 +14,29 @@ struct EventHooksTests {
     }
 
     @Test func aStopDropsTheQueuedAndEndsTheRunningAfterTheGrace() throws {
+        let clock = ManualClock()
         let said = Mutex<[String]>([])
         let started = temporaryPath("facecam-hook")
         defer { try? FileManager.default.removeItem(atPath: started) }
-        let hooks = EventHooks(command: "touch '\(started)'; exec sleep 100", concurrency: 1, timeout: 600) { line in
+        let hooks = EventHooks(command: "touch '\(started)'; exec sleep 100", concurrency: 1, timeout: 600, clock: clock) { line in
             said.withLock { $0.append(line) }
         }
         for id in 1...3 { hooks.run(Self.event(id), record: "{}") }
         // Stopped once the first command runs (the others wait for its slot).
         try #require(eventually { FileManager.default.fileExists(atPath: started) })
-        let summary = hooks.finish(stopped: true)
-        // The first ran (killed after the grace, not its 600 s timeout, which the test would not outlive), the others
-        // were dropped, whatever point the first had reached.
-        #expect(summary == EventHooks.Summary(runs: 1, failed: 1, dropped: 2))
+        let summary = Mutex<EventHooks.Summary?>(nil)
+        Thread {
+            let finished = hooks.finish(stopped: true)
+            summary.withLock { $0 = finished }
+        }.start()
+        // Its timeout's kill and the stop's: until the grace has passed on the clock, the command runs on.
+        try #require(eventually { clock.pending == 2 })
+        #expect(summary.withLock { $0 } == nil)
+        clock.advance(by: EventHooks.stopGrace)
+        try #require(eventually { summary.withLock { $0 } != nil })
+        // The first ran (killed after the grace, not its 600 s timeout), the others were dropped, whatever point the first
+        // had reached.
+        #expect(summary.withLock { $0 } == EventHooks.Summary(runs: 1, failed: 1, dropped: 2))
         #expect(said.withLock { $0 } == ["the command was still running 2 s after the run stopped, and was killed for id 1's enter at clip frame 1"])
     }
 
@@ -62,7 +72,10 @@ struct EventHooksTests {
         try #require(eventually { started() == 1 })  // at 0: it is killed at 10
         clock.set(to: 5)
         let summary = Mutex<EventHooks.Summary?>(nil)
-        Thread { summary.withLock { $0 = hooks.finish() } }.start()
+        Thread {
+            let finished = hooks.finish()
+            summary.withLock { $0 = finished }
+        }.start()
         try #require(eventually { hooks.closingTime == 15 })  // the inputs ended at 5: queued commands may start until 15
         clock.set(to: 10)
         try #require(eventually { started() == 2 })  // at 10: it is killed at 20
@@ -93,9 +106,10 @@ struct EventHooksTests {
 /// Whether `condition` holds within a minute, looked at every 10 ms: a bound on a wait for another thread or process, so
 /// that a failure ends the test rather than hanging it; no test's result depends on how long the wait took.
 func eventually(_ condition: () -> Bool) -> Bool {
-    let deadline = monotonicSeconds() + 60
+    let clock = SystemClock()
+    let deadline = clock.now + 60
     while !condition() {
-        guard monotonicSeconds() < deadline else { return false }
+        guard clock.now < deadline else { return false }
         usleep(10_000)
     }
     return true

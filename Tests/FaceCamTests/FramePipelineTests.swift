@@ -136,7 +136,7 @@ struct FramePipelineTests {
         grey.pixels = [UInt8](repeating: 200, count: grey.pixels.count)
         let sink = ResultSink(records: nil, tracking: FrameTracking(tracker: FaceTracker()), consumers: [outputs], report: { Issue.record("\($0)") })
         for sequence in 10..<15 {
-            sink.consume(try job(sequence, frame: grey, capture: (sequence, monotonicSeconds())).run(with: OneFace(), masks: mask))
+            sink.consume(try job(sequence, frame: grey, capture: (sequence, SystemClock().now)).run(with: OneFace(), masks: mask))
             // One at a time, so that the queues drop nothing.
             sink.drain()
         }
@@ -368,7 +368,7 @@ struct LiveFeedTests {
         func drain() {}
     }
 
-    private func frame(_ sequence: Int, capturedAt: Double = monotonicSeconds()) throws -> FrameJob {
+    private func frame(_ sequence: Int, capturedAt: Double = SystemClock().now) throws -> FrameJob {
         FrameJob(
             source: "camera", index: sequence, time: Double(sequence) / 10, frame: Frame(width: 64, height: 48),
             geometry: try GeometrySettings().geometry(for: PixelSize(width: 64, height: 48)), capture: (sequence, capturedAt))

@@ -1,5 +1,8 @@
+import Foundation
+import Synchronization
 import Testing
 @testable import FaceCam
+@testable import FaceCamCore
 
 /// The one input loop, on scripted sources and on the fixtures' photographs and videos.
 @Suite struct InputLoopTests {
@@ -156,5 +159,36 @@ import Testing
         #expect(read.count == 23 && !read.contains(16))
         guard case .ended(let damage?) = damagedEnd else { Issue.record("the lost frame was not said: \(damagedEnd)"); return }
         #expect("\(damage)".contains("frame 16 could not be decoded"))
+    }
+
+    /// live --source --realtime: each frame comes at its time on the clock, not before, and a stop is heard while one
+    /// waits. crossing.avi: 10 frames/s, so its second frame is due 0.1 s after the first; the clock is moved by hand,
+    /// half-way first, each time the source has gone to sleep on it.
+    @Test func aFilePlayedInRealTimePresentsEachFrameAtItsTime() throws {
+        let clock = ManualClock()
+        clock.set(to: 100)
+        let source = FileSource(reader: try VideoReader(path: FilePath(fixture("video/crossing.avi"))), realtime: true, clock: clock)
+        let first = try #require(try source.next(shouldStop: { false }))
+        #expect(first.index == 0 && first.capturedAt == 100)
+        let moves = Mutex<[Double]>([])
+        Thread {
+            for time in [100.05, 100.1] {
+                guard eventually({ clock.pending > 0 }) else { return }
+                moves.withLock { $0.append(time) }
+                clock.set(to: time)
+            }
+        }.start()
+        let second = try #require(try source.next(shouldStop: { false }))
+        #expect(second.index == 1 && second.capturedAt == 100 + second.time)
+        #expect(moves.withLock { $0 } == [100.05, 100.1] && clock.now == 100.1)
+
+        let stop = Mutex(false)
+        Thread {
+            guard eventually({ clock.pending > 0 }) else { return }
+            stop.withLock { $0 = true }
+            clock.set(to: 100.15)
+        }.start()
+        #expect(try source.next(shouldStop: { stop.withLock { $0 } }) == nil)
+        #expect(clock.now == 100.15)
     }
 }

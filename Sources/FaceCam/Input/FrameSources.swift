@@ -122,7 +122,7 @@ public final class CameraSource: FrameSource {
         firstTimestamp = first
         return SourceFrame(
             frame: captured.frame, index: captured.sequence, time: captured.timestamp - first,
-            capturedAt: captured.monotonic ? captured.timestamp : monotonicSeconds())
+            capturedAt: captured.monotonic ? captured.timestamp : SystemClock().now)
     }
 }
 
@@ -134,14 +134,20 @@ public final class FileSource: FrameSource {
     private var reader: VideoReader
     private let realtime: Bool
     private let reopen: (() throws(FaceCamError) -> VideoReader)?
+    /// What frames are stamped with (`capturedAt`) and, `realtime`, presented by.
+    private let clock: any MonotonicClock
     private var start: Double?
     /// Frames and seconds played in the earlier rounds of a loop.
     private var played = (frames: 0, seconds: 0.0)
 
-    public init(reader: VideoReader, realtime: Bool, reopen: (() throws(FaceCamError) -> VideoReader)? = nil) {
+    public init(
+        reader: VideoReader, realtime: Bool, reopen: (() throws(FaceCamError) -> VideoReader)? = nil,
+        clock: any MonotonicClock = SystemClock()
+    ) {
         self.reader = reader
         self.realtime = realtime
         self.reopen = reopen
+        self.clock = clock
     }
 
     public var name: String { reader.path }
@@ -161,23 +167,19 @@ public final class FileSource: FrameSource {
         }
         guard let read = next, let frame = read.frame else { return nil }
         let (index, time) = (played.frames + read.index, played.seconds + read.time)
-        let now = monotonicSeconds()
+        let now = clock.now
         let start = self.start ?? now - time
         self.start = start
         guard realtime else { return SourceFrame(frame: frame, index: index, time: time, capturedAt: now) }
         // Present the frame at its time, waking often enough to notice a stop.
         let due = start + time
-        while monotonicSeconds() < due {
+        while clock.now < due {
             if shouldStop() { return nil }
-            sleepSeconds(min(0.05, due - monotonicSeconds()))
+            clock.sleep(until: min(due, clock.now + Self.stopCheckInterval))
         }
         return SourceFrame(frame: frame, index: index, time: time, capturedAt: due)
     }
-}
 
-private func sleepSeconds(_ seconds: Double) {
-    guard seconds > 0 else { return }
-    var remaining = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-    var left = timespec()
-    while nanosleep(&remaining, &left) != 0 && errno == EINTR { remaining = left }
+    /// How often a wait for a frame's time looks for a stop.
+    static let stopCheckInterval = 0.05
 }

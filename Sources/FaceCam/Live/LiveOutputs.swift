@@ -20,14 +20,17 @@ public final class LiveOutputs: FrameConsumer {
     private let masks: PrivacyMasks
     /// Frames consumed so far: every `annotateEvery`-th is annotated.
     private let consumed = Mutex(0)
+    /// The clock frames were stamped on (`capturedAt`), for their latency.
+    private let clock: any MonotonicClock
 
     /// `annotator` saves every `annotateEvery`-th frame, `outputDevice` (a virtual camera) gets every
     /// frame it has room for, `observers` are told of each; every picture has `masks` painted on it and
     /// is marked as `marking` says. `source` names the input in what fails.
     public init(
         source: String, masks: PrivacyMasks, marking: PreviewMarking = .outline, annotator: Annotator? = nil, annotateEvery: Int = 1,
-        outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = []
+        outputDevice: V4L2OutputDevice? = nil, observers: [any LiveObserver] = [], clock: any MonotonicClock = SystemClock()
     ) {
+        self.clock = clock
         self.observers = observers
         self.annotateEvery = annotateEvery
         self.masks = masks
@@ -97,7 +100,7 @@ public final class LiveOutputs: FrameConsumer {
         }
         let picture = Picture(tracked: tracked, fail: fail)
         if !observers.isEmpty {
-            let latency = tracked.frame.capturedAt.map { monotonicSeconds() - $0 } ?? 0
+            let latency = tracked.frame.capturedAt.map { clock.now - $0 } ?? 0
             for observer in observers { observer.processed(tracked.frame.result, latency: latency) }
             let showing = observers.filter(\.wantsPreviews)
             if !showing.isEmpty { previews?.offer((picture, showing)) }

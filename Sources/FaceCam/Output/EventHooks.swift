@@ -44,6 +44,33 @@ public final class EventHooks: Sendable {
         var closing: Double?
         /// When the run was stopped, if it was: running commands are killed `stopGrace` after.
         var stopped: Double?
+        /// The commands running, by process id.
+        var running: [pid_t: RunningCommand] = [:]
+    }
+
+    /// A command's process, killed at most once, and never once it has exited (its id may then be another's).
+    private final class RunningCommand: Sendable {
+        let pid: pid_t
+        private let state = Mutex<(exited: Bool, killedFor: String?)>((false, nil))
+
+        init(pid: pid_t) { self.pid = pid }
+
+        /// Kills its process group, `reason` saying why, unless it exited or was killed already.
+        func terminate(for reason: String) {
+            state.withLock { state in
+                guard !state.exited, state.killedFor == nil else { return }
+                state.killedFor = reason
+                kill(-pid, SIGKILL)
+            }
+        }
+
+        /// Says it exited (not yet reaped); why it was killed, if it was.
+        func exited() -> String? {
+            state.withLock { state in
+                state.exited = true
+                return state.killedFor
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -104,12 +131,21 @@ public final class EventHooks: Sendable {
     /// that was `stopped` starts none of those queued, and gives those running `stopGrace`.
     public func finish(stopped: Bool = false) -> Summary {
         let now = clock.now
-        state.withLock { state in
+        let running = state.withLock { state in
             state.closing = stopped ? now : now + timeout
             if stopped { state.stopped = now }
+            return stopped ? Array(state.running.values) : []
         }
+        for command in running { killAfterStopGrace(command, stoppedAt: now) }
         pending.wait()
         return state.withLock { $0.summary }
+    }
+
+    /// A command still running when the run stopped is killed `stopGrace` after.
+    private func killAfterStopGrace(_ command: RunningCommand, stoppedAt: Double) {
+        clock.schedule(at: stoppedAt + Self.stopGrace) {
+            command.terminate(for: "the command was still running \(decimal(Self.stopGrace)) s after the run stopped, and was killed")
+        }
     }
 
     /// When queued runs stop starting: `finish`'s time and one timeout (at once when stopped); infinity before it.
@@ -187,21 +223,24 @@ public final class EventHooks: Sendable {
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, variables)
         guard spawned == 0 else { return "cannot start /bin/sh (posix_spawn: \(String(cString: strerror(spawned))))" }
 
+        let command = RunningCommand(pid: pid)
+        let timeoutKill = clock.schedule(at: deadline) { [timeout] in
+            command.terminate(for: "the command ran longer than \(decimal(timeout)) s and was killed")
+        }
+        let stoppedAt = state.withLock { state in
+            state.running[pid] = command
+            return state.stopped
+        }
+        if let stoppedAt { killAfterStopGrace(command, stoppedAt: stoppedAt) }
+        // Waits without reaping, so that a kill that comes meanwhile still reaches this command's process group.
+        var exit = siginfo_t()
+        _ = try? blockingSyscall("waitid") { waitid(P_PID, id_t(pid), &exit, WEXITED | WNOWAIT) }
+        let killedFor = command.exited()
+        timeoutKill.cancel()
+        state.withLock { _ = $0.running.removeValue(forKey: pid) }
         var status: Int32 = 0
-        var exited = false
-        var stopped: Double? { state.withLock { $0.stopped } }
-        while !exited, clock.now < min(deadline, (stopped ?? .infinity) + Self.stopGrace) {
-            exited = (try? blockingSyscall("waitpid") { waitpid(pid, &status, WNOHANG) }) == pid
-            if !exited { usleep(5_000) }
-        }
-        if !exited {
-            kill(-pid, SIGKILL)
-            _ = try? blockingSyscall("waitpid") { waitpid(pid, &status, 0) }
-            if clock.now < deadline, stopped != nil {
-                return "the command was still running \(decimal(Self.stopGrace)) s after the run stopped, and was killed"
-            }
-            return "the command ran longer than \(decimal(timeout)) s and was killed"
-        }
+        _ = try? blockingSyscall("waitpid") { waitpid(pid, &status, 0) }
+        if let killedFor { return killedFor }
         // WIFEXITED and WEXITSTATUS, which Swift does not import.
         let signal = status & 0x7f
         if signal != 0 { return "the command was killed by signal \(signal)" }

@@ -3,38 +3,110 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Dispatch
 import Synchronization
 
-/// Seconds on CLOCK_MONOTONIC, the clock V4L2 stamps buffers with.
-public func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
-/// Where a part whose rules depend on time reads it: the system's monotonic clock, or in tests one
-/// they move by hand, so that a timeout is tested without waiting for it.
+/// Where a part whose rules depend on time reads it and waits on it: the system's monotonic clock, or in
+/// tests one they move by hand, so that a timeout is tested without waiting for it.
 public protocol MonotonicClock: Sendable {
     /// Seconds from an arbitrary start; never less than an earlier reading.
     var now: Double { get }
+
+    /// Runs `action` once `now` reaches `deadline` (at once, perhaps on the calling thread, when it has), unless it is
+    /// cancelled first.
+    @discardableResult
+    func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> ScheduledAction
 }
 
-/// CLOCK_MONOTONIC.
+extension MonotonicClock {
+    /// Blocks the calling thread until `now` reaches `deadline`.
+    public func sleep(until deadline: Double) {
+        let woken = DispatchSemaphore(value: 0)
+        schedule(at: deadline) { woken.signal() }
+        woken.wait()
+    }
+}
+
+/// An action a clock will run, which `cancel` keeps from running if it has not begun.
+public final class ScheduledAction: Sendable {
+    private let action: Mutex<(@Sendable () -> Void)?>
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = Mutex(action)
+    }
+
+    public func cancel() {
+        action.withLock { $0 = nil }
+    }
+
+    /// Runs the action unless it was cancelled or has run.
+    func run() {
+        action.withLock { action in
+            defer { action = nil }
+            return action
+        }?()
+    }
+}
+
+/// CLOCK_MONOTONIC, the clock V4L2 stamps buffers with.
 public struct SystemClock: MonotonicClock {
     public init() {}
-    public var now: Double { monotonicSeconds() }
+
+    public var now: Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    @discardableResult
+    public func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
+        let scheduled = ScheduledAction(action)
+        // Dispatch's own clock is CLOCK_MONOTONIC too, so only the interval is handed over.
+        let nanoseconds = Int(min(max(0, deadline - now), 1e9) * 1e9)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { scheduled.run() }
+        return scheduled
+    }
 }
 
-/// A clock the tests move by hand (the package's own; no command reads it).
+/// A clock the tests move by hand (the package's own; no command reads it): what is scheduled runs, in the order of
+/// its deadlines, on the thread that moves the clock past them.
 package final class ManualClock: MonotonicClock {
-    private let seconds = Mutex(0.0)
+    private struct State {
+        var now = 0.0
+        var scheduled: [(deadline: Double, action: ScheduledAction)] = []
+    }
+    private let state = Mutex(State())
 
     package init() {}
 
-    package var now: Double { seconds.withLock { $0 } }
+    package var now: Double { state.withLock { $0.now } }
 
-    package func advance(by interval: Double) { seconds.withLock { $0 += interval } }
+    @discardableResult
+    package func schedule(at deadline: Double, _ action: @escaping @Sendable () -> Void) -> ScheduledAction {
+        let scheduled = ScheduledAction(action)
+        let due = state.withLock { state in
+            if deadline <= state.now { return true }
+            state.scheduled.append((deadline, scheduled))
+            return false
+        }
+        if due { scheduled.run() }
+        return scheduled
+    }
 
-    /// Moves it to `time`, never back.
-    package func set(to time: Double) { seconds.withLock { $0 = max($0, time) } }
+    /// Actions scheduled and not yet due (cancelled ones included): a test waits for a part to schedule its wait.
+    package var pending: Int { state.withLock { $0.scheduled.count } }
+
+    package func advance(by interval: Double) { set(to: now + interval) }
+
+    /// Moves it to `time`, never back, and runs what came due.
+    package func set(to time: Double) {
+        let due = state.withLock { state in
+            state.now = max(state.now, time)
+            let now = state.now
+            let due = state.scheduled.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.scheduled.removeAll { $0.deadline <= now }
+            return due.map(\.action)
+        }
+        for action in due { action.run() }
+    }
 }
