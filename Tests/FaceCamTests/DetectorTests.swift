@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import FaceCam
 
@@ -101,9 +102,8 @@ struct DetectionFailureTests {
     }
 }
 
-private final class Delivered: @unchecked Sendable {
-    private let lock = NSLock()
-    private var completions: [Completion] = []
-    func append(_ completion: Completion) { lock.withLock { completions.append(completion) } }
-    var all: [Completion] { lock.withLock { completions } }
+private final class Delivered: Sendable {
+    private let completions = Mutex<[Completion]>([])
+    func append(_ completion: Completion) { completions.withLock { $0.append(completion) } }
+    var all: [Completion] { completions.withLock { $0 } }
 }

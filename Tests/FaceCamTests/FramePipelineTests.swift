@@ -342,7 +342,7 @@ struct FilteredSizeCheckTests {
 /// the sink gets what was processed, in order.
 struct LiveFeedTests {
     /// Finds one face; the first frame waits for `gate`, as a slow detector would.
-    private final class GatedDetector: FrameFaceDetector, @unchecked Sendable {
+    private final class GatedDetector: FrameFaceDetector, Sendable {
         let gate = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
         private let first = Mutex(true)
