@@ -146,7 +146,8 @@ final class LocalServer {
         let started = Date()
         process.signal(SIGINT)
         let result = try process.wait()
-        #expect(Date().timeIntervalSince(started) < 5)
+        // Well within the stream's 600 s --timeout, however loaded the machine: the second interrupt did not wait for it.
+        #expect(Date().timeIntervalSince(started) < 60)
         #expect(result.status == 130)
         #expect(result.errorLines.last?.contains("stopped at once by a second SIGINT") == true, "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: results.path).isEmpty)
