@@ -27,7 +27,7 @@ struct Detect: ParsableCommand {
     @OptionGroup(title: "Zones") var zones: ZoneOptions
     @OptionGroup(title: "Zones") var maskZones: MaskZoneOptions
 
-    @Option(help: ArgumentHelp("With --format yolo, voc or wider: the dataset folder written, a file per image.", valueName: "dir"))
+    @Option(help: ArgumentHelp("With --format \(ResultFormat.names { $0.canWriteFolder }): the dataset folder written, a file per image.", valueName: "dir"))
     var outputDir: String?
 
     func validate() throws {
@@ -46,7 +46,7 @@ struct Detect: ParsableCommand {
             throw ValidationError("--output-dir and --output both say where results go: choose one")
         }
         if outputDir != nil, !output.format.canWriteFolder {
-            throw ValidationError("--output-dir is for the folder formats (yolo, voc, wider): give --output FILE for \(output.format.rawValue)")
+            throw ValidationError("--output-dir is for the folder formats (\(ResultFormat.names { $0.canWriteFolder })): give --output FILE for \(output.format.rawValue)")
         }
     }
 

@@ -4,9 +4,10 @@ import FaceCam
 /// Batches that are split over machines and restarted: per-input results, shards, resume, lists.
 struct BatchOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Write each input's results to its own file in this directory, DIR/STEM.jsonl (.csv, .txt), "
+        "Write each input's results to its own file in this directory, DIR/STEM and the format's extension (STEM.jsonl), "
             + "renamed from a new STEM.jsonl.partial-XXXXXXXX once the input is finished. Names that clash get -2, -3, ... "
-            + "in the inputs' sorted order, so every shard names an input alike. With --format yolo, voc or wider: the dataset folder "
+            + "in the inputs' sorted order, so every shard names an input alike. With --format "
+            + "\(ResultFormat.names { $0.canWriteFolder }): the dataset folder "
             + "all the inputs' frames go to.",
         valueName: "dir"))
     var outputDir: String?
@@ -44,7 +45,7 @@ struct BatchOptions: ParsableArguments {
         }
     }
 
-    /// --output-dir is a dataset folder (yolo, voc, wider's detection results), not a file per input.
+    /// --output-dir is a dataset folder (a folder format's), not a file per input.
     func writesDatasetFolder(_ output: OutputOptions) -> Bool {
         outputDir != nil && output.format.canWriteFolder
     }

@@ -181,7 +181,7 @@ struct BestShotOptions: ParsableArguments {
 /// --image-root (detect and video, whose inputs are files a dataset names).
 struct DatasetOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "With a dataset format (coco, cvat, labelstudio, yolo, voc, wider): name images by their path relative to this directory, "
+        "With a dataset format (\(ResultFormat.names { $0.namesImages })): name images by their path relative to this directory, "
             + "the dataset's image folder a labelling tool imports from (default: the paths as given).", valueName: "dir"))
     var imageRoot: String?
 
