@@ -20,14 +20,6 @@ struct MQTTStopTests {
         #expect(stop.tick(now: clock.now, connected: true, delivered: true) == .leave)
     }
 
-    @Test func theSessionsEndAfterTheGoodbyeEndsTheStop() {
-        let clock = ManualClock()
-        var stop = MQTTStop(at: clock.now, grace: 2)
-        #expect(stop.tick(now: clock.now, connected: true, delivered: true) == .sayGoodbye)
-        clock.advance(by: 0.05)
-        #expect(stop.tick(now: clock.now, connected: false, delivered: true) == .leave)
-    }
-
     /// Without the acknowledgement the stop leaves when the grace runs out: no goodbye, so that the broker publishes the
     /// last will.
     @Test func withoutTheAcknowledgementItLeavesWhenTheGraceRunsOut() {
@@ -57,7 +49,8 @@ struct MQTTStopTests {
     }
 
     /// A stop as the connection plays it: the outbox says whether a session is on and whether the farewell was
-    /// acknowledged; the events never acknowledged are counted as dropped when the session is left.
+    /// acknowledged; the session's end after the goodbye ends the stop, and the events never acknowledged are counted as
+    /// dropped.
     @Test func aStopPlayedWithTheOutbox() throws {
         let clock = ManualClock()
         var outbox = MQTTOutbox(queueCapacity: 10, inFlightLimit: 16)
