@@ -62,19 +62,24 @@ public final class MQTTConnection: Sendable {
     private struct Shared {
         /// Replaced only on the connection's thread, while the outbox is not connected.
         var client: Client?
-        var stopping = false
-        /// How long a stop waits for the broker's acknowledgements; set by `close`, before `stopping`.
-        var grace = 2.0
+        /// Set by `close`; the connection's thread ends the session as it says.
+        var stop: MQTTStop?
+        /// Changed through `changeOutbox`, which wakes the threads waiting for it to be idle.
         var outbox: MQTTOutbox
+        /// `waitUntilDelivered`'s wake-ups, signalled and let go when the outbox is idle.
+        var idleWaiters: [DispatchSemaphore] = []
         /// The connection's state as its thread sees it (only that thread changes it).
         var link: MQTTLink
         /// Set by `start`, before the connection's thread begins.
         var onMessage: @Sendable (String, [UInt8]?) -> Void = { _, _ in }
     }
 
-    /// A libmosquitto client, which its threaded API lets any thread publish on.
-    private struct Client: @unchecked Sendable {
+    /// A libmosquitto client, which its threaded API lets any thread publish on; destroyed when the last thread using it
+    /// (publishing outside the lock) lets it go.
+    private final class Client: @unchecked Sendable {
         let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { cmqtt_destroy(pointer) }
     }
 
     private let shared: Mutex<Shared>
@@ -94,10 +99,6 @@ public final class MQTTConnection: Sendable {
             link: MQTTLink(endpoint: settings.endpoint)))
         let client = try makeClient()
         shared.withLock { $0.client = client }
-    }
-
-    deinit {
-        if let client = shared.withLock({ $0.client }) { cmqtt_destroy(client.pointer) }
     }
 
     private func makeClient() throws(MQTTError) -> Client {
@@ -122,7 +123,7 @@ public final class MQTTConnection: Sendable {
         guard let made else {
             throw MQTTError(endpoint: settings.endpoint, reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        return Client(pointer: made)
+        return Client(made)
     }
 
     /// Starts the connection's thread: the first attempt to connect is made there, so nothing waits for the broker. Messages
@@ -140,18 +141,14 @@ public final class MQTTConnection: Sendable {
     /// Sets a retained topic's payload (an empty one clears it at the broker). The broker gets the
     /// newest payload of each topic, in the order of their latest changes.
     public func retain(_ payload: [UInt8], on topic: String) {
-        shared.withLock { state in
-            state.outbox.retain(payload, on: topic)
-            pump(&state)
-        }
+        changeOutbox { $0.retain(payload, on: topic) }
+        pump()
     }
 
     /// Queues a message; dropped (and counted) when the settings' `queueCapacity` are waiting.
     public func send(_ payload: [UInt8], on topic: String) {
-        shared.withLock { state in
-            state.outbox.send(payload, on: topic)
-            pump(&state)
-        }
+        changeOutbox { $0.send(payload, on: topic) }
+        pump()
     }
 
     public var currentCounts: BrokerCounts {
@@ -161,11 +158,18 @@ public final class MQTTConnection: Sendable {
     /// Waits until the broker acknowledged everything queued so far, for up to `timeout` seconds; false when it did not.
     public func waitUntilDelivered(timeout: Double) -> Bool {
         let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if shared.withLock({ $0.outbox.isIdle }) { return true }
-            Thread.sleep(forTimeInterval: 0.02)
+        let idle = DispatchSemaphore(value: 0)
+        let waiting = shared.withLock { state in
+            guard !state.outbox.isIdle else { return false }
+            state.idleWaiters.append(idle)
+            return true
         }
-        return false
+        guard waiting else { return true }
+        if idle.wait(timeout: realTime(until: deadline)) == .success { return true }
+        return shared.withLock { state in
+            state.idleWaiters.removeAll { $0 === idle }
+            return state.outbox.isIdle
+        }
     }
 
     /// Sends what is queued, then `farewell` (retained: the availability's `offline`), for up to
@@ -173,16 +177,14 @@ public final class MQTTConnection: Sendable {
     /// one, so that the broker publishes the last will. Stops the thread; what never reached the
     /// broker is counted as dropped.
     public func close(farewell message: (payload: [UInt8], topic: String)? = nil, grace: Double = 2) -> BrokerCounts {
-        shared.withLock { state in
-            state.outbox.farewell(message)
-            state.grace = grace
-            state.stopping = true
-            pump(&state)
-        }
+        let stop = MQTTStop(at: clock.now, grace: grace)
+        changeOutbox { $0.farewell(message) }
+        shared.withLock { $0.stop = stop }
+        // The farewell is due now: handed over here, or by the taker of a batch pending.
+        pump()
         wake.signal()
-        // The thread waits at most `grace` for acknowledgements and a moment for the goodbye; a
-        // thread stuck in a name lookup is left to the end of the process, its messages counted lost.
-        guard finished.wait(timeout: .now() + grace + 3) == .success else {
+        // A thread stuck in a name lookup is left to the end of the process, its messages counted lost.
+        guard finished.wait(timeout: realTime(until: stop.threadDeadline)) == .success else {
             var lost = currentCounts
             lost.dropped += shared.withLock { $0.outbox.waitingEvents }
             return lost
@@ -190,84 +192,115 @@ public final class MQTTConnection: Sendable {
         return currentCounts
     }
 
-    /// Hands libmosquitto what the outbox says is due, until it says nothing more is. Called under the lock, so that an
-    /// acknowledgement (handled under it on the connection's thread) never comes before its handover is recorded.
-    private func pump(_ state: inout Shared) {
-        guard let client = state.client else { return }
-        while let handover = state.outbox.next() {
-            let message = handover.message
-            var id: Int32 = 0
-            let status = message.payload.withUnsafeBufferPointer { bytes in
-                cmqtt_publish(client.pointer, message.topic, bytes.baseAddress, Int32(bytes.count), 1, message.retain, &id)
+    /// Changes the outbox under the lock and, when that leaves it idle, wakes `waitUntilDelivered`.
+    private func changeOutbox(_ change: (inout MQTTOutbox) -> Void) {
+        shared.withLock { state in
+            change(&state.outbox)
+            guard state.outbox.isIdle else { return }
+            state.idleWaiters.forEach { $0.signal() }
+            state.idleWaiters.removeAll()
+        }
+    }
+
+    /// How long a wait for `deadline`, on the connection's clock, may take in real time.
+    private func realTime(until deadline: Double) -> DispatchTime {
+        .now() + max(0, deadline - clock.now)
+    }
+
+    /// Hands libmosquitto what the outbox says is due, a batch at a time, until nothing more is. libmosquitto is called
+    /// outside the lock: the batch is taken under it and its ids recorded under it after, the outbox keeping an
+    /// acknowledgement that comes in between for its id. A thread that finds a batch pending leaves what it added to that
+    /// batch's taker, who takes again after recording it.
+    private func pump() {
+        while let (client, batch) = shared.withLock({ state -> (Client, MQTTOutbox.Batch)? in
+            guard let client = state.client, let batch = state.outbox.takeBatch() else { return nil }
+            return (client, batch)
+        }) {
+            var connectionGoing = false
+            var refusals: [String] = []
+            let outcomes = batch.handovers.map { handover -> MQTTOutbox.Outcome in
+                // The connection is going: what was not handed over is sent on the next one.
+                guard !connectionGoing else { return .notTaken }
+                let message = handover.message
+                var id: Int32 = 0
+                let status = message.payload.withUnsafeBufferPointer { bytes in
+                    cmqtt_publish(client.pointer, message.topic, bytes.baseAddress, Int32(bytes.count), 1, message.retain, &id)
+                }
+                if status == 0 { return .taken(id: id) }
+                if cmqtt_status_is_disconnected(status) {
+                    connectionGoing = true
+                    return .notTaken
+                }
+                refusals.append("warning: MQTT: cannot publish to \(message.topic) (\(String(cString: cmqtt_describe(status)))); dropped it")
+                return .refused
             }
-            // The connection is going: what was not handed over is sent on the next one.
-            if status != 0, cmqtt_status_is_disconnected(status) { return }
-            guard status == 0 else {
-                state.outbox.refused(handover)
-                report("warning: MQTT: cannot publish to \(message.topic) (\(String(cString: cmqtt_describe(status)))); dropped it")
-                continue
-            }
-            state.outbox.handedOver(handover, as: id)
+            changeOutbox { $0.record(batch, outcomes) }
+            refusals.forEach(report)
+            if connectionGoing { return }
         }
     }
 
     /// The connection's thread: connect, run the network, and on any failure wait and connect again
-    /// with a new client.
+    /// with a new client; on a stop, end as it says.
     private func run() {
         let endpoint = settings.endpoint
-        while !shared.withLock({ $0.stopping }) {
-            guard let client = shared.withLock({ $0.client }) else { return }
-            var status = endpoint.host.withCString { cmqtt_connect(client.pointer, $0, Int32(endpoint.port)) }
-            while status == 0, !shared.withLock({ $0.stopping }) {
-                status = cmqtt_loop(client.pointer, 100)
+        var stopping: Bool { shared.withLock { $0.stop != nil } }
+        var client = shared.withLock { $0.client }
+        while let current = client, !stopping {
+            var status = endpoint.host.withCString { cmqtt_connect(current.pointer, $0, Int32(endpoint.port)) }
+            while status == 0, !stopping {
+                status = cmqtt_loop(current.pointer, 100)
             }
-            if shared.withLock({ $0.stopping }) {
-                goodbye(client, status: status)
-                return
+            if stopping {
+                if status != 0 { changeOutbox { $0.connectionLost() } }
+                break
             }
-            let reason = describe(status, errorNumber: cmqtt_errno(client.pointer)), now = clock.now
+            let reason = describe(status, errorNumber: cmqtt_errno(current.pointer)), now = clock.now
             let ended = shared.withLock { $0.link.ended(reason, at: now) }
             endSession()
             ended.reports.forEach(report)
             _ = wake.wait(timeout: .now() + ended.retryAfter)
-            if shared.withLock({ $0.stopping }) { break }
+            if stopping { break }
             do {
                 let next = try makeClient()
                 shared.withLock { $0.client = next }
+                client = next
             } catch {
                 report("warning: MQTT: \(error.description); facecam stops publishing")
                 return
             }
         }
-        shared.withLock { $0.client }.map { goodbye($0, status: 0) }
+        if let stop = shared.withLock({ $0.stop }) { finish(stop) }
     }
 
     /// Drops the session's client: the messages it held unacknowledged wait in our queue again
     /// (events) or are republished with the newest payloads (retained ones).
     private func endSession() {
-        let old = shared.withLock { state in
+        shared.withLock { state in
             state.outbox.sessionEnded()
-            defer { state.client = nil }
-            return state.client
+            state.client = nil
         }
-        if let old { cmqtt_destroy(old.pointer) }
     }
 
-    /// On a stop: waits up to the grace for the farewell's acknowledgement (without one, for every
-    /// message's), then disconnects cleanly; or, when it did not come, leaves without a goodbye, so
-    /// that the broker publishes the last will.
-    private func goodbye(_ client: Client, status: Int32) {
-        let (connected, grace) = shared.withLock { ($0.outbox.connected, $0.grace) }
-        if status == 0, connected {
-            let delivered = { self.shared.withLock { $0.outbox.delivered } }
-            let deadline = clock.now + grace
-            while clock.now < deadline, !delivered(), cmqtt_loop(client.pointer, 50) == 0 {}
-            if delivered(), cmqtt_disconnect(client.pointer) == 0 {
-                let end = clock.now + 0.5
-                while clock.now < end, cmqtt_loop(client.pointer, 50) == 0 {}
+    /// Ends the connection as `stop` says: runs the network while the broker has time to acknowledge, says goodbye once it
+    /// did, then drops the session, counting the events that never reached the broker as dropped.
+    private func finish(_ stop: MQTTStop) {
+        var stop = stop
+        if let client = shared.withLock({ $0.client }) {
+            ticking: while true {
+                let now = clock.now
+                let action = shared.withLock { stop.tick(now: now, connected: $0.outbox.connected, delivered: $0.outbox.delivered) }
+                switch action {
+                case .runNetwork:
+                    if cmqtt_loop(client.pointer, 50) != 0 { changeOutbox { $0.connectionLost() } }
+                case .sayGoodbye:
+                    if cmqtt_disconnect(client.pointer) != 0 { changeOutbox { $0.connectionLost() } }
+                case .leave:
+                    break ticking
+                }
             }
         }
-        shared.withLock { $0.outbox.abandon() }
+        changeOutbox { $0.abandon() }
         endSession()
     }
 
@@ -296,20 +329,16 @@ public final class MQTTConnection: Sendable {
             }
             let now = clock.now
             if let line = shared.withLock({ $0.link.connected(at: now) }) { report(line) }
-            shared.withLock { state in
-                if let client = state.client {
-                    for topic in settings.subscriptions { _ = cmqtt_subscribe(client.pointer, topic, 1) }
-                }
-                state.outbox.sessionBegan()
-                pump(&state)
+            if let client = shared.withLock({ $0.client }) {
+                for topic in settings.subscriptions { _ = cmqtt_subscribe(client.pointer, topic, 1) }
             }
+            changeOutbox { $0.sessionBegan() }
+            pump()
         case CMQTT_EVENT_DISCONNECTED:
-            shared.withLock { $0.outbox.connectionLost() }
+            changeOutbox { $0.connectionLost() }
         case CMQTT_EVENT_PUBLISHED:
-            shared.withLock { state in
-                state.outbox.acknowledged(code)
-                pump(&state)
-            }
+            changeOutbox { $0.acknowledged(code) }
+            pump()
         case CMQTT_EVENT_MESSAGE:
             let deliver = shared.withLock { $0.onMessage }
             if let topic { deliver(topic, payload) }

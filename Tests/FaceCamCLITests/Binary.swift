@@ -123,6 +123,18 @@ final class BackgroundProcess {
         return nil
     }
 
+    /// Waits until `condition` holds while the program runs, up to `timeout` seconds; false when it ended or the time
+    /// ran out first.
+    func wait(timeout: TimeInterval = 60, until condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            if !process.isRunning { return false }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+
     func signal(_ number: Int32) {
         kill(process.processIdentifier, number)
     }

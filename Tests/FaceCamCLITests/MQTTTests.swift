@@ -362,9 +362,9 @@ struct MQTTTests {
         let live = try BackgroundProcess(facecamBinary, [
             "live", "--source", Self.clip, "--realtime", "--loop", "--mqtt", broker.url, "--name", "door"])
         #expect(live.waitForErrorLine(containing: "warning: MQTT: cannot reach the broker at \(broker.url) (Connection refused)") != nil)
+        // Detection goes on while the broker is away: records keep coming, however slowly a loaded machine makes them.
         let written = live.outputLines
-        Thread.sleep(forTimeInterval: 1)
-        #expect(live.outputLines > written, "detection waited for the broker")
+        #expect(live.wait { live.outputLines >= written + 10 }, "detection waited for the broker: \(live.standardError)")
         for restart in 0..<2 {
             if restart == 1 {
                 broker.stop()
@@ -394,7 +394,7 @@ struct MQTTTests {
     }
 
     /// A broker that takes the connection and never reads (before or after accepting the MQTT
-    /// connection) holds up nothing: every frame is processed, events beyond --mqtt-queue are
+    /// connection) holds up nothing: frames go on being processed, events beyond what the connection holds for it are
     /// dropped and counted, and the stop waits only its grace.
     @Test(arguments: [false, true]) func aBrokerThatNeverReadsSlowsNothing(acceptsTheConnection: Bool) throws {
         let port = freeLoopbackPort()
@@ -413,30 +413,30 @@ struct MQTTTests {
                 held.append(connection)
             """
         let deaf = try BackgroundProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script])
+        defer { deaf.signal(SIGKILL) }
         try #require(waitUntilListening(port: port))
-        func processed(_ result: Run) throws -> Int {
-            let summary = try #require(result.errorLines.first { $0.contains("captured 40 frames") }, "\(result.stderr)")
-            return try #require(summary.split(separator: " ").firstIndex(of: "processed").flatMap {
-                Int(summary.split(separator: " ")[$0 + 1].trimmingCharacters(in: .punctuationCharacters)) })
-        }
-        // The same run without MQTT, beside it, is the measure: a busy machine drops frames from both.
-        let alone = try processed(try facecam("live", "--source", Self.clip, "--realtime", "--events"))
-        let started = Date()
-        let result = try facecam(
-            "live", "--source", Self.clip, "--realtime", "--events", "--mqtt", "mqtt://127.0.0.1:\(port)", "--mqtt-queue", "1")
-        let seconds = Date().timeIntervalSince(started)
-        deaf.signal(SIGKILL)
+        // Without --realtime the clip comes as fast as it decodes: events come by the dozen a second, each through the
+        // connection, on the frames' thread.
+        let live = try BackgroundProcess(facecamBinary, [
+            "live", "--source", Self.clip, "--loop", "--events", "--mqtt", "mqtt://127.0.0.1:\(port)", "--mqtt-queue", "1"])
+        // The connection holds at most 17 events for a broker that takes none (16 handed over, 1 queued); 100 are many
+        // times that. A publisher that waited for room, or for the broker, would hold the frames up there, and no more
+        // events would be written.
+        let eventsWritten = { live.standardOutput.split(separator: "\n").count { $0.hasPrefix("{\"event\"") } }
+        #expect(live.wait(timeout: 120) { eventsWritten() >= 100 }, "\(eventsWritten()) events: \(live.standardError)")
+        live.signal(SIGINT)
+        // The stop waits 2 s for acknowledgements that never come, and 3 more at most for a connection's thread held in
+        // a name lookup; a stop that waited for the broker would never end.
+        let summary = live.waitForErrorLine(containing: "facecam: MQTT: the broker acknowledged", timeout: 60)
+        try #require(summary != nil, "the stop waited for the broker: \(live.standardError)")
+        let result = try live.wait()
         #expect(result.status == 0, "\(result.stderr)")
-        // A publisher waiting on the broker would hold frames up for seconds, and most would be dropped.
-        #expect(Double(try processed(result)) >= 0.8 * Double(alone), "\(result.stderr)")
-        #expect(result.lines.filter { $0.hasPrefix("{\"event\"") }.count == 4)
-        // Every event is lost, and counted: beyond the queue of 1 while the run goes on, and what was still
-        // queued (or handed over and never acknowledged) at the stop.
+        // Every event is lost, and counted: beyond the queue of 1 while the run goes on, and what was still queued (or
+        // handed over and never acknowledged) at the stop.
+        let written = result.lines.filter { $0.hasPrefix("{\"event\"") }.count
         #expect(result.errorLines.last
-            == "facecam: MQTT: the broker acknowledged 0 messages; dropped 4 events, which it was too slow or unreachable to take",
+            == "facecam: MQTT: the broker acknowledged 0 messages; dropped \(written) events, which it was too slow or unreachable to take",
             "\(result.stderr)")
-        // 4 s of clip and at most a few of grace: a hang would be far longer.
-        #expect(seconds < 30)
     }
 
     /// With --serve, /metrics counts what the broker acknowledged and what was dropped, and says
