@@ -165,7 +165,7 @@ public final class MQTTConnection: Sendable {
             return true
         }
         guard waiting else { return true }
-        if idle.wait(timeout: realTime(until: deadline)) == .success { return true }
+        if clock.wait(for: idle, until: deadline) { return true }
         return shared.withLock { state in
             state.idleWaiters.removeAll { $0 === idle }
             return state.outbox.isIdle
@@ -184,7 +184,7 @@ public final class MQTTConnection: Sendable {
         pump()
         wake.signal()
         // A thread stuck in a name lookup is left to the end of the process, its messages counted lost.
-        guard finished.wait(timeout: realTime(until: stop.threadDeadline)) == .success else {
+        guard clock.wait(for: finished, until: stop.threadDeadline) else {
             var lost = currentCounts
             lost.dropped += shared.withLock { $0.outbox.waitingEvents }
             return lost
@@ -200,11 +200,6 @@ public final class MQTTConnection: Sendable {
             state.idleWaiters.forEach { $0.signal() }
             state.idleWaiters.removeAll()
         }
-    }
-
-    /// How long a wait for `deadline`, on the connection's clock, may take in real time.
-    private func realTime(until deadline: Double) -> DispatchTime {
-        .now() + max(0, deadline - clock.now)
     }
 
     /// Hands libmosquitto what the outbox says is due, a batch at a time, until nothing more is. libmosquitto is called
@@ -259,7 +254,7 @@ public final class MQTTConnection: Sendable {
             let ended = shared.withLock { $0.link.ended(reason, at: now) }
             endSession()
             ended.reports.forEach(report)
-            _ = wake.wait(timeout: .now() + ended.retryAfter)
+            _ = clock.wait(for: wake, until: clock.now + ended.retryAfter)
             if stopping { break }
             do {
                 let next = try makeClient()

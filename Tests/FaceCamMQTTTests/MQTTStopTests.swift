@@ -1,4 +1,6 @@
 import FaceCam
+import Foundation
+import Synchronization
 import Testing
 @testable import FaceCamMQTT
 
@@ -73,5 +75,28 @@ struct MQTTStopTests {
         #expect(tick() == .leave)
         outbox.abandon()
         #expect(outbox.counts.acknowledged == 2 && outbox.counts.dropped == 1)
+    }
+}
+
+/// A connection to no broker (never started), so never idle: a wait for delivery ends when its time has passed on the
+/// clock, not before.
+struct MQTTConnectionWaitTests {
+    @Test func aWaitForDeliveryEndsWhenItsTimeoutHasPassedOnTheClock() throws {
+        let clock = ManualClock()
+        let settings = MQTTConnection.Settings(endpoint: try MQTTEndpoint(parsing: "mqtt://127.0.0.1:1"), clientID: "facecam-test")
+        let connection = try MQTTConnection(settings: settings, clock: clock, report: { _ in })
+        connection.send(Array("event".utf8), on: "facecam/test/events")
+        let delivered = Mutex<Bool?>(nil), done = DispatchSemaphore(value: 0)
+        Thread {
+            let result = connection.waitUntilDelivered(timeout: 5)
+            delivered.withLock { $0 = result }
+            done.signal()
+        }.start()
+        try #require(clock.waitForPending(1))
+        clock.advance(by: 4.9)
+        #expect(delivered.withLock { $0 } == nil)
+        clock.advance(by: 0.1)
+        try #require(done.wait(timeout: .now() + 60) == .success)
+        #expect(delivered.withLock { $0 } == false)
     }
 }

@@ -30,7 +30,7 @@ struct EventHooksTests {
             summary.withLock { $0 = finished }
         }.start()
         // Its timeout's kill and the stop's: until the grace has passed on the clock, the command runs on.
-        try #require(eventually { clock.pending == 2 })
+        try #require(clock.waitForPending(2))
         #expect(summary.withLock { $0 } == nil)
         clock.advance(by: EventHooks.stopGrace)
         try #require(eventually { summary.withLock { $0 } != nil })

@@ -173,7 +173,7 @@ import Testing
         let moves = Mutex<[Double]>([])
         Thread {
             for time in [100.05, 100.1] {
-                guard eventually({ clock.pending > 0 }) else { return }
+                guard clock.waitForPending(1) else { return }
                 moves.withLock { $0.append(time) }
                 clock.set(to: time)
             }
@@ -184,7 +184,7 @@ import Testing
 
         let stop = Mutex(false)
         Thread {
-            guard eventually({ clock.pending > 0 }) else { return }
+            guard clock.waitForPending(1) else { return }
             stop.withLock { $0 = true }
             clock.set(to: 100.15)
         }.start()

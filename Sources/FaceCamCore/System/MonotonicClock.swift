@@ -21,9 +21,20 @@ public protocol MonotonicClock: Sendable {
 extension MonotonicClock {
     /// Blocks the calling thread until `now` reaches `deadline`.
     public func sleep(until deadline: Double) {
-        let woken = DispatchSemaphore(value: 0)
-        schedule(at: deadline) { woken.signal() }
-        woken.wait()
+        _ = wait(for: DispatchSemaphore(value: 0), until: deadline)
+    }
+
+    /// Blocks the calling thread until `semaphore` is signalled or `now` reaches `deadline`; false when the deadline came
+    /// first (the semaphore may then be left one signal more, so give it to one waiter at a time).
+    public func wait(for semaphore: DispatchSemaphore, until deadline: Double) -> Bool {
+        let expired = Mutex(false)
+        let timer = schedule(at: deadline) {
+            expired.withLock { $0 = true }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        timer.cancel()
+        return !expired.withLock { $0 }
     }
 }
 
@@ -93,8 +104,19 @@ package final class ManualClock: MonotonicClock {
         return scheduled
     }
 
-    /// Actions scheduled and not yet due (cancelled ones included): a test waits for a part to schedule its wait.
+    /// Actions scheduled and not yet due (cancelled ones included).
     package var pending: Int { state.withLock { $0.scheduled.count } }
+
+    /// Waits, a minute at most in real time, until `count` actions are scheduled: a test moves the clock once the part
+    /// it tests waits on it. False when they never were.
+    package func waitForPending(_ count: Int) -> Bool {
+        let giveUp = SystemClock().now + 60
+        while pending < count {
+            guard SystemClock().now < giveUp else { return false }
+            usleep(1_000)
+        }
+        return true
+    }
 
     package func advance(by interval: Double) { set(to: now + interval) }
 
