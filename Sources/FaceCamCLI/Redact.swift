@@ -49,8 +49,8 @@ struct Redact: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Videos: search every Nth frame in full; the masks follow the faces over the frames between, and every frame is "
             + "written. Video files are read twice and searched at each scene cut and at their last frame too (default: a third of a "
-            + "second's frames, \(SearchSchedule.interval(framesPerSecond: 30)) at 30 frames/s); URLs "
-            + "and standard input are read once (default: \(Video.defaultEvery)).",
+            + "second's frames, \(SearchSchedule.interval(framesPerSecond: 30)) at 30 frames/s); URLs and standard input are read once "
+            + "(default: \(Video.defaultEvery)).",
         valueName: "N"))
     var every: Int?
 

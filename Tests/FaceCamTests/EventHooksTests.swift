@@ -13,14 +13,23 @@ struct EventHooksTests {
             lastTime: Double(id), preview: Rect(x: 0, y: 0, width: 10, height: 10))
     }
 
+    /// What hooks said, a line each.
+    final class Said: Sendable {
+        private let lines = Mutex<[String]>([])
+        func append(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    /// Hooks whose command makes the file `marking` once it runs, then sleeps 100 s, with a 600 s timeout on `clock`.
+    static func sleepingHooks(marking started: String, clock: ManualClock, said: Said) -> EventHooks {
+        EventHooks(command: "touch '\(started)'; exec sleep 100", concurrency: 1, timeout: 600, clock: clock) { said.append($0) }
+    }
+
     @Test func aStopDropsTheQueuedAndEndsTheRunningAfterTheGrace() throws {
-        let clock = ManualClock()
-        let said = Mutex<[String]>([])
+        let clock = ManualClock(), said = Said()
         let started = temporaryPath("facecam-hook")
         defer { try? FileManager.default.removeItem(atPath: started) }
-        let hooks = EventHooks(command: "touch '\(started)'; exec sleep 100", concurrency: 1, timeout: 600, clock: clock) { line in
-            said.withLock { $0.append(line) }
-        }
+        let hooks = Self.sleepingHooks(marking: started, clock: clock, said: said)
         for id in 1...3 { hooks.run(Self.event(id), record: "{}") }
         // Stopped once the first command runs (the others wait for its slot).
         try #require(eventually { FileManager.default.fileExists(atPath: started) })
@@ -37,24 +46,21 @@ struct EventHooksTests {
         // The first ran (killed after the grace, not its 600 s timeout), the others were dropped, whatever point the first
         // had reached.
         #expect(summary.withLock { $0 } == EventHooks.Summary(runs: 1, failed: 1, dropped: 2))
-        #expect(said.withLock { $0 } == ["the command was still running 2 s after the run stopped, and was killed for id 1's enter at clip frame 1"])
+        #expect(said.all == ["the command was still running 2 s after the run stopped, and was killed for id 1's enter at clip frame 1"])
     }
 
     /// A command past its timeout is killed when the clock passes it, not after the timeout in real time: the clock is
     /// moved by hand once the command runs.
     @Test func aCommandPastItsTimeoutIsKilled() throws {
-        let clock = ManualClock()
-        let said = Mutex<[String]>([])
+        let clock = ManualClock(), said = Said()
         let started = temporaryPath("facecam-hook")
         defer { try? FileManager.default.removeItem(atPath: started) }
-        let hooks = EventHooks(command: "touch '\(started)'; exec sleep 100", concurrency: 1, timeout: 600, clock: clock) { line in
-            said.withLock { $0.append(line) }
-        }
+        let hooks = Self.sleepingHooks(marking: started, clock: clock, said: said)
         hooks.run(Self.event(1), record: "{}")
         try #require(eventually { FileManager.default.fileExists(atPath: started) })
         clock.advance(by: 600)
         #expect(hooks.finish() == EventHooks.Summary(runs: 1, failed: 1, dropped: 0))
-        #expect(said.withLock { $0 } == ["the command ran longer than 600 s and was killed for id 1's enter at clip frame 1"])
+        #expect(said.all == ["the command ran longer than 600 s and was killed for id 1's enter at clip frame 1"])
     }
 
     /// When the inputs end, queued commands may start for one timeout more; those whose turn comes later are dropped. With
