@@ -25,18 +25,29 @@ extension MonotonicClock {
     }
 
     /// Blocks the calling thread until `semaphore` is signalled or `now` reaches `deadline`; false when the deadline came
-    /// first (the semaphore may then be left one signal more, so give it to one waiter at a time).
+    /// and no signal. Each signal wakes one wait, as without a deadline: none is lost, and none is left over.
     public func wait(for semaphore: DispatchSemaphore, until deadline: Double) -> Bool {
-        let expired = Mutex(false)
-        let timer = schedule(at: deadline) {
-            expired.withLock { $0 = true }
-            semaphore.signal()
+        // Who woke the waiter is settled under one lock: the timer signals only while the waiter sleeps, and a waiter
+        // it woke takes the signal that may have come beside it.
+        let timer = Mutex(DeadlineTimer.armed)
+        let scheduled = schedule(at: deadline) {
+            timer.withLock { timer in
+                guard timer == .armed else { return }
+                timer = .signalled
+                semaphore.signal()
+            }
         }
         semaphore.wait()
-        timer.cancel()
-        return !expired.withLock { $0 }
+        scheduled.cancel()
+        let timedOut = timer.withLock { timer in
+            defer { timer = .disarmed }
+            return timer == .signalled
+        }
+        return !timedOut || semaphore.wait(timeout: .now()) == .success
     }
 }
+
+private enum DeadlineTimer { case armed, signalled, disarmed }
 
 /// An action a clock will run, which `cancel` keeps from running if it has not begun.
 public final class ScheduledAction: Sendable {
