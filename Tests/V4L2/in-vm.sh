@@ -77,8 +77,9 @@ v4l2-ctl -d $CAPTURE2 -i 2 -s ntsc --set-fmt-video width=720,height=480,pixelfor
 v4l2-ctl -d $OUTPUT2 -o 0 -s ntsc >> "$OUT/setup.log" 2>&1
 # YuNet, the default detector, on OpenCV's engine: OpenVINO's load and compile take about 8 s more under emulation,
 # and what the camera's frames are does not depend on the engine (InferenceEngineTests compare the two on the host).
+# At half scale (the face is still 44 pixels wide there): a whole frame took YuNet 6 to 15 s under emulation.
 run redact-device "$FACECAM" live --device $CAPTURE --pixel-format yuyv --duration 120 --timeout 30 \
-    --detector yunet --engine opencv --score-threshold 0.5 --redact blur --output-device $OUTPUT2 &
+    --detector yunet --engine opencv --scales 0.5 --score-threshold 0.5 --redact blur --output-device $OUTPUT2 &
 redactor=$!
 # Until facecam's first frame reaches the output node, vivid's looped node shows noise; under
 # emulation that can take tens of seconds. A second record means the first frame was handed over.
