@@ -109,18 +109,6 @@ struct EventHooksTests {
     }
 }
 
-/// Whether `condition` holds within a minute, looked at every 10 ms: a bound on a wait for another thread or process, so
-/// that a failure ends the test rather than hanging it; no test's result depends on how long the wait took.
-func eventually(_ condition: () -> Bool) -> Bool {
-    let clock = SystemClock()
-    let deadline = clock.now + 60
-    while !condition() {
-        guard clock.now < deadline else { return false }
-        usleep(10_000)
-    }
-    return true
-}
-
 /// A path in the temporary folder no other test uses.
 func temporaryPath(_ prefix: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path

@@ -121,12 +121,7 @@ package final class ManualClock: MonotonicClock {
     /// Waits, a minute at most in real time, until `count` actions are scheduled: a test moves the clock once the part
     /// it tests waits on it. False when they never were.
     package func waitForPending(_ count: Int) -> Bool {
-        let giveUp = SystemClock().now + 60
-        while pending < count {
-            guard SystemClock().now < giveUp else { return false }
-            usleep(1_000)
-        }
-        return true
+        eventually { pending >= count }
     }
 
     package func advance(by interval: Double) { set(to: now + interval) }
@@ -142,4 +137,17 @@ package final class ManualClock: MonotonicClock {
         }
         for action in due { action.run() }
     }
+}
+
+/// Whether `condition` holds within a minute of real time, looked at every millisecond: the tests' bound on a wait for
+/// another thread or process, so that a failure ends the test rather than hanging it; no result depends on how long the
+/// wait took.
+package func eventually(_ condition: () -> Bool) -> Bool {
+    let clock = SystemClock()
+    let giveUp = clock.now + 60
+    while !condition() {
+        guard clock.now < giveUp else { return false }
+        usleep(1_000)
+    }
+    return true
 }
