@@ -226,6 +226,10 @@ TEST_PRODUCT := facecamPackageTests
 WAITING_SUITES := FaceCamCLITests\.(MQTTTests|PreviewCommandTests)(/|$$)
 # The tests' facecam keeps its cache (the OpenVINO libraries it has checked) in the build, not in the user's home.
 test check test-checks: export XDG_CACHE_HOME := $(abspath .build/test-cache)
+# A facecam that crashes in a test prints where, threads and frames, into the test's log: the release binary links the
+# Swift runtime statically, whose backtracer is off unless told where the toolchain's static one is.
+test check test-checks: export SWIFT_BACKTRACE := enable=yes,interactive=no,swift-backtrace=$(dir $(shell readlink -f \
+	$(shell command -v $(SWIFT))))../libexec/swift/linux/swift-backtrace-static
 test: deps models
 	$(call install-missing,$(TEST_PACKAGES))
 	@$(TEST_ENVIRONMENTS) & environments=$$!; \
