@@ -147,9 +147,10 @@ struct TrackingTests {
     static func tracked(_ records: [[String: Any]], by tracker: FaceTracker) throws -> [[String: Any]] {
         try records.map { record in
             var faces = try #require(record["faces"] as? [[String: Any]])
+            let size = try #require(record["size"] as? [Int]), previewSize = try #require(record["preview_size"] as? [Int])
             var result = FrameResult(
                 source: "clip", frame: record["frame"] as! Int, time: (record["time"] as! NSNumber).doubleValue,
-                size: PixelSize(width: 640, height: 480), previewSize: PixelSize(width: 640, height: 480),
+                size: PixelSize(width: size[0], height: size[1]), previewSize: PixelSize(width: previewSize[0], height: previewSize[1]),
                 faces: try faces.map { face in
                     let box = try #require(face["box"] as? [Int]), preview = try #require(face["preview"] as? [Double])
                     return Face(
