@@ -77,6 +77,8 @@ STATIC := .build-static
 LINE_TABLES := -Xswiftc -gline-tables-only -Xcc -gline-tables-only -Xcxx -gline-tables-only
 RELEASE_FLAGS := -c release --scratch-path $(STATIC) -Xswiftc -enable-testing $(LINE_TABLES)
 RELEASE_BINARY := $(STATIC)/release/facecam
+# The Swift toolchain's bin/ (symbolic links resolved), beside which its backtracer and libFuzzer's runtime are.
+TOOLCHAIN_BIN = $(dir $(shell readlink -f $(shell command -v $(SWIFT))))
 STAGE := .build/stage
 DEB_PACKAGES := $(PACKAGES) dpkg-dev
 # The installed man pages and completions are read by man, bash, zsh and fish in make test-install.
@@ -228,8 +230,7 @@ WAITING_SUITES := FaceCamCLITests\.(MQTTTests|PreviewCommandTests)(/|$$)
 test check test-checks: export XDG_CACHE_HOME := $(abspath .build/test-cache)
 # A facecam that crashes in a test prints where, threads and frames, into the test's log: the release binary links the
 # Swift runtime statically, whose backtracer is off unless told where the toolchain's static one is.
-test check test-checks: export SWIFT_BACKTRACE := enable=yes,interactive=no,swift-backtrace=$(dir $(shell readlink -f \
-	$(shell command -v $(SWIFT))))../libexec/swift/linux/swift-backtrace-static
+test check test-checks: export SWIFT_BACKTRACE := enable=yes,interactive=no,swift-backtrace=$(TOOLCHAIN_BIN)../libexec/swift/linux/swift-backtrace-static
 test: deps models
 	$(call install-missing,$(TEST_PACKAGES))
 	@$(TEST_ENVIRONMENTS) & environments=$$!; \
@@ -288,7 +289,7 @@ test-slurm: release
 # libFuzzer over the image decoders and the geometry options: Tests/Fuzz/run.sh, FUZZ_SECONDS per target.
 # Swift's toolchain ships libFuzzer; its no-main runtime lets facecam-fuzz keep the entry point SwiftPM gives it.
 FUZZ_SECONDS ?= 60
-FUZZER_NO_MAIN = $(shell ls $(dir $(shell readlink -f $(shell command -v $(SWIFT))))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a | head -n 1)
+FUZZER_NO_MAIN = $(shell ls $(TOOLCHAIN_BIN)../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a | head -n 1)
 fuzz: test-deps
 	$(SWIFT) build --product facecam-fuzz --scratch-path .build-fuzz $(LINE_TABLES) -Xswiftc -sanitize=address \
 		-Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xlinker $(FUZZER_NO_MAIN)
