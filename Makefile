@@ -46,6 +46,8 @@ TEST_PACKAGES := $(PACKAGES) python3-opencv time python3-gi gir1.2-gst-rtsp-serv
 	mosquitto mosquitto-clients python3-yaml parallel
 # make test-v4l2 boots Debian's kernel under QEMU to run facecam against vivid.
 V4L2_PACKAGES := $(TEST_PACKAGES) qemu-system-x86 linux-image-amd64 v4l-utils kmod busybox-static udev iproute2
+# virtme-ng boots it (PyPI, in a virtual environment).
+VM_VENV := .build/vm-venv
 # make bench compares with GStreamer's facedetect element too, scores tracking with scipy, and runs
 # redact beside deface (PyPI, in a virtual environment).
 BENCH_PACKAGES := $(TEST_PACKAGES) python3-scipy g++ gstreamer1.0-tools gstreamer1.0-opencv gstreamer1.0-plugins-good \
@@ -104,8 +106,8 @@ endef
 deps:
 	$(call install-missing,$(PACKAGES))
 
-# The Python environments (Tests/test-environments.sh: pinned, made side by side with pip).
-TEST_ENVIRONMENTS := bash Tests/test-environments.sh $(EVAL_VENV) $(LABELSTUDIO_VENV) $(DLIB_VENV)
+# The Python environments (Tests/Environments/make.sh: locked with their sha256s, made side by side by uv).
+TEST_ENVIRONMENTS := bash Tests/Environments/make.sh $(EVAL_VENV):eval $(LABELSTUDIO_VENV):labelstudio $(DLIB_VENV):dlib
 test-deps: models
 	$(call install-missing,$(TEST_PACKAGES))
 	@$(TEST_ENVIRONMENTS)
@@ -217,8 +219,7 @@ demo: build
 # Tests/checks.sh (the reference, docs and golden checks: a process at a time, mostly on one core) runs beside
 # swift test, in a process group of its own that an interrupted make test stops; its log is kept and shown when it ends.
 # The last lines say what was skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
-# Its Debian packages are installed first; the Python environments (pip, about a core's worth) are made beside the
-# build.
+# Its Debian packages are installed first; the Python environments (uv, a few seconds) are made beside the build.
 TEST_LOGS := .build/test-logs
 # The test bundle (make check builds it alone); make test builds every product with --build-tests: facecam,
 # libFaceCamMedia.so, the test bundle and facecam-fuzz, through which FuzzCorpusTests replays the fuzz corpus.
@@ -236,7 +237,7 @@ test: deps models
 	@$(TEST_ENVIRONMENTS) & environments=$$!; \
 	trap 'kill $$environments 2> /dev/null; wait $$environments; exit 130' INT TERM HUP; \
 	$(SWIFT) build $(RELEASE_FLAGS) --build-tests; built=$$?; wait $$environments; made=$$?; \
-	[ $$made = 0 ] || echo "make test: the Python test environments could not be made (pip's lines above)"; \
+	[ $$made = 0 ] || echo "make test: the Python test environments could not be made (uv's lines above)"; \
 	[ $$built = 0 ] && [ $$made = 0 ]
 	@mkdir -p $(TEST_LOGS) && rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
@@ -273,8 +274,8 @@ check: test-deps
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
 test-v4l2: release
 	$(call install-missing,$(V4L2_PACKAGES))
-	@command -v vng > /dev/null || python3 -m pip install --quiet virtme-ng
-	bash Tests/V4L2/run.sh $(RELEASE_BINARY)
+	@bash Tests/Environments/make.sh $(VM_VENV):vm
+	bash Tests/V4L2/run.sh $(RELEASE_BINARY) $(VM_VENV)/bin/vng
 
 # The scale examples against real tools: Tests/Scale/facecam-array.sbatch as a job array on a
 # single-node Slurm cluster, the README's GNU parallel line, and Tests/Scale/facecam-indexed-job.yaml
@@ -282,8 +283,7 @@ test-v4l2: release
 test-slurm: release
 	$(call install-missing,$(SLURM_PACKAGES))
 	bash Tests/Scale/slurm-test.sh $(RELEASE_BINARY)
-	@test -x $(SCALE_VENV)/bin/python || $(PYTHON) -m venv $(SCALE_VENV)
-	@$(SCALE_VENV)/bin/python -c 'import kubernetes_validate' 2> /dev/null || $(SCALE_VENV)/bin/pip install --quiet kubernetes-validate
+	@bash Tests/Environments/make.sh $(SCALE_VENV):scale
 	$(SCALE_VENV)/bin/python Tests/Scale/check_manifest.py Tests/Scale/facecam-indexed-job.yaml
 
 # libFuzzer over the image decoders and the geometry options: Tests/Fuzz/run.sh, FUZZ_SECONDS per target.

@@ -1,15 +1,16 @@
 #!/bin/bash
-# make test-v4l2 (run.sh FACECAM): boots Debian's kernel under QEMU (virtme-ng, no KVM), loads vivid, runs
+# make test-v4l2 (run.sh FACECAM VNG): boots Debian's kernel under QEMU (virtme-ng, no KVM), loads vivid, runs
 # facecam against it (in-vm.sh), then judges the results here (check.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-facecam=$(realpath "${1:?usage: run.sh FACECAM}")
+facecam=$(realpath "${1:?usage: run.sh FACECAM VNG}")
+vng=$(realpath "${2:?usage: run.sh FACECAM VNG}")  # virtme-ng's command
+# ... which runs virtme-run, its other command, from PATH.
+PATH=$(dirname "$vng"):$PATH
 kernel=$(ls /boot/vmlinuz-* | sort -V | tail -n 1)
 out=$(mktemp -d /tmp/facecam-v4l2.XXXXXX)
 /usr/bin/python3 Tests/V4L2/check.py frame Fixtures "$out"
 echo "test-v4l2: booting $kernel (about a minute without KVM)"
-# vng is virtme-ng's command; where pip put no command on PATH, its module runs the same.
-vng=$(command -v vng || echo "python3 -m virtme_ng.run")
 # A Nehalem CPU (SSE4.2, the least OpenVINO needs) rather than QEMU's "max": TCG emulates AVX2 an
 # instruction at a time, and OpenCV's and OpenVINO's AVX2 kernels ran YuNet 5-7 times slower in the
 # VM than their SSE ones (the last -cpu given is the one QEMU takes).
