@@ -48,6 +48,7 @@ OTHER_TOOLS_OPTIONS = {
     "--array",                # sbatch
     "--root",                 # dpkg
     "--build-tests",          # swift build
+    "--lock",                 # Tests/Environments/make.sh
     "--generate-completion-script", "--help", "--version", "--help-hidden",  # ArgumentParser's own
 }
 
