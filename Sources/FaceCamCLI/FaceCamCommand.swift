@@ -25,11 +25,21 @@ struct FaceCamCommand: ParsableCommand {
         version: facecamVersion,
         subcommands: [Detect.self, Video.self, Live.self, Redact.self, Eval.self, Enrol.self, People.self, Devices.self, Map.self])
 
-    /// ArgumentParser's own main, but a usage error is one line on standard error, and `--version`
-    /// names the inference engine the DNN detectors would run on.
+    /// ArgumentParser's own main, but a usage error is one line on standard error, `--version` names the inference
+    /// engine the DNN detectors would run on, and the process ends without exit()'s C++ destructors.
     static func main() {
         OpenCVThreads.runBLASOnCaller()
-        if let error = outcome(of: Array(CommandLine.arguments.dropFirst())) { exit(withError: error) }
+        let error = outcome(of: Array(CommandLine.arguments.dropFirst()))
+        let status = error.map(exitCode(for:)) ?? .success
+        // What ArgumentParser's exit(withError:) prints: a help text on standard output, any other message on standard error.
+        if let error, case let message = fullMessage(for: error), !message.isEmpty {
+            var text = message + "\n"
+            text.withUTF8 { _ = write(status == .success ? STDOUT_FILENO : STDERR_FILENO, $0.baseAddress, $0.count) }
+        }
+        // Not exit(): the destructors it runs (OpenVINO's, oneTBB's) tear down what their own threads, still alive, wait
+        // on; a live run once died of it after its summary. Every file is closed by now, and facecam's output is unbuffered.
+        fflush(nil)
+        _exit(status.rawValue)
     }
 
     /// Whether the command running owns the process, as the binary's does: its signals (`StopRequest`) and its
