@@ -31,14 +31,15 @@ struct FaceCamCommand: ParsableCommand {
         OpenCVThreads.runBLASOnCaller()
         let error = outcome(of: Array(CommandLine.arguments.dropFirst()))
         let status = error.map(exitCode(for:)) ?? .success
+        fflush(nil)
         // What ArgumentParser's exit(withError:) prints: a help text on standard output, any other message on standard error.
         if let error, case let message = fullMessage(for: error), !message.isEmpty {
-            var text = message + "\n"
-            text.withUTF8 { _ = write(status == .success ? STDOUT_FILENO : STDERR_FILENO, $0.baseAddress, $0.count) }
+            let standardOutput = status == .success
+            try? writeAll(Array((message + "\n").utf8), to: standardOutput ? STDOUT_FILENO : STDERR_FILENO,
+                          path: standardOutput ? "standard output" : "standard error")
         }
         // Not exit(): the destructors it runs (OpenVINO's, oneTBB's) tear down what their own threads, still alive, wait
         // on; a live run once died of it after its summary. Every file is closed by now, and facecam's output is unbuffered.
-        fflush(nil)
         _exit(status.rawValue)
     }
 
@@ -54,7 +55,7 @@ struct FaceCamCommand: ParsableCommand {
     }
 
     /// Parses and runs `arguments` as the binary does, saying what it says, and returns what ends the run: nil for
-    /// success, else the error `exit(withError:)` takes (its status, and the message ArgumentParser still prints for
+    /// success, else the error `main` ends with (its status, and the message ArgumentParser still prints for
     /// errors facecam does not report itself). Inside another program (the tests), `ownsProcess` is false.
     static func outcome(of arguments: [String], ownsProcess: Bool = true) -> Error? {
         if arguments.elementsEqual(["--version"]) {
