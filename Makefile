@@ -237,7 +237,7 @@ test: deps models
 	@$(TEST_ENVIRONMENTS) & environments=$$!; \
 	trap 'kill $$environments 2> /dev/null; wait $$environments; exit 130' INT TERM HUP; \
 	$(SWIFT) build $(RELEASE_FLAGS) --build-tests; built=$$?; wait $$environments; made=$$?; \
-	[ $$made = 0 ] || echo "make test: the Python test environments could not be made (uv's lines above)"; \
+	[ $$made = 0 ] || echo "make test: the Python test environments could not be made (the lines above say why)"; \
 	[ $$built = 0 ] && [ $$made = 0 ]
 	@mkdir -p $(TEST_LOGS) && rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"

@@ -150,8 +150,8 @@ def judge(out):
             captured, processed, dropped = map(int, summary.groups())
             if until_a_face_enters:
                 check(f"{name}: at most {frames} frames captured", 0 < captured <= frames, f"{captured}")
-                check(f"{name}: a record per processed frame up to the face's entry", 0 < len(records) <= processed,
-                      f"{len(records)} vs {processed}")
+                check(f"{name}: no more records than frames processed (none after the face's entry)",
+                      0 < len(records) <= processed, f"{len(records)} vs {processed}")
                 check(f"{name}: the last record, and only it, has the face", bool(records)
                       and [bool(r["faces"]) for r in records] == [False] * (len(records) - 1) + [True])
             else:
