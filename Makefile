@@ -93,13 +93,16 @@ DEB := .build/facecam_$(VERSION)_amd64.deb
 all: build
 
 # Installs the Debian packages that are missing: one `apt-get update`, then one `apt-get install`.
-# Waits for dpkg's lock (CI's lanes may install at once) rather than failing.
+# CI's lanes may install at once: facecam's own installs take turns (flock), since apt-get update does not wait
+# for another's lock on its lists (only dpkg's lock has a timeout, which covers anything else installing).
+APT_LOCK := /run/lock/facecam-apt.lock
 define install-missing
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages system-wide with apt-get (as root):" $$missing; \
-		$(SUDO) apt-get update -qq -o DPkg::Lock::Timeout=600 && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 $$missing; \
+		$(SUDO) flock $(APT_LOCK) sh -c 'apt-get update -qq -o DPkg::Lock::Timeout=600 && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "$$@"' \
+			install-missing $$missing; \
 	fi
 endef
 
