@@ -50,6 +50,12 @@ struct Detect: ParsableCommand {
         }
     }
 
+    /// --jobs as given, else one for one photograph (a file, or standard input), which is one frame: a second job would
+    /// only compile its networks again, on the core the first needs; nil leaves it to `DetectorPlan`.
+    static func jobs(given: Int?, inputs: [FilePath]) -> Int? {
+        given ?? (inputs.count == 1 && (try? fileStatus(inputs[0]).kind) != .directory ? 1 : nil)
+    }
+
     func run() throws {
         let given = paths.map(FilePath.init(argument:))
         try RunOutputs.refuseOverwriting(given, by: output, gallery: RecognitionPlan.guarded(faces.recognition.galleryOptions, when: faces.recognition.recognize))
@@ -62,7 +68,7 @@ struct Detect: ParsableCommand {
         let context = RunOutputs.context(
             detector: detector, faces: faces.report, video: false, dataset: dataset, recognition: faces.recognition, clustering: clustering)
         let session = try Session(
-            detectors: DetectorPlan(detector, jobs: parallelism.jobs), faces: faces.report, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
+            detectors: DetectorPlan(detector, jobs: Self.jobs(given: parallelism.jobs, inputs: inputs)), faces: faces.report, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
             output: (output, context), folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
         session.countReported(missing: missing)
         let inputLoop = geometry.inputLoop(zones: zoneSettings, masks: masks)

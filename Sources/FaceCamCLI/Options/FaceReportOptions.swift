@@ -65,8 +65,8 @@ struct FaceReportOptions: ParsableArguments {
 /// newest frame alone, and eval its images one by one.
 struct JobsOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Frames detected in parallel, at most twice the cores this process may "
-            + "use (default: those cores, so taskset and a scheduler's CPU binding count; Haar's fast mode uses one; redact "
-            + "on photographs alone, one, on every core's threads).", valueName: "N"))
+            + "use (default: those cores, so taskset and a scheduler's CPU binding count; Haar's fast mode uses one; detect "
+            + "on one photograph and redact on photographs alone, one, on every core's threads).", valueName: "N"))
     var jobs: Int?
 
     func validate() throws {
