@@ -17,9 +17,9 @@ when this CPU's digests were already as recorded (drops them when its outputs ch
 `check` on a CPU with no section compares those within a tolerance: the same text, each number within
 TOLERANCE_ABSOLUTE plus TOLERANCE_RELATIVE of its size (the networks' last digits; a face more or
 less, or a box a pixel off, fails), a head pose's angles and quality within TOLERANCE_BY_FIELD.
-`record` on a CPU with no section keeps the others only when that comparison passes. Pictures and videos are compared only on a CPU with a section; the
-check says how many it left out. OpenVINO's agreement with OpenCV is checked by the tests and make
-bench, within the stated tolerances.
+`record` on a CPU with no section keeps the others' sections only when that comparison passes.
+Pictures and videos are compared only on a CPU with a section; the check says how many it left out.
+OpenVINO's agreement with OpenCV is checked by the tests and make bench, within the stated tolerances.
 """
 import argparse
 import hashlib
