@@ -100,9 +100,11 @@ define install-missing
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages system-wide with apt-get (as root):" $$missing; \
-		$(SUDO) flock $(APT_LOCK) sh -c 'apt-get update -qq -o DPkg::Lock::Timeout=600 && \
+		$(SUDO) flock -w 1200 -E 75 $(APT_LOCK) sh -c 'apt-get update -qq -o DPkg::Lock::Timeout=600 && \
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "$$@"' \
-			install-missing $$missing; \
+			install-missing $$missing; status=$$?; \
+		[ $$status != 75 ] || echo "make: another facecam install held $(APT_LOCK) for 20 minutes: see what runs apt-get (ps -C apt-get), then run make again" >&2; \
+		exit $$status; \
 	fi
 endef
 

@@ -50,7 +50,7 @@ struct Detect: ParsableCommand {
         }
     }
 
-    /// --jobs as given, else one for one photograph (a file, or standard input), which is one frame: a second job would
+    /// --jobs as given, else one for one input that is not a folder (a photograph: one frame), where a second job would
     /// only compile its networks again, on the core the first needs; nil leaves it to `DetectorPlan`.
     static func jobs(given: Int?, inputs: [FilePath]) -> Int? {
         given ?? (inputs.count == 1 && (try? fileStatus(inputs[0]).kind) != .directory ? 1 : nil)
