@@ -96,14 +96,15 @@ all: build
 # CI's lanes may install at once: facecam's own installs take turns (flock), since apt-get update does not wait
 # for another's lock on its lists (only dpkg's lock has a timeout, which covers anything else installing).
 APT_LOCK := /run/lock/facecam-apt.lock
+APT_LOCK_MINUTES := 20
 define install-missing
 	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages system-wide with apt-get (as root):" $$missing; \
-		$(SUDO) flock -w 1200 -E 75 $(APT_LOCK) sh -c 'apt-get update -qq -o DPkg::Lock::Timeout=600 && \
+		$(SUDO) flock -w $$(( $(APT_LOCK_MINUTES) * 60 )) -E 75 $(APT_LOCK) sh -c 'apt-get update -qq -o DPkg::Lock::Timeout=600 && \
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "$$@"' \
 			install-missing $$missing; status=$$?; \
-		[ $$status != 75 ] || echo "make: another facecam install held $(APT_LOCK) for 20 minutes: see what runs apt-get (ps -C apt-get), then run make again" >&2; \
+		[ $$status != 75 ] || echo "make: another facecam install held $(APT_LOCK) for $(APT_LOCK_MINUTES) minutes: see what runs apt-get (ps -C apt-get), then run make again" >&2; \
 		exit $$status; \
 	fi
 endef
