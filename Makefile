@@ -21,8 +21,9 @@ RECOGNITION_SDIST_SHA256 := b79bd200a88c87c9a9d446c990ae71c5a626d1f3730174e6d570
 RECOGNITION_MODELS := shape_predictor_5_face_landmarks.dat:c4b1e9804792707d3a405c2c16a80a20269e6675021f64a41d30fffafbc41888 \
 	dlib_face_recognition_resnet_model_v1.dat:55533b28a95800a551ba546ba62fe69625c7e95a7061c338adffead08719da30
 RECOGNITION_STAMP := $(RECOGNITION_DIR)/dlib_face_recognition_resnet_model_v1.dat
-# OpenVINO, the default inference engine: make openvino takes its runtime (the C API, the core, the CPU plugin
-# and the ONNX frontend, about 90 MB) and its licences from the pinned wheel on PyPI, checks the wheel's sha256,
+# OpenVINO, the default inference engine: make openvino takes its runtime (the C API, the core, the CPU plugin,
+# the ONNX frontend and the IR frontend, which reads back the networks facecam keeps compiled: about 90 MB) and its
+# licences from the pinned wheel on PyPI, checks the wheel's sha256,
 # lists each library's sha256 in SHA256SUMS (checked before each load), and puts them where the build's resource bundle and make install
 # find them. facecam loads them at run time (dlopen), so a build without them runs on OpenCV. TBB is Debian's
 # libtbb12, which OpenCV already loads (it has every symbol OpenVINO uses).
@@ -30,7 +31,8 @@ OPENVINO_WHEEL := openvino==2026.4.1
 OPENVINO_WHEEL_FILE := openvino-2026.4.1-22982-cp311-cp311-manylinux_2_28_x86_64.whl
 OPENVINO_SHA256 := 2d22b1da03f7caf74df30e9f6417d0ab2f637e4a38e08e1dcd294d2c37407aaf
 OPENVINO_DIR := Sources/FaceCam/Resources/OpenVINO
-OPENVINO_LIBS := libopenvino.so.2641 libopenvino_intel_cpu_plugin.so libopenvino_onnx_frontend.so.2641 libopenvino_c.so.2641
+OPENVINO_LIBS := libopenvino.so.2641 libopenvino_intel_cpu_plugin.so libopenvino_onnx_frontend.so.2641 libopenvino_ir_frontend.so.2641 \
+	libopenvino_c.so.2641
 OPENVINO_NOTICES := runtime-third-party-programs.txt onednn_third-party-programs.txt onetbb_third-party-programs.txt
 OPENCV_FLAGS := -I/usr/include/opencv4 -lopencv_core -lopencv_imgproc -lopencv_objdetect -lopencv_videoio
 
@@ -122,7 +124,10 @@ models: $(CENTERFACE_MODEL) $(RECOGNITION_STAMP) openvino
 
 openvino: $(OPENVINO_DIR)/SHA256SUMS
 
-$(OPENVINO_DIR)/SHA256SUMS: | deps
+FORCE:
+
+# Taken again when a library listed is missing (a checkout made before the list grew).
+$(OPENVINO_DIR)/SHA256SUMS: $(if $(filter-out $(wildcard $(OPENVINO_DIR)/lib*),$(addprefix $(OPENVINO_DIR)/,$(OPENVINO_LIBS))),FORCE) | deps
 	@rm -rf .build/openvino-wheel && mkdir -p .build/openvino-wheel
 	@$(PYTHON) -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.11 --implementation cp \
 		--abi cp311 --platform manylinux_2_28_x86_64 --dest .build/openvino-wheel $(OPENVINO_WHEEL) || { echo "make openvino: \

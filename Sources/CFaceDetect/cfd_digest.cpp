@@ -5,10 +5,22 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <openssl/evp.h>
 #include <unistd.h>
 #include <vector>
+
+std::string cfd::sha256_hex(const void *bytes, size_t count) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    if (EVP_Digest(bytes, count, digest, &length, EVP_sha256(), nullptr) != 1 || length != 32) {
+        throw std::runtime_error("EVP_Digest failed");
+    }
+    char hex[65];
+    for (unsigned int i = 0; i < length; ++i) std::snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    return std::string(hex, 64);
+}
 
 extern "C" cfd_status cfd_sha256_descriptor(int descriptor, char hex[65], cfd_error *error) {
     return cfd::guarded(error, [&]() -> cfd_status {

@@ -109,4 +109,7 @@ cfd_status guarded(cfd_error *error, Body &&body) {
     }
 }
 
+/* The SHA-256 of `count` bytes, as 64 lowercase hexadecimal digits (cfd_digest.cpp). */
+std::string sha256_hex(const void *bytes, size_t count);
+
 } // namespace cfd

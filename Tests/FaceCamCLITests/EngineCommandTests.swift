@@ -52,6 +52,59 @@ struct EngineCommandTests {
         }
     }
 
+    /// The networks OpenVINO compiles are kept in the user's cache folder and imported by later runs, which leave the
+    /// files as they are. The faces are the same byte for byte from a run that compiles, one that imports, and runs
+    /// whose kept files are truncated, garbage or FIFOs, or whose folder cannot be made: those compile, replace what they
+    /// could not read, and say nothing of it.
+    @Test func compiledNetworksAreKeptAndImportedAsTheSameFaces() throws {
+        let cache = try temporaryDirectory("compiled-networks")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let networks = cache.appendingPathComponent("facecam/openvino-networks")
+        let detectBoth = {
+            try ["yunet", "centerface"].map { detector in
+                let result = try run(facecamBinary, ["detect", "--detector", detector] + Self.photos, environment: ["XDG_CACHE_HOME": cache.path])
+                #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+                return result.stdout
+            }
+        }
+        let kept = { () throws -> [String: Date] in
+            let names = try FileManager.default.contentsOfDirectory(atPath: networks.path)
+            return try Dictionary(uniqueKeysWithValues: names.map { name in
+                (name, try #require(try FileManager.default.attributesOfItem(atPath: networks.appendingPathComponent(name).path)[.modificationDate] as? Date))
+            })
+        }
+        let compiled = try detectBoth()
+        let files = try kept()
+        #expect(files.count == 2 && files.keys.allSatisfy { $0.hasSuffix(".blob") }, "\(files.keys)")
+        let folderMode = try FileManager.default.attributesOfItem(atPath: networks.path)[.posixPermissions] as? Int
+        #expect(folderMode == 0o700)
+        Thread.sleep(forTimeInterval: 0.05) // a file written again would show a later time
+        #expect(try detectBoth() == compiled)
+        #expect(try kept() == files, "an import leaves the files as they are")
+
+        for damage in ["truncated", "garbage", "fifo"] {
+            for name in files.keys {
+                let path = networks.appendingPathComponent(name).path
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+                try FileManager.default.removeItem(atPath: path)
+                switch damage {
+                case "truncated": try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path))
+                case "garbage": try Data("not a network".utf8).write(to: URL(fileURLWithPath: path))
+                default: #expect(mkfifo(path, 0o600) == 0)
+                }
+            }
+            #expect(try detectBoth() == compiled, "\(damage)")
+            #expect(try Set(kept().keys) == Set(files.keys), "\(damage): replaced")
+            for name in files.keys {
+                let size = try FileManager.default.attributesOfItem(atPath: networks.appendingPathComponent(name).path)[.size] as? Int
+                #expect((size ?? 0) > 100_000, "\(damage): \(name) is \(size ?? 0) bytes")
+            }
+        }
+        try FileManager.default.removeItem(at: networks)
+        try Data().write(to: networks)
+        #expect(try detectBoth() == compiled, "no folder to keep them in")
+    }
+
     @Test func versionNamesTheEngine() throws {
         let version = try facecam("--version")
         #expect(version.status == 0)

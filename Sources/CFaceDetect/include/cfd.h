@@ -151,9 +151,11 @@ typedef struct {
  * processor. Once a load succeeds the runtime stays, and later calls return it whatever `directory`
  * they name. Writes the runtime's version into `version` and the directory it came from into
  * `loaded_from`. CFD_ERROR_ENGINE, with the loader's reason, when the libraries will not load.
+ * `cache_directory` (NULL for none), a folder of this user's that exists: networks compiled there are kept, and
+ * imported rather than compiled again by later runs with the same model, OpenVINO, settings and CPU.
  */
-cfd_status cfd_openvino_load(const char *directory, char *version, size_t version_capacity, char *loaded_from,
-                             size_t loaded_from_capacity, cfd_error *error);
+cfd_status cfd_openvino_load(const char *directory, const char *cache_directory, char *version, size_t version_capacity,
+                             char *loaded_from, size_t loaded_from_capacity, cfd_error *error);
 
 /* The SHA-256 of the regular file open as `descriptor`, read from its start whatever the descriptor's offset
  * (OpenSSL's, which uses the CPU's SHA instructions where it has them), as 64 lowercase hexadecimal digits and a NUL

@@ -27,13 +27,13 @@ struct CheckedLibraries {
     static let settledSeconds = 2
     /// How long a hash is trusted.
     static let trustedSeconds = 86_400
-    /// At most this many entries are kept: four libraries in a few places, a few versions each.
+    /// At most this many entries are kept: five libraries in a few places, a few versions each.
     static let capacity = 64
     static let fileName = "checked-libraries"
 
     /// The cache of the user running facecam, as the XDG base directories name it.
-    static func user(environment: [String: String] = processEnvironment("XDG_CACHE_HOME", "HOME")) -> CheckedLibraries {
-        CheckedLibraries(file: userFolder("XDG_CACHE_HOME", else: ".cache", environment: environment).map { $0 + "/" + fileName })
+    static func user(environment: [String: String] = UserCache.environment()) -> CheckedLibraries {
+        CheckedLibraries(file: UserCache.folder(environment: environment).map { $0 + "/" + fileName })
     }
 
     /// `now`: the tests' seam.
@@ -71,28 +71,13 @@ struct CheckedLibraries {
     /// folder of theirs); a failure (no home, a full disk, a read-only folder) leaves the next start to hash again.
     func save() {
         guard changed, let file, let slash = file.lastIndex(of: "/") else { return }
-        let folder = String(file[..<slash])
-        guard Self.ownedWhereItWouldBeMade(folder) else { return }
-        try? makeDirectories(folder, mode: 0o700)
-        var info = stat()
-        guard lstat(folder, &info) == 0, FileKind(info) == .directory, info.st_uid == geteuid(),
-              let partial = try? PartialFile(for: file)
-        else { return }
+        guard UserCache.made(String(file[..<slash])) != nil, let partial = try? PartialFile(for: file) else { return }
         do {
             try writeAll(Array(entries.map { "\($0.file) \($0.hashed)\n" }.joined().utf8), to: partial.descriptor, path: partial.path)
             try partial.commit(durably: false)
         } catch {
             partial.discard()
         }
-    }
-
-    /// Whether `path`, or its nearest parent that exists, is this user's.
-    private static func ownedWhereItWouldBeMade(_ path: String) -> Bool {
-        var path = path
-        while (try? fileKind(path)) == nil, let slash = path.lastIndex(of: "/"), slash > path.startIndex {
-            path = String(path[..<slash])
-        }
-        return (try? fileInfo(FilePath(path)))?.st_uid == geteuid()
     }
 
     private static func key(_ sha256: String, _ info: stat) -> String {
@@ -105,9 +90,36 @@ struct CheckedLibraries {
         guard fields.count == 7, fields[0].count == 64, fields[0].allSatisfy(\.isHexDigit), let hashed = Int(fields[6]) else { return nil }
         return (fields[0..<6].joined(separator: " "), hashed)
     }
+}
 
-    /// The variables of the process's environment that are set, of `names`.
-    private static func processEnvironment(_ names: String...) -> [String: String] {
-        Dictionary(uniqueKeysWithValues: names.compactMap { name in getenv(name).map { (name, String(cString: $0)) } })
+/// facecam's folder in the cache of the user running it, as the XDG base directories name it: `$XDG_CACHE_HOME/facecam`,
+/// else `~/.cache/facecam`. What is kept there can be deleted at any time, and is made again as it is needed.
+enum UserCache {
+    static func folder(environment: [String: String] = environment()) -> String? {
+        userFolder("XDG_CACHE_HOME", else: ".cache", environment: environment)
+    }
+
+    /// Networks OpenVINO compiled, which later runs import rather than compile again: a folder `made`, or nil.
+    static func compiledNetworks() -> String? {
+        folder().flatMap { made($0 + "/openvino-networks") }
+    }
+
+    /// `folder`, made (mode 0700) if missing where its nearest existing parent is this user's, when it is then a
+    /// directory of this user's; else nil (no home, a full disk, a read-only or another user's folder).
+    static func made(_ folder: String) -> String? {
+        var existing = folder
+        while (try? fileKind(existing)) == nil, let slash = existing.lastIndex(of: "/"), slash > existing.startIndex {
+            existing = String(existing[..<slash])
+        }
+        guard (try? fileInfo(FilePath(existing)))?.st_uid == geteuid() else { return nil }
+        try? makeDirectories(folder, mode: 0o700)
+        var info = stat()
+        guard lstat(folder, &info) == 0, FileKind(info) == .directory, info.st_uid == geteuid() else { return nil }
+        return folder
+    }
+
+    /// The variables the folder is named from, those of the process's environment that are set.
+    static func environment() -> [String: String] {
+        Dictionary(uniqueKeysWithValues: ["XDG_CACHE_HOME", "HOME"].compactMap { name in getenv(name).map { (name, String(cString: $0)) } })
     }
 }

@@ -93,7 +93,9 @@ public enum OpenVINORuntime {
     }
 
     /// Loads the runtime, once for the process, and returns its version (such as "2026.4.1-22982-...")
-    /// and the directory it was loaded from.
+    /// and the directory it was loaded from. The networks it compiles are kept in the user's cache
+    /// (`UserCache.compiledNetworks`), where later runs import them: YuNet's start takes 0.04 s of CPU rather than 0.2,
+    /// CenterFace's 0.09 rather than 0.2.
     @discardableResult
     public static func load(from directories: [String] = searchDirectories()) throws(FaceCamError) -> (version: String, directory: String) {
         guard let directory = directories.first(where: { (try? fileKind($0 + "/" + library)) == .regular }) else {
@@ -105,7 +107,9 @@ public enum OpenVINORuntime {
         var version = [CChar](repeating: 0, count: 128)
         var loadedFrom = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         var error = cfd_error()
-        guard cfd_openvino_load(directory, &version, version.count, &loadedFrom, loadedFrom.count, &error) == CFD_OK else {
+        let compiledNetworks = UserCache.compiledNetworks()
+        guard cfd_openvino_load(directory, compiledNetworks, &version, version.count, &loadedFrom, loadedFrom.count, &error) == CFD_OK
+        else {
             throw .engineUnavailable(InferenceEngine.openvino.name, tried: [directory], reason: error.text)
         }
         let text = { (chars: [CChar]) in String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
