@@ -355,8 +355,15 @@ private final class VirtualDisplay {
         }) else { throw PreviewTestError("no free X display number") }
         name = ":\(number)"
         server = try BackgroundProcess(URL(fileURLWithPath: "/usr/bin/Xvfb"), [name, "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
+        // Its socket is there once it takes connections: waited for while it runs, however long a loaded machine takes
+        // (5 s was once too short beside the other tests), up to a minute.
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)"), server.isRunning, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
+        }
+        guard FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") else {
+            server.signal(SIGTERM)
+            throw PreviewTestError("Xvfb \(name) did not start: \(server.standardError)")
         }
     }
 
