@@ -233,6 +233,10 @@ bool read_whole_file(const std::string &path, size_t limit, bool own, std::strin
     return true;
 }
 
+/* Held while the CPU plugin's settings are set or read: an import sets them, then compiles with them; a compile
+   (in another job's thread) copies them. */
+std::mutex plugin_settings;
+
 /* The first line of /proc/cpuinfo that starts with `field`: what the CPU plugin's compiled graph may depend on. */
 std::string cpuinfo_line(const char *field) {
     std::ifstream cpuinfo("/proc/cpuinfo");
@@ -273,9 +277,8 @@ public:
         const char *payload = file.data() + line_end + 1;
         const size_t payload_size = file.size() - line_end - 1;
         if (file.compare(key.size() + 8, 64, cfd::sha256_hex(payload, payload_size)) != 0) return nullptr;
-        // The plugin's settings are what an import compiles with; the lock keeps another job's between them.
-        static std::mutex importing;
-        std::lock_guard<std::mutex> lock(importing);
+        // The plugin's settings are what an import compiles with (set here, then read by the import).
+        std::lock_guard<std::mutex> lock(plugin_settings);
         const char *properties[][2] = {{"INFERENCE_PRECISION_HINT", precision.c_str()},
                                        {"INFERENCE_NUM_THREADS", threads.c_str()},
                                        {"NUM_STREAMS", "1"},
@@ -392,6 +395,7 @@ private:
         ov.partial_shape_free(&shape);
         ov.check(reshaped, "reshape");
         // One stream of `threads` threads, not pinned: facecam's jobs each run their own model.
+        std::lock_guard<std::mutex> lock(plugin_settings);
         ov.check(ov.core_compile_model(ov.core, model, "CPU", 10, &compiled, "INFERENCE_PRECISION_HINT", precision,
                                        "INFERENCE_NUM_THREADS", threads.c_str(), "NUM_STREAMS", "1",
                                        "PERFORMANCE_HINT", "LATENCY", "ENABLE_CPU_PINNING", "NO"),
