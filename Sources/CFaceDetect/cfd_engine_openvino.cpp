@@ -82,6 +82,7 @@ struct OpenVINO {
     std::string version;
     std::string directory;
     std::string cache_directory; // compiled networks kept between runs; empty for none
+    std::string cpu;             // /proc/cpuinfo's model name and flags, which a compiled graph may depend on
 
     ov_status (*get_openvino_version)(ov_version_t *);
     void (*version_free)(ov_version_t *);
@@ -200,6 +201,13 @@ OpenVINO *load(const std::string &directory, const std::string &cache_directory)
     }
     ov->directory = directory;
     ov->cache_directory = cache_directory;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string model_name, flags;
+    for (std::string line; std::getline(cpuinfo, line) && (model_name.empty() || flags.empty());) {
+        if (model_name.empty() && line.rfind("model name", 0) == 0) model_name = line;
+        if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+    }
+    ov->cpu = model_name + "\n" + flags;
     return ov.release();
 }
 
@@ -233,17 +241,19 @@ bool read_whole_file(const std::string &path, size_t limit, bool own, std::strin
     return true;
 }
 
-/* Held while the CPU plugin's settings are set or read: an import sets them, then compiles with them; a compile
-   (in another job's thread) copies them. */
+/* Held while the CPU plugin's settings are set and a network compiled or imported with them: jobs make their
+   networks side by side. */
 std::mutex plugin_settings;
 
-/* The first line of /proc/cpuinfo that starts with `field`: what the CPU plugin's compiled graph may depend on. */
-std::string cpuinfo_line(const char *field) {
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);) {
-        if (line.rfind(field, 0) == 0) return line;
-    }
-    return "";
+/* Sets the CPU plugin's settings for the next compile or import (under `plugin_settings`): one stream of `threads`
+   threads, not pinned, as facecam's jobs each run their own network. */
+void set_plugin_settings(const OpenVINO &ov, const char *precision, const std::string &threads) {
+    const char *properties[][2] = {{"INFERENCE_PRECISION_HINT", precision},
+                                   {"INFERENCE_NUM_THREADS", threads.c_str()},
+                                   {"NUM_STREAMS", "1"},
+                                   {"PERFORMANCE_HINT", "LATENCY"},
+                                   {"ENABLE_CPU_PINNING", "NO"}};
+    for (const auto &property : properties) ov.check(ov.core_set_property(ov.core, "CPU", property[0], property[1]), property[0]);
 }
 
 /*
@@ -257,42 +267,31 @@ class CompiledNetworkCache {
 public:
     CompiledNetworkCache(const OpenVINO &ov, const std::string &model_path, const std::string &precision,
                          const std::string &threads)
-        : ov(ov), precision(precision), threads(threads) {
+        : ov(ov) {
         if (ov.cache_directory.empty()) return;
         std::string model;
         if (!read_whole_file(model_path, 1u << 30, false, model)) return;
         key = "facecam compiled network 1\nopenvino " + ov.version + "\nmodel " + cfd::sha256_hex(model.data(), model.size()) +
-              "\nprecision " + precision + " threads " + threads + "\n" + cpuinfo_line("model name") + "\n" +
-              cpuinfo_line("flags") + "\n";
+              "\nprecision " + precision + " threads " + threads + "\n" + ov.cpu + "\n";
         path = ov.cache_directory + "/" + cfd::sha256_hex(key.data(), key.size()).substr(0, 32) + ".blob";
     }
 
-    /* The network this key's file holds, or nullptr. The network may use `file`'s bytes (its weights) for as long as
-       it lives. */
+    /* The network this key's file holds, or nullptr; called with the plugin's settings set, which an import compiles
+       with. The network may use `file`'s bytes (its weights) for as long as it lives. */
     ov_compiled_model *load(std::string &file) const {
         if (path.empty() || !read_whole_file(path, 512u << 20, true, file) || file.compare(0, key.size(), key) != 0) return nullptr;
-        const size_t line_end = file.find('\n', key.size());
-        const std::string digest_line = "payload " + std::string(64, '0');
-        if (line_end != key.size() + digest_line.size() || file.compare(key.size(), 8, "payload ") != 0) return nullptr;
-        const char *payload = file.data() + line_end + 1;
-        const size_t payload_size = file.size() - line_end - 1;
+        const size_t digest_line = std::strlen("payload ") + 64;
+        if (file.find('\n', key.size()) != key.size() + digest_line || file.compare(key.size(), 8, "payload ") != 0) return nullptr;
+        const char *payload = file.data() + key.size() + digest_line + 1;
+        const size_t payload_size = file.size() - key.size() - digest_line - 1;
         if (file.compare(key.size() + 8, 64, cfd::sha256_hex(payload, payload_size)) != 0) return nullptr;
-        // The plugin's settings are what an import compiles with (set here, then read by the import).
-        std::lock_guard<std::mutex> lock(plugin_settings);
-        const char *properties[][2] = {{"INFERENCE_PRECISION_HINT", precision.c_str()},
-                                       {"INFERENCE_NUM_THREADS", threads.c_str()},
-                                       {"NUM_STREAMS", "1"},
-                                       {"PERFORMANCE_HINT", "LATENCY"},
-                                       {"ENABLE_CPU_PINNING", "NO"}};
-        for (const auto &property : properties) {
-            if (ov.core_set_property(ov.core, "CPU", property[0], property[1]) != 0) return nullptr;
-        }
         ov_compiled_model *compiled = nullptr;
         if (ov.core_import_model(ov.core, payload, payload_size, "CPU", &compiled) != 0) return nullptr;
         return compiled;
     }
 
-    /* Keeps `compiled` for the next run, when the folder takes it. */
+    /* Keeps `compiled` for the next run, when the folder takes it. The C API exports only to a path: that file is read
+       back and written again after the key and the payload's digest. */
     void store(const ov_compiled_model *compiled) const {
         if (path.empty()) return;
         const std::string suffix = "." + std::to_string(getpid()) + "-" + std::to_string(++stores) + ".part";
@@ -314,7 +313,6 @@ public:
 
 private:
     const OpenVINO &ov;
-    const std::string precision, threads;
     std::string key, path;
     static inline std::atomic<unsigned> stores{0};
 };
@@ -328,11 +326,17 @@ public:
         const std::string threads = std::to_string(std::max(1, settings.threads));
         const char *precision = settings.precision == CFD_PRECISION_BF16 ? "bf16" : "f32";
         const CompiledNetworkCache cache(ov, spec.model_path, precision, threads);
-        compiled = cache.load(imported);
-        if (compiled == nullptr) {
-            compile(spec, precision, threads);
-            cache.store(compiled);
+        bool made_here = false;
+        {
+            std::lock_guard<std::mutex> lock(plugin_settings);
+            set_plugin_settings(ov, precision, threads);
+            compiled = cache.load(imported);
+            if (compiled == nullptr) {
+                compile(spec);
+                made_here = true;
+            }
         }
+        if (made_here) cache.store(compiled);
         if (const ov_status status = ov.compiled_model_create_infer_request(compiled, &request)) {
             ov.compiled_model_free(compiled);
             ov.check(status, "create_infer_request");
@@ -384,7 +388,8 @@ private:
         outputs.clear();
     }
 
-    void compile(const cfd::NetworkSpec &spec, const char *precision, const std::string &threads) {
+    /* Compiles the model with the plugin's settings (set by the caller). */
+    void compile(const cfd::NetworkSpec &spec) {
         ov_model *model = nullptr;
         ov.check(ov.core_read_model(ov.core, spec.model_path.c_str(), nullptr, &model), "read_model");
         std::unique_ptr<ov_model, void (*)(ov_model *)> owned(model, ov.model_free);
@@ -394,12 +399,7 @@ private:
         const ov_status reshaped = ov.model_reshape_single_input(model, shape);
         ov.partial_shape_free(&shape);
         ov.check(reshaped, "reshape");
-        // One stream of `threads` threads, not pinned: facecam's jobs each run their own model.
-        std::lock_guard<std::mutex> lock(plugin_settings);
-        ov.check(ov.core_compile_model(ov.core, model, "CPU", 10, &compiled, "INFERENCE_PRECISION_HINT", precision,
-                                       "INFERENCE_NUM_THREADS", threads.c_str(), "NUM_STREAMS", "1",
-                                       "PERFORMANCE_HINT", "LATENCY", "ENABLE_CPU_PINNING", "NO"),
-                 "compile_model");
+        ov.check(ov.core_compile_model(ov.core, model, "CPU", 0, &compiled), "compile_model");
     }
 };
 
