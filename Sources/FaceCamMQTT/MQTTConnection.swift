@@ -60,22 +60,18 @@ public final class MQTTConnection: Sendable {
     private let report: @Sendable (String) -> Void
     /// What the callers' threads and the connection's thread share.
     private struct Shared {
-        /// Replaced only on the connection's thread, while the outbox is not connected.
+        /// The session's client: replaced only on the connection's thread, while no session is on.
         var client: Client?
-        /// Set by `close`; the connection's thread ends the session as it says.
-        var stop: MQTTStop?
-        /// Changed through `changeOutbox`, which wakes the threads waiting for it to be idle.
-        var outbox: MQTTOutbox
-        /// `waitUntilDelivered`'s wake-ups, signalled and let go when the outbox is idle.
+        /// What the connection owes, when it tries again, how a stop ends it: every event goes through it.
+        var machine: MQTTConnectionMachine
+        /// `waitUntilDelivered`'s wake-ups, signalled and let go when nothing is owed.
         var idleWaiters: [DispatchSemaphore] = []
-        /// The connection's state as its thread sees it (only that thread changes it).
-        var link: MQTTLink
         /// Set by `start`, before the connection's thread begins.
         var onMessage: @Sendable (String, [UInt8]?) -> Void = { _, _ in }
     }
 
-    /// A libmosquitto client, which its threaded API lets any thread publish on; destroyed when the last thread using it
-    /// (publishing outside the lock) lets it go.
+    /// A libmosquitto client, destroyed when the last thread using it (publishing outside the lock) lets it go.
+    /// @unchecked Sendable: a C handle, which libmosquitto's threaded API lets any thread publish on.
     private final class Client: @unchecked Sendable {
         let pointer: OpaquePointer
         init(_ pointer: OpaquePointer) { self.pointer = pointer }
@@ -94,9 +90,8 @@ public final class MQTTConnection: Sendable {
         self.settings = settings
         self.clock = clock
         self.report = report
-        shared = Mutex(Shared(
-            outbox: MQTTOutbox(queueCapacity: settings.queueCapacity, inFlightLimit: Self.inFlightLimit),
-            link: MQTTLink(endpoint: settings.endpoint)))
+        shared = Mutex(Shared(machine: MQTTConnectionMachine(
+            endpoint: settings.endpoint, queueCapacity: settings.queueCapacity, inFlightLimit: Self.inFlightLimit)))
         let client = try makeClient()
         shared.withLock { $0.client = client }
     }
@@ -141,18 +136,16 @@ public final class MQTTConnection: Sendable {
     /// Sets a retained topic's payload (an empty one clears it at the broker). The broker gets the
     /// newest payload of each topic, in the order of their latest changes.
     public func retain(_ payload: [UInt8], on topic: String) {
-        changeOutbox { $0.retain(payload, on: topic) }
-        pump()
+        handle(.retain(payload, topic: topic))
     }
 
     /// Queues a message; dropped (and counted) when the settings' `queueCapacity` are waiting.
     public func send(_ payload: [UInt8], on topic: String) {
-        changeOutbox { $0.send(payload, on: topic) }
-        pump()
+        handle(.send(payload, topic: topic))
     }
 
     public var currentCounts: BrokerCounts {
-        shared.withLock { $0.outbox.counts }
+        shared.withLock { $0.machine.outbox.counts }
     }
 
     /// Waits until the broker acknowledged everything queued so far, for up to `timeout` seconds; false when it did not.
@@ -160,7 +153,7 @@ public final class MQTTConnection: Sendable {
         let deadline = clock.now + timeout
         let idle = DispatchSemaphore(value: 0)
         let waiting = shared.withLock { state in
-            guard !state.outbox.isIdle else { return false }
+            guard !state.machine.outbox.isIdle else { return false }
             state.idleWaiters.append(idle)
             return true
         }
@@ -168,7 +161,7 @@ public final class MQTTConnection: Sendable {
         if clock.wait(for: idle, until: deadline) { return true }
         return shared.withLock { state in
             state.idleWaiters.removeAll { $0 === idle }
-            return state.outbox.isIdle
+            return state.machine.outbox.isIdle
         }
     }
 
@@ -177,126 +170,128 @@ public final class MQTTConnection: Sendable {
     /// one, so that the broker publishes the last will. Stops the thread; what never reached the
     /// broker is counted as dropped.
     public func close(farewell message: (payload: [UInt8], topic: String)? = nil, grace: Double = 2) -> BrokerCounts {
-        let stop = MQTTStop(at: clock.now, grace: grace)
-        changeOutbox { $0.farewell(message) }
-        shared.withLock { $0.stop = stop }
         // The farewell is due now: handed over here, or by the taker of a batch pending.
-        pump()
+        handle(.stop(at: clock.now, grace: grace, farewell: message))
         wake.signal()
+        let deadline = shared.withLock { $0.machine.stop?.threadDeadline } ?? clock.now
         // A thread stuck in a name lookup is left to the end of the process, its messages counted lost.
-        guard clock.wait(for: finished, until: stop.threadDeadline) else {
-            var lost = currentCounts
-            lost.dropped += shared.withLock { $0.outbox.waitingEvents }
-            return lost
+        guard clock.wait(for: finished, until: deadline) else {
+            return shared.withLock { state in
+                var lost = state.machine.outbox.counts
+                lost.dropped += state.machine.outbox.waitingEvents
+                return lost
+            }
         }
         return currentCounts
     }
 
-    /// Changes the outbox under the lock and, when that leaves it idle, wakes `waitUntilDelivered`.
-    private func changeOutbox(_ change: (inout MQTTOutbox) -> Void) {
-        shared.withLock { state in
-            change(&state.outbox)
-            guard state.outbox.isIdle else { return }
-            state.idleWaiters.forEach { $0.signal() }
-            state.idleWaiters.removeAll()
-        }
-    }
-
-    /// Hands libmosquitto what the outbox says is due, a batch at a time, until nothing more is. libmosquitto is called
-    /// outside the lock: the batch is taken under it and its ids recorded under it after, the outbox keeping an
-    /// acknowledgement that comes in between for its id. A thread that finds a batch pending leaves what it added to that
-    /// batch's taker, who takes again after recording it.
-    private func pump() {
-        while let (client, batch) = shared.withLock({ state -> (Client, MQTTOutbox.Batch)? in
-            guard let client = state.client, let batch = state.outbox.takeBatch() else { return nil }
-            return (client, batch)
-        }) {
-            var connectionGoing = false
-            var refusals: [String] = []
-            let outcomes = batch.handovers.map { handover -> MQTTOutbox.Outcome in
-                // The connection is going: what was not handed over is sent on the next one.
-                guard !connectionGoing else { return .notTaken }
-                let message = handover.message
-                var id: Int32 = 0
-                let status = message.payload.withUnsafeBufferPointer { bytes in
-                    cmqtt_publish(client.pointer, message.topic, bytes.baseAddress, Int32(bytes.count), 1, message.retain, &id)
-                }
-                if status == 0 { return .taken(id: id) }
-                if cmqtt_status_is_disconnected(status) {
-                    connectionGoing = true
-                    return .notTaken
-                }
-                refusals.append("warning: MQTT: cannot publish to \(message.topic) (\(String(cString: cmqtt_describe(status)))); dropped it")
-                return .refused
+    /// Hands `event` to the machine and does what it says that any thread may: reports, subscribes, and hands batches to
+    /// libmosquitto, outside the lock, telling the machine what became of them. The batch is taken under the lock and its
+    /// ids recorded under it after, the outbox keeping an acknowledgement that comes in between for its id; a thread that
+    /// finds a batch pending leaves what it added to that batch's taker. Returns what only the connection's thread does.
+    @discardableResult
+    private func handle(_ event: MQTTConnectionMachine.Event) -> [MQTTConnectionMachine.Action] {
+        var (work, client) = step(event)
+        var threadActions: [MQTTConnectionMachine.Action] = []
+        while !work.isEmpty {
+            switch work.removeFirst() {
+            case .report(let line):
+                report(line)
+            case .subscribe:
+                if let client { for topic in settings.subscriptions { _ = cmqtt_subscribe(client.pointer, topic, 1) } }
+            case .publish(let batch):
+                let (outcomes, refusals) = client.map { hand(batch, to: $0) } ?? (batch.handovers.map { _ in .notTaken }, [])
+                let next = step(.handedOver(batch, outcomes))
+                work += refusals.map(MQTTConnectionMachine.Action.report) + next.actions
+                client = next.client
+            case let action:
+                threadActions.append(action)
             }
-            changeOutbox { $0.record(batch, outcomes) }
-            refusals.forEach(report)
-            if connectionGoing { return }
+        }
+        return threadActions
+    }
+
+    /// The machine's answer to `event` and the client to act on, taken together under the lock; wakes
+    /// `waitUntilDelivered` when nothing is owed after it.
+    private func step(_ event: MQTTConnectionMachine.Event) -> (actions: [MQTTConnectionMachine.Action], client: Client?) {
+        shared.withLock { state in
+            let actions = state.machine.handle(event)
+            if state.machine.outbox.isIdle {
+                state.idleWaiters.forEach { $0.signal() }
+                state.idleWaiters.removeAll()
+            }
+            return (actions, state.client)
         }
     }
 
-    /// The connection's thread: connect, run the network, and on any failure wait and connect again
-    /// with a new client; on a stop, end as it says.
+    /// Hands `batch` to libmosquitto, in order: what it did with each message, and the lines to report of those it refused.
+    private func hand(_ batch: MQTTOutbox.Batch, to client: Client) -> ([MQTTOutbox.Outcome], [String]) {
+        var connectionGoing = false
+        var refusals: [String] = []
+        let outcomes = batch.handovers.map { handover -> MQTTOutbox.Outcome in
+            // The connection is going: what was not handed over is sent on the next one.
+            guard !connectionGoing else { return .notTaken }
+            let message = handover.message
+            var id: Int32 = 0
+            let status = message.payload.withUnsafeBufferPointer { bytes in
+                cmqtt_publish(client.pointer, message.topic, bytes.baseAddress, Int32(bytes.count), 1, message.retain, &id)
+            }
+            if status == 0 { return .taken(id: id) }
+            if cmqtt_status_is_disconnected(status) {
+                connectionGoing = true
+                return .notTaken
+            }
+            refusals.append("warning: MQTT: cannot publish to \(message.topic) (\(String(cString: cmqtt_describe(status)))); dropped it")
+            return .refused
+        }
+        return (outcomes, refusals)
+    }
+
+    /// The connection's thread: connects, runs the network, and does what the machine says when the session ends: wait and
+    /// connect again with a new client, or end as a stop says.
     private func run() {
         let endpoint = settings.endpoint
-        var stopping: Bool { shared.withLock { $0.stop != nil } }
+        var stopping: Bool { shared.withLock { $0.machine.stop != nil } }
         var client = shared.withLock { $0.client }
-        while let current = client, !stopping {
-            var status = endpoint.host.withCString { cmqtt_connect(current.pointer, $0, Int32(endpoint.port)) }
+        connecting: while let current = client {
+            var status: Int32 = stopping ? 0 : endpoint.host.withCString { cmqtt_connect(current.pointer, $0, Int32(endpoint.port)) }
             while status == 0, !stopping {
                 status = cmqtt_loop(current.pointer, 100)
             }
-            if stopping {
-                if status != 0 { changeOutbox { $0.connectionLost() } }
-                break
-            }
-            let reason = describe(status, errorNumber: cmqtt_errno(current.pointer)), now = clock.now
-            let ended = shared.withLock { $0.link.ended(reason, at: now) }
-            endSession()
-            ended.reports.forEach(report)
-            _ = clock.wait(for: wake, until: clock.now + ended.retryAfter)
-            if stopping { break }
-            do {
-                let next = try makeClient()
-                shared.withLock { $0.client = next }
-                client = next
-            } catch {
-                report("warning: MQTT: \(error.description); facecam stops publishing")
-                return
-            }
-        }
-        if let stop = shared.withLock({ $0.stop }) { finish(stop) }
-    }
-
-    /// Drops the session's client: the messages it held unacknowledged wait in our queue again
-    /// (events) or are republished with the newest payloads (retained ones).
-    private func endSession() {
-        shared.withLock { state in
-            state.outbox.sessionEnded()
-            state.client = nil
-        }
-    }
-
-    /// Ends the connection as `stop` says: runs the network while the broker has time to acknowledge, says goodbye once it
-    /// did, then drops the session, counting the events that never reached the broker as dropped.
-    private func finish(_ stop: MQTTStop) {
-        var stop = stop
-        if let client = shared.withLock({ $0.client }) {
-            ticking: while true {
-                let now = clock.now
-                let action = shared.withLock { stop.tick(now: now, connected: $0.outbox.connected, delivered: $0.outbox.delivered) }
+            let reason = status == 0 ? nil : describe(status, errorNumber: cmqtt_errno(current.pointer))
+            var next = handle(.ended(reason: reason, at: clock.now)).first
+            while let action = next {
                 switch action {
+                case .reconnect(let delay):
+                    shared.withLock { $0.client = nil }
+                    _ = clock.wait(for: wake, until: clock.now + delay)
+                    if stopping {
+                        next = handle(.tick(at: clock.now)).first
+                        continue
+                    }
+                    do {
+                        let made = try makeClient()
+                        shared.withLock { $0.client = made }
+                        client = made
+                    } catch {
+                        report("warning: MQTT: \(error.description); facecam stops publishing")
+                        return
+                    }
+                    continue connecting
                 case .runNetwork:
-                    if cmqtt_loop(client.pointer, 50) != 0 { changeOutbox { $0.connectionLost() } }
+                    if cmqtt_loop(current.pointer, 50) != 0 { handle(.lost) }
+                    next = handle(.tick(at: clock.now)).first
                 case .sayGoodbye:
-                    if cmqtt_disconnect(client.pointer) != 0 { changeOutbox { $0.connectionLost() } }
-                case .leave:
-                    break ticking
+                    if cmqtt_disconnect(current.pointer) != 0 { handle(.lost) }
+                    next = handle(.tick(at: clock.now)).first
+                default:
+                    // `.leave`: the machine has counted what never reached the broker.
+                    shared.withLock { $0.client = nil }
+                    return
                 }
             }
+            return
         }
-        changeOutbox { $0.abandon() }
-        endSession()
     }
 
     private func describe(_ status: Int32, errorNumber: Int32) -> String {
@@ -315,25 +310,14 @@ public final class MQTTConnection: Sendable {
     }
 
     /// libmosquitto's callbacks, on the connection's thread.
-    fileprivate func handle(_ event: cmqtt_event, code: Int32, topic: String?, payload: [UInt8]?) {
+    fileprivate func received(_ event: cmqtt_event, code: Int32, topic: String?, payload: [UInt8]?) {
         switch event {
         case CMQTT_EVENT_CONNECTED:
-            guard code == 0 else {
-                let reason = String(cString: cmqtt_describe_refusal(code))
-                return shared.withLock { $0.link.refused(reason) }
-            }
-            let now = clock.now
-            if let line = shared.withLock({ $0.link.connected(at: now) }) { report(line) }
-            if let client = shared.withLock({ $0.client }) {
-                for topic in settings.subscriptions { _ = cmqtt_subscribe(client.pointer, topic, 1) }
-            }
-            changeOutbox { $0.sessionBegan() }
-            pump()
+            handle(code == 0 ? .connected(at: clock.now) : .refused(String(cString: cmqtt_describe_refusal(code))))
         case CMQTT_EVENT_DISCONNECTED:
-            changeOutbox { $0.connectionLost() }
+            handle(.lost)
         case CMQTT_EVENT_PUBLISHED:
-            changeOutbox { $0.acknowledged(code) }
-            pump()
+            handle(.acknowledged(code))
         case CMQTT_EVENT_MESSAGE:
             let deliver = shared.withLock { $0.onMessage }
             if let topic { deliver(topic, payload) }
@@ -347,7 +331,7 @@ private let mqttCallback: cmqtt_callback = { context, event, code, topic, payloa
     guard let context else { return }
     let connection = Unmanaged<MQTTConnection>.fromOpaque(context).takeUnretainedValue()
     let bytes = length > MQTTConnection.longestMessage ? nil : payload.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(0, length)))) } ?? []
-    connection.handle(event, code: code, topic: topic.map { String(cString: $0) }, payload: bytes)
+    connection.received(event, code: code, topic: topic.map { String(cString: $0) }, payload: bytes)
 }
 
 private func withOptionalCString<Result>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
