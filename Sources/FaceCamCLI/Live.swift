@@ -144,6 +144,9 @@ struct Live: ParsableCommand, FrameOutputCommand {
             given: mqtt.name, device: devicePath, source: source.map { VideoInput(FilePath(argument: $0)) })
         if mqtt.mqttDiscovery == .remove { return try removeDiscovery(cameraName: cameraName) }
         let stop = StopRequest()
+        // The one clock of the run: the source's pacing and stamps, the detector's latency, the hooks' and the server's
+        // timeouts, MQTT's backoff and the --duration all read it.
+        let clock: any MonotonicClock = SystemClock()
         try RunOutputs.refuseOverwriting(
             source.map { [FilePath(argument: $0)] } ?? [], by: output,
             gallery: RecognitionPlan.guarded(faces.recognition.galleryOptions, when: faces.recognition.recognize))
@@ -153,7 +156,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
         // Pictures and the people panel's token are read before any work: one that cannot be used is a usage error.
         let marking = try RunPictures.marking(overlay: overlay, redaction: redaction)
         let givenToken = try givenChangeToken()
-        let input = try openSource()
+        let input = try openSource(clock: clock)
         let inputGeometry: PreviewGeometry
         do throws(FaceCamError) {
             inputGeometry = try geometry.inputLoop().geometry(of: input)
@@ -172,8 +175,9 @@ struct Live: ParsableCommand, FrameOutputCommand {
         let detector = try DetectorPlan(detector, jobs: 1, fast: fastMode.settings, live: true).build(zones: zones.settings, faces: reported)[0]
         let outputs = try RunOutputs(output, context: context)
         let detection = DetectionSwitch()
-        let publisher = try startPublisher(cameraName: cameraName, detection: detection, people: recognition?.people ?? [])
-        var events = RunOutputs.events(tracking, exitOn: exitOn)
+        let publisher = try startPublisher(
+            cameraName: cameraName, detection: detection, people: recognition?.people ?? [], clock: clock)
+        var events = RunOutputs.events(tracking, exitOn: exitOn, clock: clock)
         if let publisher { events.observers.append(publisher.event) }
         let board = serving.serve != nil && serving.servePeople
             ? recognition?.galleryPath.map { path in
@@ -182,9 +186,9 @@ struct Live: ParsableCommand, FrameOutputCommand {
             : nil
         // Before the output device and the server open: a namer that cannot be made ends the run with neither opened.
         let trackingStage = FrameTracking(
-            tracker: tracking.makeTracker(), namer: try recognition?.namer(following: true, board: board))
+            tracker: tracking.makeTracker(), namer: try recognition?.namer(following: true, board: board, clock: clock))
         let device = try openOutputDevice(size: input.frameSize)
-        let server = try startServer(source: input.name, board: board, given: givenToken)
+        let server = try startServer(source: input.name, board: board, given: givenToken, clock: clock)
         defer {
             if let file = server?.tokenFile, unlink(file) != 0, errno != ENOENT {
                 report("warning: cannot remove the token file \(FilePath(file)): \(String(cString: strerror(errno))); it is of no use now")
@@ -193,20 +197,19 @@ struct Live: ParsableCommand, FrameOutputCommand {
         let window = show ? PreviewWindow(title: "facecam: \(input.name)") : nil
         let liveOutputs = LiveOutputs(
             source: input.name, masks: maskZones.masks, marking: marking, annotator: outputs.annotator, annotateEvery: annotateEvery.interval, outputDevice: device,
-            observers: [server?.server as (any LiveObserver)?, window, publisher].compactMap { $0 })
+            observers: [server?.server as (any LiveObserver)?, window, publisher].compactMap { $0 }, clock: clock)
         let sink = ResultSink(
             records: outputs.writer.map { RecordOutput(writer: $0) },
             tracking: trackingStage, events: events,
             crops: outputs.cropSaver.map { CropOutput(saver: $0, bestShotsOnly: bestShot.bestShot) }, consumers: [liveOutputs],
             minimumFaces: output.minFaces ?? 0, report: { report($0) })
-        let feed = LiveFeed(detector: detector, sink: sink, detection: detection, masks: maskZones.masks)
+        let feed = LiveFeed(detector: detector, sink: sink, detection: detection, masks: maskZones.masks, clock: clock)
         server?.server.attach(counts: {
             var counts = feed.counts()
             counts.mqtt = publisher?.counts
             return counts
         })
 
-        let clock = SystemClock()
         let deadline = duration.map { clock.now + $0 }
         let finished = {
             stop.requested || deadline.map { clock.now >= $0 } == true || sink.stopped || window?.quitRequested == true
@@ -277,11 +280,14 @@ struct Live: ParsableCommand, FrameOutputCommand {
     }
 
     /// --mqtt: connects in the background and says where it publishes; nil without it.
-    private func startPublisher(cameraName: String, detection: DetectionSwitch, people: [String]) throws -> MQTTPublisher? {
+    private func startPublisher(
+        cameraName: String, detection: DetectionSwitch, people: [String], clock: any MonotonicClock
+    ) throws -> MQTTPublisher? {
         guard let settings = try MQTTConnectionPlan.settings(mqtt, cameraName: cameraName) else { return nil }
         let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [], people: people)
         do {
-            let publisher = try MQTTPublisher(connection: settings, publishing: publishing, detection: detection, report: { report($0) })
+            let publisher = try MQTTPublisher(
+                connection: settings, publishing: publishing, detection: detection, clock: clock, report: { report($0) })
             report("publishing to \(settings.endpoint) under \(publishing.topicPrefix)/"
                 + (publishing.discoveryPrefix.map { ", Home Assistant discovery under \($0)/" } ?? ""))
             return publisher
@@ -334,7 +340,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
     /// --serve-allow-changes, the token `given` (`givenChangeToken`), or else one made here and written to `tokenFile`
     /// (removed at the end). On failure one line and status 1.
     private func startServer(
-        source: String, board: PeopleBoard?, given: String?
+        source: String, board: PeopleBoard?, given: String?, clock: any MonotonicClock
     ) throws -> (server: PreviewServer, tokenFile: String?)? {
         guard let address = serving.serve else { return nil }
         let environment = ProcessInfo.processInfo.environment
@@ -342,7 +348,8 @@ struct Live: ParsableCommand, FrameOutputCommand {
         let server: PreviewServer
         do {
             server = try PreviewServer(
-                address: address, source: source, people: board.map { PeoplePanel(desk: $0, changeToken: token) })
+                address: address, source: source, people: board.map { PeoplePanel(desk: $0, changeToken: token) },
+                timeouts: PreviewServer.Timeouts(clock: clock))
         } catch {
             report(advised(error))
             throw Status.failure
@@ -398,7 +405,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
     }
 
     /// The camera or file, opened; on failure one line and the error's status.
-    private func openSource() throws -> any FrameSource {
+    private func openSource(clock: any MonotonicClock) throws -> any FrameSource {
         if let source {
             do throws(FaceCamError) {
                 let file = FilePath(argument: source)
@@ -408,7 +415,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
                         try RunInputs.open(file, maximumPixels: input.maximumVideoPixels, timeout: stream.timeout, sayingRotation: false)
                     }
                     : nil
-                return FileSource(reader: reader, realtime: realtime, reopen: again)
+                return FileSource(reader: reader, realtime: realtime, reopen: again, clock: clock)
             } catch {
                 report(error)
                 throw error.liveExitCode
@@ -419,7 +426,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
             let capture = try V4L2Capture(
                 path: path, request: CaptureRequest(size: size, framesPerSecond: fps, pixelFormat: pixelFormat))
             for adjustment in capture.adjustments { report("warning: \(adjustment)") }
-            return CameraSource(capture: capture, name: path, timeout: stream.timeout)
+            return CameraSource(capture: capture, name: path, timeout: stream.timeout, clock: clock)
         } catch {
             report(advised(error))
             throw error.exitCode

@@ -129,7 +129,7 @@ struct Video: ParsableCommand, FrameOutputCommand {
             output: (output, context), bestShotsOnly: bestShot.bestShot, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, zones: zones.settings, masks: maskZones.masks,
             tracker: tracking.makeTracker(every: every),
-            events: RunOutputs.events(tracking), marking: marking, frames: annotated?.writer,
+            events: RunOutputs.events(tracking, clock: SystemClock()), marking: marking, frames: annotated?.writer,
             progress: advance)
         session.countReported(missing: expansionFailures.count + missing)
         var position = "before the first frame"

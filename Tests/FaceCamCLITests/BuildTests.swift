@@ -1,6 +1,7 @@
 import ArgumentParser
 import FaceCam
 @testable import FaceCamCLI
+import FaceCamCore
 import FaceCamRecognition
 import Foundation
 import Testing
@@ -181,11 +182,11 @@ struct BuildTests {
     }
 
     @Test func eventsAreWrittenAndRunAsAsked() throws {
-        let hooked = RunOutputs.events(try Self.parse(TrackingOptions.self, ["--events", "--on-event", "echo $FACECAM_EVENT", "--on-event-jobs", "2"]), exitOn: .enter)
+        let hooked = RunOutputs.events(try Self.parse(TrackingOptions.self, ["--events", "--on-event", "echo $FACECAM_EVENT", "--on-event-jobs", "2"]), exitOn: .enter, clock: ManualClock())
         #expect(hooked.write && hooked.exitOn == .enter)
         #expect(hooked.hooks?.command == "echo $FACECAM_EVENT" && hooked.hooks?.concurrency == 2)
         #expect(hooked.hooks?.timeout == TrackingOptions.onEventTimeoutDefault)
-        let quiet = RunOutputs.events(try Self.parse(TrackingOptions.self, []))
+        let quiet = RunOutputs.events(try Self.parse(TrackingOptions.self, []), clock: ManualClock())
         #expect(!quiet.write && quiet.hooks == nil && quiet.exitOn == nil)
     }
 

@@ -104,12 +104,15 @@ public final class CameraSource: FrameSource {
     public let capture: V4L2Capture
     public let name: String
     private let timeout: Double
+    /// What frames are stamped with (`capturedAt`) when the driver's timestamps are not monotonic.
+    private let clock: any MonotonicClock
     private var firstTimestamp: Double?
 
-    public init(capture: V4L2Capture, name: String, timeout: Double) {
+    public init(capture: V4L2Capture, name: String, timeout: Double, clock: any MonotonicClock = SystemClock()) {
         self.capture = capture
         self.name = name
         self.timeout = timeout
+        self.clock = clock
     }
 
     public var skipped: Int { capture.skippedBuffers }
@@ -122,7 +125,7 @@ public final class CameraSource: FrameSource {
         firstTimestamp = first
         return SourceFrame(
             frame: captured.frame, index: captured.sequence, time: captured.timestamp - first,
-            capturedAt: captured.monotonic ? captured.timestamp : SystemClock().now)
+            capturedAt: captured.monotonic ? captured.timestamp : clock.now)
     }
 }
 

@@ -21,10 +21,11 @@ struct Recognition {
     /// The namer of tracked faces, which describes each track a few times rather than each face at every
     /// frame (`video` and `live`); `following` the gallery's changes (live), it takes people enrolled while it runs, and
     /// reports what it sees to `board` (live's people panel) when given. A describer that cannot be made is refused (64).
-    func namer(following: Bool = false, board: PeopleBoard? = nil) throws(Refusal) -> TrackNamer {
+    /// `clock` times the follower's reads of the gallery.
+    func namer(following: Bool = false, board: PeopleBoard? = nil, clock: any MonotonicClock = SystemClock()) throws(Refusal) -> TrackNamer {
         do throws(RecognitionError) {
             let follower = following ? galleryPath.flatMap { path in
-                enrolled.map { GalleryFollower(path: path, enrolled: $0) { report($0) } }
+                enrolled.map { GalleryFollower(path: path, enrolled: $0, clock: clock) { report($0) } }
             } : nil
             return TrackNamer(
                 describer: try FaceDescriber(models: models), enrolled: enrolled, keepsDescriptors: keepsDescriptors, follower: follower,

@@ -90,13 +90,14 @@ extension RunOutputs {
         }
     }
 
-    /// What the sink does with track events (`TrackingOptions`): written with --events, run with --on-event, and ending the
-    /// run at `exitOn`.
-    static func events(_ tracking: TrackingOptions, exitOn: TrackEvent.Kind? = nil) -> ResultSink.EventHandling {
+    /// What the sink does with track events (`TrackingOptions`): written with --events, run with --on-event (timed by the
+    /// run's `clock`), and ending the run at `exitOn`.
+    static func events(_ tracking: TrackingOptions, exitOn: TrackEvent.Kind? = nil, clock: any MonotonicClock) -> ResultSink.EventHandling {
         let hooks = tracking.onEvent.map { command in
             EventHooks(
                 command: command, concurrency: tracking.onEventJobs ?? TrackingOptions.onEventJobsDefault,
-                timeout: tracking.onEventTimeout ?? TrackingOptions.onEventTimeoutDefault, report: { report("--on-event: \($0)") })
+                timeout: tracking.onEventTimeout ?? TrackingOptions.onEventTimeoutDefault, clock: clock,
+                report: { report("--on-event: \($0)") })
         }
         return ResultSink.EventHandling(write: tracking.events, exitOn: exitOn, hooks: hooks)
     }
