@@ -16,15 +16,16 @@ struct PreviewCommandTests {
         let snapshot = try server.snapshot()
         #expect(Array(snapshot.prefix(3)) == [0xFF, 0xD8, 0xFF] && Array(snapshot.suffix(2)) == [0xFF, 0xD9])
 
-        // About two seconds of the MJPEG stream: every part a whole JPEG of the length it announces.
-        let stream = try curlBytes("-s", "-N", "--max-time", "2", server.url + "stream.mjpg")
-        let parts = multipartJPEGs(stream)
-        #expect(parts.count >= 10, "\(parts.count) parts in 2 s of a 12 frames/s source")
+        // Ten parts of the MJPEG stream: each a whole JPEG of the length it announces.
+        let stream = try take("parts", server.url + "stream.mjpg", 10)
+        let parts = multipartJPEGs(stream.stdoutBytes)
+        #expect(stream.status == 0 && parts.count >= 10, "\(parts.count) parts: \(stream.stderr)")
         #expect(parts.allSatisfy { $0.prefix(2) == [0xFF, 0xD8] && $0.suffix(2) == [0xFF, 0xD9] })
 
-        let events = try curl("-s", "-N", "--max-time", "2", server.url + "events")
+        let events = try take("records", server.url + "events", 10)
         let records = events.lines.filter { $0.hasPrefix("data: ") }.map { String($0.dropFirst(6)) }
-        #expect(records.count >= 10)
+        #expect(events.status == 0 && records.count >= 10, "\(events.stderr)")
+        #expect(server.waitForMetric("facecam_frames_processed_total", atLeast: 20, timeout: 60))
 
         let metrics = try curl("-s", server.url + "metrics").stdout
         let values = prometheusValues(metrics)
@@ -32,7 +33,6 @@ struct PreviewCommandTests {
                      "facecam_frames_missed_total", "facecam_faces_detected_total", "facecam_latency_seconds_count"] {
             #expect(values[name] != nil, "\(name) missing from /metrics")
         }
-        #expect(values["facecam_frames_processed_total"].map { $0 >= 20 } == true)
         // One latency per processed frame; the two are counted at two moments of a frame's processing, so
         // a scrape between them sees one frame in one and not yet in the other.
         let latencies = try #require(values["facecam_latency_seconds_count"]), processed = try #require(values["facecam_frames_processed_total"])
@@ -61,28 +61,31 @@ struct PreviewCommandTests {
         // A detector that costs a few milliseconds a frame: the frames dropped are then the server's doing,
         // not the load of the tests running beside this one.
         let server = try Served(
-            ["--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop", "--duration", "8"] + readingOnly)
+            ["--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop", "--duration", "12"] + readingOnly)
         _ = try server.snapshot()
         let viewer = try BackgroundProcess(
             URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-N", "--max-time", "5", server.url + "stream.mjpg"])
         #expect(server.waitForMetric("facecam_preview_streams", atLeast: 1))
+        let processedBefore = try server.metric("facecam_frames_processed_total")
         // Twenty clients that take nothing: fifteen fill the cap of 16 with the viewer, five are refused.
         let stalled = try BackgroundProcess(
             URL(fileURLWithPath: "/usr/bin/python3"),
             ["Tests/Preview/stalled_clients.py", "127.0.0.1", String(server.port), "20", "5"])
-        #expect(server.waitForMetric("facecam_preview_parts_skipped_total", atLeast: 20, timeout: 6))
+        #expect(server.waitForMetric("facecam_preview_parts_skipped_total", atLeast: 20, timeout: 60))
         let statuses = try stalled.wait()
         #expect(statuses.stdout.contains("{\"statuses\": {\"200\": 15, \"503\": 5}}"), "\(statuses.stdout) \(statuses.stderr)")
         let watched = multipartJPEGs(try viewer.wait().stdoutBytes)
-        // 5 s of a 12 frames/s source, less the time to connect: the viewer kept up.
-        #expect(watched.count >= 45, "the viewer got \(watched.count) frames")
+        let processedDuring = try server.metric("facecam_frames_processed_total") - processedBefore
+        // The viewer kept up while the others stalled: it got most of the frames processed meanwhile (counted rather
+        // than expected of the clock, which a loaded machine slows). A server that waited on the stalled clients would
+        // send it nothing for the 5 s they stall.
+        #expect(Double(watched.count) >= processedDuring / 2, "the viewer got \(watched.count) frames of \(processedDuring)")
         let run = try server.stop(waitingForTheEnd: true)
         #expect(run.status == 0, "\(run.stderr)")
         let counts = try #require(summaryCounts(run))
-        // 8 s at 12 frames/s, nearly every frame detected and logged. A server that waited on the stalled
-        // clients would hold the frames up for the 5 s they stall: more than half would be dropped.
-        #expect(counts.captured >= 90)
-        #expect(counts.dropped <= counts.captured / 10, "\(counts)")
+        // Nearly every frame detected and logged. A server that waited on the stalled clients would hold the frames
+        // up for the 5 s they stall: more than half would be dropped.
+        #expect(counts.captured > 0 && counts.dropped <= counts.captured / 10, "\(counts)")
         #expect(run.lines.count == counts.processed)
     }
 
@@ -248,6 +251,11 @@ private final class Served {
         return false
     }
 
+    /// A value /metrics reports now.
+    func metric(_ name: String) throws -> Double {
+        try #require(prometheusValues(try curl("-s", url + "metrics").stdout)[name], "\(name) is not in /metrics")
+    }
+
     /// SIGINT, or with `waitingForTheEnd` the run's own end (--duration), and what it printed.
     func stop(waitingForTheEnd: Bool = false) throws -> Run {
         if !waitingForTheEnd { process.signal(SIGINT) }
@@ -262,6 +270,13 @@ private struct PreviewTestError: Error, CustomStringConvertible {
 
 private func curl(_ arguments: String...) throws -> Run {
     try run(URL(fileURLWithPath: "/usr/bin/curl"), arguments)
+}
+
+/// Tests/Preview/take.py: COUNT parts or records of a stream, however long a loaded machine takes to make them. In a
+/// process of its own (an environment given), not a reference interpreter, which answers in text: the parts are bytes.
+private func take(_ kind: String, _ url: String, _ count: Int) throws -> Run {
+    try run(URL(fileURLWithPath: "/usr/bin/python3"), ["Tests/Preview/take.py", kind, url, String(count)],
+            environment: ProcessInfo.processInfo.environment)
 }
 
 private func curlBytes(_ arguments: String...) throws -> [UInt8] {
