@@ -1,3 +1,4 @@
+import FaceCam
 import Foundation
 import Synchronization
 import Testing
@@ -272,3 +273,10 @@ func remadePanZoom(_ name: String, in directory: URL, _ arguments: [String]) thr
     try ffmpeg(["-i", fixture("video/pan-zoom.avi")] + arguments + [path])
     return path
 }
+
+/// The network detectors' ids, in `--detector`'s order: the tests that run or name every model take a backend added to
+/// `FaceModelKind` with no change.
+let modelDetectors = FaceModelKind.allCases.map(\.id)
+
+/// The network detectors as the messages name them: "yunet and centerface", "a, b and c".
+let modelDetectorNames = modelDetectors.dropLast().joined(separator: ", ") + " and " + modelDetectors.last!

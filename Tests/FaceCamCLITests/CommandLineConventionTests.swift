@@ -158,7 +158,9 @@ struct UsageErrorLineTests {
         (["detect", "--det\u{1B}[31m", "x.jpg"], "facecam: Unknown option '--det\\x1B[31m' (see 'facecam detect --help')"),
         (["detect", "--detector\nfoo", "x.jpg"], "facecam: Unknown option '--detector\\x0Afoo' (see 'facecam detect --help')"),
         (["detect", "--detector", "yu\u{1B}[31m", "x.jpg"],
-         "facecam: The value 'yu\\x1B[31m' is invalid for '--detector <haar|yunet|centerface>'. Please provide one of 'haar', 'yunet' or 'centerface'. (see 'facecam detect --help')"),
+         "facecam: The value 'yu\\x1B[31m' is invalid for '--detector <\((["haar"] + modelDetectors).joined(separator: "|"))>'. "
+             + "Please provide one of \((["haar"] + modelDetectors.dropLast()).map { "'\($0)'" }.joined(separator: ", ")) or '\(modelDetectors.last!)'. "
+             + "(see 'facecam detect --help')"),
         (["detect", "--" + String(repeating: "a", count: 131_000), "x.jpg"],
          "facecam: Unknown option '--" + String(repeating: "a", count: 58) + "... (131002 characters)' (see 'facecam detect --help')"),
     ])

@@ -42,7 +42,7 @@ struct EngineCommandTests {
         let listed = try String(contentsOfFile: sums, encoding: .utf8).split(separator: "\n").filter { !$0.hasSuffix("onnx_frontend.so.2641") }
         try FileManager.default.removeItem(atPath: sums)
         try (listed.joined(separator: "\n") + "\n").write(toFile: sums, atomically: true, encoding: .utf8)
-        for detector in ["yunet", "centerface"] {
+        for detector in modelDetectors {
             let fallback = try run(facecamBinary, ["detect", "--detector", detector] + Self.photos, environment: ["FACECAM_OPENVINO_DIR": directory])
             #expect(fallback.status == 0, "\(fallback.stderr)")
             #expect(fallback.errorLines.count == 1 && fallback.errorLines[0].hasPrefix("facecam: OpenVINO could not run the model (")
@@ -61,7 +61,7 @@ struct EngineCommandTests {
         defer { try? FileManager.default.removeItem(at: cache) }
         let networks = cache.appendingPathComponent("facecam/openvino-networks")
         let detectBoth = {
-            try ["yunet", "centerface"].map { detector in
+            try modelDetectors.map { detector in
                 let result = try run(facecamBinary, ["detect", "--detector", detector] + Self.photos, environment: ["XDG_CACHE_HOME": cache.path])
                 #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
                 return result.stdout

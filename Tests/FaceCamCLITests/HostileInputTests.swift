@@ -413,7 +413,7 @@ struct HostileInputTests {
     /// crash) and threw under 64 pixels a side; under about 100 rows it returns garbage boxes in about
     /// half its runs (OpenCV 4.6, called directly, does too), so each frame is searched four times
     /// here. A frame too small or too thin to search has no face.
-    @Test(arguments: ["yunet", "centerface"])
+    @Test(arguments: modelDetectors)
     func wideShortAndTinyImagesHaveNoFaces(_ detector: String) throws {
         let files = try HostileFiles("thin")
         defer { files.remove() }

@@ -48,12 +48,12 @@ struct OptionCheckTests {
         // Haar's options need --detector haar: YuNet is the default.
         (["--cascade", "haarcascade_frontalface_default"], "--cascade", "haar"),
         (["--scale-factor", "1.2"], "--scale-factor", "haar"),
-        (["--detector", "haar", "--model", "/tmp/x.onnx"], "--model", "yunet and centerface"),
-        (["--detector", "haar", "--score-threshold", "0.5"], "--score-threshold", "yunet and centerface"),
-        (["--detector", "haar", "--nms-threshold", "0.5"], "--nms-threshold", "yunet and centerface"),
-        (["--detector", "haar", "--top-k", "10"], "--top-k", "yunet and centerface"),
-        (["--detector", "haar", "--scales", "1,2"], "--scales", "yunet and centerface"),
-        (["--detector", "haar", "--focus"], "--focus", "yunet and centerface"),
+        (["--detector", "haar", "--model", "/tmp/x.onnx"], "--model", modelDetectorNames),
+        (["--detector", "haar", "--score-threshold", "0.5"], "--score-threshold", modelDetectorNames),
+        (["--detector", "haar", "--nms-threshold", "0.5"], "--nms-threshold", modelDetectorNames),
+        (["--detector", "haar", "--top-k", "10"], "--top-k", modelDetectorNames),
+        (["--detector", "haar", "--scales", "1,2"], "--scales", modelDetectorNames),
+        (["--detector", "haar", "--focus"], "--focus", modelDetectorNames),
     ])
     func anOptionOfTheOtherDetectorNamesItsDetector(arguments: [String], option: String, owner: String) throws {
         let line = usageError(["detect"] + arguments + ["Fixtures/images/astronaut.png"])
@@ -177,8 +177,8 @@ struct OptionCheckTests {
         (["video", "--format", "voc", "--output-dir", "/tmp/x", "--resume", "Fixtures/video/pan-zoom.avi"], "cannot split"),
         (["detect", "--format", "wider", "--output-dir", "/tmp/x", "-o", "/tmp/y", "Fixtures/images"],
          "--output-dir and --output both say where results go"),
-        (["detect", "--detector", "haar", "--engine", "openvino", "Fixtures/images"], "--engine is an option of the yunet and centerface detectors"),
-        (["detect", "--detector", "haar", "--precision", "bf16", "Fixtures/images"], "--precision is an option of the yunet and centerface detectors"),
+        (["detect", "--detector", "haar", "--engine", "openvino", "Fixtures/images"], "--engine is an option of the \(modelDetectorNames) detectors"),
+        (["detect", "--detector", "haar", "--precision", "bf16", "Fixtures/images"], "--precision is an option of the \(modelDetectorNames) detectors"),
         (["detect", "--engine", "opencv", "--precision", "bf16", "Fixtures/images"], "--precision bf16 is OpenVINO's"),
         (["detect", "--engine", "tensorrt", "Fixtures/images"], "--engine"),
         (["detect", "--threads", "0", "Fixtures/images"], "--threads must be from 1 to 256"),

@@ -679,7 +679,7 @@ struct RedactUsageTests {
         (["redact", "--detector", "haar", "--no-plus-yunet", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"],
          "--no-plus-yunet says whether"),
         (["redact", "--detector", "haar", "--no-size-check", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"],
-         "--no-size-check is an option of the yunet and centerface detectors"),
+         "--no-size-check is an option of the \(modelDetectorNames) detectors"),
         (["detect", "--detector", "haar", "--size-check", "Fixtures/images/astronaut.png"], "--size-check is an option of the"),
         (["redact", "--spare-tolerance", "0.3", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--spare-tolerance tunes --spare"),
         (["redact", "--gallery", "g.sqlite", "-o", "/tmp/x.png", "Fixtures/images/astronaut.png"], "--gallery tunes --spare"),
