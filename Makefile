@@ -89,7 +89,7 @@ DEB_PACKAGES := $(PACKAGES) dpkg-dev
 INSTALL_TEST_PACKAGES := $(DEB_PACKAGES) man-db bash-completion zsh fish
 DEB := .build/facecam_$(VERSION)_amd64.deb
 
-.PHONY: all deps models openvino test-deps bench-deps build demo test test-checks check test-v4l2 test-slurm test-install fuzz bench fixtures options-doc clean \
+.PHONY: all deps models openvino test-deps bench-deps build demo test test-plan test-checks check test-v4l2 test-slurm test-install fuzz bench fixtures options-doc clean \
 	release stage install uninstall deb
 
 all: build
@@ -99,8 +99,11 @@ all: build
 # for another's lock on its lists (only dpkg's lock has a timeout, which covers anything else installing).
 APT_LOCK := /run/lock/facecam-apt.lock
 APT_LOCK_MINUTES := 20
+# The packages of $(1) that are not installed, as a shell command's output.
+missing-packages = for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done
+
 define install-missing
-	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	@missing=$$($(call missing-packages,$(1))); \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages system-wide with apt-get (as root):" $$missing; \
 		$(SUDO) flock -w $$(( $(APT_LOCK_MINUTES) * 60 )) -E 75 $(APT_LOCK) sh -c 'apt-get update -qq -o DPkg::Lock::Timeout=600 && \
@@ -243,7 +246,15 @@ test check test-checks: export XDG_CACHE_HOME := $(abspath .build/test-cache)
 # A facecam that crashes in a test prints where, threads and frames, into the test's log: the release binary links the
 # Swift runtime statically, whose backtracer is off unless told where the toolchain's static one is.
 test check test-checks: export SWIFT_BACKTRACE := enable=yes,interactive=no,swift-backtrace=$(TOOLCHAIN_BIN)../libexec/swift/linux/swift-backtrace-static
-test: deps models
+# What make test installs and downloads, said before it does any of it.
+test-plan:
+	@missing=$$($(call missing-packages,$(TEST_PACKAGES))); \
+	absent=$$(for f in $(CENTERFACE_MODEL) $(RECOGNITION_STAMP) $(OPENVINO_DIR)/SHA256SUMS $(EVAL_VENV) $(LABELSTUDIO_VENV) $(DLIB_VENV); do \
+		[ -e $$f ] || echo $$f; done); \
+	[ -z "$$missing" ] || echo "make test will install Debian packages system-wide with apt-get (as root):" $$missing; \
+	[ -z "$$absent" ] || echo "make test will download, check by sha256 and keep in the source tree:" $$absent
+
+test: test-plan deps models
 	$(call install-missing,$(TEST_PACKAGES))
 	@$(TEST_ENVIRONMENTS) & environments=$$!; \
 	trap 'kill $$environments 2> /dev/null; wait $$environments; exit 130' INT TERM HUP; \
