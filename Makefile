@@ -249,10 +249,12 @@ test check test-checks: export SWIFT_BACKTRACE := enable=yes,interactive=no,swif
 # What make test installs and downloads, said before it does any of it.
 test-plan:
 	@missing=$$($(call missing-packages,$(TEST_PACKAGES))); \
-	absent=$$(for f in $(CENTERFACE_MODEL) $(RECOGNITION_STAMP) $(OPENVINO_DIR)/SHA256SUMS $(EVAL_VENV) $(LABELSTUDIO_VENV) $(DLIB_VENV); do \
-		[ -e $$f ] || echo $$f; done); \
+	absent=$$([ -e $(CENTERFACE_MODEL) ] || echo "CenterFace's model;"; [ -e $(RECOGNITION_STAMP) ] || echo "dlib's models;"; \
+		[ -e $(OPENVINO_DIR)/SHA256SUMS ] || echo "OpenVINO's libraries, from its PyPI wheel;"; \
+		for venv in $(EVAL_VENV) $(LABELSTUDIO_VENV) $(DLIB_VENV); do [ -e $$venv ] || echo "the Python environment $$venv;"; done); \
+	absent=$${absent%;}; \
 	[ -z "$$missing" ] || echo "make test will install Debian packages system-wide with apt-get (as root):" $$missing; \
-	[ -z "$$absent" ] || echo "make test will download, check by sha256 and keep in the source tree:" $$absent
+	[ -z "$$absent" ] || echo "make test will download, each checked by its sha256, into the source tree:" $$absent
 
 test: test-plan deps models
 	$(call install-missing,$(TEST_PACKAGES))
