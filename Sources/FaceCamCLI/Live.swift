@@ -186,7 +186,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
             : nil
         // Before the output device and the server open: a namer that cannot be made ends the run with neither opened.
         let trackingStage = FrameTracking(
-            tracker: tracking.makeTracker(), namer: try recognition?.namer(following: true, board: board, clock: clock))
+            tracker: tracking.makeTracker(every: 1), namer: try recognition?.namer(following: true, board: board, clock: clock))
         let device = try openOutputDevice(size: input.frameSize)
         let server = try startServer(source: input.name, board: board, given: givenToken, clock: clock)
         defer {

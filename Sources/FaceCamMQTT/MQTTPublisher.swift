@@ -28,11 +28,12 @@ public final class MQTTPublisher: LiveObserver, Sendable {
         /// Seconds of the source a person stays present after their face was last named, so that a face
         /// turned away for a moment does not flip the sensor.
         public var personHold: Double
+        public static let defaultPersonHold = 5.0
         public var version: String
 
         public init(
             topicPrefix: String, cameraName: String, discoveryPrefix: String?, snapshots: Bool, zones: [String] = [],
-            people: [String] = [], personHold: Double = 5, version: String
+            people: [String] = [], personHold: Double = Settings.defaultPersonHold, version: String
         ) {
             self.topicPrefix = topicPrefix
             self.cameraName = cameraName

@@ -41,10 +41,7 @@ struct DetectorPlan {
         if let threads = options.threadsOption, threads > Self.cores {
             warnings.append("warning: --threads \(threads) runs \(Self.cores), the cores this process may use")
         }
-        // With several jobs the engine's threads would split each frame's search over cores the jobs already use; `make
-        // bench` measures the arrangements side by side, and one job per core with one thread each came out faster, for
-        // all detectors.
-        threads = min(options.threadsOption ?? (background || jobs > 1 ? 1 : Self.cores), Self.cores)
+        threads = min(options.threadsOption ?? (background || jobs > 1 ? DetectorOptions.threadsPerJob : Self.cores), Self.cores)
         self.warnings = warnings
     }
 

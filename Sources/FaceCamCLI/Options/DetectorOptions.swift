@@ -205,9 +205,14 @@ struct DetectorOptions: ParsableArguments {
 
     @Option(name: [.customLong("threads"), .customLong("opencv-threads")], parsing: .unconditional, help: ArgumentHelp(
         "All detectors: threads the engine uses inside each detection, OpenVINO's or OpenCV's own pool, at most the cores "
-            + "this process may use (default: 1 with more than one job, else those cores). --opencv-threads is its former name.",
+            + "this process may use (default: \(Self.threadsPerJob) with more than one job, else those cores). --opencv-threads is its "
+            + "former name.",
         valueName: "N"))
     var threadsOption: Int?
+
+    /// --threads when several jobs (or live's background search) share the cores: `make bench` measured one job per core
+    /// with one thread each faster than jobs splitting each frame's search over cores they already use.
+    static let threadsPerJob = 1
 
     /// Redaction's defaults (`RedactionDefaults`), since a missed face is a leak. What was given stays.
     var redactionDefaults: DetectorOptions {

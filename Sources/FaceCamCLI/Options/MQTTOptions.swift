@@ -58,11 +58,9 @@ struct MQTTOptions: ParsableArguments {
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "With --recognize: seconds of video a person's presence (PREFIX/person/NAME, and with discovery a binary sensor) "
-            + "stays ON after their face was last named (default: \(decimal(Self.defaultPersonHold))).",
+            + "stays ON after their face was last named (default: \(decimal(MQTTPublisher.Settings.defaultPersonHold))).",
         valueName: "S"))
     var mqttPersonHold: Double?
-
-    static let defaultPersonHold = 5.0
 
     func validate() throws {
         guard let mqtt else {
@@ -134,7 +132,7 @@ struct MQTTOptions: ParsableArguments {
         MQTTPublisher.Settings(
             topicPrefix: mqttTopic ?? Self.defaultTopicPrefix(cameraName: cameraName), cameraName: cameraName,
             discoveryPrefix: mqttDiscovery == .off ? nil : mqttDiscoveryPrefix, snapshots: mqttSnapshot, zones: zones,
-            people: people, personHold: mqttPersonHold ?? Self.defaultPersonHold, version: facecamVersion)
+            people: people, personHold: mqttPersonHold ?? MQTTPublisher.Settings.defaultPersonHold, version: facecamVersion)
     }
 
     /// --name, or a name from the device's path or the source's: letters, digits, - and _.

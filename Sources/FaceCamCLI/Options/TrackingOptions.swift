@@ -62,8 +62,8 @@ struct TrackingOptions: ParsableArguments {
         }
     }
 
-    /// The tracker for frames taken every `every` source frames.
-    func makeTracker(every: Int = 1) -> FaceTracker {
+    /// The tracker for frames taken every `every` source frames (1: each frame the source gives, as live takes them).
+    func makeTracker(every: Int) -> FaceTracker {
         FaceTracker(settings: TrackerSettings(grace: Self.grace(given: trackGrace, every: every), smoothing: smooth ? 0.5 : nil))
     }
 
