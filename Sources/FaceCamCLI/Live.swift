@@ -142,11 +142,11 @@ struct Live: ParsableCommand, FrameOutputCommand {
     func run() throws {
         let cameraName = MQTTOptions.cameraName(
             given: mqtt.name, device: devicePath, source: source.map { VideoInput(FilePath(argument: $0)) })
-        if mqtt.mqttDiscovery == .remove { return try removeDiscovery(cameraName: cameraName) }
-        let stop = StopRequest()
         // The one clock of the run: the source's pacing and stamps, the detector's latency, the hooks' and the server's
         // timeouts, MQTT's backoff and the --duration all read it.
         let clock: any MonotonicClock = SystemClock()
+        if mqtt.mqttDiscovery == .remove { return try removeDiscovery(cameraName: cameraName, clock: clock) }
+        let stop = StopRequest()
         try RunOutputs.refuseOverwriting(
             source.map { [FilePath(argument: $0)] } ?? [], by: output,
             gallery: RecognitionPlan.guarded(faces.recognition.galleryOptions, when: faces.recognition.recognize))
@@ -299,7 +299,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
 
     /// --mqtt-discovery remove: clears the configs and the retained state, then ends; status 1 when the
     /// broker did not acknowledge it all within --timeout.
-    private func removeDiscovery(cameraName: String) throws {
+    private func removeDiscovery(cameraName: String, clock: any MonotonicClock) throws {
         guard let settings = try MQTTConnectionPlan.settings(mqtt, cameraName: cameraName) else {
             preconditionFailure("validate() refuses --mqtt-discovery without a valid --mqtt URL")
         }
@@ -307,7 +307,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
         let people = try RecognitionPlan.recognition(faces.recognition)?.people ?? []
         let publishing = mqtt.publishing(cameraName: cameraName, zones: zones.settings?.zones.map(\.name) ?? [], people: people)
         do {
-            guard try MQTTPublisher.removeDiscovery(connection: settings, publishing: publishing, timeout: stream.timeout, report: { report($0) }) else {
+            guard try MQTTPublisher.removeDiscovery(connection: settings, publishing: publishing, timeout: stream.timeout, clock: clock, report: { report($0) }) else {
                 report("MQTT broker \(settings.endpoint): not all of \(publishing.topicPrefix)'s configs and state were removed "
                     + "within --timeout \(stream.timeout) s; run it again once the broker is reachable")
                 throw Status.failure

@@ -199,7 +199,12 @@ public final class MQTTConnection: Sendable {
                 report(line)
             case .subscribe:
                 if let client { for topic in settings.subscriptions { _ = cmqtt_subscribe(client.pointer, topic, 1) } }
+                let next = step(.subscribed)
+                work += next.actions
+                client = next.client
             case .publish(let batch):
+                // A batch is taken only while a session is on, and a session only while its client is: without one, the
+                // session is ending, and what was taken goes on the next.
                 let (outcomes, refusals) = client.map { hand(batch, to: $0) } ?? (batch.handovers.map { _ in .notTaken }, [])
                 let next = step(.handedOver(batch, outcomes))
                 work += refusals.map(MQTTConnectionMachine.Action.report) + next.actions

@@ -13,6 +13,8 @@ struct MQTTConnectionMachine {
         case retain([UInt8], topic: String)
         /// The broker accepted a session.
         case connected(at: Double)
+        /// The new session was subscribed to the command topics: messages may go.
+        case subscribed
         /// The broker answered an attempt with a refusal (libmosquitto's words for its code).
         case refused(String)
         /// The client reported the connection lost; the session's messages stay in flight until it ends.
@@ -32,7 +34,7 @@ struct MQTTConnectionMachine {
     enum Action: Equatable {
         /// A line for the user.
         case report(String)
-        /// Subscribe the new session to the command topics.
+        /// Subscribe the new session to the command topics, then tell the machine (`subscribed`).
         case subscribe
         /// Hand the batch to the client, outside the connection's lock, then tell what it did (`handedOver`).
         case publish(MQTTOutbox.Batch)
@@ -64,9 +66,10 @@ struct MQTTConnectionMachine {
             outbox.retain(payload, on: topic)
             return due()
         case .connected(let now):
-            let line = link.connected(at: now)
+            return (link.connected(at: now).map { [.report($0)] } ?? []) + [.subscribe]
+        case .subscribed:
             outbox.sessionBegan()
-            return (line.map { [.report($0)] } ?? []) + [.subscribe] + due()
+            return due()
         case .refused(let reason):
             link.refused(reason)
             return []
@@ -89,6 +92,8 @@ struct MQTTConnectionMachine {
             // The connection is going: what was not handed over goes on the next session.
             return outcomes.contains(.notTaken) ? [] : due()
         case .stop(let now, let grace, let farewell):
+            // A stop asked again keeps the first one's grace and goodbye.
+            guard stop == nil else { return [] }
             outbox.farewell(farewell)
             stop = MQTTStop(at: now, grace: grace)
             return due()

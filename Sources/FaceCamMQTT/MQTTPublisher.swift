@@ -238,10 +238,10 @@ public final class MQTTPublisher: LiveObserver, Sendable {
     /// `--mqtt-discovery remove`: clears the configs and the retained state at the broker. False
     /// when the broker did not acknowledge them all within `timeout` seconds.
     public static func removeDiscovery(
-        connection settings: MQTTConnection.Settings, publishing: Settings, timeout: Double,
+        connection settings: MQTTConnection.Settings, publishing: Settings, timeout: Double, clock: any MonotonicClock,
         report: @escaping @Sendable (String) -> Void
     ) throws(MQTTError) -> Bool {
-        let connection = try MQTTConnection(settings: settings, report: report)
+        let connection = try MQTTConnection(settings: settings, clock: clock, report: report)
         var everything = publishing
         everything.snapshots = true
         let topics = HomeAssistantDiscovery(settings: everything).configs.map(\.topic) + publishing.stateTopics

@@ -26,8 +26,8 @@ struct MQTTConnectionMachineTests {
         }
     }
 
-    /// Feeds `event`, then tells the machine the client took every message it was told to publish, as ids from `firstID`;
-    /// returns every action, those of the hand-overs included.
+    /// Feeds `event`, then tells the machine the client subscribed when told to, and took every message it was told to
+    /// publish, as ids from `firstID`; returns every action, those of the subscription and the hand-overs included.
     private func play(_ event: MQTTConnectionMachine.Event, on machine: inout MQTTConnectionMachine, firstID: Int32 = 1) -> [Action] {
         var actions: [Action] = []
         var work = machine.handle(event)
@@ -35,6 +35,7 @@ struct MQTTConnectionMachineTests {
         while !work.isEmpty {
             let action = work.removeFirst()
             actions.append(action)
+            if case .subscribe = action { work += machine.handle(.subscribed) }
             if case .publish(let batch) = action {
                 work += machine.handle(.handedOver(batch, batch.handovers.indices.map { .taken(id: id + Int32($0)) }))
                 id += Int32(batch.handovers.count)
@@ -104,7 +105,8 @@ struct MQTTConnectionMachineTests {
         ])
     }
 
-    /// A message the client did not take because the connection is going is not offered again on this session.
+    /// A message the client did not take because the connection is going is not offered again on this session, and goes
+    /// first on the next.
     @Test func aConnectionGoingTakesNoMore() throws {
         var machine = machine()
         _ = play(.connected(at: 0), on: &machine)
@@ -112,6 +114,19 @@ struct MQTTConnectionMachineTests {
         guard case .publish(let batch) = try #require(first.first) else { Issue.record("\(first)"); return }
         _ = machine.handle(.send(bytes("two"), topic: "events"))
         #expect(machine.handle(.handedOver(batch, [.notTaken])).isEmpty)
+        #expect(machine.handle(.ended(reason: "Broken pipe", at: 1)).last == .reconnect(after: 0.5))
+        #expect(described(play(.connected(at: 2), on: &machine)) == [
+            "report: MQTT: connected to mqtt://broker.lan:1883", "subscribe", "events=one", "events=two",
+        ])
+    }
+
+    /// Nothing goes before the session is subscribed to the command topics.
+    @Test func messagesWaitForTheSubscription() {
+        var machine = machine()
+        _ = machine.handle(.send(bytes("entered"), topic: "events"))
+        #expect(machine.handle(.connected(at: 0)) == [.subscribe])
+        #expect(machine.handle(.send(bytes("left"), topic: "events")).isEmpty)
+        #expect(described(machine.handle(.subscribed)) == ["events=entered", "events=left"])
     }
 
     /// A stop: the farewell goes last, the network runs until the broker acknowledged it, then a goodbye, given half a
@@ -146,7 +161,7 @@ struct MQTTConnectionMachineTests {
         #expect(machine.outbox.counts.dropped == 1 && machine.outbox.counts.acknowledged == 0)
     }
 
-    /// A stop while the broker is away, or during the wait before the next attempt, leaves at once.
+    /// A stop during the wait before the next attempt leaves at once, counting what never went.
     @Test func aStopWithoutASessionLeavesAtOnce() {
         var machine = machine()
         _ = machine.handle(.send(bytes("left"), topic: "events"))
@@ -154,5 +169,34 @@ struct MQTTConnectionMachineTests {
         #expect(machine.handle(.stop(at: 0.2, grace: 2, farewell: (bytes("offline"), "availability"))).isEmpty)
         #expect(machine.handle(.tick(at: 0.2)) == [.leave])
         #expect(machine.outbox.counts.dropped == 1)
+    }
+
+    /// A stop before the first attempt: the network is left unused (the attempt ends with no reason), and the run leaves.
+    @Test func aStopBeforeTheFirstAttemptLeaves() {
+        var machine = machine()
+        _ = machine.handle(.send(bytes("left"), topic: "events"))
+        #expect(machine.handle(.stop(at: 0, grace: 2, farewell: nil)).isEmpty)
+        #expect(machine.handle(.ended(reason: nil, at: 0)) == [.leave])
+        #expect(machine.outbox.counts.dropped == 1)
+    }
+
+    /// The network fails while a stop waits for acknowledgements: no goodbye, the unacknowledged event counted dropped.
+    @Test func aNetworkThatFailsDuringAStopLeaves() {
+        var machine = machine()
+        _ = play(.connected(at: 0), on: &machine)
+        _ = play(.send(bytes("left"), topic: "events"), on: &machine)
+        _ = machine.handle(.stop(at: 10, grace: 2, farewell: nil))
+        #expect(machine.handle(.ended(reason: "Connection reset by peer", at: 10.1)) == [.leave])
+        #expect(machine.outbox.counts.dropped == 1 && machine.outbox.counts.acknowledged == 0)
+    }
+
+    /// A stop asked again keeps the first one's grace.
+    @Test func aSecondStopKeepsTheFirstsGrace() {
+        var machine = machine()
+        _ = play(.connected(at: 0), on: &machine)
+        _ = play(.send(bytes("left"), topic: "events"), on: &machine)
+        _ = machine.handle(.stop(at: 10, grace: 2, farewell: nil))
+        #expect(machine.handle(.stop(at: 11, grace: 5, farewell: (bytes("offline"), "availability"))).isEmpty)
+        #expect(machine.handle(.tick(at: 12)) == [.leave])
     }
 }
