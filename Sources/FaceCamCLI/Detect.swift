@@ -17,6 +17,7 @@ struct Detect: ParsableCommand {
 
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Detector") var focus: FocusOptions
     @OptionGroup(title: "Detector") var parallelism: JobsOptions
     @OptionGroup(title: "Faces reported") var faces: FaceReportOptions
     @OptionGroup(title: "Faces reported") var clustering: ClusterOptions
@@ -32,6 +33,7 @@ struct Detect: ParsableCommand {
 
     func validate() throws {
         try detector.refuseForeignOptions()
+        try focus.validate(with: detector)
         try faces.validate(with: detector, hiding: nil, minimumFaces: output.minFaces)
         try faces.recognition.validateDescriptors(clustering: clustering)
         try output.validateFaceOutputs(with: detector, faces: faces)
@@ -42,18 +44,14 @@ struct Detect: ParsableCommand {
             throw ValidationError("--format \(output.format.rawValue) is for videos (video, live): its lines number frames and follow ids")
         }
         try output.validateFolder(outputDir)
-        if outputDir != nil, output.output != nil {
-            throw ValidationError("--output-dir and --output both say where results go: choose one")
-        }
         if outputDir != nil, !output.format.canWriteFolder {
             throw ValidationError("--output-dir is for the folder formats (\(ResultFormat.names { $0.canWriteFolder })): give --output FILE for \(output.format.rawValue)")
         }
     }
 
-    /// --jobs as given, else one for one input that is not a folder (a photograph: one frame), where a second job would
-    /// only compile its networks again, on the core the first needs; nil leaves it to `DetectorPlan`.
+    /// --jobs as given, else `JobsOptions.photographJobs` for one input that is not a folder; nil leaves it to `DetectorPlan`.
     static func jobs(given: Int?, inputs: [FilePath]) -> Int? {
-        given ?? (inputs.count == 1 && (try? fileStatus(inputs[0]).kind) != .directory ? 1 : nil)
+        given ?? (inputs.count == 1 && (try? fileStatus(inputs[0]).kind) != .directory ? JobsOptions.photographJobs : nil)
     }
 
     func run() throws {
@@ -68,7 +66,7 @@ struct Detect: ParsableCommand {
         let context = RunOutputs.context(
             detector: detector, faces: faces.report, video: false, dataset: dataset, recognition: faces.recognition, clustering: clustering)
         let session = try Session(
-            detectors: DetectorPlan(detector, jobs: Self.jobs(given: parallelism.jobs, inputs: inputs)), faces: faces.report, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
+            detectors: DetectorPlan(detector, focused: focus.focused(detector, redacting: false), jobs: Self.jobs(given: parallelism.jobs, inputs: inputs)), faces: faces.report, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
             output: (output, context), folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
         session.countReported(missing: missing)
         let inputLoop = geometry.inputLoop(zones: zoneSettings, masks: masks)

@@ -48,15 +48,10 @@ struct Eval: ParsableCommand {
 
     func validate() throws {
         try detector.refuseForeignOptions()
-        // Eval searches down to a score of 0.3 and scores every face: focus would search other tiles
-        // than at the operating threshold.
-        if detector.focus == true {
-            throw ValidationError("eval scores every face a detector finds: leave --focus out, or score the files detect writes with it")
-        }
         if !detections.isEmpty {
             let given = [
                 ("--detector", detector.choice != nil), ("--model", detector.model != nil), ("--scales", detector.scales != nil),
-                ("--no-focus", detector.focus == false), ("--cascade", detector.cascade != nil), ("--min-size", detector.minSize != nil), ("--image-root", imageRoot != nil),
+                ("--cascade", detector.cascade != nil), ("--min-size", detector.minSize != nil), ("--image-root", imageRoot != nil),
                 ("--plus-yunet", detector.plusYuNet == true), ("--size-check", detector.sizeCheck == true),
             ]
             if let option = given.first(where: \.1)?.0 {

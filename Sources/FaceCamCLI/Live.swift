@@ -61,8 +61,10 @@ struct Live: ParsableCommand, FrameOutputCommand {
     @Option(help: ArgumentHelp("Cameras only: the frame rate to ask for.", valueName: "N"))
     var fps: Int?
 
-    @Option(help: "Cameras only: the pixel format: auto (libv4l2 converts whatever it offers), mjpeg, yuyv, uyvy.")
-    var pixelFormat: CapturePixelFormat = .auto
+    @Option(help: ArgumentHelp(
+        "Cameras only: the pixel format: auto (libv4l2 converts whatever it offers), mjpeg, yuyv, uyvy (default: "
+            + "\(CapturePixelFormat.auto.rawValue)).", valueName: "format"))
+    var pixelFormat: CapturePixelFormat?
 
     // Unconditional, so that "--frames -1" reaches validate() instead of reading as an option.
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many frames captured.", valueName: "N"))
@@ -95,6 +97,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
 
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Detector") var focus: FocusOptions
     @OptionGroup(title: "Faces reported") var faces: FaceReportOptions
     @OptionGroup(title: "Fast mode") var fastMode: FastModeOptions
     @OptionGroup(title: "Tracking") var tracking: TrackingOptions
@@ -113,7 +116,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
             throw ValidationError("--format \(output.format.rawValue) is a dataset written whole when a run ends, which live does not: "
                 + "use \(ResultFormat.names { !$0.isWholeAtRunEnd })")
         }
-        if source != nil, size != nil || fps != nil || pixelFormat != .auto {
+        if source != nil, size != nil || fps != nil || pixelFormat != nil {
             throw ValidationError("--size, --fps and --pixel-format are for cameras, not --source")
         }
         if realtime, source == nil { throw ValidationError("--realtime goes with --source") }
@@ -172,7 +175,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
         let reported = bestShot.implyingQuality(faces.report)
         let recognition = try RecognitionPlan.recognition(faces.recognition)
         let context = RunOutputs.context(detector: detector, faces: reported, video: true, recognition: faces.recognition)
-        let detector = try DetectorPlan(detector, jobs: 1, fast: fastMode.settings, live: true).build(zones: zones.settings, faces: reported)[0]
+        let detector = try DetectorPlan(detector, focused: focus.focused(detector, redacting: false), jobs: 1, fast: fastMode.settings, live: true).build(zones: zones.settings, faces: reported)[0]
         let outputs = try RunOutputs(output, context: context)
         let detection = DetectionSwitch()
         let publisher = try startPublisher(
@@ -424,7 +427,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
         let path = devicePath
         do {
             let capture = try V4L2Capture(
-                path: path, request: CaptureRequest(size: size, framesPerSecond: fps, pixelFormat: pixelFormat))
+                path: path, request: CaptureRequest(size: size, framesPerSecond: fps, pixelFormat: pixelFormat ?? .auto))
             for adjustment in capture.adjustments { report("warning: \(adjustment)") }
             return CameraSource(capture: capture, name: path, timeout: stream.timeout, clock: clock)
         } catch {

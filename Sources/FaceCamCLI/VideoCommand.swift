@@ -26,7 +26,7 @@ struct Video: ParsableCommand, FrameOutputCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Detect on every Nth frame only; the others are skipped and not reported.", valueName: "N"))
     var every = Self.defaultEvery
 
-    /// Every frame is searched unless --every says otherwise (redact's streams too).
+    /// Every frame is searched unless --every says otherwise.
     static let defaultEvery = 1
 
     @OptionGroup var annotateEvery: AnnotateEveryOptions
@@ -39,6 +39,7 @@ struct Video: ParsableCommand, FrameOutputCommand {
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Streams") var stream: StreamOptions
     @OptionGroup(title: "Detector") var detector: DetectorOptions
+    @OptionGroup(title: "Detector") var focus: FocusOptions
     @OptionGroup(title: "Detector") var parallelism: JobsOptions
     @OptionGroup(title: "Faces reported") var faces: FaceReportOptions
     @OptionGroup(title: "Faces reported") var clustering: ClusterOptions
@@ -55,7 +56,7 @@ struct Video: ParsableCommand, FrameOutputCommand {
     @OptionGroup(title: "Batches") var batch: BatchOptions
 
     func validate() throws {
-        try Self.validate(every: every)
+        guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
         try validateFrameOutputs(clustering: clustering)
         try clustering.validate(format: output.format)
         try dataset.validate(with: output)
@@ -125,7 +126,7 @@ struct Video: ParsableCommand, FrameOutputCommand {
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detectors: DetectorPlan(detector, jobs: parallelism.jobs, fast: fastMode.settings), faces: reported, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
+            detectors: DetectorPlan(detector, focused: focus.focused(detector, redacting: false), jobs: parallelism.jobs, fast: fastMode.settings), faces: reported, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
             output: (output, context), bestShotsOnly: bestShot.bestShot, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, zones: zones.settings, masks: maskZones.masks,
             tracker: tracking.makeTracker(every: every),
@@ -199,12 +200,5 @@ struct Video: ParsableCommand, FrameOutputCommand {
         })
         if let failure { session.pipeline.submit(failure: failure) }
         return true
-    }
-}
-
-extension Video {
-    /// --every as given here and to redact, which declares its own with its own default and help.
-    static func validate(every: Int) throws {
-        guard every >= 1 else { throw ValidationError("--every must be 1 or more") }
     }
 }

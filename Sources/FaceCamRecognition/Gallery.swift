@@ -85,8 +85,12 @@ public final class Gallery {
     public static let busyTimeout: Int32 = 10_000
     /// Where the gallery is unless --gallery says: $XDG_DATA_HOME/facecam, else ~/.local/share/facecam.
     public static func defaultPath(environment: [String: String]) -> String? {
-        userFolder("XDG_DATA_HOME", else: ".local/share", environment: environment).map { $0 + "/gallery.sqlite" }
+        userFolder(folderVariable, else: folderFallback, environment: environment).map { $0 + "/" + fileName }
     }
+
+    /// `defaultPath`, as help says it.
+    public static let defaultPathDescription = userFolderDescription(folderVariable, else: folderFallback, file: fileName)
+    private static let (folderVariable, folderFallback, fileName) = ("XDG_DATA_HOME", ".local/share", "gallery.sqlite")
 
     static let schemaVersion: Int32 = 1
     private static let applicationID: Int32 = 0x6663_6731 // "fcg1"

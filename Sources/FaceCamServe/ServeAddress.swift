@@ -5,14 +5,17 @@ public struct ServeAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
 
-    public init(host: String = "127.0.0.1", port: Int) {
+    /// The host served unless one is named: this machine alone.
+    public static let defaultHost = "127.0.0.1"
+
+    public init(host: String = Self.defaultHost, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// Parses `[HOST:]PORT`; nil for anything else.
     public init?(argument: String) {
-        var host = "127.0.0.1"
+        var host = Self.defaultHost
         var portText = Substring(argument)
         if argument.hasPrefix("[") {
             guard let close = argument.firstIndex(of: "]"), argument[argument.index(after: close)...].hasPrefix(":") else {

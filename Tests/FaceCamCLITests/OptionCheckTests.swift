@@ -69,6 +69,10 @@ struct OptionCheckTests {
         (["video", "--redact", "blur", "--by", "score"], "--redact hides every face found"),
         (["detect", "--max-faces", "1", "--min-faces", "2"], "--min-faces 2 cannot be met with --max-faces 1"),
         (["eval", "--ground-truth", fixture("evaluation/truth.json"), "--max-faces", "1"], "Unknown option '--max-faces'"),
+        // eval scores every face down to its curve's lowest score, where focus would search other tiles: not its option.
+        (["eval", "--ground-truth", fixture("evaluation/truth.json"), "--focus"], "Unknown option '--focus'"),
+        // redact searches every Nth frame with --search-every; --every (video's) skips frames, which redact never does.
+        (["redact", "--every", "3", "-o", "/tmp/facecam-never-written.mkv"], "Unknown option '--every'"),
     ])
     func limitsThatCannotHoldAreUsageErrors(arguments: [String], message: String) throws {
         let line = usageError(arguments + (arguments[0] == "live" ? [] : [fixture("images/astronaut.png")]))
@@ -99,6 +103,9 @@ struct OptionCheckTests {
     @Test(arguments: [
         ["--device", "/dev/video0", "--source", "x.avi"], ["--realtime"], ["--source", "x.avi", "--fps", "30"],
         ["--frames", "0"], ["--timeout", "0"], ["--pixel-format", "h264"],
+        // Given as their defaults, they are still given: refused where they have no use.
+        ["--source", "x.avi", "--pixel-format", "auto"], ["--mqtt-discovery", "on"], ["--mqtt-discovery-prefix", "homeassistant"],
+        ["--serve-people"],
     ])
     func contradictoryOptionsAreUsageErrors(arguments: [String]) throws {
         #expect(usageError(["live"] + arguments) != nil)

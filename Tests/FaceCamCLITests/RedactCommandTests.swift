@@ -267,13 +267,13 @@ func probe(_ path: String) throws -> [[String: Any]] {
         }
     }
 
-    /// --every 3 detects a frame in three: the masks follow the tracks over the frames between, and
+    /// --search-every 3 detects a frame in three: the masks follow the tracks over the frames between, and
     /// every frame is written.
     @Test func masksAreCarriedBetweenDetections() throws {
         let out = try temporaryDirectory("redact-every")
         defer { try? FileManager.default.removeItem(at: out) }
         let redacted = out.appendingPathComponent("every.mkv").path
-        let result = try facecam("redact", "--quiet", "--every", "3", "-o", redacted, "Fixtures/video/crossing.avi")
+        let result = try facecam("redact", "--quiet", "--search-every", "3", "-o", redacted, "Fixtures/video/crossing.avi")
         #expect(result.status == 0, "\(result.stderr)")
         let check = try RedactionCheck.run(original: fixture("video/crossing.avi"), redacted: redacted)
         #expect(check.framesAfter == 40)
@@ -588,29 +588,29 @@ struct RedactLookaheadTests {
     /// A file, every frame searched: found at frame 0 alone, hidden there only; --no-lookahead hides it over the 5
     /// frames of --track-grace after.
     @Test func aFaceFoundOnceIsHiddenWhereItWasFound() throws {
-        #expect(try Self.hidden(faceAt: [0], ["--every", "1"]) == [0])
-        #expect(try Self.hidden(faceAt: [0], ["--every", "1", "--no-lookahead"]) == [0, 1, 2, 3, 4, 5])
+        #expect(try Self.hidden(faceAt: [0], ["--search-every", "1"]) == [0])
+        #expect(try Self.hidden(faceAt: [0], ["--search-every", "1", "--no-lookahead"]) == [0, 1, 2, 3, 4, 5])
     }
 
     /// A file searched every 4th frame (0, 4, and 7, the last): a face found at 0 alone is hidden over 1 to 3, which
     /// nobody looked at, and not at 4, where it was looked for. By default a third of a second's frames: 3 at 10 frames/s.
     @Test func aFaceFoundOnceIsHiddenOverTheFramesNotSearchedAfterIt() throws {
-        #expect(try Self.hidden(faceAt: [0], ["--every", "4"]) == [0, 1, 2, 3])
+        #expect(try Self.hidden(faceAt: [0], ["--search-every", "4"]) == [0, 1, 2, 3])
         #expect(try Self.hidden(faceAt: [0], []) == [0, 1, 2])
     }
 
     /// Found at frames 0 and 2 of a file searched at every frame: hidden at 1 between them, then over the grace after 2.
     @Test func aFaceFoundAgainIsHiddenBetweenAndAfter() throws {
-        #expect(try Self.hidden(faceAt: [0, 2], ["--every", "1"]) == [0, 1, 2, 3, 4, 5, 6, 7])
+        #expect(try Self.hidden(faceAt: [0, 2], ["--search-every", "1"]) == [0, 1, 2, 3, 4, 5, 6, 7])
     }
 
     /// Standard input is read once, each frame written as it comes: found at frame 0 alone, hidden there only, the
-    /// lookahead holding the frames back to see; with --every 4 a face is found once whenever it is in view for under 8
+    /// lookahead holding the frames back to see; with --search-every 4 a face is found once whenever it is in view for under 8
     /// frames: no lookahead, and the masks follow its track over the grace (5).
     @Test func aStreamLooksAheadAsItIsWritten() throws {
         #expect(try Self.hidden(faceAt: [0], [], standardInput: true) == [0])
         #expect(try Self.hidden(faceAt: [0], ["--no-lookahead"], standardInput: true) == [0, 1, 2, 3, 4, 5])
-        #expect(try Self.hidden(faceAt: [0], ["--every", "4"], standardInput: true) == [0, 1, 2, 3, 4, 5])
+        #expect(try Self.hidden(faceAt: [0], ["--search-every", "4"], standardInput: true) == [0, 1, 2, 3, 4, 5])
     }
 }
 

@@ -20,7 +20,7 @@ struct RedactOptionsTests {
         #expect(try Self.parsed().lookaheadFrames(grace: 5, sparing: false) == 5)
         #expect(try Self.parsed().lookaheadFrames(grace: 30, sparing: false) == 10)
         #expect(try Self.parsed().lookaheadFrames(grace: 5, sparing: true) == 0)
-        #expect(try Self.parsed("--every", "2").lookaheadFrames(grace: 5, sparing: false) == 0)
+        #expect(try Self.parsed("--search-every", "2").lookaheadFrames(grace: 5, sparing: false) == 0)
         #expect(try Self.parsed("--no-lookahead").lookaheadFrames(grace: 5, sparing: false) == 0)
     }
 }

@@ -14,6 +14,8 @@ struct DetectorPlan {
     static let mostJobs = 2 * cores
 
     let options: DetectorOptions
+    /// --focus: the networks' larger scales searched in tiles only.
+    let focused: Bool
     /// Fast mode's settings; live Haar fast mode searches in full in the background (`FastSettings.searchInBackground`).
     let fast: FastSettings?
     /// Detectors made, one per frame detected at once.
@@ -24,8 +26,9 @@ struct DetectorPlan {
     let warnings: [String]
 
     /// `given` is --jobs as given; `live` runs one job, its frames in order.
-    init(_ options: DetectorOptions, jobs given: Int?, fast: FastSettings? = nil, live: Bool = false) {
+    init(_ options: DetectorOptions, focused: Bool = false, jobs given: Int?, fast: FastSettings? = nil, live: Bool = false) {
         self.options = options
+        self.focused = focused
         var fast = fast
         let background = live && fast != nil && options.kind.fastModeFollowsFaces
         fast?.searchInBackground = background
@@ -74,7 +77,7 @@ struct DetectorPlan {
     /// The detectors, one per job, and the engine their networks run on (Haar runs none: pose and quality, which need
     /// one, are refused with it).
     private func detectors() throws(FaceCamError) -> ([any FrameFaceDetector], EngineSettings) {
-        let (jobs, fast, options) = (jobs, fast, options)
+        let (jobs, fast, options, focused) = (jobs, fast, options, focused)
         switch options.kind {
         case .haar:
             let cascade = try Cascade(resolving: options.cascade ?? Cascade.defaultName)
@@ -89,12 +92,12 @@ struct DetectorPlan {
             let engine = try engineSettings()
             let yunet = options.plusYuNet == true ? try FaceModelFile(shipped: .yunet) : nil
             let searchWidth = fast?.detectWidth
-            let (parameters, scales, focus, sizeCheck) = (options.modelParameters, options.scales, options.focus, options.sizeCheck)
+            let (parameters, scales, sizeCheck) = (options.modelParameters, options.scales, options.sizeCheck)
             func networks(on engine: EngineSettings) throws(FaceCamError) -> [any FrameFaceDetector] {
                 try madeSideBySide(jobs) { () throws(FaceCamError) -> any FrameFaceDetector in
                     let detector = try ModelFaceDetector(
                         model: model, parameters: parameters, scales: scales?.values ?? Scales.defaultValues, searchWidth: searchWidth,
-                        focused: focus ?? false, engine: engine)
+                        focused: focused, engine: engine)
                     // Checked before YuNet's faces are added, so that a close-up YuNet found is not left out for
                     // overlapping a faint face the check then drops.
                     let checked: any FrameFaceDetector = sizeCheck == true ? FilteredDetector(detector, SizeCheck.redaction) : detector

@@ -33,9 +33,6 @@ struct BatchOptions: ParsableArguments {
     }
 
     func validate(with output: OutputOptions) throws {
-        if outputDir != nil, output.output != nil {
-            throw ValidationError("--output-dir and --output both say where results go: choose one")
-        }
         if resume, outputDir == nil {
             throw ValidationError("--resume needs --output-dir, where finished results are found")
         }

@@ -158,13 +158,6 @@ struct DetectorOptions: ParsableArguments {
         valueName: "S,S..."), transform: Scales.parsed)
     var scales: Scales?
 
-    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
-        "\(DetectorKind.networkNames) with several --scales: search the larger scales only in small tiles around the faint or "
-            + "too small faces the smallest scale found, and everywhere when those tiles would cover a tenth of it: "
-            + "a frame with a few faces costs little more than the smallest scale alone, but a face the smallest scale saw nothing of "
-            + "is missed (default: off; redact: \(onOff(RedactionDefaults.focus)), unless --detector is given)."))
-    var focus: Bool?
-
     @Flag(name: .customLong("plus-yunet"), inversion: .prefixedNo, help: ArgumentHelp(
         "CenterFace: also search each frame with YuNet, shrunk to \(RedactionDefaults.plusYuNetWidth) pixels wide (at its default "
             + "threshold \(decimal(FaceModelKind.yunet.defaultScoreThreshold)), on the same --engine), and add the faces it finds that overlap none of CenterFace's by more than "
@@ -221,7 +214,6 @@ struct DetectorOptions: ParsableArguments {
             options.choice = RedactionDefaults.detector
             options.scoreThreshold = options.scoreThreshold ?? RedactionDefaults.scoreThreshold
             options.scales = options.scales ?? Scales(values: RedactionDefaults.scales)
-            options.focus = options.focus ?? (RedactionDefaults.focus && options.scales!.values.count > 1)
             options.plusYuNet = options.plusYuNet ?? RedactionDefaults.plusYuNet
             options.sizeCheck = options.sizeCheck ?? RedactionDefaults.sizeCheck
         }
@@ -229,7 +221,7 @@ struct DetectorOptions: ParsableArguments {
     }
 
     func validate() throws {
-        // The command's default detector is not known here: redact's is YuNet. Commands call `refuseForeignOptions`.
+        // The command's default detector is not known here (redact's is CenterFace): commands call `refuseForeignOptions`.
         if choice != nil { try refuseForeignOptions() }
         try validateValues()
     }
@@ -243,14 +235,9 @@ struct DetectorOptions: ParsableArguments {
             ("--model", model != nil), ("--score-threshold", scoreThreshold != nil),
             ("--nms-threshold", nmsThreshold != nil), ("--top-k", topK != nil), ("--scales", scales != nil),
             ("--engine", engine != nil), ("--precision", precision != nil),
-            ("--focus", focus == true), ("--no-focus", focus == false),
             ("--size-check", sizeCheck == true), ("--no-size-check", sizeCheck == false),
         ]
-        let (foreign, owner) = kind.runsNetwork ? (haarOnly, "haar detector") : (modelOnly, "\(DetectorKind.networkIDs) detectors")
-        if let (option, _) = foreign.first(where: \.1) {
-            let add = "--detector " + (kind.runsNetwork ? DetectorKind.haar : DetectorKind.yunet).id
-            throw ValidationError("\(option) is an option of the \(owner): add \(add), or leave \(option) out")
-        }
+        if let (option, _) = (kind.runsNetwork ? haarOnly : modelOnly).first(where: \.1) { throw foreign(option) }
         if let plusYuNet, !kind.takesYuNetsFaces {
             let option = plusYuNet ? "--plus-yunet" : "--no-plus-yunet"
             let takers = DetectorKind.all.filter(\.takesYuNetsFaces)
@@ -258,9 +245,13 @@ struct DetectorOptions: ParsableArguments {
                 "\(option) says whether YuNet's faces are added to \(listed(takers.compactMap(\.model?.name), "or"))'s: "
                     + "add --detector \(takers[0].id), or leave \(option) out")
         }
-        if focus == true, (scales?.values.count ?? 1) < 2 {
-            throw ValidationError("--focus narrows the larger of several scales: add --scales 1,2, or leave --focus out")
-        }
+    }
+
+    /// `option` belongs to the other kind of detector than the one chosen.
+    func foreign(_ option: String) -> ValidationError {
+        let owner = kind.runsNetwork ? "haar detector" : "\(DetectorKind.networkIDs) detectors"
+        let add = "--detector " + (kind.runsNetwork ? DetectorKind.haar : DetectorKind.yunet).id
+        return ValidationError("\(option) is an option of the \(owner): add \(add), or leave \(option) out")
     }
 
     private func validateValues() throws {
@@ -304,5 +295,31 @@ struct DetectorOptions: ParsableArguments {
         if let topK { parameters.topK = topK }
         if let minSize { parameters.minSize = minSize }
         return parameters
+    }
+}
+
+/// --focus (detect, video, live, redact). Not eval's, which searches down to its curve's lowest score: the tiles focus
+/// searches around the faint faces would be others than at the operating threshold.
+struct FocusOptions: ParsableArguments {
+    @Flag(name: .customLong("focus"), inversion: .prefixedNo, help: ArgumentHelp(
+        "\(DetectorKind.networkNames) with several --scales: search the larger scales only in small tiles around the faint or "
+            + "too small faces the smallest scale found, and everywhere when those tiles would cover a tenth of it: "
+            + "a frame with a few faces costs little more than the smallest scale alone, but a face the smallest scale saw nothing of "
+            + "is missed (default: off; redact: \(onOff(RedactionDefaults.focus)), unless --detector is given)."))
+    var given: Bool?
+
+    /// Whether the larger scales are searched in tiles only: as given, else redact's default when it chose the detector.
+    func focused(_ detector: DetectorOptions, redacting: Bool) -> Bool {
+        given ?? (redacting && detector.choice == nil && RedactionDefaults.focus
+            && (detector.scales?.values ?? RedactionDefaults.scales).count > 1)
+    }
+
+    /// `detector`: the options as the command runs them (redact's defaults applied).
+    func validate(with detector: DetectorOptions) throws {
+        guard let given else { return }
+        if !detector.kind.runsNetwork { throw detector.foreign(given ? "--focus" : "--no-focus") }
+        if given, (detector.scales?.values.count ?? 1) < 2 {
+            throw ValidationError("--focus narrows the larger of several scales: add --scales 1,2, or leave --focus out")
+        }
     }
 }

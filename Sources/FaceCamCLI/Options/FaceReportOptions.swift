@@ -66,8 +66,11 @@ struct FaceReportOptions: ParsableArguments {
 struct JobsOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Frames detected in parallel, at most twice the cores this process may "
             + "use (default: those cores, so taskset and a scheduler's CPU binding count; Haar's fast mode uses one; detect "
-            + "on one photograph and redact on photographs alone, one, on every core's threads).", valueName: "N"))
+            + "on one photograph and redact on photographs alone, \(Self.photographJobs), on every core's threads).", valueName: "N"))
     var jobs: Int?
+
+    /// A photograph is one frame: a second job would only compile its networks again, on the core the first needs.
+    static let photographJobs = 1
 
     func validate() throws {
         if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }

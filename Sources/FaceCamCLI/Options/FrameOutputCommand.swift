@@ -5,6 +5,7 @@ protocol FrameOutputCommand {
     var tracking: TrackingOptions { get }
     var fastMode: FastModeOptions { get }
     var detector: DetectorOptions { get }
+    var focus: FocusOptions { get }
     var faces: FaceReportOptions { get }
     var output: OutputOptions { get }
     var bestShot: BestShotOptions { get }
@@ -18,6 +19,7 @@ extension FrameOutputCommand {
         try tracking.validate(with: output)
         try fastMode.validate(with: detector)
         try detector.refuseForeignOptions()
+        try focus.validate(with: detector)
         try faces.validate(with: detector, hiding: redaction.redact != nil ? "--redact" : nil, minimumFaces: output.minFaces)
         try faces.recognition.validateDescriptors(clustering: clustering)
         try output.validateFaceOutputs(with: detector, faces: faces)

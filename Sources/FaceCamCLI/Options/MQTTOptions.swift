@@ -37,14 +37,22 @@ struct MQTTOptions: ParsableArguments {
     @Option(help: ArgumentHelp("With mqtts://, the CA certificates to trust (PEM; default: the system's).", valueName: "file"))
     var mqttCa: String?
 
-    @Option(help: ArgumentHelp(
+    @Option(name: .customLong("mqtt-discovery"), help: ArgumentHelp(
         "Home Assistant discovery: on (retained configs for a face-present sensor, a face count and a detection switch), "
-            + "off, or remove (clear the configs and the retained state, with --recognize the enrolled people's sensors too, then end).",
+            + "off, or remove (clear the configs and the retained state, with --recognize the enrolled people's sensors too, then end) "
+            + "(default: \(Self.defaultDiscovery.rawValue)).",
         valueName: "on|off|remove"))
-    var mqttDiscovery: Discovery = .on
+    var mqttDiscoveryGiven: Discovery?
 
-    @Option(help: ArgumentHelp("Where Home Assistant looks for discovery configs.", valueName: "prefix"))
-    var mqttDiscoveryPrefix = "homeassistant"
+    static let defaultDiscovery = Discovery.on
+    var mqttDiscovery: Discovery { mqttDiscoveryGiven ?? Self.defaultDiscovery }
+
+    @Option(name: .customLong("mqtt-discovery-prefix"), help: ArgumentHelp("Where Home Assistant looks for discovery configs (default: \(Self.defaultDiscoveryPrefix)).", valueName: "prefix"))
+    var mqttDiscoveryPrefixGiven: String?
+
+    /// Home Assistant's own default.
+    static let defaultDiscoveryPrefix = "homeassistant"
+    var mqttDiscoveryPrefix: String { mqttDiscoveryPrefixGiven ?? Self.defaultDiscoveryPrefix }
 
     @Flag(help: ArgumentHelp("Publish a JPEG of the preview (outlined, or hidden with --redact) to PREFIX/snapshot at each face "
         + "entering and on request (PREFIX/snapshot/set); with discovery, a camera and a button in Home Assistant."))
@@ -66,7 +74,8 @@ struct MQTTOptions: ParsableArguments {
         guard let mqtt else {
             let given: [(String, Bool)] = [
                 ("--mqtt-topic", mqttTopic != nil), ("--mqtt-password-file", mqttPasswordFile != nil), ("--mqtt-ca", mqttCa != nil),
-                ("--mqtt-discovery", mqttDiscovery != .on), ("--mqtt-snapshot", mqttSnapshot),
+                ("--mqtt-discovery", mqttDiscoveryGiven != nil),
+                ("--mqtt-discovery-prefix", mqttDiscoveryPrefixGiven != nil), ("--mqtt-snapshot", mqttSnapshot),
                 ("--mqtt-queue", mqttQueue != nil), ("--mqtt-person-hold", mqttPersonHold != nil),
             ]
             if let option = given.first(where: \.1)?.0 { throw ValidationError("\(option) goes with --mqtt URL") }

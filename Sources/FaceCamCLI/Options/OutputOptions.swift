@@ -105,13 +105,16 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
-    /// Refuses a folder format without `folder` (an --output-dir), and --output with one: usage errors.
+    /// Refuses a folder format without `folder` (an --output-dir), and --output beside a folder: usage errors.
     func validateFolder(_ folder: String?) throws {
         if format.isFolderOnly, folder == nil {
             throw ValidationError("--format \(format.rawValue) writes a folder of files: give --output-dir DIR")
         }
         if format.isFolderOnly, output != nil {
             throw ValidationError("--format \(format.rawValue) writes a folder: give --output-dir DIR instead of --output")
+        }
+        if folder != nil, output != nil {
+            throw ValidationError("--output-dir and --output both say where results go: choose one")
         }
     }
 }

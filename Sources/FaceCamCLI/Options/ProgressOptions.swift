@@ -1,10 +1,11 @@
 import ArgumentParser
+import FaceCam
 
 /// How a long run shows its progress on standard error.
 enum ProgressStyle: String, CaseIterable, ExpressibleByArgument {
     /// A bar redrawn on one line when standard error is a terminal; nothing otherwise.
     case auto
-    /// A plain line every 10 seconds and at each file's end, for logs and CI.
+    /// A plain line every `ProgressBar.lineInterval` seconds and at each file's end, for logs and CI.
     case lines
     case none
 }
@@ -12,8 +13,8 @@ enum ProgressStyle: String, CaseIterable, ExpressibleByArgument {
 /// `--progress` and its shorthand `--quiet`, for the commands that read videos.
 struct ProgressOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "auto: a bar on a terminal (frames, frames/s, time left), nothing otherwise; lines: a line every 10 s and at each "
-            + "file's end, for logs; none.",
+        "auto: a bar on a terminal (frames, frames/s, time left), nothing otherwise; lines: a line every "
+            + "\(decimal(ProgressBar.lineInterval)) s and at each file's end, for logs; none.",
         valueName: "auto|lines|none"))
     var progress: ProgressStyle = .auto
 

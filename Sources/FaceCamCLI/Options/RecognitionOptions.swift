@@ -7,7 +7,7 @@ import Foundation
 struct GalleryOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The gallery of enrolled people, a SQLite file readable by its owner only (default: "
-            + "$XDG_DATA_HOME/facecam/gallery.sqlite, else ~/.local/share/facecam/gallery.sqlite).",
+            + "\(Gallery.defaultPathDescription)).",
         valueName: "path"))
     var gallery: String?
 }

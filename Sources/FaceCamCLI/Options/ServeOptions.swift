@@ -6,15 +6,18 @@ import FaceCamServe
 struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Serve the preview over HTTP: a page at /, /stream.mjpg, /snapshot.jpg, /events (each frame's record) and "
-            + "/metrics (Prometheus); with --recognize, a people panel too (/people). HOST is 127.0.0.1 unless named "
+            + "/metrics (Prometheus); with --recognize, a people panel too (/people). HOST is \(ServeAddress.defaultHost) unless named "
             + "(0.0.0.0 for every interface); port 0 takes a free one. The address is printed on standard error.",
         valueName: "[HOST:]PORT"), transform: ServeAddress.parsed)
     var serve: ServeAddress?
 
-    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+    @Flag(name: .customLong("serve-people"), inversion: .prefixedNo, help: ArgumentHelp(
         "With --serve and --recognize: show the people panel, the unknown faces seen lately (a best shot of each, kept in "
-            + "memory only, the last \(PeopleBoard.capacity) tracks) and when each enrolled person was last seen."))
-    var servePeople = true
+            + "memory only, the last \(PeopleBoard.capacity) tracks) and when each enrolled person was last seen (default: on)."))
+    var servePeopleGiven: Bool?
+
+    /// --serve-people unless --no-serve-people: the panel is what --recognize adds to the page.
+    var servePeople: Bool { servePeopleGiven ?? true }
 
     @Flag(help: ArgumentHelp(
         "Let the people panel change the gallery: name the unknown (their descriptors enrolled), dismiss them, rename or "
@@ -28,7 +31,7 @@ struct ServeOptions: ParsableArguments {
     var serveTokenFile: String?
 
     func validate(recognizing: Bool) throws {
-        if serve == nil, let option = [("--no-serve-people", !servePeople), ("--serve-allow-changes", serveAllowChanges),
+        if serve == nil, let option = [("--serve-people", servePeopleGiven == true), ("--no-serve-people", servePeopleGiven == false), ("--serve-allow-changes", serveAllowChanges),
                                        ("--serve-token-file", serveTokenFile != nil)].first(where: \.1)?.0 {
             throw ValidationError("\(option) is about the page --serve serves: add --serve [HOST:]PORT")
         }

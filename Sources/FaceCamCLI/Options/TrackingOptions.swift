@@ -6,14 +6,13 @@ import Synchronization
 
 /// Face ids from frame to frame (video and live).
 struct TrackingOptions: ParsableArguments {
-    @Flag(help: "Smooth each face's box over time (an exponential moving average keeping half of the last box).")
+    @Flag(help: "Smooth each face's box over time (an exponential moving average, the last box weighing \(decimal(Self.smoothing))).")
     var smooth = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Source frames (not processed frames: frames skipped by --every or dropped count) a face may go undetected "
-            + "before its id ends (default: \(TrackerSettings().grace), and at least --every, so that one missed detection keeps the id).",
-        valueName: "N"))
-    var trackGrace: Int?
+    /// --smooth's weight of the newest box.
+    static let smoothing = 0.5
+
+    @OptionGroup var grace: TrackGraceOptions
 
     @Flag(help: ArgumentHelp(
         "Also write track events: a record when a face's id starts (enter) and ends (leave), and with --recognize when "
@@ -43,7 +42,6 @@ struct TrackingOptions: ParsableArguments {
     static let onEventTimeoutDefault = 10.0
 
     func validate() throws {
-        try Self.validate(grace: trackGrace)
         if onEvent == nil, let option = [("--on-event-jobs", onEventJobs != nil), ("--on-event-timeout", onEventTimeout != nil)]
             .first(where: \.1)?.0 {
             throw ValidationError("\(option) tunes --on-event: add --on-event COMMAND, or leave \(option) out")
@@ -64,16 +62,26 @@ struct TrackingOptions: ParsableArguments {
 
     /// The tracker for frames taken every `every` source frames (1: each frame the source gives, as live takes them).
     func makeTracker(every: Int) -> FaceTracker {
-        FaceTracker(settings: TrackerSettings(grace: Self.grace(given: trackGrace, every: every), smoothing: smooth ? 0.5 : nil))
+        FaceTracker(settings: TrackerSettings(grace: grace.frames(searchedEvery: every), smoothing: smooth ? Self.smoothing : nil))
+    }
+}
+
+/// --track-grace (video, live, redact): how long a face's track outlives its last detection.
+struct TrackGraceOptions: ParsableArguments {
+    @Option(name: .customLong("track-grace"), parsing: .unconditional, help: ArgumentHelp(
+        "Frames a face may go unfound and keep its track: its id (video, live), its mask (redact) (default: "
+            + "\(TrackerSettings().grace), and at least the frames between two searches, so that one missed search keeps the track). "
+            + "Frames passed over or dropped count. In a video file redact reads twice, a face that came or went in place "
+            + "stays hidden this many frames beyond the frames not searched around it.",
+        valueName: "N"))
+    var given: Int?
+
+    func validate() throws {
+        if let given, given < 0 { throw ValidationError("--track-grace must be 0 or more") }
     }
 
-    /// --track-grace as given here and to redact, which declares its own with its own help.
-    static func validate(grace: Int?) throws {
-        if let grace, grace < 0 { throw ValidationError("--track-grace must be 0 or more") }
-    }
-
-    /// --track-grace, or its default (`TrackerSettings`'), and at least `every`, so that one missed detection keeps the id.
-    static func grace(given: Int?, every: Int) -> Int {
+    /// --track-grace, or its default (`TrackerSettings`'), and at least `every`, so that one missed search keeps the track.
+    func frames(searchedEvery every: Int) -> Int {
         given ?? max(TrackerSettings().grace, every)
     }
 }

@@ -6,3 +6,8 @@ package func userFolder(_ variable: String, else fallback: String, environment: 
     guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
     return home + "/" + fallback + "/facecam"
 }
+
+/// `userFolder`'s `file`, as help says where it is: "$XDG_DATA_HOME/facecam/FILE, else ~/.local/share/facecam/FILE".
+package func userFolderDescription(_ variable: String, else fallback: String, file: String) -> String {
+    "$\(variable)/facecam/\(file), else ~/\(fallback)/facecam/\(file)"
+}
