@@ -85,8 +85,7 @@ struct Detect: ParsableCommand {
                     last = path.description
                     let source = try StillImageSource(path: path, maximumPixels: input.maximumPixels)
                     // Once decoded, a photograph is detected even if a stop comes now: the stop's message names it as done.
-                    let geometry = try inputLoop.geometry(of: source)
-                    let failure = session.read(source, geometry: geometry, with: inputLoop, shouldStop: { false }, job: { job in
+                    let failure = session.read(source, with: inputLoop, shouldStop: { false }, job: { job in
                         var job = job
                         job.annotationName = output.annotate == nil ? nil : path.stem
                         job.crops = output.cropRequest(name: path.stem)

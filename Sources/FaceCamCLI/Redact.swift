@@ -242,15 +242,17 @@ struct Redact: ParsableCommand {
                     path: job.output, reason: "its extension names no image format facecam writes: use \(Self.imageFormats)")
             }
             let source = try StillImageSource(path: job.input, maximumPixels: input.maximumPixels)
-            let geometry = try inputLoop.geometry(of: source)
-            return write(to: StillImageOutput(path: job.output), session: session) {
+            var failure: FaceCamError?
+            let written = write(to: StillImageOutput(path: job.output), session: session) {
                 // Once decoded, as in detect; a stop then keeps the output from being finished.
-                _ = session.read(source, geometry: geometry, with: inputLoop, shouldStop: { false }, job: { job in
+                failure = session.read(source, with: inputLoop, shouldStop: { false }, job: { job in
                     var job = job
                     job.renderPreview = true
                     return job
                 })
             }
+            if let failure { throw failure }
+            return written
         } catch {
             session.pipeline.submit(failure: error)
             return nil
@@ -323,23 +325,22 @@ struct Redact: ParsableCommand {
             videos.tracker.settings.grace = max(grace, 2 * schedule.interval)
             defer { videos.tracker.settings.grace = streamGrace }
             _ = session.input {
-                // The last frame is searched too, so that no face is only guessed at the end: held until the next is read.
-                var skipped: FrameJob?
+                // A frame passed over counts on the progress bar once the next is read: the last is searched after all.
+                var passedOver = false
                 // A frame that cannot be read ends this pass; the second pass reports it.
                 _ = session.read(source, geometry: geometry, with: inputLoop, job: { job in
                     lastRead = job.index
-                    if skipped != nil { videos.progress?.advance(source.name) }
-                    skipped = nil
+                    if passedOver { videos.progress?.advance(source.name) }
+                    passedOver = false
                     switch schedule.next(job.frame, index: job.index) {
                     case .skip:
-                        skipped = job
+                        passedOver = true
                         return nil
                     case .search(let cut):
                         if cut { videos.planner.cut(at: job.index) }
                         return job
                     }
-                })
-                if let skipped, !session.stopping { session.pipeline.submit(skipped) }
+                }, last: { job in job })
             }
             guard let plan = videos.planner.endPlan(), !session.stopping else { return nil }
             var masks = plan.masks()

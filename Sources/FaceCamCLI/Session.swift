@@ -51,15 +51,17 @@ struct Session {
     /// True when no more frames should be submitted: a signal came, or results can no longer be written.
     var stopping: Bool { stop.requested || sink.stopped }
 
-    /// Reads `source`, its `geometry` given, through the one input loop into the pipeline, `job` making each frame's
-    /// job, until it ends or the run is stopping (or `shouldStop` says stop). What it then has to say, if anything:
-    /// the frame that could not be read, or what it lost on the way (for the caller to submit in its place).
+    /// Reads `source` through the one input loop into the pipeline (`InputLoop.read`: `geometry` nil works out the
+    /// source's, `job` makes each frame's job, `last` the last frame's when `job` passed it over), until it ends or the
+    /// run is stopping (or `shouldStop` says stop). What it then has to say, if anything: the frame that could not be
+    /// read, what it lost on the way, or why the options do not fit it (for the caller to submit in its place).
     func read<Source: FrameSource>(
-        _ source: Source, geometry: PreviewGeometry, with loop: InputLoop, shouldStop: (() -> Bool)? = nil,
-        job: (FrameJob) -> FrameJob? = { $0 }
+        _ source: Source, geometry: PreviewGeometry? = nil, with loop: InputLoop, shouldStop: (() -> Bool)? = nil,
+        job: (FrameJob) -> FrameJob? = { $0 }, last: (FrameJob) -> FrameJob? = { _ in nil }
     ) -> FaceCamError? where Source.Failure == FaceCamError {
         do throws(InputLoop.Failure<FaceCamError>) {
-            let end = try loop.read(source, geometry: geometry, shouldStop: shouldStop ?? { stopping }, job: job) { pipeline.submit($0) }
+            let end = try loop.read(
+                source, geometry: geometry, shouldStop: shouldStop ?? { stopping }, job: job, last: last) { pipeline.submit($0) }
             if case .ended(let damage) = end { return damage }
             return nil
         } catch {

@@ -70,6 +70,51 @@ import Testing
         #expect(submitted == [10, 12, 14])
     }
 
+    /// Redaction's first pass searches a video's last frame, known to be the last only once the next read finds none.
+    @Test func theLastFramePassedOverMayStillBeSubmitted() throws {
+        let loop = InputLoop()
+        var submitted: [Int] = []
+        let searchEveryThird: (FrameJob) -> FrameJob? = { $0.index % 3 == 1 ? $0 : nil }
+        // 10 to 15: 10 and 13 searched, 15 passed over and then submitted, 11, 12 and 14 not.
+        _ = try loop.read(ScriptedSource(count: 6), shouldStop: { false }, job: searchEveryThird, last: { $0 },
+                          submit: { submitted.append($0.index) })
+        #expect(submitted == [10, 13, 15])
+        // Its last frame searched already (10 to 13): nothing more.
+        submitted = []
+        _ = try loop.read(ScriptedSource(count: 4), shouldStop: { false }, job: searchEveryThird, last: { $0 },
+                          submit: { submitted.append($0.index) })
+        #expect(submitted == [10, 13])
+        // A frame that cannot be read ends the reading as its end would: the frame before it is the last read.
+        submitted = []
+        #expect(throws: InputLoop.Failure<FaceCamError>.self) {
+            _ = try loop.read(ScriptedSource(count: 6, failAt: 3), shouldStop: { false }, job: searchEveryThird, last: { $0 },
+                              submit: { submitted.append($0.index) })
+        }
+        #expect(submitted == [10, 12])
+        // A stop is not an end: nothing more.
+        submitted = []
+        _ = try loop.read(ScriptedSource(count: 6), shouldStop: { submitted.count == 1 && submitted[0] == 10 }, job: searchEveryThird,
+                          last: { $0 }, submit: { submitted.append($0.index) })
+        #expect(submitted == [10])
+    }
+
+    /// Without a geometry given, the loop works out the source's, and a source the options do not fit ends before a frame.
+    @Test func theGeometryIsTheSourcesUnlessGiven() throws {
+        var sizes: [PixelSize] = []
+        _ = try InputLoop(givenOrientation: .left).read(
+            ScriptedSource(count: 1), shouldStop: { false }, submit: { sizes.append($0.geometry.previewSize) })
+        #expect(sizes == [PixelSize(width: 48, height: 64)])
+        let source = ScriptedSource(count: 2)
+        #expect {
+            _ = try InputLoop(settings: GeometrySettings(aperture: PixelRect(x: 0, y: 0, width: 100, height: 100))).read(
+                source, shouldStop: { false }, submit: { sizes.append($0.geometry.previewSize) })
+        } throws: { error in
+            guard case InputLoop.Failure<FaceCamError>.geometry = error else { return false }
+            return true
+        }
+        #expect(source.reads == 0 && sizes.count == 1)
+    }
+
     @Test func aFrameThatCannotBeReadIsThrownAfterTheFramesBeforeIt() throws {
         let source = ScriptedSource(count: 5, failAt: 2)
         let loop = InputLoop()

@@ -60,24 +60,40 @@ public struct InputLoop {
         return geometry
     }
 
-    /// Reads `source` until it ends or `shouldStop` says stop, making each frame a job with `geometry` and handing
-    /// what `job` makes of it (nil: nothing, for a frame passed over) to `submit`. A frame of another size than the
+    /// Reads `source` until it ends or `shouldStop` says stop, making each frame a job with `geometry` (nil: the
+    /// source's, `geometry(of:)`) and handing what `job` makes of it (nil: nothing, for a frame passed over) to `submit`.
+    /// When the reading ends (the source ended or failed) on a frame `job` passed over, `last` may still make it a job (redaction's first pass searches
+    /// a video's last frame, which it knows only once the next read finds none). A frame of another size than the
     /// geometry's (a file `live --loop` found replaced when it played it again) gets the geometry of its size, or
     /// ends the reading with the reason the options do not fit it. Throws what the source threw.
     public func read<Source: FrameSource>(
-        _ source: Source, geometry: PreviewGeometry, shouldStop: () -> Bool,
-        job: (FrameJob) -> FrameJob? = { $0 }, submit: (FrameJob) -> Void
+        _ source: Source, geometry given: PreviewGeometry? = nil, shouldStop: () -> Bool,
+        job: (FrameJob) -> FrameJob? = { $0 }, last: (FrameJob) -> FrameJob? = { _ in nil }, submit: (FrameJob) -> Void
     ) throws(InputLoop.Failure<Source.Failure>) -> End {
         let orientation = source.reportedOrientation(given: givenOrientation)
-        var geometry = geometry
+        var geometry: PreviewGeometry
+        if let given {
+            geometry = given
+        } else {
+            do throws(FaceCamError) {
+                geometry = try self.geometry(of: source)
+            } catch {
+                throw .geometry(error)
+            }
+        }
+        var passedOver: FrameJob?
         while !shouldStop() {
             let next: SourceFrame?
             do throws(Source.Failure) {
                 next = try source.next(shouldStop: shouldStop)
             } catch {
+                if let passedOver, let made = last(passedOver) { submit(made) }
                 throw .source(error)
             }
-            guard let read = next else { break }
+            guard let read = next else {
+                if let passedOver, let made = last(passedOver) { submit(made) }
+                break
+            }
             if read.frame.size != geometry.frameSize {
                 do throws(FaceCamError) {
                     geometry = try self.geometry(of: source, size: read.frame.size)
@@ -88,7 +104,12 @@ public struct InputLoop {
             let made = FrameJob(
                 source: source.name, index: read.index, time: read.time, frame: read.frame, geometry: geometry,
                 orientation: orientation, capture: read.capturedAt.map { (read.index, $0) })
-            if let made = job(made) { submit(made) }
+            if let made = job(made) {
+                submit(made)
+                passedOver = nil
+            } else {
+                passedOver = made
+            }
         }
         return shouldStop() ? .stopped : .ended(damage: source.damage)
     }
