@@ -73,15 +73,15 @@ struct LiveCommandTests {
     }
 
     @Test func interruptFlushesEverythingAndSummarises() throws {
-        // 36 frames at 12 frames/s: signalled after the 4th record, the clip is a third played.
-        let (run, signalled) = try interrupt(facecamBinary, ["live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime"]) {
-            $0.outputLines >= 4
-        }
+        // Played again and again at 12 frames/s: only the signal, sent after the 4th record, ends it, however loaded the
+        // machine is.
+        let (run, signalled) = try interrupt(
+            facecamBinary, ["live", "--source", "Fixtures/video/pan-zoom.avi", "--realtime", "--loop"]) { $0.outputLines >= 4 }
         try #require(signalled, "\(run.stderr)")
         // Exited normally with 0 (a process killed by SIGINT would report the signal instead).
         #expect(run.status == 0)
         let counts = try #require(summaryCounts(run), "\(run.stderr)")
-        #expect(counts.captured > 3 && counts.captured < 36)
+        #expect(counts.captured > 3)
         #expect(counts.processed + counts.dropped == counts.captured)
         // Every processed frame's record is there, whole.
         #expect(try run.records().count == counts.processed)
