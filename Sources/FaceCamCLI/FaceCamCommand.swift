@@ -144,7 +144,7 @@ struct FaceCamCommand: ParsableCommand {
             // A typo of an option's name, else a value typed as an option (redact --blur for --mode blur), else an option of
             // other commands (live --cluster).
             let hint = unknown.hasPrefix("--")
-                ? nearest(to: unknown, among: options.names.filter { $0.hasPrefix("--") }.sorted())
+                ? Self.renamedOptions[path]?[unknown] ?? nearest(to: unknown, among: options.names.filter { $0.hasPrefix("--") }.sorted())
                     ?? options.optionTaking[String(unknown.dropFirst(2))].map { $0 + " " + unknown.dropFirst(2) }
                 : nil
             let elsewhere = hint == nil && unknown.hasPrefix("--") ? commands(taking: unknown) : []
@@ -153,6 +153,9 @@ struct FaceCamCommand: ParsableCommand {
         }
         return said + " (see 'facecam \(path) --help')"
     }
+
+    /// Options renamed, by command: a script's old name gets the new one as its hint (CHANGELOG.md says when).
+    static let renamedOptions = ["redact": ["--every": "--search-every"]]
 
     /// The usage error for an option name longer than any (100 characters; a pasted blob), said before ArgumentParser
     /// parses, which compares such a name with each of its own for a while (3 to 5 s at 100,000 characters).

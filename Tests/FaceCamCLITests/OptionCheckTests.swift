@@ -72,7 +72,7 @@ struct OptionCheckTests {
         // eval scores every face down to its curve's lowest score, where focus would search other tiles: not its option.
         (["eval", "--ground-truth", fixture("evaluation/truth.json"), "--focus"], "Unknown option '--focus'"),
         // redact searches every Nth frame with --search-every; --every (video's) skips frames, which redact never does.
-        (["redact", "--every", "3", "-o", "/tmp/facecam-never-written.mkv"], "Unknown option '--every'"),
+        (["redact", "--every", "3", "-o", "/tmp/facecam-never-written.mkv"], "Unknown option '--every'. Did you mean '--search-every'?"),
     ])
     func limitsThatCannotHoldAreUsageErrors(arguments: [String], message: String) throws {
         let line = usageError(arguments + (arguments[0] == "live" ? [] : [fixture("images/astronaut.png")]))
