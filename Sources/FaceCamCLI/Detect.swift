@@ -66,7 +66,7 @@ struct Detect: ParsableCommand {
         let context = RunOutputs.context(
             detector: detector, faces: faces.report, video: false, dataset: dataset, recognition: faces.recognition, clustering: clustering)
         let session = try Session(
-            detectors: DetectorPlan(detector, focused: focus.focused(detector, redacting: false), jobs: Self.jobs(given: parallelism.jobs, inputs: inputs)), faces: faces.report, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
+            detectors: DetectorPlan(detector, focused: focus.focused, jobs: Self.jobs(given: parallelism.jobs, inputs: inputs)), faces: faces.report, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
             output: (output, context), folder: outputDir, zones: zoneSettings, masks: masks, marking: marking)
         session.countReported(missing: missing)
         let inputLoop = geometry.inputLoop(zones: zoneSettings, masks: masks)

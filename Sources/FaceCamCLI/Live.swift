@@ -63,8 +63,10 @@ struct Live: ParsableCommand, FrameOutputCommand {
 
     @Option(help: ArgumentHelp(
         "Cameras only: the pixel format: auto (libv4l2 converts whatever it offers), mjpeg, yuyv, uyvy (default: "
-            + "\(CapturePixelFormat.auto.rawValue)).", valueName: "format"))
+            + "\(Self.defaultPixelFormat.rawValue)).", valueName: "format"))
     var pixelFormat: CapturePixelFormat?
+
+    static let defaultPixelFormat = CapturePixelFormat.auto
 
     // Unconditional, so that "--frames -1" reaches validate() instead of reading as an option.
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many frames captured.", valueName: "N"))
@@ -160,22 +162,22 @@ struct Live: ParsableCommand, FrameOutputCommand {
         let marking = try RunPictures.marking(overlay: overlay, redaction: redaction)
         let givenToken = try givenChangeToken()
         let input = try openSource(clock: clock)
+        // The polygons are checked again only if a frame comes at another size.
+        let inputLoop = geometry.inputLoop(zones: zones.settings, masks: maskZones.masks)
         let inputGeometry: PreviewGeometry
         do throws(FaceCamError) {
-            inputGeometry = try geometry.inputLoop().geometry(of: input)
+            inputGeometry = try inputLoop.geometry(of: input)
         } catch {
+            // A polygon that does not fit is a usage error here, where the one source is known before any work.
+            if case .zone(let source, let problem) = error { throw RunInputs.polygonOutside(problem, source: source) }
             report(error)
             throw Status.failure
         }
-        // A polygon that does not fit is a usage error here, where the one source is known before any work.
-        try RunInputs.refusePolygonsOutside(zones: zones.settings, masks: maskZones.masks, geometry: inputGeometry, source: input.name)
-        // The polygons are checked again only if a frame comes at another size.
-        let inputLoop = geometry.inputLoop(zones: zones.settings, masks: maskZones.masks)
         // One detector on one serial queue: frames are detected one by one, in order.
         let reported = bestShot.implyingQuality(faces.report)
         let recognition = try RecognitionPlan.recognition(faces.recognition)
         let context = RunOutputs.context(detector: detector, faces: reported, video: true, recognition: faces.recognition)
-        let detector = try DetectorPlan(detector, focused: focus.focused(detector, redacting: false), jobs: 1, fast: fastMode.settings, live: true).build(zones: zones.settings, faces: reported)[0]
+        let detector = try DetectorPlan(detector, focused: focus.focused, jobs: 1, fast: fastMode.settings, live: true).build(zones: zones.settings, faces: reported)[0]
         let outputs = try RunOutputs(output, context: context)
         let detection = DetectionSwitch()
         let publisher = try startPublisher(
@@ -427,7 +429,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
         let path = devicePath
         do {
             let capture = try V4L2Capture(
-                path: path, request: CaptureRequest(size: size, framesPerSecond: fps, pixelFormat: pixelFormat ?? .auto))
+                path: path, request: CaptureRequest(size: size, framesPerSecond: fps, pixelFormat: pixelFormat ?? Self.defaultPixelFormat))
             for adjustment in capture.adjustments { report("warning: \(adjustment)") }
             return CameraSource(capture: capture, name: path, timeout: stream.timeout, clock: clock)
         } catch {

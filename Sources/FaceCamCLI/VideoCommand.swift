@@ -126,7 +126,7 @@ struct Video: ParsableCommand, FrameOutputCommand {
         var advance: (@Sendable (String) -> Void)?
         if let progress { advance = { progress.advance($0) } }
         let session = try Session(
-            detectors: DetectorPlan(detector, focused: focus.focused(detector, redacting: false), jobs: parallelism.jobs, fast: fastMode.settings), faces: reported, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
+            detectors: DetectorPlan(detector, focused: focus.focused, jobs: parallelism.jobs, fast: fastMode.settings), faces: reported, recognition: try RecognitionPlan.recognition(faces.recognition, clustering: clustering),
             output: (output, context), bestShotsOnly: bestShot.bestShot, resultDirectory: results,
             folder: batch.writesDatasetFolder(output) ? batch.outputDir : nil, zones: zones.settings, masks: maskZones.masks,
             tracker: tracking.makeTracker(every: every),

@@ -9,11 +9,31 @@ struct RedactOptionsTests {
         try Redact.parse(["-o", "out.mkv"] + arguments + ["in.mkv"])
     }
 
+    /// The options as redact runs them.
+    static func redacting(_ arguments: String...) throws -> (options: DetectorOptions, focused: Bool) {
+        let command = try Redact.parse(["-o", "out.mkv"] + arguments + ["in.mkv"])
+        return command.detector.redactionDefaults(focus: command.focus.given)
+    }
+
     @Test func theSizeCheckIsOnUnlessADetectorIsChosen() throws {
-        #expect(try Self.parsed().detector.redactionDefaults.sizeCheck == true)
-        #expect(try Self.parsed("--no-size-check").detector.redactionDefaults.sizeCheck == false)
-        #expect(try Self.parsed("--detector", "centerface").detector.redactionDefaults.sizeCheck == nil)
-        #expect(try Self.parsed("--detector", "centerface", "--size-check").detector.redactionDefaults.sizeCheck == true)
+        #expect(try Self.redacting().options.sizeCheck == true)
+        #expect(try Self.redacting("--no-size-check").options.sizeCheck == false)
+        #expect(try Self.redacting("--detector", "centerface").options.sizeCheck == nil)
+        #expect(try Self.redacting("--detector", "centerface", "--size-check").options.sizeCheck == true)
+    }
+
+    /// Focus is on by default over redact's three scales, and over any several given; off over one, or once a detector
+    /// is chosen, unless given.
+    @Test func focusIsOnOverSeveralScalesUnlessADetectorIsChosen() throws {
+        #expect(try Self.redacting().focused == true)
+        #expect(try Self.redacting().options.scales?.values == [1, 2, 3])
+        #expect(try Self.redacting("--scales", "1,2").focused == true)
+        #expect(try Self.redacting("--scales", "1").focused == false)
+        #expect(try Self.redacting("--no-focus").focused == false)
+        #expect(try Self.redacting("--detector", "centerface").focused == false)
+        #expect(try Self.redacting("--detector", "centerface", "--scales", "1,2", "--focus").focused == true)
+        // Detect's default is off, whatever the scales.
+        #expect(try Detect.parse(["--scales", "1,2", "in.jpg"]).focus.focused == false)
     }
 
     @Test func theLookaheadHoldsTheGraceBackOnlyWhereAOneOffIsMostlyAMistake() throws {

@@ -16,6 +16,9 @@ import Testing
         let damage: FaceCamError?
         /// From this frame on, frames come at `laterSize` (a file replaced while live plays it again).
         var resize: (at: Int, to: PixelSize)?
+        /// At this frame a stop comes while the source reads (`stopped`), which then ends early, as a video file does.
+        var stopAt: Int?
+        private(set) var stopped = false
         private(set) var reads = 0
 
         init(count: Int, size: PixelSize = PixelSize(width: 64, height: 48), stored: Orientation = .up, failAt: Int? = nil, damage: FaceCamError? = nil) {
@@ -30,6 +33,8 @@ import Testing
 
         func next(shouldStop: () -> Bool) throws(FaceCamError) -> SourceFrame? {
             guard reads < count else { return nil }
+            if reads == stopAt { stopped = true }
+            if shouldStop() { return nil }
             if reads == failAt { throw .videoFrame(path: name, frame: reads, reason: "scripted") }
             defer { reads += 1 }
             let size = resize.map { reads >= $0.at ? $0.to : frameSize } ?? frameSize
@@ -91,10 +96,16 @@ import Testing
                               submit: { submitted.append($0.index) })
         }
         #expect(submitted == [10, 12])
-        // A stop is not an end: nothing more.
+        // A stop is not an end, whether the loop or the source sees it: nothing more.
         submitted = []
         _ = try loop.read(ScriptedSource(count: 6), shouldStop: { submitted.count == 1 && submitted[0] == 10 }, job: searchEveryThird,
                           last: { $0 }, submit: { submitted.append($0.index) })
+        #expect(submitted == [10])
+        submitted = []
+        let stoppedWhileReading = ScriptedSource(count: 6)
+        stoppedWhileReading.stopAt = 2
+        _ = try loop.read(stoppedWhileReading, shouldStop: { stoppedWhileReading.stopped }, job: searchEveryThird, last: { $0 },
+                          submit: { submitted.append($0.index) })
         #expect(submitted == [10])
     }
 

@@ -62,10 +62,11 @@ public struct InputLoop {
 
     /// Reads `source` until it ends or `shouldStop` says stop, making each frame a job with `geometry` (nil: the
     /// source's, `geometry(of:)`) and handing what `job` makes of it (nil: nothing, for a frame passed over) to `submit`.
-    /// When the reading ends (the source ended or failed) on a frame `job` passed over, `last` may still make it a job (redaction's first pass searches
-    /// a video's last frame, which it knows only once the next read finds none). A frame of another size than the
-    /// geometry's (a file `live --loop` found replaced when it played it again) gets the geometry of its size, or
-    /// ends the reading with the reason the options do not fit it. Throws what the source threw.
+    /// When the reading ends (the source ended or failed, not stopped) on a frame `job` passed over, `last` may still
+    /// make it a job: redaction's first pass searches a video's last frame, known only once the next read finds none.
+    /// A frame of another size than the geometry's (a file `live --loop` found replaced when it played it again) gets
+    /// the geometry of its size, or ends the reading with the reason the options do not fit it. Throws what the source
+    /// threw.
     public func read<Source: FrameSource>(
         _ source: Source, geometry given: PreviewGeometry? = nil, shouldStop: () -> Bool,
         job: (FrameJob) -> FrameJob? = { $0 }, last: (FrameJob) -> FrameJob? = { _ in nil }, submit: (FrameJob) -> Void
@@ -87,11 +88,12 @@ public struct InputLoop {
             do throws(Source.Failure) {
                 next = try source.next(shouldStop: shouldStop)
             } catch {
-                if let passedOver, let made = last(passedOver) { submit(made) }
+                if !shouldStop(), let passedOver, let made = last(passedOver) { submit(made) }
                 throw .source(error)
             }
             guard let read = next else {
-                if let passedOver, let made = last(passedOver) { submit(made) }
+                // A source that saw the stop ends early too: not its last frame.
+                if !shouldStop(), let passedOver, let made = last(passedOver) { submit(made) }
                 break
             }
             if read.frame.size != geometry.frameSize {

@@ -46,10 +46,9 @@ struct RunInputs {
         return reader
     }
 
-    /// Refuses (64) a zone or mask zone with a corner outside `geometry`'s preview, naming the `source` and the polygon
-    /// (live, whose one source is known before the first frame).
-    static func refusePolygonsOutside(zones: ZoneFilter?, masks: PrivacyMasks, geometry: PreviewGeometry, source: String) throws(Refusal) {
-        guard let problem = zones?.problem(previewSize: geometry.previewSize) ?? masks.problem(previewSize: geometry.previewSize) else { return }
-        throw .usage("\(source): \(problem.advised): give corners inside the preview, 0,0 to \(geometry.previewSize.width),\(geometry.previewSize.height)")
+    /// The usage error (64) of a zone or mask zone with a corner outside the `source`'s preview, naming both (live, whose
+    /// one source is known before the first frame).
+    static func polygonOutside(_ problem: PolygonOutside, source: String) -> Refusal {
+        .usage("\(source): \(problem.advised): give corners inside the preview, 0,0 to \(problem.previewSize.width),\(problem.previewSize.height)")
     }
 }

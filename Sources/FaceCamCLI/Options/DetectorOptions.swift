@@ -114,7 +114,7 @@ struct DetectorOptions: ParsableArguments {
     static let haar = DetectorParameters()
     static let network = ModelParameters()
 
-    /// The detector that runs: yunet unless chosen (redact chooses through `redactionDefaults`).
+    /// The detector that runs: yunet unless chosen (redact chooses through `redactionDefaults(focus:)`).
     var kind: DetectorKind { choice ?? Self.defaultKind }
 
     static let defaultKind = DetectorKind.yunet
@@ -207,17 +207,18 @@ struct DetectorOptions: ParsableArguments {
     /// with one thread each faster than jobs splitting each frame's search over cores they already use.
     static let threadsPerJob = 1
 
-    /// Redaction's defaults (`RedactionDefaults`), since a missed face is a leak. What was given stays.
-    var redactionDefaults: DetectorOptions {
+    /// Redaction's defaults (`RedactionDefaults`), since a missed face is a leak, unless --detector was given; and
+    /// whether it focuses: --focus as `given`, else by default over several scales. What was given stays.
+    func redactionDefaults(focus given: Bool?) -> (options: DetectorOptions, focused: Bool) {
+        guard choice == nil else { return (self, given ?? false) }
         var options = self
-        if options.choice == nil {
-            options.choice = RedactionDefaults.detector
-            options.scoreThreshold = options.scoreThreshold ?? RedactionDefaults.scoreThreshold
-            options.scales = options.scales ?? Scales(values: RedactionDefaults.scales)
-            options.plusYuNet = options.plusYuNet ?? RedactionDefaults.plusYuNet
-            options.sizeCheck = options.sizeCheck ?? RedactionDefaults.sizeCheck
-        }
-        return options
+        options.choice = RedactionDefaults.detector
+        options.scoreThreshold = scoreThreshold ?? RedactionDefaults.scoreThreshold
+        let scales = scales ?? Scales(values: RedactionDefaults.scales)
+        options.scales = scales
+        options.plusYuNet = plusYuNet ?? RedactionDefaults.plusYuNet
+        options.sizeCheck = sizeCheck ?? RedactionDefaults.sizeCheck
+        return (options, given ?? (RedactionDefaults.focus && scales.values.count > 1))
     }
 
     func validate() throws {
@@ -308,11 +309,8 @@ struct FocusOptions: ParsableArguments {
             + "is missed (default: off; redact: \(onOff(RedactionDefaults.focus)), unless --detector is given)."))
     var given: Bool?
 
-    /// Whether the larger scales are searched in tiles only: as given, else redact's default when it chose the detector.
-    func focused(_ detector: DetectorOptions, redacting: Bool) -> Bool {
-        given ?? (redacting && detector.choice == nil && RedactionDefaults.focus
-            && (detector.scales?.values ?? RedactionDefaults.scales).count > 1)
-    }
+    /// Whether the larger scales are searched in tiles only (redact's default: `DetectorOptions.redactionDefaults(focus:)`).
+    var focused: Bool { given ?? false }
 
     /// `detector`: the options as the command runs them (redact's defaults applied).
     func validate(with detector: DetectorOptions) throws {

@@ -13,11 +13,12 @@ struct ServeOptions: ParsableArguments {
 
     @Flag(name: .customLong("serve-people"), inversion: .prefixedNo, help: ArgumentHelp(
         "With --serve and --recognize: show the people panel, the unknown faces seen lately (a best shot of each, kept in "
-            + "memory only, the last \(PeopleBoard.capacity) tracks) and when each enrolled person was last seen (default: on)."))
+            + "memory only, the last \(PeopleBoard.capacity) tracks) and when each enrolled person was last seen (default: \(onOff(Self.defaultServePeople)))."))
     var servePeopleGiven: Bool?
 
-    /// --serve-people unless --no-serve-people: the panel is what --recognize adds to the page.
-    var servePeople: Bool { servePeopleGiven ?? true }
+    /// The panel is what --recognize adds to the page.
+    static let defaultServePeople = true
+    var servePeople: Bool { servePeopleGiven ?? Self.defaultServePeople }
 
     @Flag(help: ArgumentHelp(
         "Let the people panel change the gallery: name the unknown (their descriptors enrolled), dismiss them, rename or "

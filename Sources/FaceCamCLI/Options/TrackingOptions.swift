@@ -6,10 +6,10 @@ import Synchronization
 
 /// Face ids from frame to frame (video and live).
 struct TrackingOptions: ParsableArguments {
-    @Flag(help: "Smooth each face's box over time (an exponential moving average, the last box weighing \(decimal(Self.smoothing))).")
+    @Flag(help: "Smooth each face's box over time (an exponential moving average keeping \(decimal(Self.smoothing)) of the box before).")
     var smooth = false
 
-    /// --smooth's weight of the newest box.
+    /// --smooth's share of the smoothed box before that each new box keeps (`TrackerSettings.smoothing`).
     static let smoothing = 0.5
 
     @OptionGroup var grace: TrackGraceOptions
@@ -70,7 +70,8 @@ struct TrackingOptions: ParsableArguments {
 struct TrackGraceOptions: ParsableArguments {
     @Option(name: .customLong("track-grace"), parsing: .unconditional, help: ArgumentHelp(
         "Frames a face may go unfound and keep its track: its id (video, live), its mask (redact) (default: "
-            + "\(TrackerSettings().grace), and at least the frames between two searches, so that one missed search keeps the track). "
+            + "\(TrackerSettings().grace), and where a video is read once, at least the frames between two searches, so that one "
+            + "missed search keeps the track). "
             + "Frames passed over or dropped count. In a video file redact reads twice, a face that came or went in place "
             + "stays hidden this many frames beyond the frames not searched around it.",
         valueName: "N"))
