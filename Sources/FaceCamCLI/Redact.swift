@@ -54,7 +54,8 @@ struct Redact: ParsableCommand {
         valueName: "N"))
     var searchEvery: Int?
 
-    /// A video read once is searched at every frame unless told otherwise: its masks follow a face only from the frame it is found at.
+    /// A video read once is searched at every frame unless told otherwise: its masks follow a face only from the
+    /// frame it is found at.
     static let streamSearchEvery = 1
 
     @OptionGroup var trackGrace: TrackGraceOptions
