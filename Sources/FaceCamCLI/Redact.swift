@@ -311,7 +311,7 @@ struct Redact: ParsableCommand {
     /// every frame with its masks. The output's path, the video's counts and its faces (tracks) when written whole.
     private func redactVideoTwice(_ job: Job, _ videos: Videos) -> (String, ResultSink.Summary, faces: Int)? {
         let session = videos.session
-        let grace = trackGrace.given ?? TrackerSettings().grace
+        let grace = trackGrace.frames
         do throws(FaceCamError) {
             let (source, geometry, encoder) = try open(job)
             let info = source.reader.info
@@ -343,7 +343,7 @@ struct Redact: ParsableCommand {
                         if cut { videos.planner.cut(at: job.index) }
                         return job
                     }
-                }, last: { job in job })
+                }, submittingLastPassedOver: true)
             }
             guard let plan = videos.planner.endPlan(), !session.stopping else { return nil }
             var masks = plan.masks()

@@ -52,16 +52,18 @@ struct Session {
     var stopping: Bool { stop.requested || sink.stopped }
 
     /// Reads `source` through the one input loop into the pipeline (`InputLoop.read`: `geometry` nil works out the
-    /// source's, `job` makes each frame's job, `last` the last frame's when `job` passed it over), until it ends or the
+    /// source's, `job` makes each frame's job, and the last frame `job` passed over is submitted if
+    /// `submittingLastPassedOver`), until it ends or the
     /// run is stopping (or `shouldStop` says stop). What it then has to say, if anything: the frame that could not be
     /// read, what it lost on the way, or why the options do not fit it (for the caller to submit in its place).
     func read<Source: FrameSource>(
         _ source: Source, geometry: PreviewGeometry? = nil, with loop: InputLoop, shouldStop: (() -> Bool)? = nil,
-        job: (FrameJob) -> FrameJob? = { $0 }, last: (FrameJob) -> FrameJob? = { _ in nil }
+        job: (FrameJob) -> FrameJob? = { $0 }, submittingLastPassedOver: Bool = false
     ) -> FaceCamError? where Source.Failure == FaceCamError {
         do throws(InputLoop.Failure<FaceCamError>) {
             let end = try loop.read(
-                source, geometry: geometry, shouldStop: shouldStop ?? { stopping }, job: job, last: last) { pipeline.submit($0) }
+                source, geometry: geometry, shouldStop: shouldStop ?? { stopping }, job: job, submittingLastPassedOver: submittingLastPassedOver
+            ) { pipeline.submit($0) }
             if case .ended(let damage) = end { return damage }
             return nil
         } catch {

@@ -81,30 +81,30 @@ import Testing
         var submitted: [Int] = []
         let searchEveryThird: (FrameJob) -> FrameJob? = { $0.index % 3 == 1 ? $0 : nil }
         // 10 to 15: 10 and 13 searched, 15 passed over and then submitted, 11, 12 and 14 not.
-        _ = try loop.read(ScriptedSource(count: 6), shouldStop: { false }, job: searchEveryThird, last: { $0 },
+        _ = try loop.read(ScriptedSource(count: 6), shouldStop: { false }, job: searchEveryThird, submittingLastPassedOver: true,
                           submit: { submitted.append($0.index) })
         #expect(submitted == [10, 13, 15])
         // Its last frame searched already (10 to 13): nothing more.
         submitted = []
-        _ = try loop.read(ScriptedSource(count: 4), shouldStop: { false }, job: searchEveryThird, last: { $0 },
+        _ = try loop.read(ScriptedSource(count: 4), shouldStop: { false }, job: searchEveryThird, submittingLastPassedOver: true,
                           submit: { submitted.append($0.index) })
         #expect(submitted == [10, 13])
         // A frame that cannot be read ends the reading as its end would: the frame before it is the last read.
         submitted = []
         #expect(throws: InputLoop.Failure<FaceCamError>.self) {
-            _ = try loop.read(ScriptedSource(count: 6, failAt: 3), shouldStop: { false }, job: searchEveryThird, last: { $0 },
+            _ = try loop.read(ScriptedSource(count: 6, failAt: 3), shouldStop: { false }, job: searchEveryThird, submittingLastPassedOver: true,
                               submit: { submitted.append($0.index) })
         }
         #expect(submitted == [10, 12])
         // A stop is not an end, whether the loop or the source sees it: nothing more.
         submitted = []
         _ = try loop.read(ScriptedSource(count: 6), shouldStop: { submitted.count == 1 && submitted[0] == 10 }, job: searchEveryThird,
-                          last: { $0 }, submit: { submitted.append($0.index) })
+                          submittingLastPassedOver: true, submit: { submitted.append($0.index) })
         #expect(submitted == [10])
         submitted = []
         let stoppedWhileReading = ScriptedSource(count: 6)
         stoppedWhileReading.stopAt = 2
-        _ = try loop.read(stoppedWhileReading, shouldStop: { stoppedWhileReading.stopped }, job: searchEveryThird, last: { $0 },
+        _ = try loop.read(stoppedWhileReading, shouldStop: { stoppedWhileReading.stopped }, job: searchEveryThird, submittingLastPassedOver: true,
                           submit: { submitted.append($0.index) })
         #expect(submitted == [10])
     }

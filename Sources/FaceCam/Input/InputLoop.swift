@@ -62,14 +62,15 @@ public struct InputLoop {
 
     /// Reads `source` until it ends or `shouldStop` says stop, making each frame a job with `geometry` (nil: the
     /// source's, `geometry(of:)`) and handing what `job` makes of it (nil: nothing, for a frame passed over) to `submit`.
-    /// When the reading ends (the source ended or failed, not stopped) on a frame `job` passed over, `last` may still
-    /// make it a job: redaction's first pass searches a video's last frame, known only once the next read finds none.
+    /// When the reading ends (the source ended or failed, not stopped) on a frame `job` passed over, that frame is still
+    /// submitted if `submittingLastPassedOver`: redaction's first pass searches a video's last frame, known only once the
+    /// next read finds none.
     /// A frame of another size than the geometry's (a file `live --loop` found replaced when it played it again) gets
     /// the geometry of its size, or ends the reading with the reason the options do not fit it. Throws what the source
     /// threw.
     public func read<Source: FrameSource>(
         _ source: Source, geometry given: PreviewGeometry? = nil, shouldStop: () -> Bool,
-        job: (FrameJob) -> FrameJob? = { $0 }, last: (FrameJob) -> FrameJob? = { _ in nil }, submit: (FrameJob) -> Void
+        job: (FrameJob) -> FrameJob? = { $0 }, submittingLastPassedOver: Bool = false, submit: (FrameJob) -> Void
     ) throws(InputLoop.Failure<Source.Failure>) -> End {
         let orientation = source.reportedOrientation(given: givenOrientation)
         var geometry: PreviewGeometry
@@ -88,12 +89,12 @@ public struct InputLoop {
             do throws(Source.Failure) {
                 next = try source.next(shouldStop: shouldStop)
             } catch {
-                if !shouldStop(), let passedOver, let made = last(passedOver) { submit(made) }
+                if submittingLastPassedOver, !shouldStop(), let passedOver { submit(passedOver) }
                 throw .source(error)
             }
             guard let read = next else {
                 // A source that saw the stop ends early too: not its last frame.
-                if !shouldStop(), let passedOver, let made = last(passedOver) { submit(made) }
+                if submittingLastPassedOver, !shouldStop(), let passedOver { submit(passedOver) }
                 break
             }
             if read.frame.size != geometry.frameSize {

@@ -81,8 +81,11 @@ struct TrackGraceOptions: ParsableArguments {
         if let given, given < 0 { throw ValidationError("--track-grace must be 0 or more") }
     }
 
-    /// --track-grace, or its default (`TrackerSettings`'), and at least `every`, so that one missed search keeps the track.
+    /// --track-grace, or its default (`TrackerSettings`'): beyond the frames not searched, in redaction's two passes.
+    var frames: Int { given ?? TrackerSettings().grace }
+
+    /// --track-grace, or its default and at least `every`, so that one missed search keeps the track.
     func frames(searchedEvery every: Int) -> Int {
-        given ?? max(TrackerSettings().grace, every)
+        given ?? max(frames, every)
     }
 }
