@@ -9,53 +9,58 @@ final class ProgressBar: Sendable {
     private let every: Int
     private let lines: Bool
     private let state = Mutex(State())
+    /// What rates and redraws are timed by: monotonic, so that a step of the wall clock skews neither.
+    private let clock: any MonotonicClock
     static let lineInterval = 10.0
 
     private struct State {
         var file = ""
         var total = 0
         /// Frames to come and when reading began, per file.
-        var expected: [String: (frames: Int, since: Date)] = [:]
+        var expected: [String: (frames: Int, since: Double)] = [:]
         var done = 0
-        var started = Date()
-        var lastDrawn = Date.distantPast
+        var started = 0.0
+        var lastDrawn = -Double.infinity
     }
 
-    init(every: Int, lines: Bool) {
+    init(every: Int, lines: Bool, clock: any MonotonicClock = SystemClock()) {
         self.every = every
         self.lines = lines
+        self.clock = clock
     }
 
     /// Registers a file whose container announces `frames` frames (0: unknown).
     func expect(file: String, frames: Int) {
-        state.withLock { $0.expected[file] = (frames == 0 ? 0 : (frames + every - 1) / every, Date()) }
+        let now = clock.now
+        state.withLock { $0.expected[file] = (frames == 0 ? 0 : (frames + every - 1) / every, now) }
     }
 
     /// Counts a frame of `source` done; frames arrive in order, so a new source means the last one is done.
     func advance(_ source: String) {
+        let now = clock.now
         state.withLock { state in
             if source != state.file {
-                if state.done > 0 { draw(&state, force: true, newline: true) }
+                if state.done > 0 { draw(&state, now: now, force: true, newline: true) }
                 state.file = source
-                (state.total, state.started) = state.expected[source] ?? (0, Date())
+                (state.total, state.started) = state.expected[source] ?? (0, now)
                 state.done = 0
-                state.lastDrawn = Date()
+                state.lastDrawn = now
             }
             state.done += 1
-            draw(&state, force: false, newline: false)
+            draw(&state, now: now, force: false, newline: false)
         }
     }
 
     func end() {
-        state.withLock { state in if state.done > 0 { draw(&state, force: true, newline: true) } }
+        let now = clock.now
+        state.withLock { state in if state.done > 0 { draw(&state, now: now, force: true, newline: true) } }
     }
 
-    private func draw(_ state: inout State, force: Bool, newline: Bool) {
-        let now = Date()
-        guard force || now.timeIntervalSince(state.lastDrawn) >= (lines ? Self.lineInterval : 0.1) else { return }
+    private func draw(_ state: inout State, now: Double, force: Bool, newline: Bool) {
+        guard force || now - state.lastDrawn >= (lines ? Self.lineInterval : 0.1) else { return }
         state.lastDrawn = now
         let (file, total, done) = (state.file, state.total, state.done)
-        let elapsed = max(now.timeIntervalSince(state.started), 1e-6)
+        let elapsed = max(now - state.started, 1e-6)
         let rate = Double(done) / elapsed
         // "m:ss left", when the container said how many frames are coming.
         let left = total > done && rate > 0 ? Int(Double(total - done) / rate) : nil

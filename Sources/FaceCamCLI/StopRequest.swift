@@ -34,11 +34,14 @@ final class StopRequest: Sendable {
         }
         for (signalNumber, source) in sources {
             source.setEventHandler { [unowned self] in
-                let first = received.withLock { received in
+                // Signals that came before the handler ran are delivered once, counted in the source's data: two of them
+                // are a first and a second.
+                let count = sources.first { $0.signalNumber == signalNumber }?.source.data ?? 1
+                let second = received.withLock { received in
                     defer { received = received ?? signalNumber }
-                    return received == nil
+                    return received != nil || count > 1
                 }
-                guard !first else { return }
+                guard second else { return }
                 let name = Self.name(of: signalNumber)
                 PartialFile.discardAllOpen()
                 report("stopped at once by a second \(name); the results written so far are kept, the files being written are removed")

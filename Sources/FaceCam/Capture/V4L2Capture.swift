@@ -91,10 +91,13 @@ public final class V4L2Capture {
         try stream.streamOn()
     }
 
-    /// Waits up to `timeout` seconds for the next good frame, in slices of
+    /// Waits up to `timeout` seconds of `clock` for the next good frame, in slices of
     /// `slice` seconds so that `shouldStop` is asked often; nil when it says stop.
-    public func nextFrame(timeout: Double, slice: Double = 0.1, shouldStop: () -> Bool) throws(CaptureError) -> CapturedFrame? {
-        var waited = 0.0
+    public func nextFrame(
+        timeout: Double, clock: any MonotonicClock = SystemClock(), slice: Double = 0.1, shouldStop: () -> Bool
+    ) throws(CaptureError) -> CapturedFrame? {
+        // The deadline counts the buffers skipped as unusable too: a camera sending nothing else has sent no frame.
+        let deadline = clock.now + timeout
         while !shouldStop() {
             let ready: Int32
             do {
@@ -102,12 +105,8 @@ public final class V4L2Capture {
             } catch {
                 throw .from(error)
             }
-            if ready == 0 {
-                waited += slice
-                if waited >= timeout { throw .timeout(path: path, seconds: timeout) }
-                continue
-            }
-            if let frame = try dequeue() { return frame }
+            if ready != 0, let frame = try dequeue() { return frame }
+            if clock.now >= deadline { throw .timeout(path: path, seconds: timeout) }
         }
         return nil
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
 internal import CFaceDetect
 internal import CV4L2
 
@@ -20,8 +21,11 @@ public final class V4L2OutputDevice: @unchecked Sendable {
     public let path: String
     public let size: PixelSize
     /// Frames dropped because every buffer was still with the device.
-    public private(set) var dropped = 0
-    public private(set) var written = 0
+    public var dropped: Int { droppedCount.load(ordering: .relaxed) }
+    public var written: Int { writtenCount.load(ordering: .relaxed) }
+    /// Counted on the writing queue, read on any thread.
+    private let droppedCount = Atomic(0)
+    private let writtenCount = Atomic(0)
 
     private let stream: MappedDeviceStream
     /// Buffers facecam holds (never queued, or dequeued back).
@@ -52,7 +56,7 @@ public final class V4L2OutputDevice: @unchecked Sendable {
             if Int(done.index) < stream.buffers.count { free.append(done.index) }
         }
         guard let index = free.popLast() else {
-            dropped += 1
+            droppedCount.add(1, ordering: .relaxed)
             return
         }
         var error = cfd_error()
@@ -66,7 +70,7 @@ public final class V4L2OutputDevice: @unchecked Sendable {
         buffer.bytesused = UInt32(imageBytes)
         buffer.field = CV4L2_FIELD_NONE
         try stream.call("VIDIOC_QBUF", CV4L2_VIDIOC_QBUF, &buffer)
-        written += 1
+        writtenCount.add(1, ordering: .relaxed)
         if !stream.streaming { try stream.streamOn() }
     }
 

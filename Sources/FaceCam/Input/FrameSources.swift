@@ -104,7 +104,8 @@ public final class CameraSource: FrameSource {
     public let capture: V4L2Capture
     public let name: String
     private let timeout: Double
-    /// What frames are stamped with (`capturedAt`) when the driver's timestamps are not monotonic.
+    /// What frames are stamped with (`capturedAt`) when the driver's timestamps are not monotonic, and what `timeout` is
+    /// counted on.
     private let clock: any MonotonicClock
     private var firstTimestamp: Double?
 
@@ -120,7 +121,7 @@ public final class CameraSource: FrameSource {
     public var damage: FaceCamError? { nil }
 
     public func next(shouldStop: () -> Bool) throws(CaptureError) -> SourceFrame? {
-        guard let captured = try capture.nextFrame(timeout: timeout, shouldStop: shouldStop) else { return nil }
+        guard let captured = try capture.nextFrame(timeout: timeout, clock: clock, shouldStop: shouldStop) else { return nil }
         let first = firstTimestamp ?? captured.timestamp
         firstTimestamp = first
         return SourceFrame(

@@ -68,7 +68,7 @@ public final class PreviewWindow: LiveObserver, Sendable {
         }
         while true {
             // Before the window is open there is nothing to poll: wait for a frame.
-            if !opened, state.withLock({ $0.newest == nil && !$0.closing }) { _ = wake.wait(timeout: .now() + 0.05) }
+            if !opened, state.withLock({ $0.newest == nil && !$0.closing }) { wake.wait() }
             let (frame, closing): (Frame?, Bool) = state.withLock { state in
                 defer { state.newest = nil }
                 return (state.closing ? nil : state.newest, state.closing)
