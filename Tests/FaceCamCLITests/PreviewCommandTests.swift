@@ -83,9 +83,9 @@ struct PreviewCommandTests {
         let run = try server.stop(waitingForTheEnd: true)
         #expect(run.status == 0, "\(run.stderr)")
         let counts = try #require(summaryCounts(run))
-        // Nearly every frame detected and logged. A server that waited on the stalled clients would hold the frames
-        // up for the 5 s they stall: more than half would be dropped.
-        #expect(counts.captured > 0 && counts.dropped <= counts.captured / 10, "\(counts)")
+        // Most frames detected and logged, even on a loaded machine. A server that waited on the stalled clients would
+        // hold the frames up for the 5 s they stall: more than half would be dropped.
+        #expect(counts.captured > 0 && counts.dropped <= counts.captured / 4, "\(counts)")
         #expect(run.lines.count == counts.processed)
     }
 
