@@ -54,7 +54,11 @@ check_installed() {
     [ "$(nm -D --defined-only "$media" | awk '$3 !~ /^(_edata|_end|__bss_start)$/ { print $3 }')" = cfd_media_entry_points ] \
         || fail "$what: $media exports symbols other than cfd_media_entry_points"
     pass "$what: no Swift runtime library among the needs of the binary and its media library, which exports one table"
-    for page in facecam facecam-detect facecam-video facecam-live facecam-redact facecam-enrol facecam-people facecam-devices facecam-map; do
+    # A page for each command the installed binary lists.
+    local pages
+    pages=$("$prefix/bin/facecam" --help | sed -n '/^SUBCOMMANDS:/,$ s/^  \([a-z][a-z-]*\)  .*/facecam-\1/p')
+    [ "$(echo "$pages" | wc -w)" -ge 9 ] || fail "$what: facecam --help lists too few commands: $pages"
+    for page in facecam $pages; do
         local file
         file=$(ls "$prefix/share/man/man1/$page.1"* 2> /dev/null) || fail "$what: no man page $page"
         MANWIDTH=80 man -l "$file" 2> /dev/null | grep -q "^NAME" || fail "$what: man cannot read $file"

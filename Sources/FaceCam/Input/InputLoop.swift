@@ -63,8 +63,8 @@ public struct InputLoop {
     /// Reads `source` until it ends or `shouldStop` says stop, making each frame a job with `geometry` (nil: the
     /// source's, `geometry(of:)`) and handing what `job` makes of it (nil: nothing, for a frame passed over) to `submit`.
     /// When the reading ends (the source ended or failed, not stopped) on a frame `job` passed over, that frame is still
-    /// submitted if `submittingLastPassedOver`: redaction's first pass searches a video's last frame, known only once the
-    /// next read finds none.
+    /// submitted if `submittingLastPassedOver`, as the loop made it (searched, with nothing of `job`'s dressing):
+    /// redaction's first pass searches a video's last frame, known only once the next read finds none.
     /// A frame of another size than the geometry's (a file `live --loop` found replaced when it played it again) gets
     /// the geometry of its size, or ends the reading with the reason the options do not fit it. Throws what the source
     /// threw.
