@@ -47,17 +47,15 @@ struct Eval: ParsableCommand {
     }
 
     func validate() throws {
-        try detector.refuseForeignOptions()
+        // Faces already found are scored as they are: an option of the search would be ignored silently.
         if !detections.isEmpty {
-            let given = [
-                ("--detector", detector.choice != nil), ("--model", detector.model != nil), ("--scales", detector.scales != nil),
-                ("--cascade", detector.cascade != nil), ("--min-size", detector.minSize != nil), ("--image-root", imageRoot != nil),
-                ("--plus-yunet", detector.plusYuNet == true), ("--size-check", detector.sizeCheck == true),
-            ]
-            if let option = given.first(where: \.1)?.0 {
+            let given: [(option: String, given: Bool)] =
+                [("--image-root", imageRoot != nil), ("--max-megapixels", input.maxMegapixels != nil)] + detector.searchOptionsGiven
+            if let option = given.first(where: \.given)?.option {
                 throw ValidationError("\(option) applies when eval detects itself: leave out the detection files, or \(option)")
             }
         }
+        try detector.refuseForeignOptions()
         if let plot, !plot.lowercased().hasSuffix(".svg") { throw ValidationError("--plot writes SVG: name a .svg file") }
         // Inputs are opened by their bytes; the chart is written by its name, which must be one.
         if let plot, FilePath(argument: plot) != FilePath(plot) {

@@ -19,7 +19,7 @@ extension ServeAddress {
         let port = text.split(separator: ":", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         throw ValidationError(port.allSatisfy(\.isNumber) && !port.isEmpty
             ? "the port is a number from 0 to 65535"
-            : "write [HOST:]PORT, PORT a number from 0 to 65535 and HOST a name or address (127.0.0.1 when left out)")
+            : "write [HOST:]PORT, PORT a number from 0 to 65535 and HOST a name or address (\(ServeAddress.defaultHost) when left out)")
     }
 }
 
@@ -170,8 +170,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
         } catch {
             // A polygon that does not fit is a usage error here, where the one source is known before any work.
             if case .zone(let source, let problem) = error { throw RunInputs.polygonOutside(problem, source: source) }
-            report(error)
-            throw Status.failure
+            throw Refusal.failure(error.advised)
         }
         // One detector on one serial queue: frames are detected one by one, in order.
         let reported = bestShot.implyingQuality(faces.report)
@@ -297,8 +296,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
                 + (publishing.discoveryPrefix.map { ", Home Assistant discovery under \($0)/" } ?? ""))
             return publisher
         } catch {
-            report(advised(error))
-            throw Status.failure
+            throw Refusal.failure(advised(error))
         }
     }
 
@@ -336,8 +334,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
             unsetenv(ChangeToken.environmentVariable)
             return checked
         } catch {
-            report(error.description)
-            throw Status.usage
+            throw Refusal.usage(error.description)
         }
     }
 
@@ -356,8 +353,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
                 address: address, source: source, people: board.map { PeoplePanel(desk: $0, changeToken: token) },
                 timeouts: PreviewServer.Timeouts(clock: clock))
         } catch {
-            report(advised(error))
-            throw Status.failure
+            throw Refusal.failure(advised(error))
         }
         report("serving the preview at \(server.reachableURLs.joined(separator: ", "))")
         if server.address.isWildcard {
@@ -375,15 +371,13 @@ struct Live: ParsableCommand, FrameOutputCommand {
         }
         guard let path = ChangeToken.defaultPath(address: server.address, environment: environment) else {
             server.close()
-            report("--serve-allow-changes: neither XDG_RUNTIME_DIR nor HOME says where to write the token: give --serve-token-file FILE")
-            throw Status.usage
+            throw Refusal.usage("--serve-allow-changes: neither XDG_RUNTIME_DIR nor HOME says where to write the token: give --serve-token-file FILE")
         }
         do throws(SystemError) {
             try ChangeToken.write(token, to: path)
         } catch {
             server.close()
-            report("--serve-allow-changes: cannot write the token: \(error)")
-            throw Status.failure
+            throw Refusal.failure("--serve-allow-changes: cannot write the token: \(error)")
         }
         report("the people panel takes changes with the token in \(FilePath(path)) (readable by you only): open "
             + "\(server.reachableURLs[0])#token=TOKEN, or paste it into the page")
@@ -398,18 +392,17 @@ struct Live: ParsableCommand, FrameOutputCommand {
         !argument.isEmpty && argument.allSatisfy({ $0.isASCII && $0.isNumber }) ? "/dev/video\(argument)" : argument
     }
 
-    /// --output-device, opened for frames of `size`; on failure one line and the error's status.
+    /// --output-device, opened for frames of `size`; refused with the error's status.
     private func openOutputDevice(size: PixelSize) throws -> V4L2OutputDevice? {
         guard let outputDevice else { return nil }
         do {
             return try V4L2OutputDevice(path: Self.devicePath(outputDevice), size: size)
         } catch {
-            report(advised(error))
-            throw error.exitCode
+            throw Refusal(line: advised(error), status: error.exitCode)
         }
     }
 
-    /// The camera or file, opened; on failure one line and the error's status.
+    /// The camera or file, opened; refused with the error's status.
     private func openSource(clock: any MonotonicClock) throws -> any FrameSource {
         if let source {
             do throws(FaceCamError) {
@@ -422,8 +415,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
                     : nil
                 return FileSource(reader: reader, realtime: realtime, reopen: again, clock: clock)
             } catch {
-                report(error)
-                throw error.liveExitCode
+                throw Refusal(line: error.advised, status: error.liveExitCode)
             }
         }
         let path = devicePath
@@ -433,8 +425,7 @@ struct Live: ParsableCommand, FrameOutputCommand {
             for adjustment in capture.adjustments { report("warning: \(adjustment)") }
             return CameraSource(capture: capture, name: path, timeout: stream.timeout, clock: clock)
         } catch {
-            report(advised(error))
-            throw error.exitCode
+            throw Refusal(line: advised(error), status: error.exitCode)
         }
     }
 }

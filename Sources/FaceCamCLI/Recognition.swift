@@ -17,7 +17,7 @@ struct Enrol: ParsableCommand {
         abstract: "Enrol a person in the gallery from photographs of them, one face each, so that --recognize names them.",
         discussion: """
             Each photograph is searched with YuNet, and with CenterFace when YuNet finds no face (on LFW's \
-            portraits YuNet at 0.9 misses 6%, CenterFace none of those); its one face is aligned by dlib's 5-point predictor and \
+            portraits YuNet at \(decimal(FaceModelKind.yunet.defaultScoreThreshold)) misses 6%, CenterFace none of those); its one face is aligned by dlib's 5-point predictor and \
             described by dlib's face-recognition network, and the 128 numbers are kept in the gallery \
             (nothing else: no picture). A photograph with no face, or with several and no --largest, is \
             refused by name; the others are enrolled, and the exit status is 1. Several photographs of \

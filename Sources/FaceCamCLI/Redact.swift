@@ -49,8 +49,8 @@ struct Redact: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Videos: search every Nth frame in full; the masks follow the faces over the frames between, and every frame is "
             + "written. Video files are read twice and searched at each scene cut and at their last frame too (default: a third of a "
-            + "second's frames, \(SearchSchedule.interval(framesPerSecond: 30)) at 30 frames/s); URLs and standard input are read once "
-            + "(default: \(Self.streamSearchEvery)).",
+            + "second's frames, \(SearchSchedule.interval(framesPerSecond: 30)) at 30 frames/s, \(SearchSchedule.intervalAtUnknownRate) "
+            + "when the rate is unknown); URLs, standard input and --spare's videos are read once (default: \(Self.streamSearchEvery)).",
         valueName: "N"))
     var searchEvery: Int?
 
@@ -105,6 +105,15 @@ struct Redact: ParsableCommand {
             throw ValidationError(
                 "-o \(FilePath(output)): name a \(Self.imageFormats) image, or a .mp4, .mkv, .mov or .avi video, by its extension")
         }
+        if let output, let input = inputs.first.map(FilePath.init(argument:)), let readsImage = Self.isImage(input) {
+            let writesImage = ImageFile.extensions.contains(FilePath(output).fileExtension ?? "")
+            if readsImage && !writesImage {
+                throw ValidationError("-o \(FilePath(output)) names a video, and \(input) is an image: name a \(Self.imageFormats) file")
+            }
+            if !readsImage && writesImage {
+                throw ValidationError("-o \(FilePath(output)) names an image, and \(input) is a video: name a .mp4, .mkv, .mov or .avi file")
+            }
+        }
         if let searchEvery, searchEvery < 1 { throw ValidationError("--search-every must be 1 or more") }
         if let crf, !(0...51).contains(crf) { throw ValidationError("--crf must be from 0 to 51") }
     }
@@ -121,6 +130,15 @@ struct Redact: ParsableCommand {
     /// sparing decides frame by frame whom to leave visible.
     func readsTwice(_ input: FilePath, sparing: Bool) -> Bool {
         if case .file = VideoInput(input) { !sparing } else { false }
+    }
+
+    /// Whether `input` is read as an image, by its name as `plan()` takes it; nil when its name does not say (a folder, or a
+    /// file of another extension, which `plan()` reads as a video and may find is neither).
+    private static func isImage(_ input: FilePath) -> Bool? {
+        guard case .file = VideoInput(input) else { return false }
+        guard let fileExtension = input.fileExtension else { return nil }
+        if ImageFile.extensions.contains(fileExtension) { return true }
+        return VideoInput.fileExtensions.contains(fileExtension) ? false : nil
     }
 
     /// The image formats redacted images are written in, by the output's extension, as messages name them.
@@ -147,8 +165,7 @@ struct Redact: ParsableCommand {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                report("cannot create the directory \(directory): \(error.localizedDescription)")
-                throw Status.failure
+                throw Refusal.failure("cannot create the directory \(directory): \(error.localizedDescription)")
             }
         }
         let progress = ProgressBar.made(progressOptions, every: 1)

@@ -82,12 +82,12 @@ struct Video: ParsableCommand, FrameOutputCommand {
         for directory in empty where !all.isEmpty { warn(directory, recursion: folders.recursive ? nil : "--recursive") }
         passedOver.forEach { warn($0, readingVideos: true) }
         if all.isEmpty {
-            for failure in expansionFailures { report(advised(failure)) }
-            if expansionFailures.isEmpty {
-                report("no video files in \(given.map(\.description).joined(separator: ", ")): give video files, or directories "
-                    + "holding some (by extension: \(VideoInput.fileExtensions.sorted().joined(separator: ", ")))")
+            guard !expansionFailures.isEmpty else {
+                throw Refusal.usage("no video files in \(given.map(\.description).joined(separator: ", ")): give video files, or "
+                    + "directories holding some (by extension: \(VideoInput.fileExtensions.sorted().joined(separator: ", ")))")
             }
-            throw expansionFailures.isEmpty ? Status.usage : Status.failure
+            for failure in expansionFailures { report(advised(failure)) }
+            throw Status.failure
         }
         let (inputs, shardNote) = RunInputs.part(of: all, shard: batch.shard)
         if let shardNote { report(shardNote) }
@@ -163,8 +163,7 @@ struct Video: ParsableCommand, FrameOutputCommand {
                 path: annotateVideo, size: geometry.previewSize, framesPerSecond: reader.info.framesPerSecond / Double(every))
             return (writer, reader)
         } catch {
-            report(error)
-            throw Status.failure
+            throw Refusal.failure(error.advised)
         }
     }
 

@@ -121,6 +121,11 @@ struct UsageErrorLineTests {
         (["detect", "--format", "wider", "--image-root", "Fixtures/images", "Fixtures/video"], "is not inside --image-root Fixtures/images"),
         (["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "--detector", "haar", "Fixtures/evaluation/run.json"],
          "--detector applies when eval detects itself"),
+        // Not "add --detector haar", which the detection files would then refuse.
+        (["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "--scale-factor", "1.2", "Fixtures/evaluation/run.json"],
+         "--scale-factor applies when eval detects itself: leave out the detection files, or --scale-factor"),
+        (["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "--engine", "opencv", "Fixtures/evaluation/run.json"],
+         "--engine applies when eval detects itself"),
         (["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "--plot", "curves.png", "Fixtures/evaluation/run.json"],
          "--plot writes SVG: name a .svg file"),
     ])
@@ -147,6 +152,10 @@ struct UsageErrorLineTests {
          "facecam: The value '0,2' is invalid for '--scales <S,S...>': each scale is a number above 0 and at most 4, separated by commas (1,2) (see 'facecam detect --help')"),
         (["redact", "-o", "out.txt", "Fixtures/images/two-faces.jpg"],
          "facecam: -o out.txt: name a .jpg, .png, .webp, .tiff, .bmp or .pnm image, or a .mp4, .mkv, .mov or .avi video, by its extension (see 'facecam redact --help')"),
+        (["redact", "-o", "out.mp4", "Fixtures/images/astronaut.png"],
+         "facecam: -o out.mp4 names a video, and Fixtures/images/astronaut.png is an image: name a .jpg, .png, .webp, .tiff, .bmp or .pnm file (see 'facecam redact --help')"),
+        (["redact", "-o", "out.png", "-"],
+         "facecam: -o out.png names an image, and - is a video: name a .mp4, .mkv, .mov or .avi file (see 'facecam redact --help')"),
         // A subcommand's own options are no unknown options of its parent's, and its help is the one pointed to.
         (["people", "rename", "--gallery", "g.sqlite", "Hopper", "a,b"],
          "facecam: 'a,b' cannot be a name: give one of at most 200 bytes, with no comma, control character, line break or invisible mark (zero-width space, direction mark), and no space at either end (see 'facecam people rename --help')"),

@@ -47,6 +47,8 @@ struct DetectorPlanTests {
     @Test func haarsFastModeFollowsFacesOneFrameAfterAnother() throws {
         let haar = try Self.plan("--detector", "haar", jobs: 4, fast: true)
         #expect(haar.jobs == 1 && haar.fast?.searchInBackground == false && haar.threads == Self.cores)
+        #expect(haar.warnings == ["warning: --jobs 4 runs 1 job: Haar's fast mode follows the faces from one frame to the next"])
+        #expect(try Self.plan("--detector", "haar", fast: true).warnings.isEmpty)
         // Live searches in full in the background, on a core of its own: its detector takes one thread.
         let live = try Self.plan("--detector", "haar", jobs: 1, fast: true, live: true)
         #expect(live.jobs == 1 && live.fast?.searchInBackground == true && live.threads == 1)

@@ -124,7 +124,7 @@ public struct ModelParameters: Hashable, Sendable {
     public var maxSize: PixelSize?
 
     public init(
-        scoreThreshold: Double = 0.9, nmsThreshold: Double = 0.3, topK: Int = 5000,
+        scoreThreshold: Double = FaceModelKind.yunet.defaultScoreThreshold, nmsThreshold: Double = 0.3, topK: Int = 5000,
         minSize: PixelSize = PixelSize(width: 0, height: 0), maxSize: PixelSize? = nil
     ) {
         self.scoreThreshold = scoreThreshold

@@ -7,7 +7,8 @@ public final class OverlayImage: Hashable, Sendable {
     public let frame: Frame
 
     /// The largest overlay accepted: 16 megapixels (64 MB), more than any face needs.
-    public static let maximumPixels = 16_000_000
+    public static let maximumMegapixels = 16
+    public static let maximumPixels = maximumMegapixels * 1_000_000
     /// The longest side accepted: OpenCV's resize takes images under 32,767 (SHRT_MAX) pixels a side.
     public static let maximumSide = 32_766
 
@@ -19,7 +20,7 @@ public final class OverlayImage: Hashable, Sendable {
         do {
             (frame, hasAlpha) = try ImageFile.loadWithAlpha(FilePath(path), maximumPixels: Self.maximumPixels)
         } catch .tooLarge(_, let size, _) {
-            throw .unusablePicture(path: path, reason: "\(size) is more than the 16 megapixels an overlay may have; shrink it")
+            throw .unusablePicture(path: path, reason: "\(size) is more than the \(Self.maximumMegapixels) megapixels an overlay may have; shrink it")
         }
         if max(frame.width, frame.height) > Self.maximumSide {
             throw .unusablePicture(path: path, reason: "\(frame.width)x\(frame.height) is more than the \(Self.maximumSide) pixels a side "

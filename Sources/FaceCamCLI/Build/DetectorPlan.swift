@@ -34,10 +34,13 @@ struct DetectorPlan {
         fast?.searchInBackground = background
         self.fast = fast
         // Haar's fast mode follows faces from frame to frame, so it takes them one by one.
-        let jobs = fast != nil && options.kind.fastModeFollowsFaces ? 1 : min(given ?? Self.cores, Self.mostJobs)
+        let oneByOne = fast != nil && options.kind.fastModeFollowsFaces
+        let jobs = oneByOne ? 1 : min(given ?? Self.cores, Self.mostJobs)
         self.jobs = jobs
         var warnings: [String] = []
-        if let given, given > jobs, jobs == Self.mostJobs {
+        if let given, given > 1, oneByOne {
+            warnings.append("warning: --jobs \(given) runs 1 job: Haar's fast mode follows the faces from one frame to the next")
+        } else if let given, given > jobs, jobs == Self.mostJobs {
             warnings.append("warning: --jobs \(given) runs \(jobs) jobs, twice the \(Self.cores) cores this process may use: more would only take memory")
         }
         // Threads beyond the cores only wait on each other (and TBB warns of them).

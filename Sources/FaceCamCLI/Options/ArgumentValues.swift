@@ -2,7 +2,6 @@ import ArgumentParser
 import FaceCam
 import FaceCamRecognition
 import Foundation
-import Synchronization
 
 extension PixelSize: ExpressibleByArgument {}
 extension PixelRect: ExpressibleByArgument {}

@@ -2,7 +2,6 @@ import ArgumentParser
 import FaceCam
 import FaceCamRecognition
 import Foundation
-import Synchronization
 
 /// Which face detector runs: OpenCV's cascades, or one of the DNN models facecam ships
 /// (`FaceModelKind.allCases`). What a detector gives, below, decides which options and outputs it takes.
@@ -140,7 +139,7 @@ struct DetectorOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "\(DetectorKind.networkNames): faces scoring less than this (0-1) are dropped (default: "
             + FaceModelKind.allCases.map { "\(decimal($0.defaultScoreThreshold)) for \($0.id)" }.joined(separator: ", ")
-            + "; redact: \(RedactionDefaults.scoreThreshold)).", valueName: "F"))
+            + "; redact: \(RedactionDefaults.scoreThreshold) unless --detector is given).", valueName: "F"))
     var scoreThreshold: Double?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
@@ -154,7 +153,8 @@ struct DetectorOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "\(DetectorKind.networkNames): the scales the frame is searched at, merged; 2 enlarges it twice to find faces too small "
-            + "for the model, at about 4 times the cost of 1 (default: \(Scales.described(Scales.defaultValues)); redact: \(Scales.described(RedactionDefaults.scales))).",
+            + "for the model, at about 4 times the cost of 1 (default: \(Scales.described(Scales.defaultValues)); redact: \(Scales.described(RedactionDefaults.scales)) "
+            + "unless --detector is given).",
         valueName: "S,S..."), transform: Scales.parsed)
     var scales: Scales?
 
@@ -198,7 +198,8 @@ struct DetectorOptions: ParsableArguments {
 
     @Option(name: [.customLong("threads"), .customLong("opencv-threads")], parsing: .unconditional, help: ArgumentHelp(
         "All detectors: threads the engine uses inside each detection, OpenVINO's or OpenCV's own pool, at most the cores "
-            + "this process may use (default: \(Self.threadsPerJob) with more than one job, else those cores). --opencv-threads is its "
+            + "this process may use (default: \(Self.threadsPerJob) with more than one job or live's Haar --fast, whose full search runs beside "
+            + "the frames, else those cores). --opencv-threads is its "
             + "former name.",
         valueName: "N"))
     var threadsOption: Int?
@@ -225,6 +226,19 @@ struct DetectorOptions: ParsableArguments {
         // The command's default detector is not known here (redact's is CenterFace): commands call `refuseForeignOptions`.
         if choice != nil { try refuseForeignOptions() }
         try validateValues()
+    }
+
+    /// Every option that says how to detect, and whether it was given: none applies to faces already found
+    /// (eval's detection files), but --score-threshold, which says where their scores are cut.
+    var searchOptionsGiven: [(option: String, given: Bool)] {
+        [
+            ("--detector", choice != nil), ("--cascade", cascade != nil), ("--scale-factor", scaleFactor != nil),
+            ("--min-neighbors", minNeighbors != nil), ("--model", model != nil), ("--nms-threshold", nmsThreshold != nil),
+            ("--top-k", topK != nil), ("--scales", scales != nil), ("--plus-yunet", plusYuNet == true),
+            ("--no-plus-yunet", plusYuNet == false), ("--size-check", sizeCheck == true), ("--no-size-check", sizeCheck == false),
+            ("--min-size", minSize != nil), ("--max-size", maxSize != nil), ("--engine", engine != nil),
+            ("--precision", precision != nil), ("--threads", threadsOption != nil),
+        ]
     }
 
     /// An option of the other detector would be ignored silently: refuses it, naming its detector.

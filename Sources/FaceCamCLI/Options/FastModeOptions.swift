@@ -2,7 +2,6 @@ import ArgumentParser
 import FaceCam
 import FaceCamRecognition
 import Foundation
-import Synchronization
 
 /// Fast mode: `video` and `live` only, since it follows faces from frame to frame.
 struct FastModeOptions: ParsableArguments {

@@ -2,7 +2,6 @@ import ArgumentParser
 import FaceCam
 import FaceCamRecognition
 import Foundation
-import Synchronization
 
 /// Where the frame's content appears: aperture, orientation, mirroring, preview and gravity.
 struct GeometryOptions: ParsableArguments {
@@ -13,8 +12,9 @@ struct GeometryOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "How the frame must be turned to be upright: an EXIF orientation 1-8 or its name (up, up-mirrored, down, "
-            + "down-mirrored, left-mirrored, right, right-mirrored, left); or auto (detect's default), the file's own "
-            + "EXIF orientation as cv::imread applies it. video always applies a file's rotation metadata first.",
+            + "down-mirrored, left-mirrored, right, right-mirrored, left); or auto, a file's own EXIF orientation as cv::imread "
+            + "applies it (default: auto for files; up for live and map, whose frames carry none). video always applies a "
+            + "file's rotation metadata first.",
         valueName: "auto|1-8|name"))
     var orientation: OrientationChoice?
 

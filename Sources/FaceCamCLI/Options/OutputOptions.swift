@@ -2,7 +2,6 @@ import ArgumentParser
 import FaceCam
 import FaceCamRecognition
 import Foundation
-import Synchronization
 
 /// Where and how results go.
 struct OutputOptions: ParsableArguments {

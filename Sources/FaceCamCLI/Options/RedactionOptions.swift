@@ -19,7 +19,8 @@ struct MaskOptions: ParsableArguments {
     var maskScale: Double?
 
     @Option(help: ArgumentHelp(
-        "Image mode: the picture stretched over each face's mask, opaque whatever its transparency (up to 16 megapixels).",
+        "Image mode: the picture stretched over each face's mask, opaque whatever its transparency (up to "
+            + "\(OverlayImage.maximumMegapixels) megapixels).",
         valueName: "file"))
     var image: String?
 
@@ -93,7 +94,7 @@ extension FaceOverlay.Anchor: ExpressibleByArgument {}
 /// --overlay: a picture laid on each face of the frames written or shown (detect, video, live).
 struct OverlayOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Lay this picture (a PNG with transparency, up to 16 megapixels) on each face of the frames written or shown, instead of "
+        "Lay this picture (a PNG with transparency, up to \(OverlayImage.maximumMegapixels) megapixels) on each face of the frames written or shown, instead of "
             + "outlining it: scaled to the face and turned with it (\(DetectorKind.networkNames)).",
         valueName: "png"))
     var overlay: String?

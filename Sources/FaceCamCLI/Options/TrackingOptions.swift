@@ -2,7 +2,6 @@ import ArgumentParser
 import FaceCam
 import FaceCamRecognition
 import Foundation
-import Synchronization
 
 /// Face ids from frame to frame (video and live).
 struct TrackingOptions: ParsableArguments {
