@@ -153,8 +153,7 @@ struct DetectorOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "\(DetectorKind.networkNames): the scales the frame is searched at, merged; 2 enlarges it twice to find faces too small "
-            + "for the model, at about 4 times the cost of 1 (default: \(Scales.described(Scales.defaultValues)); redact: \(Scales.described(RedactionDefaults.scales)) "
-            + "unless --detector is given).",
+            + "for the model, at about 4 times the cost of 1 (default: \(Scales.described(Scales.defaultValues)); redact: \(Scales.described(RedactionDefaults.scales)) unless --detector is given).",
         valueName: "S,S..."), transform: Scales.parsed)
     var scales: Scales?
 

@@ -19,8 +19,7 @@ struct MaskOptions: ParsableArguments {
     var maskScale: Double?
 
     @Option(help: ArgumentHelp(
-        "Image mode: the picture stretched over each face's mask, opaque whatever its transparency (up to "
-            + "\(OverlayImage.maximumMegapixels) megapixels).",
+        "Image mode: the picture stretched over each face's mask, opaque whatever its transparency (up to \(OverlayImage.maximumMegapixels) megapixels).",
         valueName: "file"))
     var image: String?
 
