@@ -74,6 +74,10 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/.*facecamVersion = "\(.*\)"/\1/p' Sources/FaceCamCLI/Version.swift)
 STATIC := .build-static
+# The Swift driver leaves an empty TemporaryDirectory.XXXXXX in TMPDIR for each compiler job it starts (hundreds a
+# build): builds keep theirs under .build/, which make clean removes, rather than in /tmp.
+SWIFT_TMP := $(CURDIR)/.build/tmp
+SWIFT_BUILD = mkdir -p $(SWIFT_TMP) && TMPDIR=$(SWIFT_TMP) $(SWIFT) build
 # One release build serves make test and what is installed: -enable-testing lets the in-process tests (@testable)
 # link the library make install ships, so that no second, debug build of it is needed.
 # Debug information is line tables only, in place of SwiftPM's full -g: a backtrace still names file and line, the
@@ -178,7 +182,7 @@ bench-deps: models
 	$(call install-missing,$(BENCH_PACKAGES))
 
 build: deps models
-	$(SWIFT) build
+	$(SWIFT_BUILD)
 
 demo: build
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
@@ -289,7 +293,7 @@ test: test-plan deps models
 		rm -f $(TEST_LOGS)/checks.log $(TEST_LOGS)/swift.log $(TEST_LOGS)/waiting.log
 	@$(TEST_ENVIRONMENTS) & environments=$$!; \
 	trap 'kill $$environments 2> /dev/null; wait $$environments; exit 130' INT TERM HUP; \
-	$(SWIFT) build $(RELEASE_FLAGS) --build-tests; built=$$?; wait $$environments; made=$$?; \
+	$(SWIFT_BUILD) $(RELEASE_FLAGS) --build-tests; built=$$?; wait $$environments; made=$$?; \
 	[ $$made = 0 ] || echo "make test: the Python test environments could not be made (the lines above say why)"; \
 	[ $$built = 0 ] && [ $$made = 0 ] || { $(PYTHON) Tests/skipped.py --stopped "$$([ $$built = 0 ] && echo "the Python \
 	test environments could not be made" || echo "the build failed"), so no test ran: what would have been skipped is unknown"; \
@@ -323,7 +327,7 @@ options-doc: build
 # suites that parse arguments without running the binary), no binary run. 3 to 5 minutes once built; make test
 # runs these and everything else.
 check: test-deps
-	$(SWIFT) build --product $(TEST_PRODUCT) && $(SWIFT) build --product FaceCamMedia
+	$(SWIFT_BUILD) --product $(TEST_PRODUCT) && $(SWIFT_BUILD) --product FaceCamMedia
 	$(SWIFT) test --skip-build --filter '^(CFaceDetectTests|CJPEGTests|CV4L2Tests|FaceCamCoreTests|FaceCamTests|FaceCamServeTests|FaceCamRecognitionTests|FaceCamMQTTTests)\.|^FaceCamCLITests\.(BatchOptionTests|BuildTests|CenterFaceCommandTests|DetectCommandTests|DetectorPlanTests|ErrorAdviceTests|EvalTests|ExifOrientationTests|FaceAttributeTests|FastModeTests|HelpTextTests|MapRuleTests|MaxFacesTests|OptionCheckTests|RedactOptionsTests|RedactUsageTests|ServeOptionsTests|SharedDataTests|SizeCheckCommandTests|TrackingTests|UsageErrorLineTests|ZoneCommandTests)/'
 
 # facecam live against vivid, the kernel's virtual video driver, in a QEMU VM (virtme-ng, no KVM).
@@ -346,9 +350,9 @@ test-slurm: release
 FUZZ_SECONDS ?= 60
 FUZZER_NO_MAIN = $(shell ls $(TOOLCHAIN_BIN)../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a | head -n 1)
 fuzz: test-deps
-	$(SWIFT) build --product facecam-fuzz --scratch-path .build-fuzz $(LINE_TABLES) -Xswiftc -sanitize=address \
+	$(SWIFT_BUILD) --product facecam-fuzz --scratch-path .build-fuzz $(LINE_TABLES) -Xswiftc -sanitize=address \
 		-Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xlinker $(FUZZER_NO_MAIN)
-	$(SWIFT) build --product FaceCamMedia --scratch-path .build-fuzz $(LINE_TABLES)
+	$(SWIFT_BUILD) --product FaceCamMedia --scratch-path .build-fuzz $(LINE_TABLES)
 	bash Tests/Fuzz/run.sh $(FUZZ_SECONDS)
 
 # One bench script: its tables (standard output) kept in $(BENCH)/report/NAME.md for docs/benchmarks.md, and shown.
@@ -397,7 +401,7 @@ bench: bench-deps release
 
 # The release binary, the Swift runtime and Foundation linked in (Package.swift's FaceCamMain target), and
 # libFaceCamMedia.so beside it, which it loads to read and write videos and photographs other than JPEG.
-RELEASE_BUILD = $(SWIFT) build $(RELEASE_FLAGS) --product facecam && $(SWIFT) build $(RELEASE_FLAGS) --product FaceCamMedia
+RELEASE_BUILD = $(SWIFT_BUILD) $(RELEASE_FLAGS) --product facecam && $(SWIFT_BUILD) $(RELEASE_FLAGS) --product FaceCamMedia
 release: deps models
 	$(RELEASE_BUILD)
 
@@ -424,7 +428,7 @@ stage: release
 	cp $(OPENVINO_DIR)/README.md $(STAGE)/share/facecam/openvino-README.md
 	for f in $(OPENVINO_NOTICES); do cp $(OPENVINO_DIR)/$$f $(STAGE)/share/facecam/openvino-$$f || exit 1; done
 	@# generate-manual is no product swift-argument-parser declares: SwiftPM builds it as the tool of its plugin.
-	$(SWIFT) build $(RELEASE_FLAGS) --product generate-manual
+	$(SWIFT_BUILD) $(RELEASE_FLAGS) --product generate-manual
 	$(STATIC)/release/generate-manual $(RELEASE_BINARY) --output-directory $(STAGE)/manual --multi-page \
 		--date "$$(git log -1 --format=%cs 2> /dev/null || date +%F)" --authors "the facecam developers"
 	for page in $(STAGE)/manual/*.1; do \
