@@ -77,7 +77,7 @@ STATIC := .build-static
 # The Swift driver leaves an empty TemporaryDirectory.XXXXXX in TMPDIR for each compiler job it starts (hundreds a
 # build): builds keep theirs under .build/, which make clean removes, rather than in /tmp.
 SWIFT_TMP := $(CURDIR)/.build/tmp
-SWIFT_BUILD = mkdir -p $(SWIFT_TMP) && TMPDIR=$(SWIFT_TMP) $(SWIFT) build
+SWIFT_BUILD = mkdir -p "$(SWIFT_TMP)" && TMPDIR="$(SWIFT_TMP)" $(SWIFT) build
 # One release build serves make test and what is installed: -enable-testing lets the in-process tests (@testable)
 # link the library make install ships, so that no second, debug build of it is needed.
 # Debug information is line tables only, in place of SwiftPM's full -g: a backtrace still names file and line, the

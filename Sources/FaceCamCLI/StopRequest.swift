@@ -34,8 +34,8 @@ final class StopRequest: Sendable {
         }
         for (signalNumber, source) in sources {
             source.setEventHandler { [unowned self] in
-                // Signals that came before the handler ran are delivered once, counted in the source's data: two of them
-                // are a first and a second.
+                // Signals read before the handler ran are delivered at once, counted in the source's data: two of them are
+                // a first and a second. (Looked up, not captured: a source holds its handler.)
                 let count = sources.first { $0.signalNumber == signalNumber }?.source.data ?? 1
                 let second = received.withLock { received in
                     defer { received = received ?? signalNumber }

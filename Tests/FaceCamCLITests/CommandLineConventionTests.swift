@@ -126,6 +126,8 @@ struct UsageErrorLineTests {
          "--scale-factor applies when eval detects itself: leave out the detection files, or --scale-factor"),
         (["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "--engine", "opencv", "Fixtures/evaluation/run.json"],
          "--engine applies when eval detects itself"),
+        (["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "--detector", "yunet", "--scale-factor", "1.2", "Fixtures/evaluation/run.json"],
+         "--detector applies when eval detects itself"),
         (["eval", "--ground-truth", "Fixtures/evaluation/truth.json", "--plot", "curves.png", "Fixtures/evaluation/run.json"],
          "--plot writes SVG: name a .svg file"),
     ])

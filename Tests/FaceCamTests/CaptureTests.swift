@@ -20,7 +20,8 @@ final class ScriptedDriver: VideoDeviceDriver {
     /// Plays an output device (v4l2loopback) instead of a camera.
     var isOutput = false
     var polls: [Int32] = []
-    /// Moved on as a camera's time goes by: a poll that finds nothing by its timeout, a dequeue by a frame's period.
+    /// Moved on as a camera's time goes by: a poll that finds nothing by its timeout, a dequeue by a frame's period
+    /// (1/32 s, which sums exactly in binary, as the tests' timeouts and slices do).
     let clock = ManualClock()
     private(set) var log: [String] = []
     private var pixelFormat = CV4L2_PIX_FMT_BGR24
@@ -80,7 +81,7 @@ final class ScriptedDriver: VideoDeviceDriver {
             queued.append(buffer.index)
             if isOutput { log.append("QBUF \(buffer.index)") }
         case CV4L2_VIDIOC_DQBUF:
-            clock.advance(by: 1.0 / 30)
+            clock.advance(by: 1.0 / 32)
             guard !dequeues.isEmpty else { errno = EAGAIN; return -1 }
             switch dequeues.removeFirst() {
             case .fail(let code):
@@ -244,25 +245,26 @@ struct CaptureTests {
         driver.polls = Array(repeating: 0, count: 100)
         let capture = try V4L2Capture(path: devicePath, request: CaptureRequest(), driver: driver)
         #expect {
-            try capture.nextFrame(timeout: 0.05, clock: driver.clock, slice: 0.01) { false }
+            try capture.nextFrame(timeout: 0.5, clock: driver.clock, slice: 0.125) { driver.polls.isEmpty }
         } throws: { error in
-            "\(error)" == "/dev/null sent no frame for 0.05 s: check the camera works (`facecam devices`)"
+            "\(error)" == "/dev/null sent no frame for 0.5 s: check the camera works (`facecam devices`)"
         }
-        // Five empty polls of 0.01 s made the 0.05 s.
-        #expect(driver.polls.count == 95)
+        // Four empty polls of 0.125 s made the 0.5 s.
+        #expect(driver.polls.count == 96)
     }
 
-    /// Buffers flagged as damaged, one a frame's period, are no frame: 2 s of them is the timeout, each handed back.
+    /// Buffers flagged as damaged, one a frame's period, are no frame: 2 s of them is the timeout. (Were they not counted,
+    /// the script would run out and the stop below end the wait with no error.)
     @Test func onlyDamagedBuffersWithinTheTimeoutIsATimeout() throws {
         let driver = ScriptedDriver()
         driver.dequeues = Array(repeating: .frame(flags: CV4L2_BUF_FLAG_ERROR), count: 100)
         let capture = try V4L2Capture(path: devicePath, request: CaptureRequest(), driver: driver)
         #expect {
-            try capture.nextFrame(timeout: 2, clock: driver.clock) { false }
+            try capture.nextFrame(timeout: 2, clock: driver.clock) { driver.dequeues.isEmpty }
         } throws: { error in
             "\(error)" == "/dev/null sent no frame for 2 s: check the camera works (`facecam devices`)"
         }
-        #expect(capture.skippedBuffers == 60 && driver.dequeues.count == 40)
+        #expect(capture.skippedBuffers == 64 && driver.dequeues.count == 36)
     }
 
     @Test func aFormatTheCameraLacksIsRefusedNamingWhatItHas() {

@@ -56,7 +56,8 @@ check_installed() {
     pass "$what: no Swift runtime library among the needs of the binary and its media library, which exports one table"
     # A page for each command the installed binary lists.
     local pages
-    pages=$("$prefix/bin/facecam" --help | sed -n '/^SUBCOMMANDS:/,$ s/^  \([a-z][a-z-]*\)  .*/facecam-\1/p')
+    pages=$("$prefix/bin/facecam" --help | sed -n '/^SUBCOMMANDS:/,$ s/^  \([a-z][a-z-]*\)  .*/facecam-\1/p') \
+        || fail "$what: facecam --help"
     [ "$(echo "$pages" | wc -w)" -ge 9 ] || fail "$what: facecam --help lists too few commands: $pages"
     for page in facecam $pages; do
         local file

@@ -222,8 +222,8 @@ struct DetectorOptions: ParsableArguments {
     }
 
     func validate() throws {
-        // The command's default detector is not known here (redact's is CenterFace): commands call `refuseForeignOptions`.
-        if choice != nil { try refuseForeignOptions() }
+        // The command's default detector is not known here (redact's is CenterFace), nor whether it detects at all (eval
+        // with detection files): each command calls `refuseForeignOptions`.
         try validateValues()
     }
 

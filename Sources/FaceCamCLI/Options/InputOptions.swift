@@ -26,8 +26,8 @@ struct InputOptions: ParsableArguments {
 /// Streams, and live's camera: how long one may stall.
 struct StreamOptions: ParsableArguments {
     @Option(name: .customLong("timeout"), help: ArgumentHelp(
-        "Give up on a URL or standard input (in live, the camera too, and the broker --mqtt-discovery remove waits for) that "
-            + "sends nothing for this long (default: \(decimal(VideoReader.defaultTimeout))).",
+        "Give up on a URL or standard input (in live, the camera too) that sends nothing for this long (default: "
+            + "\(decimal(VideoReader.defaultTimeout))).",
         valueName: "seconds"))
     var timeoutOption: Double?
     var timeout: Double { timeoutOption ?? VideoReader.defaultTimeout }

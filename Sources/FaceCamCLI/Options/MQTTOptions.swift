@@ -39,7 +39,8 @@ struct MQTTOptions: ParsableArguments {
 
     @Option(name: .customLong("mqtt-discovery"), help: ArgumentHelp(
         "Home Assistant discovery: on (retained configs for a face-present sensor, a face count and a detection switch), "
-            + "off, or remove (clear the configs and the retained state, with --recognize the enrolled people's sensors too, then end) "
+            + "off, or remove (clear the configs and the retained state, with --recognize the enrolled people's sensors too, within "
+            + "--timeout, then end) "
             + "(default: \(Self.defaultDiscovery.rawValue)).",
         valueName: "on|off|remove"))
     var mqttDiscoveryGiven: Discovery?
