@@ -132,8 +132,8 @@ struct Redact: ParsableCommand {
         if case .file = VideoInput(input) { !sparing } else { false }
     }
 
-    /// Whether `input` is read as an image, by its name as `plan()` takes it; nil when its name does not say (a folder, or a
-    /// file of another extension, which `plan()` reads as a video and may find is neither).
+    /// Whether `input` is read as an image, by its name: nil when its name does not say (a folder, or a file of another
+    /// extension, which `plan()` reads as a video and may find is neither).
     private static func isImage(_ input: FilePath) -> Bool? {
         guard case .file = VideoInput(input) else { return false }
         guard let fileExtension = input.fileExtension else { return nil }
@@ -222,10 +222,7 @@ struct Redact: ParsableCommand {
         let (expanded, failures, empty, _) = StillImageInputs.expanding(
             inputs.map(FilePath.init(argument:)), recursive: false, extensions: ImageFile.extensions.union(VideoInput.fileExtensions))
         empty.forEach { warn($0) }
-        let files = expanded.map { path in
-            guard case .file = VideoInput(path) else { return (path, isImage: false) }
-            return (path, isImage: path.fileExtension.map(ImageFile.extensions.contains) ?? false)
-        }
+        let files = expanded.map { path in (path, isImage: Self.isImage(path) == true) }
         let names = InputNames(files.map(\.0))
         let jobs = files.map { file, isImage in
             Job(input: file, isImage: isImage, output: output ?? outputPath(for: file, isImage: isImage, name: names[file]))
